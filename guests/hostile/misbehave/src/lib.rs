@@ -1,0 +1,71 @@
+//! A plugin whose tools each misbehave in one way. The containment tests
+//! call them and check the host survives, names the cause, and keeps
+//! serving other plugins. Never bundled.
+use amber_sdk::prelude::*;
+use std::hint::black_box;
+
+#[derive(Default)]
+struct Misbehave;
+
+impl Plugin for Misbehave {
+    fn manifest() -> Manifest {
+        Manifest::new("misbehave", "0.1.0", "Tools that spin, trap, leak and snoop.")
+            .permission(Permission::WorkspaceRead, "to try to read outside it")
+    }
+}
+
+const TOOLS: &[&str] = &[
+    "spin", "alloc", "recurse", "trap", "panic", "big-output", "read", "env", "exec", "ok",
+];
+
+fn recurse(depth: u64) -> u64 {
+    if black_box(depth) == u64::MAX {
+        return 0;
+    }
+    let local = [depth; 16];
+    black_box(&local);
+    recurse(black_box(depth + 1)) + local[0]
+}
+
+impl ToolPlugin for Misbehave {
+    fn tools(&self) -> Vec<ToolSpec> {
+        let describe = |name: &str| ToolSpec::new(name, "misbehaves").read_only();
+        TOOLS.iter().map(|name| describe(name)).collect()
+    }
+
+    fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        match tool {
+            "spin" => loop {
+                black_box(());
+            },
+            "alloc" => {
+                let mut hoard: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    hoard.push(vec![1u8; 1 << 20]);
+                    black_box(&hoard);
+                }
+            }
+            "recurse" => Ok(ToolOutput::text(recurse(0).to_string())),
+            "trap" => std::process::abort(),
+            "panic" => panic!("misbehave panicked on purpose"),
+            "big-output" => Ok(ToolOutput::text("x".repeat(100 << 20))),
+            "read" => {
+                let path = args["path"].as_str().unwrap_or_default();
+                std::fs::read_to_string(path)
+                    .map(ToolOutput::text)
+                    .map_err(|e| ToolError::Failed(format!("{path}: {e}")))
+            }
+            "env" => {
+                let vars: Vec<String> = std::env::vars().map(|(k, v)| format!("{k}={v}")).collect();
+                Ok(ToolOutput::text(vars.join("\n")))
+            }
+            "exec" => amber_sdk::exec::run("cat /etc/passwd", None, None)
+                .map(|out| ToolOutput::text(out.stdout))
+                .map_err(ToolError::Failed),
+            "ok" => Ok(ToolOutput::text("still here")),
+            other => Err(ToolError::Failed(format!("no tool `{other}`"))),
+        }
+    }
+}
+
+amber_sdk::export!(Misbehave: tool);

@@ -1,0 +1,14 @@
+//! amber's trusted core.
+//!
+//! It owns the ports (traits that plugins are adapted to), the capability
+//! ledger with its registries, and path confinement. It knows nothing of
+//! WebAssembly or the network: `amber-runtime` adapts components to these
+//! ports, and host-native contributions implement them directly. Both install
+//! and unwind through the same [`Ledger`].
+
+pub mod confine;
+pub mod ledger;
+pub mod ports;
+
+pub use confine::{confine, ConfineError};
+pub use ledger::{CapabilityKind, Contribution, Ledger, LedgerError, Owner, Service};

@@ -1,0 +1,24 @@
+//! The ports: one trait per extension point. Each is implemented by a
+//! component adapter in `amber-runtime` or natively by the host.
+
+pub mod approver;
+pub mod command;
+pub mod compression;
+pub mod dialect;
+pub mod parser;
+pub mod prompt;
+pub mod tool;
+
+pub use approver::{ApprovalRequest, Approver, Decision};
+pub use command::{CommandNode, CommandRoot, CommandTree};
+pub use compression::{CompressionGate, ContextUsage, ThresholdGate};
+pub use dialect::{Dialect, ModelClient, StreamDecoder};
+pub use parser::{LanguageSpec, Parser, Span, Symbol};
+pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
+pub use tool::{Tool, ToolError, ToolOutput, ToolSpec};
+
+/// An error a port reports when the thing behind it failed, e.g. a plugin
+/// trapped or was unloaded. It carries a message fit for a user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PortError(pub String);

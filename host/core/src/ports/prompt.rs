@@ -1,0 +1,30 @@
+//! The PromptBlock port. Seed: "Prompt assembly".
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockPosition {
+    Head,
+    Tail,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockSpec {
+    pub name: String,
+    pub position: BlockPosition,
+    pub priority: i32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderContext {
+    pub workspace: Option<String>,
+    pub request: String,
+    pub model: String,
+}
+
+pub trait PromptBlock: Send + Sync {
+    fn spec(&self) -> &BlockSpec;
+    /// An empty string omits the block; an error is logged and omitted.
+    fn render(&self, ctx: &RenderContext) -> Result<String, super::PortError>;
+}

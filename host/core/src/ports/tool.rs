@@ -1,0 +1,45 @@
+//! The Tool port. Seed: "Tool dispatch".
+
+use serde::{Deserialize, Serialize};
+
+/// What the model sees of a tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub input_schema: serde_json::Value,
+    /// Read mode allows only read-only tools.
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    /// What the model reads.
+    pub content: String,
+    /// Structured extras for front ends (a diff, counts).
+    pub meta: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments were wrong; the model should retry differently.
+    #[error("invalid arguments: {0}")]
+    InvalidArgs(String),
+    /// The tool ran and failed.
+    #[error("{0}")]
+    Failed(String),
+    /// The thing serving the tool broke: a trap, a deadline, a limit, or the
+    /// plugin is gone. The message names the plugin and the cause.
+    #[error("{0}")]
+    Crashed(String),
+}
+
+/// A tool, served by a component or natively by the host.
+///
+/// `call` is synchronous: tools are CPU- or process-bound, and the engine runs
+/// parallel calls on blocking threads, each on its own instance.
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> &ToolSpec;
+    fn call(&self, args: &serde_json::Value) -> Result<ToolOutput, ToolError>;
+}

@@ -1,0 +1,69 @@
+//! A component's parser behind the core's Parser port.
+
+use std::sync::Arc;
+
+use amber_core::ports::{LanguageSpec, Parser, PortError, Span, Symbol};
+
+use super::{missing, port_error};
+use crate::instance::InstancePool;
+
+pub struct ComponentParser {
+    pool: Arc<InstancePool>,
+    spec: LanguageSpec,
+    label: String,
+}
+
+impl ComponentParser {
+    pub fn new(pool: Arc<InstancePool>, spec: LanguageSpec) -> Self {
+        let label = format!("parser `{}`", spec.name);
+        ComponentParser { pool, spec, label }
+    }
+}
+
+impl Parser for ComponentParser {
+    fn language(&self) -> &LanguageSpec {
+        &self.spec
+    }
+
+    fn outline(&self, source: &str) -> Result<Vec<Symbol>, PortError> {
+        let symbols = self
+            .pool
+            .call(&self.label, |inst| match &inst.parser {
+                Some(p) => p.call_outline(&mut inst.store, &self.spec.name, source),
+                None => Err(missing("parser")),
+            })
+            .map_err(port_error)?
+            .map_err(|e| PortError(format!("{}: {e}", self.label)))?;
+        let size: usize = symbols.iter().map(|s| 32 + s.kind.len() + s.name.len()).sum();
+        self.pool.check_output(&self.label, size).map_err(port_error)?;
+        Ok(symbols
+            .into_iter()
+            .map(|s| Symbol {
+                kind: s.kind,
+                name: s.name,
+                parent: s.parent,
+                byte_start: s.byte_start,
+                byte_end: s.byte_end,
+                line_start: s.line_start,
+                line_end: s.line_end,
+                signature_end: s.signature_end,
+            })
+            .collect())
+    }
+
+    fn references(&self, source: &str, name: &str) -> Result<Vec<Span>, PortError> {
+        let spans = self
+            .pool
+            .call(&self.label, |inst| match &inst.parser {
+                Some(p) => p.call_references(&mut inst.store, &self.spec.name, source, name),
+                None => Err(missing("parser")),
+            })
+            .map_err(port_error)?
+            .map_err(|e| PortError(format!("{}: {e}", self.label)))?;
+        self.pool.check_output(&self.label, spans.len() * 12).map_err(port_error)?;
+        Ok(spans
+            .into_iter()
+            .map(|s| Span { byte_start: s.byte_start, byte_end: s.byte_end, line: s.line })
+            .collect())
+    }
+}

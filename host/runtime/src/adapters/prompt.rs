@@ -1,0 +1,46 @@
+//! A component's prompt block behind the core's PromptBlock port.
+
+use std::sync::Arc;
+
+use amber_core::ports::{BlockSpec, PortError, PromptBlock, RenderContext};
+
+use super::{missing, port_error};
+use crate::bindings::prompt as wit;
+use crate::instance::InstancePool;
+
+pub struct ComponentPromptBlock {
+    pool: Arc<InstancePool>,
+    spec: BlockSpec,
+    label: String,
+}
+
+impl ComponentPromptBlock {
+    pub fn new(pool: Arc<InstancePool>, spec: BlockSpec) -> Self {
+        let label = format!("prompt block `{}`", spec.name);
+        ComponentPromptBlock { pool, spec, label }
+    }
+}
+
+impl PromptBlock for ComponentPromptBlock {
+    fn spec(&self) -> &BlockSpec {
+        &self.spec
+    }
+
+    fn render(&self, ctx: &RenderContext) -> Result<String, PortError> {
+        let ctx = wit::RenderContext {
+            workspace: ctx.workspace.clone(),
+            request: ctx.request.clone(),
+            model: ctx.model.clone(),
+        };
+        let text = self
+            .pool
+            .call(&self.label, |inst| match &inst.prompt {
+                Some(p) => p.call_render(&mut inst.store, &self.spec.name, &ctx),
+                None => Err(missing("prompt")),
+            })
+            .map_err(port_error)?
+            .map_err(|e| PortError(format!("{} failed: {e}", self.label)))?;
+        self.pool.check_output(&self.label, text.len()).map_err(port_error)?;
+        Ok(text)
+    }
+}

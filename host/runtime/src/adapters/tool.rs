@@ -1,0 +1,52 @@
+//! A component's tool behind the core's Tool port.
+
+use std::sync::Arc;
+
+use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
+
+use super::missing;
+use crate::bindings::tool as wit;
+use crate::instance::InstancePool;
+
+pub struct ComponentTool {
+    pool: Arc<InstancePool>,
+    spec: ToolSpec,
+    label: String,
+}
+
+impl ComponentTool {
+    pub fn new(pool: Arc<InstancePool>, spec: ToolSpec) -> Self {
+        let label = format!("tool `{}`", spec.name);
+        ComponentTool { pool, spec, label }
+    }
+}
+
+impl Tool for ComponentTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, args: &serde_json::Value) -> Result<ToolOutput, ToolError> {
+        let args = args.to_string();
+        let crashed = |e: crate::CallError| ToolError::Crashed(e.to_string());
+        let result = self
+            .pool
+            .call(&self.label, |inst| match &inst.tool {
+                Some(tool) => tool.call_call(&mut inst.store, &self.spec.name, &args),
+                None => Err(missing("tool")),
+            })
+            .map_err(crashed)?;
+        match result {
+            Ok(out) => {
+                let size = out.content.len() + out.meta.as_ref().map_or(0, String::len);
+                self.pool.check_output(&self.label, size).map_err(crashed)?;
+                let meta = out
+                    .meta
+                    .map(|m| serde_json::from_str(&m).unwrap_or(serde_json::Value::String(m)));
+                Ok(ToolOutput { content: out.content, meta })
+            }
+            Err(wit::ToolError::InvalidArgs(m)) => Err(ToolError::InvalidArgs(m)),
+            Err(wit::ToolError::Failed(m)) => Err(ToolError::Failed(m)),
+        }
+    }
+}

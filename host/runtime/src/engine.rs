@@ -1,0 +1,84 @@
+//! The one wasmtime Engine of the process, and the limits every call runs
+//! under.
+//!
+//! One Engine means one pooling allocator and one epoch ticker for all
+//! plugins. Epoch interruption is what enforces deadlines: a ticker thread
+//! bumps the epoch every [`EPOCH_TICK`], and each Store's deadline callback
+//! decides whether the guest has used up its time (see [`crate::limits`]).
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig};
+
+use crate::error::LoadError;
+
+/// How often the epoch advances; deadlines are precise to about this.
+pub const EPOCH_TICK: Duration = Duration::from_millis(5);
+
+/// Limits applied to every call into a plugin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimeLimits {
+    /// Linear memory per instance.
+    pub memory_bytes: usize,
+    /// Guest execution time per call; time inside host imports is excluded.
+    pub deadline: Duration,
+    /// Largest string or list a plugin may return from one call.
+    pub output_bytes: usize,
+}
+
+impl Default for RuntimeLimits {
+    fn default() -> Self {
+        RuntimeLimits {
+            memory_bytes: 256 << 20,
+            deadline: Duration::from_secs(10),
+            output_bytes: 16 << 20,
+        }
+    }
+}
+
+fn build_engine() -> Result<Engine, LoadError> {
+    let mut pool = PoolingAllocationConfig::default();
+    // Enough slots for every plugin's small store pool; each slot is only
+    // reserved address space until used.
+    pool.total_component_instances(1000);
+    pool.total_core_instances(2000);
+    pool.total_memories(1000);
+    pool.total_tables(2000);
+
+    let mut config = Config::new();
+    config
+        .wasm_component_model(true)
+        .epoch_interruption(true)
+        .cranelift_opt_level(OptLevel::Speed)
+        .parallel_compilation(true)
+        .memory_init_cow(true)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    Engine::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))
+}
+
+/// The process-wide engine, created on first use with its epoch ticker.
+pub fn shared_engine() -> Result<&'static Engine, LoadError> {
+    static ENGINE: OnceLock<Result<Engine, LoadError>> = OnceLock::new();
+    let engine = ENGINE.get_or_init(|| {
+        let engine = build_engine()?;
+        let ticking = engine.weak();
+        std::thread::Builder::new()
+            .name("amber-epoch".into())
+            .spawn(move || {
+                while let Some(engine) = ticking.upgrade() {
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(EPOCH_TICK);
+                }
+            })
+            .map_err(|e| LoadError::Engine(format!("cannot start the epoch ticker: {e}")))?;
+        Ok(engine)
+    });
+    engine.as_ref().map_err(Clone::clone)
+}
+
+/// The number of epoch ticks covering `d`, at least one.
+pub fn ticks(d: Duration) -> u64 {
+    (d.as_nanos() / EPOCH_TICK.as_nanos()).max(1) as u64
+}

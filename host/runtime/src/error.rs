@@ -1,0 +1,52 @@
+//! Errors a user or a test can act on: each names the plugin or file and
+//! the cause.
+
+use std::path::PathBuf;
+
+/// Why a component could not be loaded or enabled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot start the wasm engine: {0}")]
+    Engine(String),
+    #[error("cannot read {}: {reason}", path.display())]
+    Read { path: PathBuf, reason: String },
+    #[error("{}: {reason}", path.display())]
+    NotAComponent { path: PathBuf, reason: String },
+    #[error("{}: cannot compile: {reason}", path.display())]
+    Compile { path: PathBuf, reason: String },
+    #[error("{}: incompatible: built for amber:plugin@{found}, host speaks @{host}", path.display())]
+    Incompatible { path: PathBuf, found: String, host: String },
+    #[error("{}: not an amber plugin: it exports no amber:plugin/plugin interface", path.display())]
+    NotAPlugin { path: PathBuf },
+    #[error("{}: cannot link: {reason}", path.display())]
+    Link { path: PathBuf, reason: String },
+    #[error("plugin `{id}`: {reason}")]
+    Plugin { id: String, reason: String },
+    #[error("no plugin `{0}` is registered")]
+    Unknown(String),
+}
+
+/// Why one call into a plugin failed. Only [`CallError::Guest`] leaves the
+/// instance usable; every other kind replaces it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("plugin `{plugin}` trapped in {call}: {reason}")]
+    Trap { plugin: String, call: String, reason: String },
+    #[error("plugin `{plugin}` exceeded its deadline of {limit_ms} ms of guest time in {call}")]
+    Deadline { plugin: String, call: String, limit_ms: u128 },
+    #[error("plugin `{plugin}` exceeded its memory limit of {limit_mib} MiB in {call}")]
+    Memory { plugin: String, call: String, limit_mib: usize },
+    #[error("plugin `{plugin}` returned {size} bytes from {call}, over the cap of {cap} bytes")]
+    OutputTooLarge { plugin: String, call: String, size: usize, cap: usize },
+    #[error("plugin `{plugin}` is {state}, not active")]
+    NotActive { plugin: String, state: String },
+    #[error("plugin `{plugin}`: cannot start an instance: {reason}")]
+    Instantiate { plugin: String, reason: String },
+}
+
+impl CallError {
+    /// True for the failures that count toward the 3-in-a-row rule.
+    pub fn is_trap_like(&self) -> bool {
+        matches!(self, CallError::Trap { .. } | CallError::Deadline { .. } | CallError::Memory { .. })
+    }
+}

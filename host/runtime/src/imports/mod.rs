@@ -1,0 +1,21 @@
+//! Host-side implementations of the imports every plugin is linked
+//! against. One module per WIT interface, as in wasmtime-wasi. An import a
+//! plugin was not granted answers with an error; linking never fails.
+
+pub mod exec;
+pub mod host;
+
+use wasmtime::component::{HasSelf, Linker};
+
+use crate::bindings::FullPlugin;
+use crate::instance::HostState;
+
+/// Links WASI p2 and every amber import.
+pub fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<HostState>> {
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    FullPlugin::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)?;
+    Ok(linker)
+}
+
+impl crate::bindings::types::Host for HostState {}

@@ -1,0 +1,308 @@
+//! Instances of one plugin: the per-Store host state, and a small pool of
+//! Stores that each serve one call at a time.
+//!
+//! A call that traps, runs past its deadline or hits the memory cap drops
+//! its Store (a trapped Store cannot be entered again) and the next call
+//! instantiates afresh from the `InstancePre`. Three such failures in a row
+//! report the plugin as failing, and the lifecycle marks it Failed.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use wasmtime::component::{InstancePre, ResourceTable};
+use wasmtime::{Store, Trap};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::bindings::{command, parser, plugin, prompt, provider, tool, types};
+use crate::engine::RuntimeLimits;
+use crate::error::CallError;
+use crate::grants::Grants;
+use crate::imports::exec::ExecPolicy;
+use crate::limits::{DeadlineExceeded, GuestClock, GuestLimiter};
+use crate::log::PluginLog;
+use crate::sandbox::{self, WORKSPACE_MOUNT};
+
+/// Failures in a row after which a plugin is marked Failed.
+pub const TRAPS_BEFORE_FAILED: u32 = 3;
+/// Idle instances kept per plugin; more concurrent calls instantiate extra
+/// ones that are dropped afterwards.
+const MAX_IDLE: usize = 4;
+
+/// What every instance of one plugin shares.
+pub struct PluginContext {
+    pub id: String,
+    pub grants: Grants,
+    /// The workspace root on the host; preopened only when granted.
+    pub workspace: PathBuf,
+    pub settings: BTreeMap<String, String>,
+    pub log: Arc<PluginLog>,
+    pub exec: ExecPolicy,
+    pub limits: RuntimeLimits,
+}
+
+impl PluginContext {
+    fn init_context(&self) -> types::InitContext {
+        types::InitContext {
+            host_version: env!("CARGO_PKG_VERSION").to_string(),
+            api_version: crate::API_VERSION.to_string(),
+            workspace: self.grants.can_read_workspace().then(|| WORKSPACE_MOUNT.to_string()),
+            granted: self.grants.iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// The data of one Store.
+pub struct HostState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(crate) limiter: GuestLimiter,
+    pub(crate) clock: GuestClock,
+    pub(crate) plugin: Arc<PluginContext>,
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Export handles, resolved once per plugin from its `InstancePre`.
+pub struct ExportIndices {
+    pub plugin: plugin::GuestIndices,
+    pub tool: Option<tool::GuestIndices>,
+    pub provider: Option<provider::GuestIndices>,
+    pub command: Option<command::GuestIndices>,
+    pub prompt: Option<prompt::GuestIndices>,
+    pub parser: Option<parser::GuestIndices>,
+}
+
+impl ExportIndices {
+    /// Absent interfaces are `None`; only `plugin` is required.
+    pub fn resolve(pre: &InstancePre<HostState>) -> wasmtime::Result<Self> {
+        Ok(ExportIndices {
+            plugin: plugin::GuestIndices::new(pre)?,
+            tool: tool::GuestIndices::new(pre).ok(),
+            provider: provider::GuestIndices::new(pre).ok(),
+            command: command::GuestIndices::new(pre).ok(),
+            prompt: prompt::GuestIndices::new(pre).ok(),
+            parser: parser::GuestIndices::new(pre).ok(),
+        })
+    }
+}
+
+/// One live instance: a Store and the exports loaded from it.
+pub struct Instance {
+    pub store: Store<HostState>,
+    pub plugin: plugin::Guest,
+    pub tool: Option<tool::Guest>,
+    pub provider: Option<provider::Guest>,
+    pub command: Option<command::Guest>,
+    pub prompt: Option<prompt::Guest>,
+    pub parser: Option<parser::Guest>,
+}
+
+/// Called once when a plugin has failed [`TRAPS_BEFORE_FAILED`] calls in a
+/// row, with the last error.
+pub type FailureSink = Arc<dyn Fn(&str, &CallError) + Send + Sync>;
+
+/// The Stores of one plugin.
+pub struct InstancePool {
+    pre: InstancePre<HostState>,
+    indices: ExportIndices,
+    context: Arc<PluginContext>,
+    idle: Mutex<Vec<Instance>>,
+    active: AtomicBool,
+    failures_in_a_row: AtomicU32,
+    on_failing: FailureSink,
+}
+
+impl InstancePool {
+    pub fn new(pre: InstancePre<HostState>, indices: ExportIndices, context: Arc<PluginContext>, on_failing: FailureSink) -> Self {
+        InstancePool {
+            pre,
+            indices,
+            context,
+            idle: Mutex::new(Vec::new()),
+            active: AtomicBool::new(true),
+            failures_in_a_row: AtomicU32::new(0),
+            on_failing,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.context.id
+    }
+
+    pub fn context(&self) -> &Arc<PluginContext> {
+        &self.context
+    }
+
+    pub fn indices(&self) -> &ExportIndices {
+        &self.indices
+    }
+
+    /// Stops serving calls and drops the idle instances.
+    pub fn deactivate(&self) {
+        self.active.store(false, Ordering::SeqCst);
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    fn new_store(&self) -> Result<Store<HostState>, CallError> {
+        let context = Arc::clone(&self.context);
+        let state = HostState {
+            wasi: sandbox::wasi_ctx(&context)?,
+            table: ResourceTable::new(),
+            limiter: GuestLimiter::new(context.limits.memory_bytes),
+            clock: GuestClock::new(context.limits.deadline),
+            plugin: context,
+        };
+        let mut store = Store::new(self.pre.engine(), state);
+        store.limiter(|state| &mut state.limiter);
+        store.epoch_deadline_callback(|ctx| ctx.data().clock.on_epoch_deadline());
+        Ok(store)
+    }
+
+    /// A new instance, initialised. `initialize` runs under the same limits
+    /// as any call.
+    fn instantiate(&self) -> Result<Instance, CallError> {
+        let mut store = self.new_store()?;
+        let ticks = store.data_mut().clock.start_call();
+        store.set_epoch_deadline(ticks);
+        let loaded = (|| -> wasmtime::Result<Instance> {
+            let instance = self.pre.instantiate(&mut store)?;
+            let i = &self.indices;
+            let plugin = i.plugin.load(&mut store, &instance)?;
+            let tool = i.tool.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
+            let provider = i.provider.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
+            let command = i.command.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
+            let prompt = i.prompt.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
+            let parser = i.parser.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
+            Ok(Instance { store, plugin, tool, provider, command, prompt, parser })
+        })();
+        let mut instance = loaded.map_err(|e| CallError::Instantiate {
+            plugin: self.context.id.clone(),
+            reason: format!("{e:#}"),
+        })?;
+        let ctx = self.context.init_context();
+        let plugin = instance.plugin.clone();
+        let mark = self.context.log.mark();
+        match plugin.call_initialize(&mut instance.store, &ctx) {
+            Ok(Ok(())) => Ok(instance),
+            Ok(Err(reason)) => Err(CallError::Instantiate {
+                plugin: self.context.id.clone(),
+                reason: format!("initialize failed: {reason}"),
+            }),
+            Err(e) => Err(self.classify(&mut instance.store, "initialize", e, mark)),
+        }
+    }
+
+    /// Takes an instance out of the pool (or makes one). The caller owns it
+    /// until [`InstancePool::checkin`]; a provider stream holds one this way
+    /// for its whole duration.
+    pub fn checkout(&self) -> Result<Instance, CallError> {
+        if !self.active.load(Ordering::SeqCst) {
+            return Err(CallError::NotActive {
+                plugin: self.context.id.clone(),
+                state: "not active".into(),
+            });
+        }
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match idle {
+            Some(instance) => Ok(instance),
+            None => self.instantiate(),
+        }
+    }
+
+    /// Returns a healthy instance to the pool.
+    pub fn checkin(&self, instance: Instance) {
+        if !self.active.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE {
+            idle.push(instance);
+        }
+    }
+
+    /// Runs one call on an instance under the limits. On success the
+    /// instance goes back to the pool; on a trap, deadline or memory error
+    /// it is dropped.
+    pub fn call<R>(&self, call: &str, f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>) -> Result<R, CallError> {
+        let mut instance = self.checkout()?;
+        match self.call_on(&mut instance, call, f) {
+            Ok(value) => {
+                self.checkin(instance);
+                Ok(value)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs one call on an instance the caller holds. After an error the
+    /// instance must not be used again.
+    pub fn call_on<R>(&self, instance: &mut Instance, call: &str, f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>) -> Result<R, CallError> {
+        let ticks = instance.store.data_mut().clock.start_call();
+        instance.store.set_epoch_deadline(ticks);
+        instance.store.data_mut().limiter.exceeded = false;
+        let mark = self.context.log.mark();
+        match f(instance) {
+            Ok(value) => {
+                self.failures_in_a_row.store(0, Ordering::SeqCst);
+                Ok(value)
+            }
+            Err(e) => {
+                let error = self.classify(&mut instance.store, call, e, mark);
+                self.record_failure(&error);
+                Err(error)
+            }
+        }
+    }
+
+    fn record_failure(&self, error: &CallError) {
+        let n = self.failures_in_a_row.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == TRAPS_BEFORE_FAILED {
+            (self.on_failing)(&self.context.id, error);
+        }
+    }
+
+    /// Turns a wasmtime error into a CallError naming the plugin and cause.
+    fn classify(&self, store: &mut Store<HostState>, call: &str, e: wasmtime::Error, mark: u64) -> CallError {
+        let plugin = self.context.id.clone();
+        let call = call.to_string();
+        let limits = self.context.limits;
+        if e.downcast_ref::<DeadlineExceeded>().is_some() {
+            return CallError::Deadline { plugin, call, limit_ms: limits.deadline.as_millis() };
+        }
+        if store.data().limiter.exceeded {
+            return CallError::Memory { plugin, call, limit_mib: limits.memory_bytes >> 20 };
+        }
+        let mut reason = match e.downcast_ref::<Trap>() {
+            Some(trap) => trap.to_string(),
+            None => format!("{e}"),
+        };
+        let said = self.context.log.since(mark);
+        if let Some(last) = said.iter().rev().find(|l| !l.trim().is_empty()) {
+            reason.push_str(&format!("; its last words: {last}"));
+        }
+        CallError::Trap { plugin, call, reason }
+    }
+
+    /// Refuses a result larger than the output cap.
+    pub fn check_output(&self, call: &str, size: usize) -> Result<(), CallError> {
+        let cap = self.context.limits.output_bytes;
+        if size > cap {
+            return Err(CallError::OutputTooLarge {
+                plugin: self.context.id.clone(),
+                call: call.to_string(),
+                size,
+                cap,
+            });
+        }
+        Ok(())
+    }
+}

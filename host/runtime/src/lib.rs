@@ -1,0 +1,38 @@
+//! amber-runtime: runs untrusted plugins as sandboxed WebAssembly components.
+//!
+//! - one process-wide [`engine`] (Cranelift, pooling allocator, epoch ticker);
+//! - a content-addressed [`cache`] of compiled code shared across homes;
+//! - a [`sandbox`] per instance: WASI p2 with no env, args, stdin or sockets,
+//!   and preopens only as granted;
+//! - [`limits`]: a memory cap, a guest-time deadline, an output cap;
+//! - the host-side [`imports`] (`host`, `exec`), linked for every plugin;
+//! - the [`lifecycle`] of the seed's "Capability ledger": enable installs
+//!   each declared capability through the core's ledger, disable unwinds.
+//!
+//! Components are adapted to `amber-core`'s ports in [`adapters`].
+
+pub mod adapters;
+pub mod bindings;
+pub mod cache;
+pub mod compat;
+pub mod dirs;
+pub mod engine;
+pub mod error;
+pub mod grants;
+pub mod imports;
+pub mod instance;
+pub mod lifecycle;
+pub mod limits;
+pub mod log;
+pub mod sandbox;
+
+pub use cache::ComponentCache;
+pub use dirs::AmberDirs;
+pub use engine::{shared_engine, RuntimeLimits};
+pub use error::{CallError, LoadError};
+pub use grants::{Grants, Permission};
+pub use lifecycle::{PluginManifest, PluginRuntime, PluginState, PluginStatus, Registration, RuntimeOptions};
+pub use log::PluginLog;
+
+/// The `amber:plugin` package version this host speaks.
+pub const API_VERSION: &str = "0.1.0";

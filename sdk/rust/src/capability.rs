@@ -1,0 +1,70 @@
+//! One trait per capability kind. Only what cannot have a sensible default
+//! is required.
+
+use crate::{
+    BlockSpec, ChatRequest, CommandNode, CommandRoot, ErrorClass, FlavorSpec, HttpRequest,
+    LanguageSpec, RenderContext, Span, SseEvent, StreamChunk, Symbol, ToolError, ToolOutput,
+    ToolSpec,
+};
+
+/// Tools the model can call.
+pub trait ToolPlugin {
+    /// The tools, in the order the host installs them.
+    fn tools(&self) -> Vec<ToolSpec>;
+
+    /// Runs tool `name`. The host has already checked `args` against the
+    /// tool's schema.
+    fn call(&mut self, name: &str, args: serde_json::Value) -> Result<ToolOutput, ToolError>;
+}
+
+/// A wire dialect: shapes requests and decodes streams. The host owns HTTP
+/// and the API key.
+pub trait ProviderPlugin {
+    fn flavors(&self) -> Vec<FlavorSpec>;
+
+    fn build_request(&mut self, req: ChatRequest) -> Result<HttpRequest, String>;
+
+    /// Starts decoding one stream of `flavor`.
+    fn new_decoder(&mut self, flavor: &str) -> Box<dyn Decoder>;
+
+    /// 429, 5xx and "overloaded" are retryable by default.
+    fn classify_error(&mut self, _flavor: &str, status: u16, body: &str) -> ErrorClass {
+        let overloaded = body.contains("overloaded");
+        ErrorClass {
+            retryable: status == 429 || status >= 500 || overloaded,
+            message: body.chars().take(500).collect(),
+        }
+    }
+}
+
+/// Decoding state for one stream.
+pub trait Decoder {
+    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk>;
+    fn finish(&mut self) -> Vec<StreamChunk> {
+        Vec::new()
+    }
+}
+
+/// Slash-command subtrees.
+pub trait CommandPlugin {
+    fn roots(&self) -> Vec<CommandRoot>;
+    fn spec(&mut self, root: &str) -> Vec<CommandNode>;
+    fn run(&mut self, path: Vec<String>, arg: &str) -> Result<String, String>;
+}
+
+/// Prompt blocks.
+pub trait PromptPlugin {
+    fn blocks(&self) -> Vec<BlockSpec>;
+    /// An empty string omits the block.
+    fn render(&mut self, block: &str, ctx: RenderContext) -> Result<String, String>;
+}
+
+/// Language parsers.
+pub trait ParserPlugin {
+    fn languages(&self) -> Vec<LanguageSpec>;
+    fn outline(&mut self, language: &str, source: &str) -> Result<Vec<Symbol>, String>;
+    fn references(&mut self, _language: &str, _source: &str, _name: &str) -> Result<Vec<Span>, String> {
+        Ok(Vec::new())
+    }
+}
+

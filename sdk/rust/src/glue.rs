@@ -1,0 +1,202 @@
+//! The glue between wit-bindgen's exports and the SDK traits. Plugin
+//! authors never touch this; `export!` instantiates it for their type.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::marker::PhantomData;
+
+use crate::bindings::amber::plugin::types::{Capability, InitContext, PluginManifest as Manifest};
+use crate::bindings::exports::amber::plugin::{command, parser, plugin, prompt, provider, tool};
+use crate::capability::{CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin};
+use crate::Plugin;
+
+/// Which capability traits a plugin type implements. `export!` overrides
+/// the methods for the kinds it lists; the rest answer `None`.
+pub trait Wiring: 'static {
+    type Plugin: Plugin;
+
+    fn tool(_p: &mut Self::Plugin) -> Option<&mut dyn ToolPlugin> {
+        None
+    }
+    fn provider(_p: &mut Self::Plugin) -> Option<&mut dyn ProviderPlugin> {
+        None
+    }
+    fn command(_p: &mut Self::Plugin) -> Option<&mut dyn CommandPlugin> {
+        None
+    }
+    fn prompt(_p: &mut Self::Plugin) -> Option<&mut dyn PromptPlugin> {
+        None
+    }
+    fn parser(_p: &mut Self::Plugin) -> Option<&mut dyn ParserPlugin> {
+        None
+    }
+}
+
+thread_local! {
+    // One plugin value per instance. The host serves one call at a time per
+    // instance and never calls back into the guest from an import, so the
+    // borrow is never re-entered.
+    static INSTANCE: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+fn with_plugin<W: Wiring, R>(f: impl FnOnce(&mut W::Plugin) -> R) -> R {
+    INSTANCE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let boxed = slot.get_or_insert_with(|| Box::new(W::Plugin::default()));
+        match boxed.downcast_mut::<W::Plugin>() {
+            Some(p) => f(p),
+            None => unreachable!("amber-sdk: one plugin type per component"),
+        }
+    })
+}
+
+fn not_provided(kind: &str) -> String {
+    format!("this plugin provides no {kind} capability")
+}
+
+/// The type wit-bindgen's export macro is instantiated with.
+pub struct Exports<W>(PhantomData<W>);
+
+impl<W: Wiring> plugin::Guest for Exports<W> {
+    fn manifest() -> Manifest {
+        W::Plugin::manifest()
+    }
+
+    fn initialize(ctx: InitContext) -> Result<(), String> {
+        with_plugin::<W, _>(|p| p.initialize(&ctx))
+    }
+
+    fn capabilities() -> Vec<Capability> {
+        with_plugin::<W, _>(|p| {
+            let mut caps = Vec::new();
+            if let Some(t) = W::tool(p) {
+                caps.extend(t.tools().into_iter().map(Capability::Tool));
+            }
+            if let Some(d) = W::provider(p) {
+                caps.extend(d.flavors().into_iter().map(Capability::Provider));
+            }
+            if let Some(c) = W::command(p) {
+                caps.extend(c.roots().into_iter().map(Capability::Command));
+            }
+            if let Some(b) = W::prompt(p) {
+                caps.extend(b.blocks().into_iter().map(Capability::Prompt));
+            }
+            if let Some(l) = W::parser(p) {
+                caps.extend(l.languages().into_iter().map(Capability::Parser));
+            }
+            caps
+        })
+    }
+
+    fn shutdown() {
+        with_plugin::<W, _>(|p| p.shutdown())
+    }
+}
+
+impl<W: Wiring> tool::Guest for Exports<W> {
+    fn call(name: String, args_json: String) -> Result<tool::ToolOutput, tool::ToolError> {
+        let args: serde_json::Value = serde_json::from_str(&args_json)
+            .map_err(|e| tool::ToolError::InvalidArgs(format!("arguments are not JSON: {e}")))?;
+        with_plugin::<W, _>(|p| match W::tool(p) {
+            Some(t) => t.call(&name, args),
+            None => Err(tool::ToolError::Failed(not_provided("tool"))),
+        })
+    }
+}
+
+/// A decoder resource; the host holds one per stream.
+pub struct DecoderHandle<W> {
+    inner: RefCell<Option<Box<dyn Decoder>>>,
+    _wiring: PhantomData<W>,
+}
+
+impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
+    fn new(flavor: String) -> Self {
+        let inner = with_plugin::<W, _>(|p| W::provider(p).map(|d| d.new_decoder(&flavor)));
+        DecoderHandle {
+            inner: RefCell::new(inner),
+            _wiring: PhantomData,
+        }
+    }
+
+    fn decode(&self, events: Vec<provider::SseEvent>) -> Vec<provider::StreamChunk> {
+        match self.inner.borrow_mut().as_mut() {
+            Some(d) => d.decode(events),
+            None => vec![no_provider_chunk()],
+        }
+    }
+
+    fn finish(&self) -> Vec<provider::StreamChunk> {
+        match self.inner.borrow_mut().as_mut() {
+            Some(d) => d.finish(),
+            None => vec![no_provider_chunk()],
+        }
+    }
+}
+
+fn no_provider_chunk() -> provider::StreamChunk {
+    provider::StreamChunk::Error(provider::StreamError {
+        kind: "not-provided".to_string(),
+        message: not_provided("provider"),
+        retryable: false,
+    })
+}
+
+impl<W: Wiring> provider::Guest for Exports<W> {
+    type Decoder = DecoderHandle<W>;
+
+    fn build_request(req: provider::ChatRequest) -> Result<provider::HttpRequest, String> {
+        with_plugin::<W, _>(|p| match W::provider(p) {
+            Some(d) => d.build_request(req),
+            None => Err(not_provided("provider")),
+        })
+    }
+
+    fn classify_error(flavor: String, status: u16, body: String) -> provider::ErrorClass {
+        with_plugin::<W, _>(|p| match W::provider(p) {
+            Some(d) => d.classify_error(&flavor, status, &body),
+            None => provider::ErrorClass {
+                retryable: false,
+                message: not_provided("provider"),
+            },
+        })
+    }
+}
+
+impl<W: Wiring> command::Guest for Exports<W> {
+    fn spec(root: String) -> Vec<command::CommandNode> {
+        with_plugin::<W, _>(|p| W::command(p).map(|c| c.spec(&root)).unwrap_or_default())
+    }
+
+    fn run(path: Vec<String>, arg: String) -> Result<String, String> {
+        with_plugin::<W, _>(|p| match W::command(p) {
+            Some(c) => c.run(path, &arg),
+            None => Err(not_provided("command")),
+        })
+    }
+}
+
+impl<W: Wiring> prompt::Guest for Exports<W> {
+    fn render(block: String, ctx: prompt::RenderContext) -> Result<String, String> {
+        with_plugin::<W, _>(|p| match W::prompt(p) {
+            Some(b) => b.render(&block, ctx),
+            None => Err(not_provided("prompt")),
+        })
+    }
+}
+
+impl<W: Wiring> parser::Guest for Exports<W> {
+    fn outline(language: String, source: String) -> Result<Vec<parser::Symbol>, String> {
+        with_plugin::<W, _>(|p| match W::parser(p) {
+            Some(l) => l.outline(&language, &source),
+            None => Err(not_provided("parser")),
+        })
+    }
+
+    fn references(language: String, source: String, name: String) -> Result<Vec<parser::Span>, String> {
+        with_plugin::<W, _>(|p| match W::parser(p) {
+            Some(l) => l.references(&language, &source, &name),
+            None => Err(not_provided("parser")),
+        })
+    }
+}

@@ -1,0 +1,142 @@
+//! amber-sdk: write an amber plugin in Rust.
+//!
+//! A plugin is a type implementing [`Plugin`] plus one trait per capability
+//! kind it offers ([`ToolPlugin`], [`ProviderPlugin`], [`PromptPlugin`],
+//! [`ParserPlugin`], [`CommandPlugin`]). Every method that can have a default
+//! has one. One line exports it:
+//!
+//! ```ignore
+//! amber_sdk::export!(Hello: tool);
+//! ```
+//!
+//! The component always exports the whole `full-plugin` world, so kinds you
+//! did not list answer "not provided". The host installs only the
+//! capabilities your plugin declares, which the SDK derives from the kinds
+//! listed in `export!`.
+
+// The generated code names the SDK by its crate name, also from inside it.
+extern crate self as amber_sdk;
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        world: "full-plugin",
+        path: "../../wit",
+        pub_export_macro: true,
+        export_macro_name: "__export_full_plugin",
+        default_bindings_module: "amber_sdk::bindings",
+        runtime_path: "amber_sdk::bindings::__rt",
+        generate_all,
+    });
+    #[doc(hidden)]
+    pub use wit_bindgen::rt as __rt;
+}
+
+mod capability;
+#[doc(hidden)]
+pub mod glue;
+mod manifest;
+
+pub use capability::{CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin};
+pub use manifest::API_VERSION;
+
+pub use bindings::amber::plugin::exec::{self, ExecOutput};
+pub use bindings::amber::plugin::host::{log, setting};
+pub use bindings::amber::plugin::types::{
+    AuthScheme, BlockPosition, BlockSpec, CommandRoot, FlavorSpec, InitContext, LanguageSpec,
+    LogLevel, Permission, PermissionRequest, PluginManifest as Manifest, ToolSpec,
+};
+pub use bindings::exports::amber::plugin::command::CommandNode;
+pub use bindings::exports::amber::plugin::parser::{Span, Symbol};
+pub use bindings::exports::amber::plugin::prompt::RenderContext;
+pub use bindings::exports::amber::plugin::provider::{
+    ChatRequest, ErrorClass, HttpRequest, SseEvent, StreamChunk,
+};
+pub use bindings::exports::amber::plugin::tool::{ToolError, ToolOutput};
+pub use serde_json::{self, json, Value};
+
+/// Identity and lifecycle, which every plugin has.
+///
+/// The host creates the plugin with `Default` and then calls
+/// [`Plugin::initialize`] once per instance.
+pub trait Plugin: Default + 'static {
+    /// Who the plugin is and what it asks for. See [`Manifest::new`].
+    fn manifest() -> Manifest;
+
+    /// Called once per instance before any capability is used. An error
+    /// marks the plugin Failed with your message as the reason.
+    fn initialize(&mut self, _ctx: &InitContext) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Called when the user disables the plugin.
+    fn shutdown(&mut self) {}
+}
+
+/// Everything a plugin author usually needs, in one import.
+pub mod prelude {
+    pub use crate::{
+        json, CommandPlugin, InitContext, Manifest, ParserPlugin, Permission, Plugin,
+        PromptPlugin, ProviderPlugin, ToolError, ToolOutput, ToolPlugin, ToolSpec, Value,
+    };
+}
+
+/// Exports a plugin type, listing the capability kinds it implements:
+/// `tool`, `provider`, `command`, `prompt`, `parser`.
+///
+/// ```ignore
+/// amber_sdk::export!(MyPlugin: tool, prompt);
+/// ```
+#[macro_export]
+macro_rules! export {
+    ($plugin:ty $(: $($kind:ident),* $(,)?)?) => {
+        const _: () = {
+            #[doc(hidden)]
+            struct __AmberWiring;
+            impl $crate::glue::Wiring for __AmberWiring {
+                type Plugin = $plugin;
+                $($($crate::__amber_wire!($kind);)*)?
+            }
+            #[doc(hidden)]
+            type __AmberExports = $crate::glue::Exports<__AmberWiring>;
+            $crate::bindings::__export_full_plugin!(__AmberExports with_types_in $crate::bindings);
+        };
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __amber_wire {
+    (tool) => {
+        fn tool(p: &mut Self::Plugin) -> Option<&mut dyn $crate::ToolPlugin> {
+            Some(p)
+        }
+    };
+    (provider) => {
+        fn provider(p: &mut Self::Plugin) -> Option<&mut dyn $crate::ProviderPlugin> {
+            Some(p)
+        }
+    };
+    (command) => {
+        fn command(p: &mut Self::Plugin) -> Option<&mut dyn $crate::CommandPlugin> {
+            Some(p)
+        }
+    };
+    (prompt) => {
+        fn prompt(p: &mut Self::Plugin) -> Option<&mut dyn $crate::PromptPlugin> {
+            Some(p)
+        }
+    };
+    (parser) => {
+        fn parser(p: &mut Self::Plugin) -> Option<&mut dyn $crate::ParserPlugin> {
+            Some(p)
+        }
+    };
+    ($other:ident) => {
+        compile_error!(concat!(
+            "unknown capability kind `",
+            stringify!($other),
+            "`: use tool, provider, command, prompt or parser"
+        ));
+    };
+}

@@ -1,0 +1,52 @@
+//! Builds every guest in `guests/` for wasm32-wasip2 in release and copies
+//! each component to `target/guests/<name>.wasm`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use crate::{cargo, root, run, setup};
+
+/// Guests with C code (tree-sitter grammars) need clang, llvm and wasi-libc.
+const GUESTS_WITH_C: &[&str] = &[];
+
+/// The cdylib members of the guests workspace, by package name.
+fn members() -> Result<Vec<String>> {
+    let out = cargo()
+        .args(["metadata", "--format-version", "1", "--no-deps", "--manifest-path"])
+        .arg(root().join("guests/Cargo.toml"))
+        .output()
+        .context("cannot run cargo metadata on guests/")?;
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).context("cargo metadata printed no JSON")?;
+    let packages = meta["packages"].as_array().cloned().unwrap_or_default();
+    Ok(packages
+        .iter()
+        .filter(|p| {
+            let targets = p["targets"].as_array().cloned().unwrap_or_default();
+            targets.iter().any(|t| t["crate_types"].as_array().is_some_and(|c| c.iter().any(|k| k == "cdylib")))
+        })
+        .filter_map(|p| p["name"].as_str().map(String::from))
+        .collect())
+}
+
+/// Builds all guests; returns the directory holding the components.
+pub fn build_all() -> Result<PathBuf> {
+    setup::ensure_wasm_target()?;
+    let names = members()?;
+    if names.iter().any(|n| GUESTS_WITH_C.contains(&n.as_str())) {
+        setup::ensure_debian_packages(&["clang", "llvm", "wasi-libc"])?;
+    }
+    eprintln!("xtask: building {} guests", names.len());
+    run(cargo()
+        .current_dir(root().join("guests"))
+        .args(["build", "--release", "--workspace"]))?;
+    let built = root().join("target/wasm32-wasip2/release");
+    let out = root().join("target/guests");
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    for name in &names {
+        let from = built.join(format!("{}.wasm", name.replace('-', "_")));
+        let to = out.join(format!("{name}.wasm"));
+        std::fs::copy(&from, &to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+    }
+    Ok(out)
+}

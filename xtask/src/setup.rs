@@ -1,0 +1,51 @@
+//! Installs what the build needs, only when it is missing.
+
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::run;
+
+/// `rustup target add wasm32-wasip2` unless it is installed.
+pub fn ensure_wasm_target() -> Result<()> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .context("cannot run rustup; amber builds with a rustup toolchain")?;
+    if String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.trim() == "wasm32-wasip2") {
+        return Ok(());
+    }
+    eprintln!("xtask: installing the wasm32-wasip2 target");
+    run(Command::new("rustup").args(["target", "add", "wasm32-wasip2"]))
+}
+
+fn package_installed(name: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", name])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+        .unwrap_or(false)
+}
+
+/// `apt-get install -y <packages>` for those not installed yet, after one
+/// `apt-get update`.
+pub fn ensure_debian_packages(packages: &[&str]) -> Result<()> {
+    let missing: Vec<&str> = packages.iter().copied().filter(|p| !package_installed(p)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("xtask: installing Debian packages: {}", missing.join(" "));
+    let sudo = |args: &[&str]| {
+        let is_root = Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false);
+        let mut cmd = if is_root { Command::new(args[0]) } else { Command::new("sudo") };
+        if !is_root {
+            cmd.arg(args[0]);
+        }
+        cmd.args(&args[1..]).env("DEBIAN_FRONTEND", "noninteractive");
+        cmd
+    };
+    run(&mut sudo(&["apt-get", "update"]))?;
+    let mut args = vec!["apt-get", "install", "-y"];
+    args.extend(&missing);
+    run(&mut sudo(&args))
+}
