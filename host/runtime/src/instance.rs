@@ -285,9 +285,17 @@ impl InstancePool {
             Some(trap) => trap.to_string(),
             None => format!("{e}"),
         };
+        // A Rust panic prints two lines (where, then the message) and a
+        // note about RUST_BACKTRACE; quote the two that matter.
         let said = self.context.log.since(mark);
-        if let Some(last) = said.iter().rev().find(|l| !l.trim().is_empty()) {
-            reason.push_str(&format!("; its last words: {last}"));
+        let meaningful: Vec<&str> = said
+            .iter()
+            .map(|l| l.strip_prefix("[stderr] ").unwrap_or(l).trim())
+            .filter(|l| !l.is_empty() && !l.starts_with("note: run with `RUST_BACKTRACE"))
+            .collect();
+        if !meaningful.is_empty() {
+            let last = &meaningful[meaningful.len().saturating_sub(2)..];
+            reason.push_str(&format!("; its last words: {}", last.join(" ")));
         }
         CallError::Trap { plugin, call, reason }
     }

@@ -63,6 +63,11 @@ impl<W: Wiring> plugin::Guest for Exports<W> {
     }
 
     fn initialize(ctx: InitContext) -> Result<(), String> {
+        // Relative paths then resolve inside the workspace, as a plugin
+        // author expects.
+        if let Some(workspace) = &ctx.workspace {
+            let _ = std::env::set_current_dir(workspace);
+        }
         with_plugin::<W, _>(|p| p.initialize(&ctx))
     }
 
