@@ -167,9 +167,19 @@ impl InstancePool {
         Ok(store)
     }
 
-    /// A new instance, initialised. `initialize` runs under the same limits
-    /// as any call.
-    fn instantiate(&self) -> Result<Instance, CallError> {
+    /// Creates a Store and instantiates the component, nothing more: the
+    /// floor under [`InstancePool::instantiate`], for the benchmarks.
+    pub fn instantiate_bare(&self) -> Result<(), CallError> {
+        let mut store = self.new_store()?;
+        self.pre.instantiate(&mut store).map(drop).map_err(|e| CallError::Instantiate {
+            plugin: self.context.id.clone(),
+            reason: format!("{e:#}"),
+        })
+    }
+
+    /// A new instance with its exports loaded, not yet initialised: what
+    /// reading the manifest needs, since `manifest` comes before anything.
+    pub fn instantiate_uninitialized(&self) -> Result<Instance, CallError> {
         let mut store = self.new_store()?;
         let ticks = store.data_mut().clock.start_call();
         store.set_epoch_deadline(ticks);
@@ -184,10 +194,18 @@ impl InstancePool {
             let parser = i.parser.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
             Ok(Instance { store, plugin, tool, provider, command, prompt, parser })
         })();
-        let mut instance = loaded.map_err(|e| CallError::Instantiate {
+        loaded.map_err(|e| CallError::Instantiate {
             plugin: self.context.id.clone(),
             reason: format!("{e:#}"),
-        })?;
+        })
+    }
+
+    /// A new instance, initialised. `initialize` runs under the same limits
+    /// as any call. This is what replacing a trapped Store costs.
+    pub fn instantiate(&self) -> Result<Instance, CallError> {
+        let mut instance = self.instantiate_uninitialized()?;
+        let ticks = instance.store.data_mut().clock.start_call();
+        instance.store.set_epoch_deadline(ticks);
         let ctx = self.context.init_context();
         let plugin = instance.plugin.clone();
         let mark = self.context.log.mark();

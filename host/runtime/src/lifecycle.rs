@@ -221,12 +221,15 @@ impl PluginRuntime {
         let context = self.context("(loading)", Grants::none(), PluginLog::in_memory());
         let quiet: FailureSink = Arc::new(|_, _| {});
         let pool = InstancePool::new(pre.clone(), indices, context, quiet);
+        let not_loaded = |e: CallError| LoadError::NotAComponent { path: origin.to_path_buf(), reason: e.to_string() };
+        // `manifest` comes before anything else, initialize included.
+        let mut instance = pool.instantiate_uninitialized().map_err(not_loaded)?;
         let manifest = pool
-            .call("manifest", |i| {
+            .call_on(&mut instance, "manifest", |i| {
                 let plugin = i.plugin.clone();
                 plugin.call_manifest(&mut i.store)
             })
-            .map_err(|e| LoadError::NotAComponent { path: origin.to_path_buf(), reason: e.to_string() })?;
+            .map_err(not_loaded)?;
         let manifest = PluginManifest::from(manifest);
         if !valid_id(&manifest.id) {
             return Err(LoadError::NotAComponent {
@@ -497,6 +500,12 @@ impl PluginRuntime {
     pub fn list(&self) -> Vec<PluginStatus> {
         let ids: Vec<String> = self.plugins().keys().cloned().collect();
         ids.iter().filter_map(|id| self.status(id)).collect()
+    }
+
+    /// The instance pool of an active plugin: for benchmarks and
+    /// diagnostics that need to reach below the ports.
+    pub fn pool(&self, id: &str) -> Option<Arc<InstancePool>> {
+        self.plugins().get(id).and_then(|e| e.pool.clone())
     }
 
     /// The recent lines of a plugin's log.

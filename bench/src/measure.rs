@@ -1,0 +1,92 @@
+//! Timing helpers and the row writer.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+/// Appends rows to `$AMBER_BENCH_ROWS` and echoes them to stdout.
+pub struct Rows {
+    path: Option<PathBuf>,
+}
+
+impl Rows {
+    pub fn from_env() -> Result<Self> {
+        Ok(Rows { path: std::env::var_os("AMBER_BENCH_ROWS").map(PathBuf::from) })
+    }
+
+    pub fn push(&mut self, row: Value) -> Result<()> {
+        println!("{row}");
+        if let Some(path) = &self.path {
+            let mut file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            writeln!(file, "{row}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A figure with its baseline, in microseconds or milliseconds.
+pub struct Figure<'a> {
+    pub name: &'a str,
+    pub unit: &'a str,
+    pub value: f64,
+    pub baseline: Option<(&'a str, f64)>,
+    pub goal_value: Option<f64>,
+    pub goal_ratio: Option<f64>,
+}
+
+impl Figure<'_> {
+    pub fn row(&self) -> Value {
+        json!({
+            "name": self.name,
+            "unit": self.unit,
+            "stat": "median",
+            "better": "lower",
+            "value": self.value,
+            "baseline_name": self.baseline.map(|b| b.0),
+            "baseline_value": self.baseline.map(|b| b.1),
+            "goal_value": self.goal_value,
+            "goal_ratio": self.goal_ratio,
+        })
+    }
+}
+
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+/// Median per-iteration time in microseconds of `f`, measured in `batches`
+/// batches of `per_batch` iterations after a warm-up batch.
+pub fn per_call_us(batches: usize, per_batch: usize, mut f: impl FnMut()) -> f64 {
+    for _ in 0..per_batch {
+        f();
+    }
+    let samples = (0..batches)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..per_batch {
+                f();
+            }
+            start.elapsed().as_secs_f64() * 1e6 / per_batch as f64
+        })
+        .collect();
+    median(samples)
+}
+
+/// The repository's built guests.
+pub fn guest(name: &str) -> Result<PathBuf> {
+    let dir = std::env::var_os("AMBER_GUESTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target/guests"));
+    let path = dir.join(format!("{name}.wasm"));
+    anyhow::ensure!(path.exists(), "{} is missing: run `cargo xtask guests`", path.display());
+    Ok(path)
+}
