@@ -10,7 +10,8 @@ use anyhow::Result;
 
 fn main() -> Result<()> {
     let filters: Vec<String> = std::env::args().skip(1).collect();
-    let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let wanted =
+        |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let mut rows = measure::Rows::from_env()?;
     if wanted("runtime") {
         runtime::run(&mut rows)?;

@@ -15,7 +15,9 @@ pub struct Rows {
 
 impl Rows {
     pub fn from_env() -> Result<Self> {
-        Ok(Rows { path: std::env::var_os("AMBER_BENCH_ROWS").map(PathBuf::from) })
+        Ok(Rows {
+            path: std::env::var_os("AMBER_BENCH_ROWS").map(PathBuf::from),
+        })
     }
 
     pub fn push(&mut self, row: Value) -> Result<()> {
@@ -87,6 +89,10 @@ pub fn guest(name: &str) -> Result<PathBuf> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target/guests"));
     let path = dir.join(format!("{name}.wasm"));
-    anyhow::ensure!(path.exists(), "{} is missing: run `cargo xtask guests`", path.display());
+    anyhow::ensure!(
+        path.exists(),
+        "{} is missing: run `cargo xtask guests`",
+        path.display()
+    );
     Ok(path)
 }

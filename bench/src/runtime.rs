@@ -41,7 +41,9 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     let args_text = args.to_string();
     let bare = per_call_us(31, 2000, || {
         let tool = instance.tool.clone().expect("echo exports tool");
-        let out = tool.call_call(&mut instance.store, "echo", &args_text).expect("no trap");
+        let out = tool
+            .call_call(&mut instance.store, "echo", &args_text)
+            .expect("no trap");
         std::hint::black_box(out).ok();
     });
     pool.checkin(instance);
@@ -70,11 +72,26 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     let bare_instantiate = per_call_us(21, 100, || pool.instantiate_bare().expect("instantiates"));
     let baseline = Some(("bare_instantiate_pre", bare_instantiate));
     rows.push(
-        Figure { name: "instance_fresh", unit: "us", value: fresh, baseline, goal_value: Some(25.0), goal_ratio: None }.row(),
+        Figure {
+            name: "instance_fresh",
+            unit: "us",
+            value: fresh,
+            baseline,
+            goal_value: Some(25.0),
+            goal_ratio: None,
+        }
+        .row(),
     )?;
     rows.push(
-        Figure { name: "instance_fresh_initialized", unit: "us", value: ready, baseline, goal_value: None, goal_ratio: None }
-            .row(),
+        Figure {
+            name: "instance_fresh_initialized",
+            unit: "us",
+            value: ready,
+            baseline,
+            goal_value: None,
+            goal_ratio: None,
+        }
+        .row(),
     )?;
 
     enable_ten(rows, scratch.path())
@@ -100,7 +117,11 @@ fn ten_components() -> Result<Vec<Vec<u8>>> {
 
 /// Registers and enables each component in its own runtime (they share an
 /// id), returning the total milliseconds.
-fn enable_all(components: &[Vec<u8>], home: &std::path::Path, cache: &std::path::Path) -> Result<f64> {
+fn enable_all(
+    components: &[Vec<u8>],
+    home: &std::path::Path,
+    cache: &std::path::Path,
+) -> Result<f64> {
     let start = Instant::now();
     for wasm in components {
         let runtime = runtime_in(home, cache)?;
@@ -131,4 +152,3 @@ fn enable_ten(rows: &mut Rows, root: &std::path::Path) -> Result<()> {
         .row(),
     )
 }
-

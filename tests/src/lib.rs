@@ -14,7 +14,10 @@ use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// The built component `name` (e.g. `hello-tool`). Panics with what to run
@@ -24,7 +27,11 @@ pub fn guest(name: &str) -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("target/guests"));
     let path = dir.join(format!("{name}.wasm"));
-    assert!(path.exists(), "{} is missing: run `cargo xtask guests` (or `cargo xtask test`)", path.display());
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo xtask guests` (or `cargo xtask test`)",
+        path.display()
+    );
     path
 }
 
@@ -42,7 +49,11 @@ impl Scratch {
         let workspace = dir.path().join("workspace");
         std::fs::create_dir_all(&home).expect("cannot create the home");
         std::fs::create_dir_all(&workspace).expect("cannot create the workspace");
-        Scratch { dir, home, workspace }
+        Scratch {
+            dir,
+            home,
+            workspace,
+        }
     }
 
     /// Dirs under the scratch home, sharing the compiled-code cache.
@@ -77,12 +88,23 @@ pub fn enable(runtime: &PluginRuntime, guest_name: &str, grants: Grants) -> Stri
     let (id, _) = runtime
         .register_file(&guest(guest_name))
         .unwrap_or_else(|e| panic!("cannot register {guest_name}: {e}"));
-    runtime.enable(&id, grants).unwrap_or_else(|e| panic!("cannot enable {guest_name}: {e}"));
+    runtime
+        .enable(&id, grants)
+        .unwrap_or_else(|e| panic!("cannot enable {guest_name}: {e}"));
     id
 }
 
 /// Calls tool `name` through the runtime's ledger, as dispatch will.
-pub fn call_tool(runtime: &PluginRuntime, name: &str, args: serde_json::Value) -> Result<String, String> {
-    let tool = runtime.ledger().tool(name).ok_or_else(|| format!("no tool `{name}` is installed"))?;
-    tool.call(&args).map(|o| o.content).map_err(|e| e.to_string())
+pub fn call_tool(
+    runtime: &PluginRuntime,
+    name: &str,
+    args: serde_json::Value,
+) -> Result<String, String> {
+    let tool = runtime
+        .ledger()
+        .tool(name)
+        .ok_or_else(|| format!("no tool `{name}` is installed"))?;
+    tool.call(&args)
+        .map(|o| o.content)
+        .map_err(|e| e.to_string())
 }

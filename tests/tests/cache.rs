@@ -12,16 +12,31 @@ fn a_second_load_comes_from_the_cache_and_a_corrupt_entry_is_recompiled() {
     let cache = ComponentCache::new(dir.path(), engine);
     let path = guest("hello-tool");
     let wasm = std::fs::read(&path).unwrap();
-    assert_eq!(cache.load(engine, &wasm, &path).unwrap().1, CacheOutcome::Compiled);
-    assert_eq!(cache.load(engine, &wasm, &path).unwrap().1, CacheOutcome::Hit);
+    assert_eq!(
+        cache.load(engine, &wasm, &path).unwrap().1,
+        CacheOutcome::Compiled
+    );
+    assert_eq!(
+        cache.load(engine, &wasm, &path).unwrap().1,
+        CacheOutcome::Hit
+    );
 
     // Another home pointing at the same dir shares the entry.
     let other = ComponentCache::new(dir.path(), engine);
-    assert_eq!(other.load(engine, &wasm, &path).unwrap().1, CacheOutcome::Hit);
+    assert_eq!(
+        other.load(engine, &wasm, &path).unwrap().1,
+        CacheOutcome::Hit
+    );
 
     std::fs::write(cache.entry(&wasm), b"garbage").unwrap();
-    assert_eq!(cache.load(engine, &wasm, &path).unwrap().1, CacheOutcome::Compiled);
-    assert_eq!(cache.load(engine, &wasm, &path).unwrap().1, CacheOutcome::Hit);
+    assert_eq!(
+        cache.load(engine, &wasm, &path).unwrap().1,
+        CacheOutcome::Compiled
+    );
+    assert_eq!(
+        cache.load(engine, &wasm, &path).unwrap().1,
+        CacheOutcome::Hit
+    );
 }
 
 #[test]
@@ -30,7 +45,15 @@ fn the_key_is_the_content_hash_plus_the_engine_tag() {
     let engine = shared_engine().unwrap();
     let cache = ComponentCache::new(dir.path(), engine);
     let wasm = std::fs::read(guest("echo-tool")).unwrap();
-    let name = cache.entry(&wasm).file_name().unwrap().to_string_lossy().into_owned();
+    let name = cache
+        .entry(&wasm)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let hash = blake3::hash(&wasm).to_hex().to_string();
-    assert!(name.starts_with(&format!("{hash}-")) && name.ends_with(".cwasm"), "{name}");
+    assert!(
+        name.starts_with(&format!("{hash}-")) && name.ends_with(".cwasm"),
+        "{name}"
+    );
 }

@@ -31,7 +31,10 @@ fn a_cwd_outside_the_workspace_is_refused() {
     enable(&runtime, "misbehave", granted());
     for cwd in ["..", "/tmp", "sub/../../x"] {
         let err = call_tool(&runtime, "exec", json!({"command": "pwd", "cwd": cwd})).unwrap_err();
-        assert!(err.contains("cwd refused") && err.contains("outside the workspace"), "{cwd}: {err}");
+        assert!(
+            err.contains("cwd refused") && err.contains("outside the workspace"),
+            "{cwd}: {err}"
+        );
     }
 }
 
@@ -42,7 +45,12 @@ fn time_inside_exec_does_not_count_toward_the_guest_deadline() {
     options.limits.deadline = Duration::from_millis(200);
     let runtime = scratch.runtime_with(options);
     enable(&runtime, "misbehave", granted());
-    let out = call_tool(&runtime, "exec", json!({"command": "sleep 0.6; echo slept"})).unwrap();
+    let out = call_tool(
+        &runtime,
+        "exec",
+        json!({"command": "sleep 0.6; echo slept"}),
+    )
+    .unwrap();
     assert_eq!(out, "slept\n");
 }
 
@@ -52,11 +60,20 @@ fn a_running_command_does_not_block_other_calls_of_the_same_plugin() {
     let runtime = scratch.runtime();
     enable(&runtime, "misbehave", granted());
     let fifo = scratch.workspace.join("gate");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(made.success());
     let slow = {
         let runtime = runtime.clone();
-        std::thread::spawn(move || call_tool(&runtime, "exec", json!({"command": "read line < gate; echo $line"})))
+        std::thread::spawn(move || {
+            call_tool(
+                &runtime,
+                "exec",
+                json!({"command": "read line < gate; echo $line"}),
+            )
+        })
     };
     // The first call is parked in `exec` until the gate opens; this call
     // can only finish on another instance.

@@ -13,7 +13,11 @@ fn hostile_runtime(scratch: &Scratch, tune: impl FnOnce(&mut RuntimeOptions)) ->
     let mut options = scratch.options();
     tune(&mut options);
     let runtime = scratch.runtime_with(options);
-    enable(&runtime, "misbehave", Grants::of([Permission::WorkspaceRead]));
+    enable(
+        &runtime,
+        "misbehave",
+        Grants::of([Permission::WorkspaceRead]),
+    );
     enable(&runtime, "hello-tool", Grants::none());
     runtime
 }
@@ -21,8 +25,12 @@ fn hostile_runtime(scratch: &Scratch, tune: impl FnOnce(&mut RuntimeOptions)) ->
 /// Calls a misbehaving tool, then proves the host and the other plugins
 /// are fine and the bad plugin itself recovers on a fresh instance.
 fn contained(runtime: &PluginRuntime, tool: &str, args: serde_json::Value) -> String {
-    let err = call_tool(runtime, tool, args).expect_err("the misbehaviour must surface as an error");
-    assert_eq!(call_tool(runtime, "hello", json!({"name": "neighbour"})).unwrap(), "Hello, neighbour!");
+    let err =
+        call_tool(runtime, tool, args).expect_err("the misbehaviour must surface as an error");
+    assert_eq!(
+        call_tool(runtime, "hello", json!({"name": "neighbour"})).unwrap(),
+        "Hello, neighbour!"
+    );
     assert_eq!(call_tool(runtime, "ok", json!({})).unwrap(), "still here");
     assert_eq!(runtime.state("misbehave"), Some(PluginState::Active));
     err
@@ -33,7 +41,12 @@ fn spinning_forever_hits_the_guest_deadline() {
     let scratch = Scratch::new();
     let runtime = hostile_runtime(&scratch, |o| o.limits.deadline = Duration::from_millis(300));
     let err = contained(&runtime, "spin", json!({}));
-    assert!(err.contains("plugin `misbehave` exceeded its deadline of 300 ms of guest time in tool `spin`"), "{err}");
+    assert!(
+        err.contains(
+            "plugin `misbehave` exceeded its deadline of 300 ms of guest time in tool `spin`"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -41,7 +54,10 @@ fn allocating_past_the_cap_hits_the_memory_limit() {
     let scratch = Scratch::new();
     let runtime = hostile_runtime(&scratch, |o| o.limits.memory_bytes = 64 << 20);
     let err = contained(&runtime, "alloc", json!({}));
-    assert!(err.contains("plugin `misbehave` exceeded its memory limit of 64 MiB in tool `alloc`"), "{err}");
+    assert!(
+        err.contains("plugin `misbehave` exceeded its memory limit of 64 MiB in tool `alloc`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -49,7 +65,10 @@ fn unbounded_recursion_is_a_stack_overflow_trap() {
     let scratch = Scratch::new();
     let runtime = hostile_runtime(&scratch, |_| {});
     let err = contained(&runtime, "recurse", json!({}));
-    assert!(err.contains("plugin `misbehave` trapped in tool `recurse`"), "{err}");
+    assert!(
+        err.contains("plugin `misbehave` trapped in tool `recurse`"),
+        "{err}"
+    );
     assert!(err.contains("stack"), "{err}");
 }
 
@@ -58,7 +77,10 @@ fn a_trap_is_reported_with_its_cause() {
     let scratch = Scratch::new();
     let runtime = hostile_runtime(&scratch, |_| {});
     let err = contained(&runtime, "trap", json!({}));
-    assert!(err.contains("plugin `misbehave` trapped in tool `trap`"), "{err}");
+    assert!(
+        err.contains("plugin `misbehave` trapped in tool `trap`"),
+        "{err}"
+    );
     assert!(err.contains("unreachable"), "{err}");
 }
 
@@ -70,7 +92,10 @@ fn a_panic_is_reported_with_the_plugins_last_words() {
     assert!(err.contains("trapped in tool `panic`"), "{err}");
     assert!(err.contains("misbehave panicked on purpose"), "{err}");
     let log = runtime.recent_log("misbehave", 10).unwrap().join("\n");
-    assert!(log.contains("panicked on purpose"), "the panic is in the plugin's log: {log}");
+    assert!(
+        log.contains("panicked on purpose"),
+        "the panic is in the plugin's log: {log}"
+    );
 }
 
 #[test]
@@ -78,16 +103,28 @@ fn a_100_mb_string_is_refused_at_the_output_cap() {
     let scratch = Scratch::new();
     let runtime = hostile_runtime(&scratch, |_| {});
     let err = contained(&runtime, "big-output", json!({}));
-    assert!(err.contains("returned 104857600 bytes from tool `big-output`, over the cap of 16777216 bytes"), "{err}");
+    assert!(
+        err.contains(
+            "returned 104857600 bytes from tool `big-output`, over the cap of 16777216 bytes"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
 fn dot_dot_paths_cannot_leave_the_workspace() {
     let scratch = Scratch::new();
     let runtime = hostile_runtime(&scratch, |_| {});
-    for path in ["../../etc/passwd", "/workspace/../../etc/passwd", "../../../../../../etc/passwd"] {
+    for path in [
+        "../../etc/passwd",
+        "/workspace/../../etc/passwd",
+        "../../../../../../etc/passwd",
+    ] {
         let err = contained(&runtime, "read", json!({ "path": path }));
-        assert!(err.contains(path) && !err.contains("root:"), "{path}: {err}");
+        assert!(
+            err.contains(path) && !err.contains("root:"),
+            "{path}: {err}"
+        );
     }
 }
 
@@ -96,7 +133,10 @@ fn absolute_paths_outside_the_workspace_do_not_exist_for_the_plugin() {
     let scratch = Scratch::new();
     let runtime = hostile_runtime(&scratch, |_| {});
     let err = contained(&runtime, "read", json!({"path": "/etc/passwd"}));
-    assert!(err.starts_with("/etc/passwd:") && !err.contains("root:"), "{err}");
+    assert!(
+        err.starts_with("/etc/passwd:") && !err.contains("root:"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -107,8 +147,14 @@ fn a_symlink_planted_in_the_workspace_cannot_lead_outside() {
     std::os::unix::fs::symlink("/etc", scratch.workspace.join("etc-link")).unwrap();
     let runtime = hostile_runtime(&scratch, |_| {});
     // The preopen works, so the refusals below are the sandbox at work.
-    assert_eq!(call_tool(&runtime, "read", json!({"path": "inside.txt"})).unwrap(), "in the workspace");
-    assert_eq!(call_tool(&runtime, "read", json!({"path": "/workspace/inside.txt"})).unwrap(), "in the workspace");
+    assert_eq!(
+        call_tool(&runtime, "read", json!({"path": "inside.txt"})).unwrap(),
+        "in the workspace"
+    );
+    assert_eq!(
+        call_tool(&runtime, "read", json!({"path": "/workspace/inside.txt"})).unwrap(),
+        "in the workspace"
+    );
     for path in ["passwd-link", "/workspace/passwd-link", "etc-link/passwd"] {
         let err = contained(&runtime, "read", json!({ "path": path }));
         assert!(!err.contains("root:"), "{path}: {err}");
@@ -145,10 +191,16 @@ fn three_traps_in_a_row_fail_the_plugin_and_unwind_it() {
     let status = runtime.status("misbehave").unwrap();
     assert_eq!(status.state, PluginState::Failed);
     let reason = status.reason.unwrap();
-    assert!(reason.contains("3 calls in a row failed") && reason.contains("trapped in tool `trap`"), "{reason}");
+    assert!(
+        reason.contains("3 calls in a row failed") && reason.contains("trapped in tool `trap`"),
+        "{reason}"
+    );
     assert!(status.contributions.is_empty());
     assert!(runtime.ledger().tool("ok").is_none());
-    assert_eq!(call_tool(&runtime, "hello", json!({"name": "n"})).unwrap(), "Hello, n!");
+    assert_eq!(
+        call_tool(&runtime, "hello", json!({"name": "n"})).unwrap(),
+        "Hello, n!"
+    );
 }
 
 #[test]

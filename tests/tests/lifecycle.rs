@@ -12,10 +12,18 @@ fn enable_installs_each_capability_in_declaration_order_and_records_it() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
     let id = enable(&runtime, "echo-tool", Grants::none());
-    let names: Vec<String> = runtime.ledger().contributions(&Owner::Plugin(id.clone())).into_iter().map(|c| c.name).collect();
+    let names: Vec<String> = runtime
+        .ledger()
+        .contributions(&Owner::Plugin(id.clone()))
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
     assert_eq!(names, ["echo", "count"]);
     assert_eq!(runtime.state(&id), Some(PluginState::Active));
-    assert_eq!(call_tool(&runtime, "echo", json!({"a": [1, 2]})).unwrap(), r#"{"a":[1,2]}"#);
+    assert_eq!(
+        call_tool(&runtime, "echo", json!({"a": [1, 2]})).unwrap(),
+        r#"{"a":[1,2]}"#
+    );
 }
 
 #[test]
@@ -23,7 +31,12 @@ fn disable_runs_shutdown_then_unwinds_in_reverse_install_order() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
     let id = enable(&runtime, "echo-tool", Grants::none());
-    let removed: Vec<String> = runtime.disable(&id).unwrap().into_iter().map(|c| c.name).collect();
+    let removed: Vec<String> = runtime
+        .disable(&id)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
     assert_eq!(removed, ["count", "echo"]);
     assert_eq!(runtime.state(&id), Some(PluginState::Deactivated));
     assert!(runtime.ledger().tool("echo").is_none());
@@ -38,7 +51,10 @@ fn a_tool_held_across_disable_answers_not_active_instead_of_running() {
     let held = runtime.ledger().tool("hello").unwrap();
     runtime.disable(&id).unwrap();
     let err = held.call(&json!({})).unwrap_err().to_string();
-    assert!(err.contains("plugin `hello`") && err.contains("not active"), "{err}");
+    assert!(
+        err.contains("plugin `hello`") && err.contains("not active"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -46,11 +62,17 @@ fn enable_disable_and_enable_again_without_restart() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
     let id = enable(&runtime, "hello-tool", Grants::none());
-    assert_eq!(call_tool(&runtime, "hello", json!({"name": "a"})).unwrap(), "Hello, a!");
+    assert_eq!(
+        call_tool(&runtime, "hello", json!({"name": "a"})).unwrap(),
+        "Hello, a!"
+    );
     runtime.disable(&id).unwrap();
     assert!(call_tool(&runtime, "hello", json!({})).is_err());
     runtime.enable(&id, Grants::none()).unwrap();
-    assert_eq!(call_tool(&runtime, "hello", json!({"name": "b"})).unwrap(), "Hello, b!");
+    assert_eq!(
+        call_tool(&runtime, "hello", json!({"name": "b"})).unwrap(),
+        "Hello, b!"
+    );
 }
 
 #[test]
@@ -60,7 +82,10 @@ fn replace_swaps_a_running_plugin_in_place_keeping_it_active() {
     let id = enable(&runtime, "hello-tool", Grants::none());
     runtime.replace(&id, &guest("hello-v2")).unwrap();
     assert_eq!(runtime.state(&id), Some(PluginState::Active));
-    assert_eq!(call_tool(&runtime, "hello", json!({"name": "v2"})).unwrap(), "Hi there, v2!");
+    assert_eq!(
+        call_tool(&runtime, "hello", json!({"name": "v2"})).unwrap(),
+        "Hi there, v2!"
+    );
     assert_eq!(call_tool(&runtime, "wave", json!({})).unwrap(), "o/");
     assert_eq!(runtime.status(&id).unwrap().manifest.version, "0.2.0");
 }
@@ -72,7 +97,14 @@ fn registering_the_same_file_twice_changes_nothing_and_new_bytes_replace() {
     let (id, first) = runtime.register_file(&guest("hello-tool")).unwrap();
     let (_, again) = runtime.register_file(&guest("hello-tool")).unwrap();
     let (_, newer) = runtime.register_file(&guest("hello-v2")).unwrap();
-    assert_eq!((first, again, newer), (Registration::New, Registration::Unchanged, Registration::Replaced));
+    assert_eq!(
+        (first, again, newer),
+        (
+            Registration::New,
+            Registration::Unchanged,
+            Registration::Replaced
+        )
+    );
     assert_eq!(runtime.status(&id).unwrap().state, PluginState::Registered);
 }
 
@@ -81,9 +113,15 @@ fn replace_refuses_a_component_with_another_id() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
     let id = enable(&runtime, "hello-tool", Grants::none());
-    let err = runtime.replace(&id, &guest("echo-tool")).unwrap_err().to_string();
+    let err = runtime
+        .replace(&id, &guest("echo-tool"))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("is plugin `echo`, not `hello`"), "{err}");
-    assert_eq!(call_tool(&runtime, "hello", json!({"name": "still"})).unwrap(), "Hello, still!");
+    assert_eq!(
+        call_tool(&runtime, "hello", json!({"name": "still"})).unwrap(),
+        "Hello, still!"
+    );
 }
 
 #[test]
@@ -91,7 +129,9 @@ fn a_failing_initialize_marks_the_plugin_failed_with_its_reason() {
     let scratch = Scratch::new();
     let mut options = scratch.options();
     let settings = [("fail-initialize".to_string(), "no config file".to_string())];
-    options.settings.insert("misbehave".into(), settings.into_iter().collect());
+    options
+        .settings
+        .insert("misbehave".into(), settings.into_iter().collect());
     let runtime = scratch.runtime_with(options);
     let (id, _) = runtime.register_file(&guest("misbehave")).unwrap();
     let err = runtime.enable(&id, Grants::none()).unwrap_err().to_string();
@@ -109,8 +149,14 @@ impl amber_core::ports::Tool for NativeTool {
     fn spec(&self) -> &amber_core::ports::ToolSpec {
         &self.0
     }
-    fn call(&self, _args: &serde_json::Value) -> Result<amber_core::ports::ToolOutput, amber_core::ports::ToolError> {
-        Ok(amber_core::ports::ToolOutput { content: "native".into(), meta: None })
+    fn call(
+        &self,
+        _args: &serde_json::Value,
+    ) -> Result<amber_core::ports::ToolOutput, amber_core::ports::ToolError> {
+        Ok(amber_core::ports::ToolOutput {
+            content: "native".into(),
+            meta: None,
+        })
     }
 }
 
@@ -129,12 +175,21 @@ fn a_name_already_taken_fails_the_plugin_and_unwinds_what_it_installed() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
     // hello-v2 declares `hello` then `wave`; the host holds `wave`.
-    runtime.ledger().install(&Owner::Host, native("wave")).unwrap();
+    runtime
+        .ledger()
+        .install(&Owner::Host, native("wave"))
+        .unwrap();
     let (id, _) = runtime.register_file(&guest("hello-v2")).unwrap();
     let err = runtime.enable(&id, Grants::none()).unwrap_err().to_string();
-    assert!(err.contains("tool `wave` is already provided by host"), "{err}");
+    assert!(
+        err.contains("tool `wave` is already provided by host"),
+        "{err}"
+    );
     assert_eq!(runtime.state(&id), Some(PluginState::Failed));
-    assert!(runtime.ledger().tool("hello").is_none(), "its first install was unwound");
+    assert!(
+        runtime.ledger().tool("hello").is_none(),
+        "its first install was unwound"
+    );
     assert_eq!(call_tool(&runtime, "wave", json!({})).unwrap(), "native");
 }
 
@@ -142,9 +197,17 @@ fn a_name_already_taken_fails_the_plugin_and_unwinds_what_it_installed() {
 fn host_native_and_component_contributions_unwind_the_same_way() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
-    runtime.ledger().install(&Owner::Host, native("task")).unwrap();
+    runtime
+        .ledger()
+        .install(&Owner::Host, native("task"))
+        .unwrap();
     enable(&runtime, "hello-tool", Grants::none());
-    let owners: Vec<Owner> = runtime.ledger().records().into_iter().map(|(o, _)| o).collect();
+    let owners: Vec<Owner> = runtime
+        .ledger()
+        .records()
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect();
     assert_eq!(owners, [Owner::Host, Owner::Plugin("hello".into())]);
     assert_eq!(runtime.ledger().unwind(&Owner::Host).len(), 1);
     assert!(runtime.ledger().tool("task").is_none());
@@ -155,7 +218,11 @@ fn host_native_and_component_contributions_unwind_the_same_way() {
 fn info_reports_manifest_exports_hash_grants_and_contributions() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
-    let id = enable(&runtime, "misbehave", Grants::of([amber_runtime::Permission::WorkspaceRead]));
+    let id = enable(
+        &runtime,
+        "misbehave",
+        Grants::of([amber_runtime::Permission::WorkspaceRead]),
+    );
     let status = runtime.status(&id).unwrap();
     assert_eq!(status.manifest.api_version, "0.1.0");
     assert_eq!(status.manifest.permissions.len(), 2);

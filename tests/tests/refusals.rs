@@ -13,7 +13,10 @@ fn a_component_built_for_another_api_version_is_refused_as_incompatible() {
     let runtime = scratch.runtime();
     let path = guest("wrong-api");
     let err = runtime.register_file(&path).unwrap_err().to_string();
-    let expected = format!("{}: incompatible: built for amber:plugin@0.2.0, host speaks @0.1.0", path.display());
+    let expected = format!(
+        "{}: incompatible: built for amber:plugin@0.2.0, host speaks @0.1.0",
+        path.display()
+    );
     assert_eq!(err, expected);
     assert!(runtime.list().is_empty());
 }
@@ -25,11 +28,16 @@ fn a_capability_declared_without_its_exported_interface_is_refused_by_name() {
     let (id, _) = runtime.register_file(&guest("undeclared-export")).unwrap();
     let err = runtime.enable(&id, Grants::none()).unwrap_err().to_string();
     assert!(
-        err.contains("declares parser capability `klingon` but does not export amber:plugin/parser@0.1.0"),
+        err.contains(
+            "declares parser capability `klingon` but does not export amber:plugin/parser@0.1.0"
+        ),
         "{err}"
     );
     assert_eq!(runtime.state(&id), Some(PluginState::Failed));
-    assert!(runtime.ledger().tool("liar-tool").is_none(), "its honest tool is not installed either");
+    assert!(
+        runtime.ledger().tool("liar-tool").is_none(),
+        "its honest tool is not installed either"
+    );
 }
 
 #[test]
@@ -38,8 +46,14 @@ fn a_core_module_is_refused_with_what_to_do() {
     let runtime = scratch.runtime();
     // The smallest valid core module: magic and version 1, no sections.
     let core = b"\0asm\x01\0\0\0";
-    let err = runtime.register_bytes(core, Path::new("core.wasm")).unwrap_err().to_string();
-    assert!(err.starts_with("core.wasm: a core wasm module, not a component"), "{err}");
+    let err = runtime
+        .register_bytes(core, Path::new("core.wasm"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("core.wasm: a core wasm module, not a component"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -49,10 +63,16 @@ fn a_file_that_is_not_wasm_is_refused_naming_it() {
     let path = scratch.workspace.join("notes.wasm");
     std::fs::write(&path, "just text").unwrap();
     let err = runtime.register_file(&path).unwrap_err().to_string();
-    assert!(err.contains("notes.wasm") && err.contains("not a WebAssembly file"), "{err}");
+    assert!(
+        err.contains("notes.wasm") && err.contains("not a WebAssembly file"),
+        "{err}"
+    );
     let missing = scratch.workspace.join("missing.wasm");
     let err = runtime.register_file(&missing).unwrap_err().to_string();
-    assert!(err.starts_with(&format!("cannot read {}", missing.display())), "{err}");
+    assert!(
+        err.starts_with(&format!("cannot read {}", missing.display())),
+        "{err}"
+    );
 }
 
 #[test]
@@ -61,7 +81,10 @@ fn a_truncated_component_is_refused_without_changing_anything() {
     let runtime = scratch.runtime();
     let bytes = std::fs::read(guest("hello-tool")).unwrap();
     let cut = &bytes[..bytes.len() / 2];
-    let err = runtime.register_bytes(cut, Path::new("cut.wasm")).unwrap_err().to_string();
+    let err = runtime
+        .register_bytes(cut, Path::new("cut.wasm"))
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("cut.wasm: cannot compile"), "{err}");
     assert!(runtime.list().is_empty());
 }

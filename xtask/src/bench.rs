@@ -21,7 +21,9 @@ pub fn run_all(filter: &[String]) -> Result<()> {
     setup::ensure_debian_packages(&["ripgrep", "universal-ctags"])?;
     let guests = guests::build_all()?;
     eprintln!("xtask: building the benchmarks in release");
-    run(cargo().current_dir(root()).args(["build", "--release", "--quiet", "-p", "amber-bench"]))?;
+    run(cargo()
+        .current_dir(root())
+        .args(["build", "--release", "--quiet", "-p", "amber-bench"]))?;
     let out_dir = root().join("target/bench");
     std::fs::create_dir_all(&out_dir)?;
     let rows_path = out_dir.join("rows.jsonl");
@@ -30,10 +32,12 @@ pub fn run_all(filter: &[String]) -> Result<()> {
         .args(filter)
         .env("AMBER_BENCH_ROWS", &rows_path)
         .env("AMBER_GUESTS_DIR", &guests))?;
-    let text = std::fs::read_to_string(&rows_path).with_context(|| format!("no rows in {}", rows_path.display()))?;
+    let text = std::fs::read_to_string(&rows_path)
+        .with_context(|| format!("no rows in {}", rows_path.display()))?;
     let mut rows = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let row: Value = serde_json::from_str(line).with_context(|| format!("bad bench row: {line}"))?;
+        let row: Value =
+            serde_json::from_str(line).with_context(|| format!("bad bench row: {line}"))?;
         rows.push(summarise(&row));
     }
     print_table(&rows);
@@ -74,10 +78,17 @@ fn fmt(v: &Value) -> String {
 }
 
 fn goal(row: &Value) -> String {
-    let better = if row["better"] == "higher" { ">=" } else { "<=" };
+    let better = if row["better"] == "higher" {
+        ">="
+    } else {
+        "<="
+    };
     let mut parts = Vec::new();
     if let Some(v) = row["goal_value"].as_f64() {
-        parts.push(format!("{better} {v} {}", row["unit"].as_str().unwrap_or("")));
+        parts.push(format!(
+            "{better} {v} {}",
+            row["unit"].as_str().unwrap_or("")
+        ));
     }
     if let Some(r) = row["goal_ratio"].as_f64() {
         parts.push(format!("ratio {better} {r}"));
@@ -90,7 +101,10 @@ fn goal(row: &Value) -> String {
 }
 
 fn print_table(rows: &[Value]) {
-    println!("{:<34} {:>12} {:<6} {:>12}  {:<28} {:>8}  goal", "name", "value", "unit", "baseline", "baseline name", "ratio");
+    println!(
+        "{:<34} {:>12} {:<6} {:>12}  {:<28} {:>8}  goal",
+        "name", "value", "unit", "baseline", "baseline name", "ratio"
+    );
     for row in rows {
         println!(
             "{:<34} {:>12} {:<6} {:>12}  {:<28} {:>8}  {}",

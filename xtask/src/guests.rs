@@ -13,17 +13,28 @@ const GUESTS_WITH_C: &[&str] = &[];
 /// The cdylib members of the guests workspace, by package name.
 fn members() -> Result<Vec<String>> {
     let out = cargo()
-        .args(["metadata", "--format-version", "1", "--no-deps", "--manifest-path"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--manifest-path",
+        ])
         .arg(root().join("guests/Cargo.toml"))
         .output()
         .context("cannot run cargo metadata on guests/")?;
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).context("cargo metadata printed no JSON")?;
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("cargo metadata printed no JSON")?;
     let packages = meta["packages"].as_array().cloned().unwrap_or_default();
     Ok(packages
         .iter()
         .filter(|p| {
             let targets = p["targets"].as_array().cloned().unwrap_or_default();
-            targets.iter().any(|t| t["crate_types"].as_array().is_some_and(|c| c.iter().any(|k| k == "cdylib")))
+            targets.iter().any(|t| {
+                t["crate_types"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|k| k == "cdylib"))
+            })
         })
         .filter_map(|p| p["name"].as_str().map(String::from))
         .collect())
@@ -46,7 +57,8 @@ pub fn build_all() -> Result<PathBuf> {
     for name in &names {
         let from = built.join(format!("{}.wasm", name.replace('-', "_")));
         let to = out.join(format!("{name}.wasm"));
-        std::fs::copy(&from, &to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
+        std::fs::copy(&from, &to)
+            .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
     }
     Ok(out)
 }

@@ -53,7 +53,9 @@ pub fn root() -> PathBuf {
 /// Runs a command, failing with its command line when it fails.
 pub fn run(cmd: &mut Command) -> Result<()> {
     let shown = format!("{cmd:?}");
-    let status = cmd.status().with_context(|| format!("cannot start {shown}"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start {shown}"))?;
     if !status.success() {
         bail!("{shown} failed with {status}");
     }
@@ -78,7 +80,9 @@ fn test(extra: &[String]) -> Result<()> {
 fn demo() -> Result<()> {
     let guests = guests::build_all()?;
     eprintln!("xtask: building amber");
-    run(cargo().current_dir(root()).args(["build", "--quiet", "-p", "amber-cli"]))?;
+    run(cargo()
+        .current_dir(root())
+        .args(["build", "--quiet", "-p", "amber-cli"]))?;
     let amber = root().join("target/debug/amber");
     let hello = guests.join("hello-tool.wasm");
     let home = tempdir_path("amber-demo")?;
@@ -88,8 +92,23 @@ fn demo() -> Result<()> {
     };
     let hello_arg = hello.to_string_lossy().into_owned();
     show(&["plugin", "inspect", &hello_arg])?;
-    show(&["tool", "call", "--with", &hello_arg, "hello", r#"{"name":"amber"}"#])?;
-    show(&["tool", "call", "--with", &hello_arg, "--json", "hello", r#"{"name":"json"}"#])?;
+    show(&[
+        "tool",
+        "call",
+        "--with",
+        &hello_arg,
+        "hello",
+        r#"{"name":"amber"}"#,
+    ])?;
+    show(&[
+        "tool",
+        "call",
+        "--with",
+        &hello_arg,
+        "--json",
+        "hello",
+        r#"{"name":"json"}"#,
+    ])?;
     let _ = std::fs::remove_dir_all(&home);
     Ok(())
 }

@@ -12,7 +12,10 @@ pub fn ensure_wasm_target() -> Result<()> {
         .args(["target", "list", "--installed"])
         .output()
         .context("cannot run rustup; amber builds with a rustup toolchain")?;
-    if String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.trim() == "wasm32-wasip2") {
+    if String::from_utf8_lossy(&installed.stdout)
+        .lines()
+        .any(|l| l.trim() == "wasm32-wasip2")
+    {
         return Ok(());
     }
     eprintln!("xtask: installing the wasm32-wasip2 target");
@@ -30,18 +33,31 @@ fn package_installed(name: &str) -> bool {
 /// `apt-get install -y <packages>` for those not installed yet, after one
 /// `apt-get update`.
 pub fn ensure_debian_packages(packages: &[&str]) -> Result<()> {
-    let missing: Vec<&str> = packages.iter().copied().filter(|p| !package_installed(p)).collect();
+    let missing: Vec<&str> = packages
+        .iter()
+        .copied()
+        .filter(|p| !package_installed(p))
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }
     eprintln!("xtask: installing Debian packages: {}", missing.join(" "));
     let sudo = |args: &[&str]| {
-        let is_root = Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false);
-        let mut cmd = if is_root { Command::new(args[0]) } else { Command::new("sudo") };
+        let is_root = Command::new("id")
+            .arg("-u")
+            .output()
+            .map(|o| o.stdout.starts_with(b"0"))
+            .unwrap_or(false);
+        let mut cmd = if is_root {
+            Command::new(args[0])
+        } else {
+            Command::new("sudo")
+        };
         if !is_root {
             cmd.arg(args[0]);
         }
-        cmd.args(&args[1..]).env("DEBIAN_FRONTEND", "noninteractive");
+        cmd.args(&args[1..])
+            .env("DEBIAN_FRONTEND", "noninteractive");
         cmd
     };
     run(&mut sudo(&["apt-get", "update"]))?;

@@ -13,5 +13,6 @@ pub fn resolve(flag: Option<&Path>) -> Result<PathBuf> {
             None => std::env::current_dir().context("cannot read the current directory")?,
         },
     };
-    std::fs::canonicalize(&chosen).with_context(|| format!("workspace {} does not exist", chosen.display()))
+    std::fs::canonicalize(&chosen)
+        .with_context(|| format!("workspace {} does not exist", chosen.display()))
 }

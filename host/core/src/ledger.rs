@@ -141,7 +141,14 @@ impl<S: ?Sized> Registry<S> {
 
     fn insert(&mut self, name: &str, seq: u64, owner: &Owner, service: Arc<S>) {
         let owner = owner.clone();
-        self.entries.insert(name.to_string(), Entry { seq, owner, service });
+        self.entries.insert(
+            name.to_string(),
+            Entry {
+                seq,
+                owner,
+                service,
+            },
+        );
     }
 
     fn remove(&mut self, name: &str, seq: u64) {
@@ -362,7 +369,11 @@ mod tests {
         ledger.install(&Owner::Host, tool("task")).unwrap();
         ledger.install(&plugin("a"), tool("two")).unwrap();
         ledger.install(&plugin("a"), tool("three")).unwrap();
-        let removed: Vec<String> = ledger.unwind(&plugin("a")).into_iter().map(|c| c.name).collect();
+        let removed: Vec<String> = ledger
+            .unwind(&plugin("a"))
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         assert_eq!(removed, ["three", "two", "one"]);
         assert!(ledger.tool("one").is_none());
         assert!(ledger.tool("task").is_some());
@@ -374,7 +385,10 @@ mod tests {
         let ledger = Ledger::new();
         ledger.install(&plugin("a"), tool("read")).unwrap();
         let err = ledger.install(&plugin("b"), tool("read")).unwrap_err();
-        assert_eq!(err.to_string(), "tool `read` is already provided by plugin `a`");
+        assert_eq!(
+            err.to_string(),
+            "tool `read` is already provided by plugin `a`"
+        );
         assert!(ledger.contributions(&plugin("b")).is_empty());
     }
 

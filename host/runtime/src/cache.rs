@@ -57,12 +57,18 @@ impl ComponentCache {
     /// Where the compiled form of `wasm` lives.
     pub fn entry(&self, wasm: &[u8]) -> PathBuf {
         let content = blake3::hash(wasm).to_hex();
-        self.dir.join(format!("{content}-{}.cwasm", self.engine_tag))
+        self.dir
+            .join(format!("{content}-{}.cwasm", self.engine_tag))
     }
 
     /// Loads `wasm` (read from `origin`, named in errors) compiled,
     /// compiling and storing it on a miss. A corrupt entry is recompiled.
-    pub fn load(&self, engine: &Engine, wasm: &[u8], origin: &Path) -> Result<(Component, CacheOutcome), LoadError> {
+    pub fn load(
+        &self,
+        engine: &Engine,
+        wasm: &[u8],
+        origin: &Path,
+    ) -> Result<(Component, CacheOutcome), LoadError> {
         let entry = self.entry(wasm);
         if entry.exists() {
             // SAFETY: entries are only ever written by `store` below from
@@ -104,6 +110,9 @@ fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
             .unwrap_or(0)
     );
     let path = dir.join(unique.replace(['(', ')'], ""));
-    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)?;
     Ok((path, file))
 }

@@ -54,7 +54,11 @@ pub fn interface_name(kind: CapabilityKind) -> String {
 }
 
 /// Reads the export list and checks the API version.
-pub fn read_exports(engine: &Engine, component: &Component, origin: &Path) -> Result<ExportSet, LoadError> {
+pub fn read_exports(
+    engine: &Engine,
+    component: &Component,
+    origin: &Path,
+) -> Result<ExportSet, LoadError> {
     let mut set = ExportSet::default();
     let mut has_plugin = false;
     for (name, _) in component.component_type().exports(engine) {
@@ -98,7 +102,9 @@ mod tests {
         let core = b"\0asm\x01\0\0\0";
         let err = check_is_component(core, origin).unwrap_err().to_string();
         assert!(err.contains("core wasm module"), "{err}");
-        let err = check_is_component(b"hello world", origin).unwrap_err().to_string();
+        let err = check_is_component(b"hello world", origin)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("bad magic"), "{err}");
         assert!(check_is_component(b"\0asm\x0d\0\x01\0", origin).is_ok());
     }

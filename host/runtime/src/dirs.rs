@@ -14,7 +14,11 @@ pub struct AmberDirs {
 impl AmberDirs {
     /// Resolves the dirs from the process environment.
     pub fn from_env() -> Self {
-        Self::resolve(|key| std::env::var_os(key).filter(|v| !v.is_empty()).map(PathBuf::from))
+        Self::resolve(|key| {
+            std::env::var_os(key)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
     }
 
     /// Resolves the dirs from `var`, a lookup of environment variables.
@@ -24,14 +28,24 @@ impl AmberDirs {
             Some(root) => (root.clone(), root.join("data"), root.join("cache")),
             None => {
                 let xdg = |key: &str, fallback: &str| {
-                    var(key).unwrap_or_else(|| home.join(fallback)).join("amber")
+                    var(key)
+                        .unwrap_or_else(|| home.join(fallback))
+                        .join("amber")
                 };
                 let config = xdg("XDG_CONFIG_HOME", ".config");
-                (config, xdg("XDG_DATA_HOME", ".local/share"), xdg("XDG_CACHE_HOME", ".cache"))
+                (
+                    config,
+                    xdg("XDG_DATA_HOME", ".local/share"),
+                    xdg("XDG_CACHE_HOME", ".cache"),
+                )
             }
         };
         let cache = var("AMBER_CACHE_DIR").unwrap_or(cache);
-        AmberDirs { config, data, cache }
+        AmberDirs {
+            config,
+            data,
+            cache,
+        }
     }
 
     /// All dirs under one root; what tests use.
@@ -60,17 +74,26 @@ mod tests {
     use std::collections::HashMap;
 
     fn dirs(vars: &[(&str, &str)]) -> AmberDirs {
-        let map: HashMap<String, PathBuf> =
-            vars.iter().map(|(k, v)| (k.to_string(), PathBuf::from(v))).collect();
+        let map: HashMap<String, PathBuf> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), PathBuf::from(v)))
+            .collect();
         AmberDirs::resolve(|k| map.get(k).cloned())
     }
 
     #[test]
     fn amber_home_overrides_xdg_and_cache_dir_overrides_only_the_cache() {
-        let d = dirs(&[("HOME", "/h"), ("XDG_DATA_HOME", "/x"), ("AMBER_HOME", "/a")]);
+        let d = dirs(&[
+            ("HOME", "/h"),
+            ("XDG_DATA_HOME", "/x"),
+            ("AMBER_HOME", "/a"),
+        ]);
         assert_eq!(d.data, PathBuf::from("/a/data"));
         let d = dirs(&[("AMBER_HOME", "/a"), ("AMBER_CACHE_DIR", "/c")]);
-        assert_eq!((d.cache, d.config), (PathBuf::from("/c"), PathBuf::from("/a")));
+        assert_eq!(
+            (d.cache, d.config),
+            (PathBuf::from("/c"), PathBuf::from("/a"))
+        );
     }
 
     #[test]

@@ -15,7 +15,11 @@ pub enum LoadError {
     #[error("{}: cannot compile: {reason}", path.display())]
     Compile { path: PathBuf, reason: String },
     #[error("{}: incompatible: built for amber:plugin@{found}, host speaks @{host}", path.display())]
-    Incompatible { path: PathBuf, found: String, host: String },
+    Incompatible {
+        path: PathBuf,
+        found: String,
+        host: String,
+    },
     #[error("{}: not an amber plugin: it exports no amber:plugin/plugin interface", path.display())]
     NotAPlugin { path: PathBuf },
     #[error("{}: cannot link: {reason}", path.display())]
@@ -31,13 +35,30 @@ pub enum LoadError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
     #[error("plugin `{plugin}` trapped in {call}: {reason}")]
-    Trap { plugin: String, call: String, reason: String },
+    Trap {
+        plugin: String,
+        call: String,
+        reason: String,
+    },
     #[error("plugin `{plugin}` exceeded its deadline of {limit_ms} ms of guest time in {call}")]
-    Deadline { plugin: String, call: String, limit_ms: u128 },
+    Deadline {
+        plugin: String,
+        call: String,
+        limit_ms: u128,
+    },
     #[error("plugin `{plugin}` exceeded its memory limit of {limit_mib} MiB in {call}")]
-    Memory { plugin: String, call: String, limit_mib: usize },
+    Memory {
+        plugin: String,
+        call: String,
+        limit_mib: usize,
+    },
     #[error("plugin `{plugin}` returned {size} bytes from {call}, over the cap of {cap} bytes")]
-    OutputTooLarge { plugin: String, call: String, size: usize, cap: usize },
+    OutputTooLarge {
+        plugin: String,
+        call: String,
+        size: usize,
+        cap: usize,
+    },
     #[error("plugin `{plugin}` is {state}, not active")]
     NotActive { plugin: String, state: String },
     #[error("plugin `{plugin}`: cannot start an instance: {reason}")]
@@ -47,6 +68,9 @@ pub enum CallError {
 impl CallError {
     /// True for the failures that count toward the 3-in-a-row rule.
     pub fn is_trap_like(&self) -> bool {
-        matches!(self, CallError::Trap { .. } | CallError::Deadline { .. } | CallError::Memory { .. })
+        matches!(
+            self,
+            CallError::Trap { .. } | CallError::Deadline { .. } | CallError::Memory { .. }
+        )
     }
 }

@@ -17,7 +17,11 @@ pub enum Permission {
 }
 
 impl Permission {
-    pub const ALL: [Permission; 3] = [Permission::WorkspaceRead, Permission::WorkspaceWrite, Permission::Exec];
+    pub const ALL: [Permission; 3] = [
+        Permission::WorkspaceRead,
+        Permission::WorkspaceWrite,
+        Permission::Exec,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -40,7 +44,9 @@ impl FromStr for Permission {
         Permission::ALL
             .into_iter()
             .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown permission `{s}` (known: workspace-read, workspace-write, exec)"))
+            .ok_or_else(|| {
+                format!("unknown permission `{s}` (known: workspace-read, workspace-write, exec)")
+            })
     }
 }
 

@@ -47,7 +47,10 @@ impl PluginContext {
         types::InitContext {
             host_version: env!("CARGO_PKG_VERSION").to_string(),
             api_version: crate::API_VERSION.to_string(),
-            workspace: self.grants.can_read_workspace().then(|| WORKSPACE_MOUNT.to_string()),
+            workspace: self
+                .grants
+                .can_read_workspace()
+                .then(|| WORKSPACE_MOUNT.to_string()),
             granted: self.grants.iter().map(Into::into).collect(),
         }
     }
@@ -122,7 +125,12 @@ pub struct InstancePool {
 }
 
 impl InstancePool {
-    pub fn new(pre: InstancePre<HostState>, indices: ExportIndices, context: Arc<PluginContext>, on_failing: FailureSink) -> Self {
+    pub fn new(
+        pre: InstancePre<HostState>,
+        indices: ExportIndices,
+        context: Arc<PluginContext>,
+        on_failing: FailureSink,
+    ) -> Self {
         InstancePool {
             pre,
             indices,
@@ -171,10 +179,13 @@ impl InstancePool {
     /// floor under [`InstancePool::instantiate`], for the benchmarks.
     pub fn instantiate_bare(&self) -> Result<(), CallError> {
         let mut store = self.new_store()?;
-        self.pre.instantiate(&mut store).map(drop).map_err(|e| CallError::Instantiate {
-            plugin: self.context.id.clone(),
-            reason: format!("{e:#}"),
-        })
+        self.pre
+            .instantiate(&mut store)
+            .map(drop)
+            .map_err(|e| CallError::Instantiate {
+                plugin: self.context.id.clone(),
+                reason: format!("{e:#}"),
+            })
     }
 
     /// A new instance with its exports loaded, not yet initialised: what
@@ -187,12 +198,40 @@ impl InstancePool {
             let instance = self.pre.instantiate(&mut store)?;
             let i = &self.indices;
             let plugin = i.plugin.load(&mut store, &instance)?;
-            let tool = i.tool.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
-            let provider = i.provider.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
-            let command = i.command.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
-            let prompt = i.prompt.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
-            let parser = i.parser.as_ref().map(|x| x.load(&mut store, &instance)).transpose()?;
-            Ok(Instance { store, plugin, tool, provider, command, prompt, parser })
+            let tool = i
+                .tool
+                .as_ref()
+                .map(|x| x.load(&mut store, &instance))
+                .transpose()?;
+            let provider = i
+                .provider
+                .as_ref()
+                .map(|x| x.load(&mut store, &instance))
+                .transpose()?;
+            let command = i
+                .command
+                .as_ref()
+                .map(|x| x.load(&mut store, &instance))
+                .transpose()?;
+            let prompt = i
+                .prompt
+                .as_ref()
+                .map(|x| x.load(&mut store, &instance))
+                .transpose()?;
+            let parser = i
+                .parser
+                .as_ref()
+                .map(|x| x.load(&mut store, &instance))
+                .transpose()?;
+            Ok(Instance {
+                store,
+                plugin,
+                tool,
+                provider,
+                command,
+                prompt,
+                parser,
+            })
         })();
         loaded.map_err(|e| CallError::Instantiate {
             plugin: self.context.id.clone(),
@@ -250,7 +289,11 @@ impl InstancePool {
     /// Runs one call on an instance under the limits. On success the
     /// instance goes back to the pool; on a trap, deadline or memory error
     /// it is dropped.
-    pub fn call<R>(&self, call: &str, f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>) -> Result<R, CallError> {
+    pub fn call<R>(
+        &self,
+        call: &str,
+        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>,
+    ) -> Result<R, CallError> {
         let mut instance = self.checkout()?;
         match self.call_on(&mut instance, call, f) {
             Ok(value) => {
@@ -263,7 +306,12 @@ impl InstancePool {
 
     /// Runs one call on an instance the caller holds. After an error the
     /// instance must not be used again.
-    pub fn call_on<R>(&self, instance: &mut Instance, call: &str, f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>) -> Result<R, CallError> {
+    pub fn call_on<R>(
+        &self,
+        instance: &mut Instance,
+        call: &str,
+        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>,
+    ) -> Result<R, CallError> {
         let ticks = instance.store.data_mut().clock.start_call();
         instance.store.set_epoch_deadline(ticks);
         instance.store.data_mut().limiter.exceeded = false;
@@ -289,15 +337,29 @@ impl InstancePool {
     }
 
     /// Turns a wasmtime error into a CallError naming the plugin and cause.
-    fn classify(&self, store: &mut Store<HostState>, call: &str, e: wasmtime::Error, mark: u64) -> CallError {
+    fn classify(
+        &self,
+        store: &mut Store<HostState>,
+        call: &str,
+        e: wasmtime::Error,
+        mark: u64,
+    ) -> CallError {
         let plugin = self.context.id.clone();
         let call = call.to_string();
         let limits = self.context.limits;
         if e.downcast_ref::<DeadlineExceeded>().is_some() {
-            return CallError::Deadline { plugin, call, limit_ms: limits.deadline.as_millis() };
+            return CallError::Deadline {
+                plugin,
+                call,
+                limit_ms: limits.deadline.as_millis(),
+            };
         }
         if store.data().limiter.exceeded {
-            return CallError::Memory { plugin, call, limit_mib: limits.memory_bytes >> 20 };
+            return CallError::Memory {
+                plugin,
+                call,
+                limit_mib: limits.memory_bytes >> 20,
+            };
         }
         let mut reason = match e.downcast_ref::<Trap>() {
             Some(trap) => trap.to_string(),
@@ -315,7 +377,11 @@ impl InstancePool {
             let last = &meaningful[meaningful.len().saturating_sub(2)..];
             reason.push_str(&format!("; its last words: {}", last.join(" ")));
         }
-        CallError::Trap { plugin, call, reason }
+        CallError::Trap {
+            plugin,
+            call,
+            reason,
+        }
     }
 
     /// Refuses a result larger than the output cap.

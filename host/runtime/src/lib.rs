@@ -31,7 +31,9 @@ pub use dirs::AmberDirs;
 pub use engine::{shared_engine, RuntimeLimits};
 pub use error::{CallError, LoadError};
 pub use grants::{Grants, Permission};
-pub use lifecycle::{PluginManifest, PluginRuntime, PluginState, PluginStatus, Registration, RuntimeOptions};
+pub use lifecycle::{
+    PluginManifest, PluginRuntime, PluginState, PluginStatus, Registration, RuntimeOptions,
+};
 pub use log::PluginLog;
 
 /// The `amber:plugin` package version this host speaks.

@@ -43,7 +43,9 @@ pub enum PluginState {
 
 impl std::fmt::Display for PluginState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = serde_json::to_value(self).ok().and_then(|v| v.as_str().map(String::from));
+        let s = serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from));
         f.write_str(&s.unwrap_or_default())
     }
 }
@@ -76,7 +78,10 @@ impl From<types::PluginManifest> for PluginManifest {
             permissions: m
                 .permissions
                 .into_iter()
-                .map(|p| PermissionRequest { permission: p.permission.into(), reason: p.reason })
+                .map(|p| PermissionRequest {
+                    permission: p.permission.into(),
+                    reason: p.reason,
+                })
                 .collect(),
         }
     }
@@ -178,7 +183,8 @@ fn valid_id(id: &str) -> bool {
 impl PluginRuntime {
     pub fn new(options: RuntimeOptions, ledger: Arc<Ledger>) -> Result<Self, LoadError> {
         let engine = shared_engine()?;
-        let linker = imports::linker(engine).map_err(|e| LoadError::Engine(format!("cannot link imports: {e:#}")))?;
+        let linker = imports::linker(engine)
+            .map_err(|e| LoadError::Engine(format!("cannot link imports: {e:#}")))?;
         let cache = ComponentCache::new(&options.dirs.compiled(), engine);
         let inner = Inner {
             engine,
@@ -189,7 +195,9 @@ impl PluginRuntime {
             plugins: Mutex::new(BTreeMap::new()),
             transitions: Mutex::new(()),
         };
-        Ok(PluginRuntime { inner: Arc::new(inner) })
+        Ok(PluginRuntime {
+            inner: Arc::new(inner),
+        })
     }
 
     pub fn ledger(&self) -> &Arc<Ledger> {
@@ -205,7 +213,10 @@ impl PluginRuntime {
     }
 
     fn transitions(&self) -> MutexGuard<'_, ()> {
-        self.inner.transitions.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner
+            .transitions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Compiles (or loads from the cache) and validates a component, and
@@ -213,15 +224,26 @@ impl PluginRuntime {
     fn load(&self, wasm: &[u8], origin: &Path) -> Result<(Loaded, CacheOutcome), LoadError> {
         let engine = self.inner.engine;
         compat::check_is_component(wasm, origin)?;
-        let (component, outcome): (Component, CacheOutcome) = self.inner.cache.load(engine, wasm, origin)?;
+        let (component, outcome): (Component, CacheOutcome) =
+            self.inner.cache.load(engine, wasm, origin)?;
         let exports = compat::read_exports(engine, &component, origin)?;
-        let link = |e: wasmtime::Error| LoadError::Link { path: origin.to_path_buf(), reason: format!("{e:#}") };
-        let pre = self.inner.linker.instantiate_pre(&component).map_err(link)?;
+        let link = |e: wasmtime::Error| LoadError::Link {
+            path: origin.to_path_buf(),
+            reason: format!("{e:#}"),
+        };
+        let pre = self
+            .inner
+            .linker
+            .instantiate_pre(&component)
+            .map_err(link)?;
         let indices = ExportIndices::resolve(&pre).map_err(link)?;
         let context = self.context("(loading)", Grants::none(), PluginLog::in_memory());
         let quiet: FailureSink = Arc::new(|_, _| {});
         let pool = InstancePool::new(pre.clone(), indices, context, quiet);
-        let not_loaded = |e: CallError| LoadError::NotAComponent { path: origin.to_path_buf(), reason: e.to_string() };
+        let not_loaded = |e: CallError| LoadError::NotAComponent {
+            path: origin.to_path_buf(),
+            reason: e.to_string(),
+        };
         // `manifest` comes before anything else, initialize included.
         let mut instance = pool.instantiate_uninitialized().map_err(not_loaded)?;
         let manifest = pool
@@ -234,12 +256,24 @@ impl PluginRuntime {
         if !valid_id(&manifest.id) {
             return Err(LoadError::NotAComponent {
                 path: origin.to_path_buf(),
-                reason: format!("manifest id `{}` is not valid: use 1-64 of [a-z0-9-_]", manifest.id),
+                reason: format!(
+                    "manifest id `{}` is not valid: use 1-64 of [a-z0-9-_]",
+                    manifest.id
+                ),
             });
         }
         let hash = blake3::hash(wasm).to_hex().to_string();
         let source = origin.to_path_buf();
-        Ok((Loaded { pre, exports, hash, source, manifest }, outcome))
+        Ok((
+            Loaded {
+                pre,
+                exports,
+                hash,
+                source,
+                manifest,
+            },
+            outcome,
+        ))
     }
 
     fn context(&self, id: &str, grants: Grants, log: Arc<PluginLog>) -> Arc<PluginContext> {
@@ -258,12 +292,19 @@ impl PluginRuntime {
     /// Registers the component in `path`. The same bytes again change
     /// nothing; new bytes for a known id replace it (see [`Self::replace`]).
     pub fn register_file(&self, path: &Path) -> Result<(String, Registration), LoadError> {
-        let wasm = std::fs::read(path).map_err(|e| LoadError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
+        let wasm = std::fs::read(path).map_err(|e| LoadError::Read {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
         self.register_bytes(&wasm, path)
     }
 
     /// Like [`Self::register_file`], for bytes already in memory.
-    pub fn register_bytes(&self, wasm: &[u8], origin: &Path) -> Result<(String, Registration), LoadError> {
+    pub fn register_bytes(
+        &self,
+        wasm: &[u8],
+        origin: &Path,
+    ) -> Result<(String, Registration), LoadError> {
         let (loaded, _) = self.load(wasm, origin)?;
         let id = loaded.manifest.id.clone();
         let known_hash = self.plugins().get(&id).map(|e| e.loaded.hash.clone());
@@ -294,12 +335,19 @@ impl PluginRuntime {
     /// the same grants; if the new one fails to enable, the old one is put
     /// back and enabled, and the error says why.
     pub fn replace(&self, id: &str, path: &Path) -> Result<(), LoadError> {
-        let wasm = std::fs::read(path).map_err(|e| LoadError::Read { path: path.to_path_buf(), reason: e.to_string() })?;
+        let wasm = std::fs::read(path).map_err(|e| LoadError::Read {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
         let (loaded, _) = self.load(&wasm, path)?;
         if loaded.manifest.id != id {
             return Err(LoadError::Plugin {
                 id: id.to_string(),
-                reason: format!("{} is plugin `{}`, not `{id}`", path.display(), loaded.manifest.id),
+                reason: format!(
+                    "{} is plugin `{}`, not `{id}`",
+                    path.display(),
+                    loaded.manifest.id
+                ),
             });
         }
         self.swap(id, loaded)
@@ -308,7 +356,9 @@ impl PluginRuntime {
     fn swap(&self, id: &str, loaded: Loaded) -> Result<(), LoadError> {
         let (was_active, grants) = {
             let plugins = self.plugins();
-            let entry = plugins.get(id).ok_or_else(|| LoadError::Unknown(id.to_string()))?;
+            let entry = plugins
+                .get(id)
+                .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
             (entry.state == PluginState::Active, entry.grants.clone())
         };
         if was_active {
@@ -316,7 +366,9 @@ impl PluginRuntime {
         }
         let old = {
             let mut plugins = self.plugins();
-            let entry = plugins.get_mut(id).ok_or_else(|| LoadError::Unknown(id.to_string()))?;
+            let entry = plugins
+                .get_mut(id)
+                .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
             let old = std::mem::replace(&mut entry.loaded, Arc::new(loaded));
             entry.state = PluginState::Registered;
             entry.reason = None;
@@ -351,7 +403,9 @@ impl PluginRuntime {
         let _transition = self.transitions();
         let (loaded, log) = {
             let plugins = self.plugins();
-            let entry = plugins.get(id).ok_or_else(|| LoadError::Unknown(id.to_string()))?;
+            let entry = plugins
+                .get(id)
+                .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
             if entry.state == PluginState::Active {
                 return Ok(self.inner.ledger.contributions(&owner(id)));
             }
@@ -361,15 +415,25 @@ impl PluginRuntime {
         let weak: Weak<Inner> = Arc::downgrade(&self.inner);
         let on_failing: FailureSink = Arc::new(move |id: &str, error: &CallError| {
             if let Some(inner) = weak.upgrade() {
-                PluginRuntime { inner }.fail(id, &format!("3 calls in a row failed; the last: {error}"));
+                PluginRuntime { inner }
+                    .fail(id, &format!("3 calls in a row failed; the last: {error}"));
             }
         });
-        let indices = ExportIndices::resolve(&loaded.pre)
-            .map_err(|e| LoadError::Plugin { id: id.to_string(), reason: format!("{e:#}") })?;
-        let pool = Arc::new(InstancePool::new(loaded.pre.clone(), indices, context, on_failing));
+        let indices = ExportIndices::resolve(&loaded.pre).map_err(|e| LoadError::Plugin {
+            id: id.to_string(),
+            reason: format!("{e:#}"),
+        })?;
+        let pool = Arc::new(InstancePool::new(
+            loaded.pre.clone(),
+            indices,
+            context,
+            on_failing,
+        ));
         let outcome = self.activate(id, &loaded, &pool);
         let mut plugins = self.plugins();
-        let entry = plugins.get_mut(id).ok_or_else(|| LoadError::Unknown(id.to_string()))?;
+        let entry = plugins
+            .get_mut(id)
+            .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
         entry.grants = grants;
         match outcome {
             Ok(contributions) => {
@@ -384,13 +448,21 @@ impl PluginRuntime {
                 entry.state = PluginState::Failed;
                 entry.reason = Some(reason.clone());
                 entry.pool = None;
-                Err(LoadError::Plugin { id: id.to_string(), reason })
+                Err(LoadError::Plugin {
+                    id: id.to_string(),
+                    reason,
+                })
             }
         }
     }
 
     /// initialize + capabilities + installs; the reason on failure.
-    fn activate(&self, id: &str, loaded: &Loaded, pool: &Arc<InstancePool>) -> Result<Vec<Contribution>, String> {
+    fn activate(
+        &self,
+        id: &str,
+        loaded: &Loaded,
+        pool: &Arc<InstancePool>,
+    ) -> Result<Vec<Contribution>, String> {
         let mut instance = pool.checkout().map_err(|e| e.to_string())?;
         let capabilities = pool
             .call_on(&mut instance, "capabilities", |i| {
@@ -412,7 +484,11 @@ impl PluginRuntime {
         let mut installed = Vec::new();
         for capability in &capabilities {
             let service = adapters::service_for(pool, capability)?;
-            let contribution = self.inner.ledger.install(&owner, service).map_err(|e| e.to_string())?;
+            let contribution = self
+                .inner
+                .ledger
+                .install(&owner, service)
+                .map_err(|e| e.to_string())?;
             installed.push(contribution);
         }
         Ok(installed)
@@ -424,7 +500,9 @@ impl PluginRuntime {
         let _transition = self.transitions();
         let pool = {
             let plugins = self.plugins();
-            let entry = plugins.get(id).ok_or_else(|| LoadError::Unknown(id.to_string()))?;
+            let entry = plugins
+                .get(id)
+                .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
             if entry.state != PluginState::Active {
                 return Ok(Vec::new());
             }
@@ -437,7 +515,9 @@ impl PluginRuntime {
                 plugin.call_shutdown(&mut i.store)
             });
             if let Err(e) = shut {
-                pool.context().log.line("warn", &format!("shutdown failed: {e}"));
+                pool.context()
+                    .log
+                    .line("warn", &format!("shutdown failed: {e}"));
             }
             pool.deactivate();
         }
@@ -471,7 +551,10 @@ impl PluginRuntime {
     pub fn remove(&self, id: &str) -> Result<(), LoadError> {
         self.disable(id)?;
         let _transition = self.transitions();
-        self.plugins().remove(id).map(|_| ()).ok_or_else(|| LoadError::Unknown(id.to_string()))
+        self.plugins()
+            .remove(id)
+            .map(|_| ())
+            .ok_or_else(|| LoadError::Unknown(id.to_string()))
     }
 
     pub fn state(&self, id: &str) -> Option<PluginState> {
@@ -487,7 +570,12 @@ impl PluginRuntime {
             state: entry.state,
             reason: entry.reason.clone(),
             manifest: loaded.manifest.clone(),
-            exports: loaded.exports.capabilities.iter().map(|k| k.to_string()).collect(),
+            exports: loaded
+                .exports
+                .capabilities
+                .iter()
+                .map(|k| k.to_string())
+                .collect(),
             hash: loaded.hash.clone(),
             source: loaded.source.clone(),
             grants: entry.grants.clone(),

@@ -19,12 +19,20 @@ pub struct GuestLimiter {
 
 impl GuestLimiter {
     pub fn new(cap: usize) -> Self {
-        GuestLimiter { cap, exceeded: false }
+        GuestLimiter {
+            cap,
+            exceeded: false,
+        }
     }
 }
 
 impl ResourceLimiter for GuestLimiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.cap {
             self.exceeded = true;
             return Ok(false);
@@ -32,7 +40,12 @@ impl ResourceLimiter for GuestLimiter {
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         Ok(desired <= 1_000_000)
     }
 }

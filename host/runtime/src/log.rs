@@ -91,7 +91,10 @@ impl PluginLog {
         if inner.partial.len() > MAX_LINE {
             let line: Vec<u8> = std::mem::take(&mut inner.partial);
             let text = String::from_utf8_lossy(&line[..MAX_LINE]).into_owned();
-            push_line(&mut inner, format!("[stderr] {text} [line cut at {MAX_LINE} bytes]"));
+            push_line(
+                &mut inner,
+                format!("[stderr] {text} [line cut at {MAX_LINE} bytes]"),
+            );
         }
     }
 
@@ -175,7 +178,11 @@ impl Pollable for LogPipe {
 }
 
 impl tokio::io::AsyncWrite for LogPipe {
-    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         self.0.stderr(buf);
         Poll::Ready(Ok(buf.len()))
     }

@@ -29,7 +29,10 @@ pub fn wasi_ctx(plugin: &PluginContext) -> Result<WasiCtx, CallError> {
             .preopened_dir(&plugin.workspace, WORKSPACE_MOUNT, perms)
             .map_err(|e| CallError::Instantiate {
                 plugin: plugin.id.clone(),
-                reason: format!("cannot open the workspace {}: {e:#}", plugin.workspace.display()),
+                reason: format!(
+                    "cannot open the workspace {}: {e:#}",
+                    plugin.workspace.display()
+                ),
             })?;
     }
     Ok(builder.build())

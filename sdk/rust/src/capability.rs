@@ -63,8 +63,12 @@ pub trait PromptPlugin {
 pub trait ParserPlugin {
     fn languages(&self) -> Vec<LanguageSpec>;
     fn outline(&mut self, language: &str, source: &str) -> Result<Vec<Symbol>, String>;
-    fn references(&mut self, _language: &str, _source: &str, _name: &str) -> Result<Vec<Span>, String> {
+    fn references(
+        &mut self,
+        _language: &str,
+        _source: &str,
+        _name: &str,
+    ) -> Result<Vec<Span>, String> {
         Ok(Vec::new())
     }
 }
-

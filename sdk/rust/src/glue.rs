@@ -7,7 +7,9 @@ use std::marker::PhantomData;
 
 use crate::bindings::amber::plugin::types::{Capability, InitContext, PluginManifest as Manifest};
 use crate::bindings::exports::amber::plugin::{command, parser, plugin, prompt, provider, tool};
-use crate::capability::{CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin};
+use crate::capability::{
+    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin,
+};
 use crate::Plugin;
 
 /// Which capability traits a plugin type implements. `export!` overrides
@@ -198,7 +200,11 @@ impl<W: Wiring> parser::Guest for Exports<W> {
         })
     }
 
-    fn references(language: String, source: String, name: String) -> Result<Vec<parser::Span>, String> {
+    fn references(
+        language: String,
+        source: String,
+        name: String,
+    ) -> Result<Vec<parser::Span>, String> {
         with_plugin::<W, _>(|p| match W::parser(p) {
             Some(l) => l.references(&language, &source, &name),
             None => Err(not_provided("parser")),

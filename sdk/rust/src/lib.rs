@@ -37,7 +37,9 @@ mod capability;
 pub mod glue;
 mod manifest;
 
-pub use capability::{CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin};
+pub use capability::{
+    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin,
+};
 pub use manifest::API_VERSION;
 
 pub use bindings::amber::plugin::exec::{self, ExecOutput};
@@ -76,8 +78,8 @@ pub trait Plugin: Default + 'static {
 /// Everything a plugin author usually needs, in one import.
 pub mod prelude {
     pub use crate::{
-        json, CommandPlugin, InitContext, Manifest, ParserPlugin, Permission, Plugin,
-        PromptPlugin, ProviderPlugin, ToolError, ToolOutput, ToolPlugin, ToolSpec, Value,
+        json, CommandPlugin, InitContext, Manifest, ParserPlugin, Permission, Plugin, PromptPlugin,
+        ProviderPlugin, ToolError, ToolOutput, ToolPlugin, ToolSpec, Value,
     };
 }
 

@@ -29,7 +29,8 @@ impl Manifest {
     /// Requests a permission; `reason` is shown to the user when asked.
     pub fn permission(mut self, permission: Permission, reason: &str) -> Self {
         let reason = reason.to_string();
-        self.permissions.push(PermissionRequest { permission, reason });
+        self.permissions
+            .push(PermissionRequest { permission, reason });
         self
     }
 }

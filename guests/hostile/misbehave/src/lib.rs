@@ -9,9 +9,13 @@ struct Misbehave;
 
 impl Plugin for Misbehave {
     fn manifest() -> Manifest {
-        Manifest::new("misbehave", "0.1.0", "Tools that spin, trap, leak and snoop.")
-            .permission(Permission::WorkspaceRead, "to try to read outside it")
-            .permission(Permission::Exec, "to run commands it was not granted")
+        Manifest::new(
+            "misbehave",
+            "0.1.0",
+            "Tools that spin, trap, leak and snoop.",
+        )
+        .permission(Permission::WorkspaceRead, "to try to read outside it")
+        .permission(Permission::Exec, "to run commands it was not granted")
     }
 
     fn initialize(&mut self, _ctx: &InitContext) -> Result<(), String> {
@@ -23,7 +27,16 @@ impl Plugin for Misbehave {
 }
 
 const TOOLS: &[&str] = &[
-    "spin", "alloc", "recurse", "trap", "panic", "big-output", "read", "env", "exec", "ok",
+    "spin",
+    "alloc",
+    "recurse",
+    "trap",
+    "panic",
+    "big-output",
+    "read",
+    "env",
+    "exec",
+    "ok",
 ];
 
 fn recurse(depth: u64) -> u64 {
@@ -70,9 +83,11 @@ impl ToolPlugin for Misbehave {
             "exec" => {
                 let command = args["command"].as_str().unwrap_or("cat /etc/passwd");
                 let cwd = args["cwd"].as_str().map(String::from);
-                let out = amber_sdk::exec::run(command, cwd.as_deref(), None).map_err(ToolError::Failed)?;
+                let out = amber_sdk::exec::run(command, cwd.as_deref(), None)
+                    .map_err(ToolError::Failed)?;
                 let code = out.exit_code.map_or("none".to_string(), |c| c.to_string());
-                Ok(ToolOutput::text(out.stdout).with_meta(json!({"exit": code, "timed_out": out.timed_out})))
+                Ok(ToolOutput::text(out.stdout)
+                    .with_meta(json!({"exit": code, "timed_out": out.timed_out})))
             }
             "ok" => Ok(ToolOutput::text("still here")),
             other => Err(ToolError::Failed(format!("no tool `{other}`"))),

@@ -4,7 +4,9 @@
 //! every interface.
 wit_bindgen::generate!({ world: "tool-plugin", path: "../../../wit", generate_all });
 
-use amber::plugin::types::{Capability, InitContext, LanguageSpec, PluginManifest as Manifest, ToolSpec};
+use amber::plugin::types::{
+    Capability, InitContext, LanguageSpec, PluginManifest as Manifest, ToolSpec,
+};
 use exports::amber::plugin::{plugin, tool};
 
 struct Liar;

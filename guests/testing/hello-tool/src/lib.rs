@@ -13,7 +13,9 @@ impl Plugin for Hello {
 impl ToolPlugin for Hello {
     fn tools(&self) -> Vec<ToolSpec> {
         let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
-        vec![ToolSpec::new("hello", "Say hello to someone.").schema(schema).read_only()]
+        vec![ToolSpec::new("hello", "Say hello to someone.")
+            .schema(schema)
+            .read_only()]
     }
 
     fn call(&mut self, _tool: &str, args: Value) -> Result<ToolOutput, ToolError> {

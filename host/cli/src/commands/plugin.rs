@@ -41,14 +41,20 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
         .into_iter()
         .map(|t| t.spec().clone())
         .collect();
-    let status = runtime.status(&id).ok_or_else(|| anyhow::anyhow!("plugin `{id}` vanished"))?;
+    let status = runtime
+        .status(&id)
+        .ok_or_else(|| anyhow::anyhow!("plugin `{id}` vanished"))?;
     if as_json {
         let value = json!({ "plugin": status, "tools": tools });
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print_status(&status);
         for tool in &tools {
-            let mode = if tool.read_only { "read-only" } else { "writes" };
+            let mode = if tool.read_only {
+                "read-only"
+            } else {
+                "writes"
+            };
             println!("  tool {:<20} {mode:<9}  {}", tool.name, tool.description);
         }
     }
@@ -63,7 +69,10 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
 
 fn print_status(s: &PluginStatus) {
     let m = &s.manifest;
-    println!("{} {} ({}), amber:plugin@{}", m.name, m.version, m.id, m.api_version);
+    println!(
+        "{} {} ({}), amber:plugin@{}",
+        m.name, m.version, m.id, m.api_version
+    );
     println!("  {}", m.description);
     println!("  file     {}", s.source.display());
     println!("  blake3   {}", s.hash);
@@ -72,11 +81,17 @@ fn print_status(s: &PluginStatus) {
         println!("  requests {:<16} {}", p.permission.as_str(), p.reason);
     }
     let kinds = |k: CapabilityKind| s.contributions.iter().filter(|c| c.kind == k).count();
-    let declared = [CapabilityKind::Tool, CapabilityKind::Provider, CapabilityKind::Command, CapabilityKind::Prompt, CapabilityKind::Parser]
-        .into_iter()
-        .filter(|k| kinds(*k) > 0)
-        .map(|k| format!("{} {k}", kinds(k)))
-        .collect::<Vec<_>>();
+    let declared = [
+        CapabilityKind::Tool,
+        CapabilityKind::Provider,
+        CapabilityKind::Command,
+        CapabilityKind::Prompt,
+        CapabilityKind::Parser,
+    ]
+    .into_iter()
+    .filter(|k| kinds(*k) > 0)
+    .map(|k| format!("{} {k}", kinds(k)))
+    .collect::<Vec<_>>();
     if !declared.is_empty() {
         println!("  declares {}", declared.join(", "));
     }

@@ -31,27 +31,61 @@ pub enum ToolCommand {
 
 pub fn run(cmd: ToolCommand, workspace: &Path) -> Result<()> {
     match cmd {
-        ToolCommand::Call { with, grants, json, tool, args } => call(&with, Grants::of(grants), json, &tool, &args, workspace),
+        ToolCommand::Call {
+            with,
+            grants,
+            json,
+            tool,
+            args,
+        } => call(&with, Grants::of(grants), json, &tool, &args, workspace),
     }
 }
 
-fn call(with: &[PathBuf], grants: Grants, as_json: bool, name: &str, args: &str, workspace: &Path) -> Result<()> {
-    let args: serde_json::Value = serde_json::from_str(args).with_context(|| format!("the arguments are not JSON: {args}"))?;
+fn call(
+    with: &[PathBuf],
+    grants: Grants,
+    as_json: bool,
+    name: &str,
+    args: &str,
+    workspace: &Path,
+) -> Result<()> {
+    let args: serde_json::Value = serde_json::from_str(args)
+        .with_context(|| format!("the arguments are not JSON: {args}"))?;
     let runtime = super::runtime(workspace)?;
     for file in with {
         let (id, _) = runtime.register_file(file)?;
         runtime.enable(&id, grants.clone())?;
     }
     let Some(tool) = runtime.ledger().tool(name) else {
-        let known: Vec<String> = runtime.ledger().tools().iter().map(|t| t.spec().name.clone()).collect();
-        bail!("no tool `{name}` is installed (known: {})", if known.is_empty() { "none".into() } else { known.join(", ") });
+        let known: Vec<String> = runtime
+            .ledger()
+            .tools()
+            .iter()
+            .map(|t| t.spec().name.clone())
+            .collect();
+        bail!(
+            "no tool `{name}` is installed (known: {})",
+            if known.is_empty() {
+                "none".into()
+            } else {
+                known.join(", ")
+            }
+        );
     };
     let result = tool.call(&args);
     match (&result, as_json) {
-        (Ok(out), true) => println!("{}", json!({"status": "ok", "output": out.content, "meta": out.meta})),
+        (Ok(out), true) => println!(
+            "{}",
+            json!({"status": "ok", "output": out.content, "meta": out.meta})
+        ),
         (Ok(out), false) => println!("{}", out.content),
-        (Err(e), true) => println!("{}", json!({"status": "error", "output": e.to_string(), "meta": null})),
+        (Err(e), true) => println!(
+            "{}",
+            json!({"status": "error", "output": e.to_string(), "meta": null})
+        ),
         (Err(_), false) => {}
     }
-    result.map(|_| ()).map_err(|e| anyhow::anyhow!("tool `{name}` failed: {e}"))
+    result
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("tool `{name}` failed: {e}"))
 }

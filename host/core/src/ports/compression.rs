@@ -41,8 +41,17 @@ mod tests {
     #[test]
     fn threshold_gate_compresses_at_and_over_threshold_only() {
         let gate = ThresholdGate { threshold: 0.8 };
-        assert!(!gate.should_compress(ContextUsage { tokens: 79, window: 100 }));
-        assert!(gate.should_compress(ContextUsage { tokens: 80, window: 100 }));
-        assert!(!gate.should_compress(ContextUsage { tokens: 80, window: 0 }));
+        assert!(!gate.should_compress(ContextUsage {
+            tokens: 79,
+            window: 100
+        }));
+        assert!(gate.should_compress(ContextUsage {
+            tokens: 80,
+            window: 100
+        }));
+        assert!(!gate.should_compress(ContextUsage {
+            tokens: 80,
+            window: 0
+        }));
     }
 }

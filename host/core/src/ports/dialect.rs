@@ -128,12 +128,23 @@ pub enum StopReason {
 pub enum StreamChunk {
     TextDelta(String),
     ReasoningDelta(Reasoning),
-    ToolCallStart { index: u32, id: String, name: String },
-    ToolCallDelta { index: u32, arguments: String },
+    ToolCallStart {
+        index: u32,
+        id: String,
+        name: String,
+    },
+    ToolCallDelta {
+        index: u32,
+        arguments: String,
+    },
     ToolCallEnd(u32),
     Usage(Usage),
     Stop(StopReason),
-    Error { kind: String, message: String, retryable: bool },
+    Error {
+        kind: String,
+        message: String,
+        retryable: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

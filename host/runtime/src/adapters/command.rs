@@ -33,11 +33,22 @@ impl CommandTree for ComponentCommand {
                 None => Err(missing("command")),
             })
             .map_err(port_error)?;
-        let size: usize = nodes.iter().map(|n| n.name.len() + n.help.len() + n.man.as_ref().map_or(0, String::len)).sum();
-        self.pool.check_output(&self.label, size).map_err(port_error)?;
+        let size: usize = nodes
+            .iter()
+            .map(|n| n.name.len() + n.help.len() + n.man.as_ref().map_or(0, String::len))
+            .sum();
+        self.pool
+            .check_output(&self.label, size)
+            .map_err(port_error)?;
         Ok(nodes
             .into_iter()
-            .map(|n| CommandNode { name: n.name, help: n.help, man: n.man, parent: n.parent, handler: n.handler })
+            .map(|n| CommandNode {
+                name: n.name,
+                help: n.help,
+                man: n.man,
+                parent: n.parent,
+                handler: n.handler,
+            })
             .collect())
     }
 
@@ -50,7 +61,9 @@ impl CommandTree for ComponentCommand {
             })
             .map_err(port_error)?
             .map_err(|e| PortError(format!("{} failed: {e}", self.label)))?;
-        self.pool.check_output(&self.label, out.len()).map_err(port_error)?;
+        self.pool
+            .check_output(&self.label, out.len())
+            .map_err(port_error)?;
         Ok(out)
     }
 }

@@ -29,12 +29,19 @@ fn port_error(e: CallError) -> PortError {
 }
 
 /// The service that serves one declared capability.
-pub fn service_for(pool: &Arc<InstancePool>, capability: &types::Capability) -> Result<Service, String> {
+pub fn service_for(
+    pool: &Arc<InstancePool>,
+    capability: &types::Capability,
+) -> Result<Service, String> {
     let pool = Arc::clone(pool);
     Ok(match capability {
         types::Capability::Tool(spec) => {
-            let input_schema = serde_json::from_str(&spec.input_schema)
-                .map_err(|e| format!("tool `{}` declares an input schema that is not JSON: {e}", spec.name))?;
+            let input_schema = serde_json::from_str(&spec.input_schema).map_err(|e| {
+                format!(
+                    "tool `{}` declares an input schema that is not JSON: {e}",
+                    spec.name
+                )
+            })?;
             let spec = ToolSpec {
                 name: spec.name.clone(),
                 description: spec.description.clone(),
@@ -43,9 +50,14 @@ pub fn service_for(pool: &Arc<InstancePool>, capability: &types::Capability) -> 
             };
             Service::Tool(Arc::new(ComponentTool::new(pool, spec)))
         }
-        types::Capability::Provider(flavor) => Service::Provider(Arc::new(ComponentDialect::new(pool, flavor))),
+        types::Capability::Provider(flavor) => {
+            Service::Provider(Arc::new(ComponentDialect::new(pool, flavor)))
+        }
         types::Capability::Command(root) => {
-            let root = CommandRoot { root: root.root.clone(), help: root.help.clone() };
+            let root = CommandRoot {
+                root: root.root.clone(),
+                help: root.help.clone(),
+            };
             Service::Command(Arc::new(ComponentCommand::new(pool, root)))
         }
         types::Capability::Prompt(block) => {
@@ -53,11 +65,18 @@ pub fn service_for(pool: &Arc<InstancePool>, capability: &types::Capability) -> 
                 types::BlockPosition::Head => BlockPosition::Head,
                 types::BlockPosition::Tail => BlockPosition::Tail,
             };
-            let spec = BlockSpec { name: block.name.clone(), position, priority: block.priority };
+            let spec = BlockSpec {
+                name: block.name.clone(),
+                position,
+                priority: block.priority,
+            };
             Service::Prompt(Arc::new(ComponentPromptBlock::new(pool, spec)))
         }
         types::Capability::Parser(language) => {
-            let spec = LanguageSpec { name: language.name.clone(), extensions: language.extensions.clone() };
+            let spec = LanguageSpec {
+                name: language.name.clone(),
+                extensions: language.extensions.clone(),
+            };
             Service::Parser(Arc::new(ComponentParser::new(pool, spec)))
         }
     })

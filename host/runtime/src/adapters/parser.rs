@@ -34,8 +34,13 @@ impl Parser for ComponentParser {
             })
             .map_err(port_error)?
             .map_err(|e| PortError(format!("{}: {e}", self.label)))?;
-        let size: usize = symbols.iter().map(|s| 32 + s.kind.len() + s.name.len()).sum();
-        self.pool.check_output(&self.label, size).map_err(port_error)?;
+        let size: usize = symbols
+            .iter()
+            .map(|s| 32 + s.kind.len() + s.name.len())
+            .sum();
+        self.pool
+            .check_output(&self.label, size)
+            .map_err(port_error)?;
         Ok(symbols
             .into_iter()
             .map(|s| Symbol {
@@ -60,10 +65,16 @@ impl Parser for ComponentParser {
             })
             .map_err(port_error)?
             .map_err(|e| PortError(format!("{}: {e}", self.label)))?;
-        self.pool.check_output(&self.label, spans.len() * 12).map_err(port_error)?;
+        self.pool
+            .check_output(&self.label, spans.len() * 12)
+            .map_err(port_error)?;
         Ok(spans
             .into_iter()
-            .map(|s| Span { byte_start: s.byte_start, byte_end: s.byte_end, line: s.line })
+            .map(|s| Span {
+                byte_start: s.byte_start,
+                byte_end: s.byte_end,
+                line: s.line,
+            })
             .collect())
     }
 }

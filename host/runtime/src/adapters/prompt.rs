@@ -40,7 +40,9 @@ impl PromptBlock for ComponentPromptBlock {
             })
             .map_err(port_error)?
             .map_err(|e| PortError(format!("{} failed: {e}", self.label)))?;
-        self.pool.check_output(&self.label, text.len()).map_err(port_error)?;
+        self.pool
+            .check_output(&self.label, text.len())
+            .map_err(port_error)?;
         Ok(text)
     }
 }

@@ -28,9 +28,16 @@ impl ComponentDialect {
             types::AuthScheme::XApiKey => AuthScheme::XApiKey,
             types::AuthScheme::None => AuthScheme::None,
         };
-        let flavor = FlavorSpec { name: flavor.name.clone(), auth };
+        let flavor = FlavorSpec {
+            name: flavor.name.clone(),
+            auth,
+        };
         let label = format!("provider `{}`", flavor.name);
-        ComponentDialect { pool, flavor, label }
+        ComponentDialect {
+            pool,
+            flavor,
+            label,
+        }
     }
 }
 
@@ -44,7 +51,12 @@ fn to_wit_reasoning(r: &Reasoning) -> wit::Reasoning {
 }
 
 fn from_wit_reasoning(r: wit::Reasoning) -> Reasoning {
-    Reasoning { id: r.id, text: r.text, signature: r.signature, encrypted: r.encrypted }
+    Reasoning {
+        id: r.id,
+        text: r.text,
+        signature: r.signature,
+        encrypted: r.encrypted,
+    }
 }
 
 fn to_wit_request(req: &ChatRequest) -> wit::ChatRequest {
@@ -101,8 +113,15 @@ fn from_wit_chunk(c: wit::StreamChunk) -> StreamChunk {
     match c {
         wit::StreamChunk::TextDelta(t) => StreamChunk::TextDelta(t),
         wit::StreamChunk::ReasoningDelta(r) => StreamChunk::ReasoningDelta(from_wit_reasoning(r)),
-        wit::StreamChunk::ToolCallStart(s) => StreamChunk::ToolCallStart { index: s.index, id: s.id, name: s.name },
-        wit::StreamChunk::ToolCallDelta(d) => StreamChunk::ToolCallDelta { index: d.index, arguments: d.arguments },
+        wit::StreamChunk::ToolCallStart(s) => StreamChunk::ToolCallStart {
+            index: s.index,
+            id: s.id,
+            name: s.name,
+        },
+        wit::StreamChunk::ToolCallDelta(d) => StreamChunk::ToolCallDelta {
+            index: d.index,
+            arguments: d.arguments,
+        },
         wit::StreamChunk::ToolCallEnd(i) => StreamChunk::ToolCallEnd(i),
         wit::StreamChunk::Usage(u) => StreamChunk::Usage(Usage {
             input_tokens: u.input_tokens,
@@ -119,7 +138,11 @@ fn from_wit_chunk(c: wit::StreamChunk) -> StreamChunk {
             wit::StopReason::Refusal => StopReason::Refusal,
             wit::StopReason::Other => StopReason::Other,
         }),
-        wit::StreamChunk::Error(e) => StreamChunk::Error { kind: e.kind, message: e.message, retryable: e.retryable },
+        wit::StreamChunk::Error(e) => StreamChunk::Error {
+            kind: e.kind,
+            message: e.message,
+            retryable: e.retryable,
+        },
     }
 }
 
@@ -129,7 +152,9 @@ fn chunks_size(chunks: &[wit::StreamChunk]) -> usize {
         .map(|c| match c {
             wit::StreamChunk::TextDelta(t) => t.len(),
             wit::StreamChunk::ReasoningDelta(r) => {
-                r.text.len() + r.signature.as_ref().map_or(0, String::len) + r.encrypted.as_ref().map_or(0, String::len)
+                r.text.len()
+                    + r.signature.as_ref().map_or(0, String::len)
+                    + r.encrypted.as_ref().map_or(0, String::len)
             }
             wit::StreamChunk::ToolCallStart(s) => s.id.len() + s.name.len(),
             wit::StreamChunk::ToolCallDelta(d) => d.arguments.len(),
@@ -154,9 +179,22 @@ impl Dialect for ComponentDialect {
             })
             .map_err(port_error)?
             .map_err(|e| PortError(format!("{} cannot build the request: {e}", self.label)))?;
-        let size = out.body.len() + out.path.len() + out.headers.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
-        self.pool.check_output(&self.label, size).map_err(port_error)?;
-        Ok(HttpRequest { method: out.method, path: out.path, headers: out.headers, body: out.body })
+        let size = out.body.len()
+            + out.path.len()
+            + out
+                .headers
+                .iter()
+                .map(|(k, v)| k.len() + v.len())
+                .sum::<usize>();
+        self.pool
+            .check_output(&self.label, size)
+            .map_err(port_error)?;
+        Ok(HttpRequest {
+            method: out.method,
+            path: out.path,
+            headers: out.headers,
+            body: out.body,
+        })
     }
 
     fn decoder(&self) -> Result<Box<dyn StreamDecoder>, PortError> {
@@ -184,7 +222,10 @@ impl Dialect for ComponentDialect {
                 None => Err(missing("provider")),
             })
             .map_err(port_error)?;
-        Ok(ErrorClass { retryable: class.retryable, message: class.message })
+        Ok(ErrorClass {
+            retryable: class.retryable,
+            message: class.message,
+        })
     }
 }
 
@@ -199,18 +240,26 @@ pub struct ComponentDecoder {
 impl ComponentDecoder {
     fn run(&mut self, finish: bool, events: &[SseEvent]) -> Result<Vec<StreamChunk>, PortError> {
         let Some((instance, handle)) = self.held.as_mut() else {
-            return Err(PortError(format!("{}: the decoder failed earlier in this stream", self.label)));
+            return Err(PortError(format!(
+                "{}: the decoder failed earlier in this stream",
+                self.label
+            )));
         };
         let handle = *handle;
         let events: Vec<wit::SseEvent> = events
             .iter()
-            .map(|e| wit::SseEvent { event: e.event.clone(), data: e.data.clone() })
+            .map(|e| wit::SseEvent {
+                event: e.event.clone(),
+                data: e.data.clone(),
+            })
             .collect();
-        let result = self.pool.call_on(instance, &self.label, |inst| match &inst.provider {
-            Some(p) if finish => p.decoder().call_finish(&mut inst.store, handle),
-            Some(p) => p.decoder().call_decode(&mut inst.store, handle, &events),
-            None => Err(missing("provider")),
-        });
+        let result = self
+            .pool
+            .call_on(instance, &self.label, |inst| match &inst.provider {
+                Some(p) if finish => p.decoder().call_finish(&mut inst.store, handle),
+                Some(p) => p.decoder().call_decode(&mut inst.store, handle, &events),
+                None => Err(missing("provider")),
+            });
         let chunks = match result {
             Ok(chunks) => chunks,
             Err(e) => {
@@ -219,7 +268,9 @@ impl ComponentDecoder {
                 return Err(port_error(e));
             }
         };
-        self.pool.check_output(&self.label, chunks_size(&chunks)).map_err(port_error)?;
+        self.pool
+            .check_output(&self.label, chunks_size(&chunks))
+            .map_err(port_error)?;
         Ok(chunks.into_iter().map(from_wit_chunk).collect())
     }
 }

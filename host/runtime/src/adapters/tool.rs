@@ -43,7 +43,10 @@ impl Tool for ComponentTool {
                 let meta = out
                     .meta
                     .map(|m| serde_json::from_str(&m).unwrap_or(serde_json::Value::String(m)));
-                Ok(ToolOutput { content: out.content, meta })
+                Ok(ToolOutput {
+                    content: out.content,
+                    meta,
+                })
             }
             Err(wit::ToolError::InvalidArgs(m)) => Err(ToolError::InvalidArgs(m)),
             Err(wit::ToolError::Failed(m)) => Err(ToolError::Failed(m)),

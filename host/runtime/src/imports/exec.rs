@@ -32,7 +32,9 @@ pub struct ExecPolicy {
 impl Default for ExecPolicy {
     fn default() -> Self {
         ExecPolicy {
-            env_allowlist: ["PATH", "HOME", "LANG", "TERM", "USER"].map(String::from).to_vec(),
+            env_allowlist: ["PATH", "HOME", "LANG", "TERM", "USER"]
+                .map(String::from)
+                .to_vec(),
             default_timeout: Duration::from_secs(120),
             output_cap: 256 * 1024,
         }
@@ -50,7 +52,12 @@ struct CappedOutput {
 impl CappedOutput {
     fn new(cap: usize) -> Self {
         let half = cap / 2;
-        CappedOutput { head: Vec::new(), tail: Vec::new(), cut: 0, half }
+        CappedOutput {
+            head: Vec::new(),
+            tail: Vec::new(),
+            cut: 0,
+            half,
+        }
     }
 
     fn push(&mut self, mut bytes: &[u8]) {
@@ -70,7 +77,10 @@ impl CappedOutput {
         let mut text = String::from_utf8_lossy(&self.head).into_owned();
         let truncated = self.cut > 0;
         if truncated {
-            text.push_str(&format!("\n[... {} bytes cut by amber's output cap ...]\n", self.cut));
+            text.push_str(&format!(
+                "\n[... {} bytes cut by amber's output cap ...]\n",
+                self.cut
+            ));
         }
         text.push_str(&String::from_utf8_lossy(&self.tail));
         (text, truncated)
@@ -100,7 +110,12 @@ fn kill_group(pid: u32) {
 }
 
 /// Runs `command` under `policy` in `cwd`; the core of the import.
-pub fn run_command(command: &str, cwd: &Path, timeout: Duration, policy: &ExecPolicy) -> Result<ExecOutput, String> {
+pub fn run_command(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+    policy: &ExecPolicy,
+) -> Result<ExecOutput, String> {
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(command)
@@ -115,7 +130,9 @@ pub fn run_command(command: &str, cwd: &Path, timeout: Duration, policy: &ExecPo
             cmd.env(key, value);
         }
     }
-    let mut child = cmd.spawn().map_err(|e| format!("cannot start `sh -c {command}`: {e}"))?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start `sh -c {command}`: {e}"))?;
     let pid = child.id();
     let stdout = child.stdout.take().map(|s| drain(s, policy.output_cap));
     let stderr = child.stderr.take().map(|s| drain(s, policy.output_cap));
@@ -141,7 +158,10 @@ pub fn run_command(command: &str, cwd: &Path, timeout: Duration, policy: &ExecPo
     let (stdout, cut_out) = collect(stdout);
     let (mut stderr, cut_err) = collect(stderr);
     if timed_out {
-        stderr.push_str(&format!("\n[amber: killed after the {} ms timeout]", timeout.as_millis()));
+        stderr.push_str(&format!(
+            "\n[amber: killed after the {} ms timeout]",
+            timeout.as_millis()
+        ));
     }
     Ok(ExecOutput {
         exit_code: if timed_out { None } else { status.code() },
@@ -153,7 +173,12 @@ pub fn run_command(command: &str, cwd: &Path, timeout: Duration, policy: &ExecPo
 }
 
 impl Host for HostState {
-    fn run(&mut self, command: String, cwd: Option<String>, timeout_ms: Option<u32>) -> Result<ExecOutput, String> {
+    fn run(
+        &mut self,
+        command: String,
+        cwd: Option<String>,
+        timeout_ms: Option<u32>,
+    ) -> Result<ExecOutput, String> {
         let plugin = &self.plugin;
         if !plugin.grants.has(Permission::Exec) {
             return Err(format!(
@@ -178,7 +203,10 @@ mod tests {
     use super::*;
 
     fn run(command: &str, timeout_ms: u64, cap: usize) -> ExecOutput {
-        let policy = ExecPolicy { output_cap: cap, ..ExecPolicy::default() };
+        let policy = ExecPolicy {
+            output_cap: cap,
+            ..ExecPolicy::default()
+        };
         let dir = std::env::temp_dir();
         run_command(command, &dir, Duration::from_millis(timeout_ms), &policy).unwrap()
     }
@@ -186,7 +214,10 @@ mod tests {
     #[test]
     fn returns_exit_code_and_both_streams() {
         let out = run("echo out; echo err >&2; exit 3", 10_000, 1024);
-        assert_eq!((out.exit_code, out.stdout.as_str(), out.stderr.as_str()), (Some(3), "out\n", "err\n"));
+        assert_eq!(
+            (out.exit_code, out.stdout.as_str(), out.stderr.as_str()),
+            (Some(3), "out\n", "err\n")
+        );
         assert!(!out.timed_out && !out.truncated);
     }
 

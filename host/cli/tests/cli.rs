@@ -1,0 +1,142 @@
+//! The `amber` binary end to end, on real components.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn guest(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = std::env::var_os("AMBER_GUESTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/guests"));
+    let path = dir.join(format!("{name}.wasm"));
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo xtask guests`",
+        path.display()
+    );
+    path
+}
+
+fn amber(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_amber"))
+        .args(args)
+        .env("AMBER_HOME", home)
+        .env("AMBER_WORKSPACE", home)
+        .output()
+        .expect("amber runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn tool_call_runs_a_component_tool_and_prints_its_output() {
+    let home = tempfile::tempdir().unwrap();
+    let hello = guest("hello-tool");
+    let out = amber(
+        home.path(),
+        &[
+            "tool",
+            "call",
+            "--with",
+            hello.to_str().unwrap(),
+            "hello",
+            r#"{"name":"cli"}"#,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "Hello, cli!\n");
+}
+
+#[test]
+fn tool_call_json_prints_an_envelope() {
+    let home = tempfile::tempdir().unwrap();
+    let hello = guest("hello-tool");
+    let out = amber(
+        home.path(),
+        &[
+            "tool",
+            "call",
+            "--json",
+            "--with",
+            hello.to_str().unwrap(),
+            "hello",
+        ],
+    );
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["status"], "ok");
+    assert_eq!(value["output"], "Hello, world!");
+}
+
+#[test]
+fn an_unknown_tool_exits_1_naming_the_known_ones() {
+    let home = tempfile::tempdir().unwrap();
+    let hello = guest("hello-tool");
+    let out = amber(
+        home.path(),
+        &["tool", "call", "--with", hello.to_str().unwrap(), "nope"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "amber: no tool `nope` is installed (known: hello)"
+    );
+}
+
+#[test]
+fn a_trapping_tool_exits_1_with_the_cause() {
+    let home = tempfile::tempdir().unwrap();
+    let bad = guest("misbehave");
+    let out = amber(
+        home.path(),
+        &["tool", "call", "--with", bad.to_str().unwrap(), "trap"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("plugin `misbehave` trapped in tool `trap`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn inspect_shows_manifest_permissions_and_tools_as_json() {
+    let home = tempfile::tempdir().unwrap();
+    let bad = guest("misbehave");
+    let out = amber(
+        home.path(),
+        &["plugin", "inspect", "--json", bad.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["plugin"]["manifest"]["id"], "misbehave");
+    assert_eq!(
+        value["plugin"]["manifest"]["permissions"][0]["permission"],
+        "workspace-read"
+    );
+    assert_eq!(value["tools"].as_array().unwrap().len(), 10);
+}
+
+#[test]
+fn inspect_refuses_a_foreign_api_version_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let wrong = guest("wrong-api");
+    let out = amber(home.path(), &["plugin", "inspect", wrong.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.trim()
+            .ends_with("incompatible: built for amber:plugin@0.2.0, host speaks @0.1.0"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+}
+
+#[test]
+fn an_unknown_permission_is_a_usage_error() {
+    let home = tempfile::tempdir().unwrap();
+    let out = amber(home.path(), &["tool", "call", "--grant", "root", "hello"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown permission `root`"));
+}
