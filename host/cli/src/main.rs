@@ -1,6 +1,7 @@
 //! The `amber` binary: a thin front end over the runtime and core.
 
 mod commands;
+mod host;
 mod workspace;
 
 use std::process::ExitCode;
@@ -9,8 +10,10 @@ use clap::{Parser, Subcommand};
 
 /// amber: a terminal coding agent whose every extension is a sandboxed
 /// WebAssembly component.
+///
+/// State lives in the XDG dirs, or all under $AMBER_HOME when set.
 #[derive(Parser)]
-#[command(name = "amber", version, about, long_about = None)]
+#[command(name = "amber", version, about, long_about)]
 struct Cli {
     /// The workspace root (default: $AMBER_WORKSPACE, then the current dir).
     #[arg(short = 'C', long = "workspace", global = true, value_name = "DIR")]
@@ -22,12 +25,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Look at plugins.
+    /// Add, list, enable, disable, grant and remove plugins.
     #[command(subcommand)]
     Plugin(commands::plugin::PluginCommand),
-    /// Call tools through the real runtime.
+    /// List tools and call them through the real runtime.
     #[command(subcommand)]
     Tool(commands::tool::ToolCommand),
+    /// Show where the config file is and what it says.
+    #[command(subcommand)]
+    Config(commands::config::ConfigCommand),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +41,7 @@ fn main() -> ExitCode {
     let result = workspace::resolve(cli.workspace.as_deref()).and_then(|root| match cli.command {
         Command::Plugin(cmd) => commands::plugin::run(cmd, &root),
         Command::Tool(cmd) => commands::tool::run(cmd, &root),
+        Command::Config(cmd) => commands::config::run(cmd),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -24,6 +24,7 @@ pub mod instance;
 pub mod lifecycle;
 pub mod limits;
 pub mod log;
+pub mod manager;
 pub mod sandbox;
 
 pub use cache::ComponentCache;

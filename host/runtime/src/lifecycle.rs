@@ -463,7 +463,11 @@ impl PluginRuntime {
         loaded: &Loaded,
         pool: &Arc<InstancePool>,
     ) -> Result<Vec<Contribution>, String> {
-        let mut instance = pool.checkout().map_err(|e| e.to_string())?;
+        // The plugin is named by the caller; keep just the cause.
+        let mut instance = pool.checkout().map_err(|e| match e {
+            CallError::Instantiate { reason, .. } => reason,
+            other => other.to_string(),
+        })?;
         let capabilities = pool
             .call_on(&mut instance, "capabilities", |i| {
                 let plugin = i.plugin.clone();

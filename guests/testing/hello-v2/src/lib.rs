@@ -7,7 +7,10 @@ struct Hello;
 
 impl Plugin for Hello {
     fn manifest() -> Manifest {
-        Manifest::new("hello", "0.2.0", "Greets whoever you name, more warmly.")
+        Manifest::new("hello", "0.2.0", "Greets whoever you name, more warmly.").permission(
+            Permission::WorkspaceRead,
+            "to greet the files in the workspace too",
+        )
     }
 }
 

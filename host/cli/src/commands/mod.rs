@@ -1,17 +1,13 @@
 //! One module per command group.
 
+pub mod config;
 pub mod plugin;
 pub mod tool;
 
-use std::path::Path;
-use std::sync::Arc;
+use serde::Serialize;
 
-use amber_core::Ledger;
-use amber_runtime::{AmberDirs, PluginRuntime, RuntimeOptions};
-use anyhow::Result;
-
-/// A runtime over the user's dirs and `workspace`, with a fresh ledger.
-pub fn runtime(workspace: &Path) -> Result<PluginRuntime> {
-    let options = RuntimeOptions::new(AmberDirs::from_env(), workspace.to_path_buf());
-    Ok(PluginRuntime::new(options, Arc::new(Ledger::new()))?)
+/// Prints `value` as pretty JSON.
+pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
 }

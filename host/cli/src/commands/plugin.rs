@@ -1,39 +1,241 @@
-//! `amber plugin ...`. For now: `inspect`, which loads a component in a
-//! throwaway runtime with nothing granted and shows what it is.
+//! `amber plugin ...`: add, list, info, inspect, enable, disable, remove,
+//! grant, revoke, logs.
 
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use amber_core::CapabilityKind;
-use amber_runtime::{Grants, PluginStatus};
-use anyhow::Result;
+use amber_runtime::lifecycle::{PermissionRequest, PluginManifest};
+use amber_runtime::manager::{AddReport, GrantAsker, GrantChoice, NoTty, PluginManager};
+use amber_runtime::{Grants, Permission, PluginStatus};
+use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
 
+use super::print_json;
+use crate::host;
+
 #[derive(Subcommand)]
 pub enum PluginCommand {
-    /// Show a component's manifest, exports, requested permissions and
-    /// declared capabilities, without installing it. Runs it sandboxed with
-    /// nothing granted.
-    Inspect {
-        /// The component (.wasm) to inspect.
+    /// Add a component: validate it, keep a copy, ask for each permission it
+    /// requests (with its reason), and enable it. Adding the same file again
+    /// changes nothing; a new build of a known plugin replaces it and asks
+    /// only for what is new.
+    Add {
+        /// The component (.wasm).
         file: PathBuf,
-        /// Print JSON instead of text.
+        /// Grant this requested permission without asking (repeatable):
+        /// workspace-read, workspace-write, exec.
+        #[arg(long = "grant", value_name = "PERM")]
+        grants: Vec<Permission>,
+        /// Grant everything the plugin requests.
+        #[arg(long)]
+        yes: bool,
         #[arg(long)]
         json: bool,
+    },
+    /// List every plugin, bundled and added, with its state.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one plugin: manifest, exports, grants, state, why it failed,
+    /// what it contributes, its hash.
+    Info {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Look inside a .wasm without adding it: runs it sandboxed with
+    /// nothing granted.
+    Inspect {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Enable a plugin, now and in later runs.
+    Enable { id: String },
+    /// Disable a plugin, now and in later runs; it stays installed.
+    Disable { id: String },
+    /// Remove a plugin. A bundled one stays out until added again.
+    Remove { id: String },
+    /// Grant a permission the plugin requests.
+    Grant { id: String, permission: Permission },
+    /// Revoke a permission.
+    Revoke { id: String, permission: Permission },
+    /// Print the plugin's log: its log() calls and its stderr.
+    Logs {
+        id: String,
+        /// Only the last N lines.
+        #[arg(long, value_name = "N")]
+        tail: Option<usize>,
     },
 }
 
 pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
     match cmd {
+        PluginCommand::Add {
+            file,
+            grants,
+            yes,
+            json,
+        } => add(
+            &file,
+            GrantChoice {
+                explicit: grants,
+                all: yes,
+            },
+            json,
+            workspace,
+        ),
+        PluginCommand::List { json } => list(json, workspace),
+        PluginCommand::Info { id, json } => info(&id, json, workspace),
         PluginCommand::Inspect { file, json } => inspect(&file, json, workspace),
+        PluginCommand::Enable { id } => report(host::loaded(workspace)?.set_enabled(&id, true)?),
+        PluginCommand::Disable { id } => report(host::loaded(workspace)?.set_enabled(&id, false)?),
+        PluginCommand::Remove { id } => {
+            host::loaded(workspace)?.remove(&id)?;
+            println!("removed {id}");
+            Ok(())
+        }
+        PluginCommand::Grant { id, permission } => {
+            report(host::loaded(workspace)?.set_grant(&id, permission, true)?)
+        }
+        PluginCommand::Revoke { id, permission } => {
+            report(host::loaded(workspace)?.set_grant(&id, permission, false)?)
+        }
+        PluginCommand::Logs { id, tail } => logs(&id, tail, workspace),
     }
 }
 
+/// Asks on the terminal: the plugin, the permission, the reason.
+struct TtyAsker;
+
+impl GrantAsker for TtyAsker {
+    fn ask(&mut self, plugin: &PluginManifest, request: &PermissionRequest) -> bool {
+        let mut err = std::io::stderr();
+        let _ = write!(
+            err,
+            "plugin `{}` requests {}: {}\n  grant {}? [y/N] ",
+            plugin.id, request.permission, request.reason, request.permission
+        );
+        let _ = err.flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).is_err() {
+            return false;
+        }
+        matches!(line.trim(), "y" | "Y" | "yes")
+    }
+}
+
+fn add(file: &Path, choice: GrantChoice, as_json: bool, workspace: &Path) -> Result<()> {
+    let mut manager = host::loaded(workspace)?;
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let report: AddReport = if interactive {
+        manager.add(file, &choice, &mut TtyAsker)?
+    } else {
+        manager.add(file, &choice, &mut NoTty)?
+    };
+    if as_json {
+        print_json(&report)?;
+    } else {
+        let verb = match report.registration {
+            amber_runtime::Registration::New => "added",
+            amber_runtime::Registration::Unchanged => "already added",
+            amber_runtime::Registration::Replaced => "replaced",
+        };
+        let granted: Vec<&str> = report.granted.iter().map(|p| p.as_str()).collect();
+        println!("{verb} {} {}", report.id, report.version);
+        if !granted.is_empty() {
+            println!("  granted: {}", granted.join(", "));
+        }
+        for p in &report.not_granted {
+            println!(
+                "  not granted: {p} (grant it with `amber plugin grant {} {p}`)",
+                report.id
+            );
+        }
+        if let Some(status) = &report.status {
+            print_contributions(status);
+        }
+    }
+    match &report.enable_error {
+        Some(e) => anyhow::bail!("{} was added but could not be enabled: {e}", report.id),
+        None => Ok(()),
+    }
+}
+
+fn list(as_json: bool, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(workspace)?;
+    let plugins = manager.list()?;
+    if as_json {
+        return print_json(&json!({ "plugins": plugins }));
+    }
+    if plugins.is_empty() {
+        println!("no plugins (add one with `amber plugin add FILE.wasm`)");
+    }
+    for p in &plugins {
+        let origin = if p.bundled { "bundled" } else { "added" };
+        let caps = p.status.contributions.len();
+        println!(
+            "{:<20} {:<8} {:<11} {:<7} {caps} contributions",
+            p.id,
+            p.version,
+            p.status.state.to_string(),
+            origin
+        );
+        if let Some(reason) = &p.status.reason {
+            println!("  failed: {reason}");
+        }
+    }
+    Ok(())
+}
+
+fn find(manager: &PluginManager, id: &str) -> Result<PluginStatus> {
+    manager
+        .runtime()
+        .status(id)
+        .with_context(|| format!("no plugin `{id}` (see `amber plugin list`)"))
+}
+
+fn info(id: &str, as_json: bool, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(workspace)?;
+    let status = find(&manager, id)?;
+    if as_json {
+        return print_json(&status);
+    }
+    print_status(&status);
+    Ok(())
+}
+
+fn report(status: PluginStatus) -> Result<()> {
+    println!("{} is {}", status.id, status.state);
+    if let Some(reason) = &status.reason {
+        println!("  failed: {reason}");
+    }
+    Ok(())
+}
+
+fn logs(id: &str, tail: Option<usize>, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(workspace)?;
+    let path = manager.log_path(id)?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let skip = tail.map_or(0, |n| lines.len().saturating_sub(n));
+    for line in &lines[skip..] {
+        println!("{line}");
+    }
+    Ok(())
+}
+
 fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
-    let runtime = super::runtime(workspace)?;
+    // A throwaway runtime: nothing is added or kept.
+    let runtime = host::manager(workspace)?.runtime().clone();
     let (id, _) = runtime.register_file(file)?;
-    // Enabling runs initialize and capabilities, which is how a plugin
-    // declares what it offers; a failure is part of what we show.
     let enabled = runtime.enable(&id, Grants::none());
     let tools: Vec<_> = runtime
         .ledger()
@@ -43,10 +245,9 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
         .collect();
     let status = runtime
         .status(&id)
-        .ok_or_else(|| anyhow::anyhow!("plugin `{id}` vanished"))?;
+        .with_context(|| format!("plugin `{id}` vanished"))?;
     if as_json {
-        let value = json!({ "plugin": status, "tools": tools });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        print_json(&json!({ "plugin": status, "tools": tools }))?;
     } else {
         print_status(&status);
         for tool in &tools {
@@ -67,6 +268,26 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
     Ok(())
 }
 
+fn print_contributions(s: &PluginStatus) {
+    let count = |k: CapabilityKind| s.contributions.iter().filter(|c| c.kind == k).count();
+    let kinds = [
+        CapabilityKind::Tool,
+        CapabilityKind::Provider,
+        CapabilityKind::Command,
+        CapabilityKind::Prompt,
+        CapabilityKind::Parser,
+    ];
+    let declared: Vec<String> = kinds
+        .into_iter()
+        .filter(|k| count(*k) > 0)
+        .map(|k| format!("{} {k}", count(k)))
+        .collect();
+    if !declared.is_empty() {
+        let names: Vec<&str> = s.contributions.iter().map(|c| c.name.as_str()).collect();
+        println!("  provides {} ({})", declared.join(", "), names.join(", "));
+    }
+}
+
 fn print_status(s: &PluginStatus) {
     let m = &s.manifest;
     println!(
@@ -74,25 +295,24 @@ fn print_status(s: &PluginStatus) {
         m.name, m.version, m.id, m.api_version
     );
     println!("  {}", m.description);
+    println!("  state    {}", s.state);
+    if let Some(reason) = &s.reason {
+        println!("  failed   {reason}");
+    }
     println!("  file     {}", s.source.display());
     println!("  blake3   {}", s.hash);
     println!("  exports  {}", s.exports.join(", "));
     for p in &m.permissions {
-        println!("  requests {:<16} {}", p.permission.as_str(), p.reason);
+        let granted = if s.grants.has(p.permission) {
+            "granted"
+        } else {
+            "not granted"
+        };
+        println!(
+            "  requests {:<16} {granted:<11}  {}",
+            p.permission.as_str(),
+            p.reason
+        );
     }
-    let kinds = |k: CapabilityKind| s.contributions.iter().filter(|c| c.kind == k).count();
-    let declared = [
-        CapabilityKind::Tool,
-        CapabilityKind::Provider,
-        CapabilityKind::Command,
-        CapabilityKind::Prompt,
-        CapabilityKind::Parser,
-    ]
-    .into_iter()
-    .filter(|k| kinds(*k) > 0)
-    .map(|k| format!("{} {k}", kinds(k)))
-    .collect::<Vec<_>>();
-    if !declared.is_empty() {
-        println!("  declares {}", declared.join(", "));
-    }
+    print_contributions(s);
 }

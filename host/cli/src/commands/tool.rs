@@ -1,4 +1,4 @@
-//! `amber tool ...`: call a tool through the real runtime.
+//! `amber tool list|call`: tools through the real runtime.
 
 use std::path::{Path, PathBuf};
 
@@ -7,18 +7,26 @@ use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use serde_json::json;
 
+use super::print_json;
+use crate::host;
+
 #[derive(Subcommand)]
 pub enum ToolCommand {
+    /// List every installed tool and the plugin providing it.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
     /// Call one tool with JSON arguments and print its output.
     Call {
-        /// Load this component for the call (repeatable).
+        /// Also load this component, for this call only (repeatable).
         #[arg(long = "with", value_name = "FILE.wasm")]
         with: Vec<PathBuf>,
         /// Grant a permission to the components loaded with --with
         /// (workspace-read, workspace-write, exec; repeatable).
         #[arg(long = "grant", value_name = "PERM")]
         grants: Vec<Permission>,
-        /// Print the result as JSON: {"status": "ok"|"error", "output", "meta"}.
+        /// Print {"status": "ok"|"error", "output", "meta"}.
         #[arg(long)]
         json: bool,
         /// The tool's name.
@@ -31,6 +39,7 @@ pub enum ToolCommand {
 
 pub fn run(cmd: ToolCommand, workspace: &Path) -> Result<()> {
     match cmd {
+        ToolCommand::List { json } => list(json, workspace),
         ToolCommand::Call {
             with,
             grants,
@@ -39,6 +48,46 @@ pub fn run(cmd: ToolCommand, workspace: &Path) -> Result<()> {
             args,
         } => call(&with, Grants::of(grants), json, &tool, &args, workspace),
     }
+}
+
+fn list(as_json: bool, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(workspace)?;
+    let ledger = manager.runtime().ledger();
+    let owners: std::collections::BTreeMap<String, String> = ledger
+        .records()
+        .into_iter()
+        .filter(|(_, c)| c.kind == amber_core::CapabilityKind::Tool)
+        .map(|(owner, c)| (c.name, owner.to_string()))
+        .collect();
+    let tools: Vec<_> = ledger
+        .tools()
+        .iter()
+        .map(|t| {
+            let spec = t.spec();
+            let owner = owners.get(&spec.name).cloned().unwrap_or_default();
+            json!({"name": spec.name, "description": spec.description, "read_only": spec.read_only, "owner": owner, "input_schema": spec.input_schema})
+        })
+        .collect();
+    if as_json {
+        return print_json(&json!({ "tools": tools }));
+    }
+    if tools.is_empty() {
+        println!("no tools (add a plugin with `amber plugin add FILE.wasm`)");
+    }
+    for t in &tools {
+        let mode = if t["read_only"] == true {
+            "read-only"
+        } else {
+            "writes"
+        };
+        println!(
+            "{:<20} {mode:<9}  {:<22} {}",
+            t["name"].as_str().unwrap_or(""),
+            t["owner"].as_str().unwrap_or(""),
+            t["description"].as_str().unwrap_or("")
+        );
+    }
+    Ok(())
 }
 
 fn call(
@@ -51,7 +100,8 @@ fn call(
 ) -> Result<()> {
     let args: serde_json::Value = serde_json::from_str(args)
         .with_context(|| format!("the arguments are not JSON: {args}"))?;
-    let runtime = super::runtime(workspace)?;
+    let manager = host::loaded(workspace)?;
+    let runtime = manager.runtime();
     for file in with {
         let (id, _) = runtime.register_file(file)?;
         runtime.enable(&id, grants.clone())?;
@@ -63,14 +113,12 @@ fn call(
             .iter()
             .map(|t| t.spec().name.clone())
             .collect();
-        bail!(
-            "no tool `{name}` is installed (known: {})",
-            if known.is_empty() {
-                "none".into()
-            } else {
-                known.join(", ")
-            }
-        );
+        let known = if known.is_empty() {
+            "none".into()
+        } else {
+            known.join(", ")
+        };
+        bail!("no tool `{name}` is installed (known: {known})");
     };
     let result = tool.call(&args);
     match (&result, as_json) {

@@ -18,6 +18,8 @@ pub struct BlockSpec {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RenderContext {
+    /// The workspace root on the host, for host-native blocks. Component
+    /// blocks are given their sandbox mount instead, when granted.
     pub workspace: Option<String>,
     pub request: String,
     pub model: String,

@@ -27,8 +27,10 @@ impl PromptBlock for ComponentPromptBlock {
     }
 
     fn render(&self, ctx: &RenderContext) -> Result<String, PortError> {
+        // The component sees the workspace at its sandbox mount, when granted.
+        let granted = self.pool.context().grants.can_read_workspace();
         let ctx = wit::RenderContext {
-            workspace: ctx.workspace.clone(),
+            workspace: granted.then(|| crate::sandbox::WORKSPACE_MOUNT.to_string()),
             request: ctx.request.clone(),
             model: ctx.model.clone(),
         };

@@ -1,0 +1,90 @@
+//! Everything a command needs, built once from the environment and the
+//! config file: dirs, workspace, runtime, plugin manager.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use amber_config::Config;
+use amber_core::Ledger;
+use amber_runtime::imports::exec::ExecPolicy;
+use amber_runtime::manager::{bundle_dir, PluginManager, PluginPrefs};
+use amber_runtime::{AmberDirs, Permission, PluginRuntime, RuntimeLimits, RuntimeOptions};
+use anyhow::{Context, Result};
+
+pub fn config_path(dirs: &AmberDirs) -> PathBuf {
+    dirs.config.join("config.toml")
+}
+
+/// Loads the config, or fails naming the file, line and key.
+pub fn load_config(dirs: &AmberDirs) -> Result<Config> {
+    Ok(Config::load(&config_path(dirs))?)
+}
+
+fn options(dirs: AmberDirs, workspace: &Path, config: &Config) -> RuntimeOptions {
+    let mut options = RuntimeOptions::new(dirs, workspace.to_path_buf());
+    options.limits = RuntimeLimits {
+        memory_bytes: (config.limits.memory_mib as usize) << 20,
+        deadline: Duration::from_millis(config.limits.deadline_ms),
+        output_bytes: (config.limits.output_kib as usize) << 10,
+    };
+    let mut exec = ExecPolicy::default();
+    exec.env_allowlist.extend(config.exec.env.iter().cloned());
+    exec.default_timeout = Duration::from_millis(config.exec.timeout_ms);
+    exec.output_cap = (config.exec.output_kib as usize) << 10;
+    options.exec = exec;
+    options.settings = config
+        .plugins
+        .iter()
+        .map(|(id, p)| (id.clone(), p.settings.clone()))
+        .collect();
+    options
+}
+
+fn prefs(config: &Config) -> BTreeMap<String, PluginPrefs> {
+    config
+        .plugins
+        .iter()
+        .map(|(id, p)| {
+            // Validated when the config was read.
+            let grants = p
+                .grants
+                .iter()
+                .filter_map(|g| g.parse::<Permission>().ok())
+                .collect();
+            (
+                id.clone(),
+                PluginPrefs {
+                    enabled: p.enabled,
+                    grants,
+                },
+            )
+        })
+        .collect()
+}
+
+/// The runtime and plugin manager, before anything is loaded.
+pub fn manager(workspace: &Path) -> Result<PluginManager> {
+    let dirs = AmberDirs::from_env();
+    let config = load_config(&dirs)?;
+    let options = options(dirs.clone(), workspace, &config);
+    let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))
+        .context("cannot start the plugin runtime")?;
+    Ok(PluginManager::new(
+        runtime,
+        &dirs,
+        prefs(&config),
+        bundle_dir(),
+    ))
+}
+
+/// The manager with every plugin loaded; problems are warned about.
+pub fn loaded(workspace: &Path) -> Result<PluginManager> {
+    let mut manager = manager(workspace)?;
+    manager.load_all()?;
+    for problem in manager.problems() {
+        eprintln!("amber: warning: {problem}");
+    }
+    Ok(manager)
+}

@@ -1,0 +1,202 @@
+//! amber's config file.
+//!
+//! One TOML file: `$AMBER_HOME/config.toml`, else
+//! `$XDG_CONFIG_HOME/amber/config.toml`. Every key is documented in
+//! `docs/config.md` with its default. An unknown key or a wrong type is an
+//! error naming the file, the line and the key, and nothing starts with a
+//! half-read config: [`Config::load`] returns a whole config or an error.
+
+mod error;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::ConfigError;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// The default provider preset and model.
+    pub model: ModelConfig,
+    /// User presets and overrides of shipped ones, by preset name.
+    pub providers: BTreeMap<String, ProviderConfig>,
+    pub policy: PolicyConfig,
+    /// Per-plugin pre-grants, enablement and settings, by plugin id.
+    pub plugins: BTreeMap<String, PluginConfig>,
+    pub limits: LimitsConfig,
+    pub exec: ExecConfig,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelConfig {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProviderConfig {
+    /// `openai-chat`, `openai-responses` or `anthropic-messages`.
+    pub flavor: Option<String>,
+    pub base_url: Option<String>,
+    /// The environment variable holding the key.
+    pub key_env: Option<String>,
+    pub model: Option<String>,
+    pub context_window: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Read,
+    #[default]
+    Write,
+    Yolo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleDecision {
+    Allow,
+    Deny,
+}
+
+/// A stored approval rule: a tool (or `exec`) and optionally a folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub tool: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    pub decision: RuleDecision,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PolicyConfig {
+    pub mode: Mode,
+    pub rules: Vec<Rule>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PluginConfig {
+    /// `false` keeps the plugin installed but disabled.
+    pub enabled: Option<bool>,
+    /// Permissions granted ahead of time, for headless runs and CI.
+    pub grants: Vec<String>,
+    /// Plugin-scoped settings, read by the plugin through `host.setting`.
+    pub settings: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsConfig {
+    /// Linear memory per plugin instance.
+    pub memory_mib: u32,
+    /// Guest time per call, excluding time inside host imports.
+    pub deadline_ms: u64,
+    /// Largest string or list a plugin may return from one call.
+    pub output_kib: u32,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            memory_mib: 256,
+            deadline_ms: 10_000,
+            output_kib: 16 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExecConfig {
+    /// Variables passed to commands beyond PATH, HOME, LANG, TERM, USER.
+    pub env: Vec<String>,
+    pub timeout_ms: u64,
+    /// Bytes kept of stdout and of stderr, each.
+    pub output_kib: u32,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            env: Vec::new(),
+            timeout_ms: 120_000,
+            output_kib: 256,
+        }
+    }
+}
+
+impl Config {
+    /// Parses `text`, read from `path` (named in errors).
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config =
+            toml::from_str(text).map_err(|e| ConfigError::from_toml(path, text, &e))?;
+        config.validate(path, text)?;
+        Ok(config)
+    }
+
+    /// Loads `path`; a missing file is the default config.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Config::parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) => Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    /// Checks what types alone cannot: known permission names, sane limits.
+    fn validate(&self, path: &Path, text: &str) -> Result<(), ConfigError> {
+        const PERMISSIONS: [&str; 3] = ["workspace-read", "workspace-write", "exec"];
+        for (id, plugin) in &self.plugins {
+            for grant in &plugin.grants {
+                if !PERMISSIONS.contains(&grant.as_str()) {
+                    let key = format!("plugins.{id}.grants");
+                    let reason = format!(
+                        "unknown permission `{grant}` (known: {})",
+                        PERMISSIONS.join(", ")
+                    );
+                    return Err(ConfigError::invalid(path, text, &key, grant, reason));
+                }
+            }
+        }
+        if self.limits.memory_mib == 0 || self.limits.memory_mib > 4096 {
+            let reason = "must be between 1 and 4096".to_string();
+            return Err(ConfigError::invalid(
+                path,
+                text,
+                "limits.memory_mib",
+                "memory_mib",
+                reason,
+            ));
+        }
+        if self.limits.deadline_ms == 0 {
+            let reason = "must be at least 1".to_string();
+            return Err(ConfigError::invalid(
+                path,
+                text,
+                "limits.deadline_ms",
+                "deadline_ms",
+                reason,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The config as TOML, defaults filled in.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests;

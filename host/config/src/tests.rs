@@ -1,0 +1,110 @@
+use super::*;
+use std::path::PathBuf;
+
+fn parse(text: &str) -> Result<Config, String> {
+    Config::parse(text, Path::new("/home/u/.config/amber/config.toml")).map_err(|e| e.to_string())
+}
+
+#[test]
+fn an_empty_file_is_the_default_config() {
+    assert_eq!(parse("").unwrap(), Config::default());
+    assert_eq!(Config::default().limits.memory_mib, 256);
+    assert_eq!(Config::default().exec.timeout_ms, 120_000);
+}
+
+#[test]
+fn every_section_parses() {
+    let text = r#"
+[model]
+provider = "anthropic"
+model = "claude-sonnet-4"
+
+[providers.local]
+flavor = "openai-chat"
+base_url = "http://127.0.0.1:8080/v1"
+context_window = 32768
+
+[policy]
+mode = "read"
+rules = [{ tool = "shell", path = "scripts", decision = "allow" }]
+
+[plugins.hello]
+enabled = false
+grants = ["workspace-read"]
+settings = { greeting = "hi" }
+
+[limits]
+memory_mib = 128
+
+[exec]
+env = ["CARGO_HOME"]
+"#;
+    let config = parse(text).unwrap();
+    assert_eq!(config.model.provider.as_deref(), Some("anthropic"));
+    assert_eq!(config.providers["local"].context_window, Some(32768));
+    assert_eq!(config.policy.mode, Mode::Read);
+    assert_eq!(config.policy.rules[0].decision, RuleDecision::Allow);
+    assert_eq!(config.plugins["hello"].settings["greeting"], "hi");
+    assert_eq!(config.limits.memory_mib, 128);
+    assert_eq!(
+        config.limits.deadline_ms, 10_000,
+        "unset keys keep their defaults"
+    );
+    assert_eq!(config.exec.env, ["CARGO_HOME"]);
+}
+
+#[test]
+fn an_unknown_key_names_the_file_line_and_key() {
+    let err = parse("[limits]\nmemory_mib = 64\nmemroy = 1\n").unwrap_err();
+    assert!(
+        err.starts_with(
+            "/home/u/.config/amber/config.toml:3: limits.memroy: unknown field `memroy`"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_wrong_type_names_the_file_line_and_key() {
+    let err = parse("[model]\nprovider = \"x\"\n\n[limits]\ndeadline_ms = \"soon\"\n").unwrap_err();
+    assert!(
+        err.starts_with("/home/u/.config/amber/config.toml:5: limits.deadline_ms: invalid type"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_permission_or_mode_is_refused() {
+    let err = parse("[plugins.x]\ngrants = [\"root\"]\n").unwrap_err();
+    assert!(
+        err.contains(":2: plugins.x.grants: unknown permission `root`"),
+        "{err}"
+    );
+    let err = parse("[policy]\nmode = \"god\"\n").unwrap_err();
+    assert!(
+        err.contains(":2: policy.mode: unknown variant `god`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_missing_file_is_the_default_and_an_unreadable_one_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        Config::load(&dir.path().join("none.toml")).unwrap(),
+        Config::default()
+    );
+    let err = Config::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!("cannot read {}", dir.path().display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_effective_config_round_trips_through_toml() {
+    let config = parse("[exec]\nenv = [\"A\"]\n").unwrap();
+    let again = parse(&config.to_toml()).unwrap();
+    assert_eq!(config, again);
+    let _ = PathBuf::new();
+}

@@ -1,0 +1,205 @@
+//! The plugin state directory: JSON files written atomically (a temporary
+//! file, then a rename) and changed only under an exclusive `flock`, so two
+//! amber processes adding plugins at once lose nothing.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::grants::GrantRecord;
+use super::installed::Installed;
+use crate::error::LoadError;
+
+const INSTALLED: &str = "installed.json";
+const GRANTS: &str = "grants.json";
+
+fn io_error(path: &Path, e: impl std::fmt::Display) -> LoadError {
+    LoadError::Read {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
+}
+
+/// An exclusive lock on the state dir, released on drop.
+struct Lock(File);
+
+impl Lock {
+    fn take(dir: &Path) -> Result<Lock, LoadError> {
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        let path = dir.join(".lock");
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| io_error(&path, e))?;
+        // SAFETY: flock on a file descriptor we own for the lock's lifetime.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        if rc != 0 {
+            return Err(io_error(&path, std::io::Error::last_os_error()));
+        }
+        Ok(Lock(file))
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // SAFETY: unlocking the descriptor locked in `take`.
+        unsafe {
+            libc::flock(self.0.as_raw_fd(), libc::LOCK_UN);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".tmp-{}-{n}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut file = File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_error(path, e)
+    })
+}
+
+fn read_json<T: DeserializeOwned + Default>(path: &Path) -> Result<T, LoadError> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|e| io_error(path, format!("corrupt state file: {e}"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
+        Err(e) => Err(io_error(path, e)),
+    }
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), LoadError> {
+    let bytes = serde_json::to_vec_pretty(value).map_err(|e| io_error(path, e))?;
+    write_atomic(path, &bytes)
+}
+
+/// `data/plugins/`.
+pub struct StateDir {
+    dir: PathBuf,
+}
+
+impl StateDir {
+    pub fn new(dir: PathBuf) -> Self {
+        StateDir { dir }
+    }
+
+    pub fn read_installed(&self) -> Result<Installed, LoadError> {
+        read_json(&self.dir.join(INSTALLED))
+    }
+
+    pub fn read_grants(&self) -> Result<BTreeMap<String, GrantRecord>, LoadError> {
+        read_json(&self.dir.join(GRANTS))
+    }
+
+    /// Read-modify-write of `installed.json` under the lock.
+    pub fn update_installed(&self, change: impl FnOnce(&mut Installed)) -> Result<(), LoadError> {
+        let _lock = Lock::take(&self.dir)?;
+        let path = self.dir.join(INSTALLED);
+        let mut installed: Installed = read_json(&path)?;
+        let before = installed.clone();
+        change(&mut installed);
+        if installed == before {
+            return Ok(());
+        }
+        write_json(&path, &installed)
+    }
+
+    /// Read-modify-write of `grants.json` under the lock.
+    pub fn update_grants(
+        &self,
+        change: impl FnOnce(&mut BTreeMap<String, GrantRecord>),
+    ) -> Result<(), LoadError> {
+        let _lock = Lock::take(&self.dir)?;
+        let path = self.dir.join(GRANTS);
+        let mut grants: BTreeMap<String, GrantRecord> = read_json(&path)?;
+        let before = grants.clone();
+        change(&mut grants);
+        if grants == before {
+            return Ok(());
+        }
+        write_json(&path, &grants)
+    }
+
+    /// Keeps a copy of the component as `<id>/<hash>.wasm`; returns its path.
+    pub fn store_wasm(&self, id: &str, hash: &str, source: &Path) -> Result<PathBuf, LoadError> {
+        let path = self.dir.join(id).join(format!("{hash}.wasm"));
+        if path.exists() {
+            return Ok(path);
+        }
+        let bytes = std::fs::read(source).map_err(|e| io_error(source, e))?;
+        write_atomic(&path, &bytes)?;
+        Ok(path)
+    }
+
+    /// Deletes the stored copies of `id`; its log stays.
+    pub fn remove_wasm(&self, id: &str) {
+        let Ok(entries) = std::fs::read_dir(self.dir.join(id)) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry.path().extension().is_some_and(|e| e == "wasm") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrent_updates_under_the_lock_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let state = StateDir::new(dir.path().to_path_buf());
+                std::thread::spawn(move || {
+                    for j in 0..10 {
+                        state
+                            .update_installed(|inst| {
+                                inst.removed_bundled.insert(format!("p{i}-{j}"));
+                            })
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let state = StateDir::new(dir.path().to_path_buf());
+        assert_eq!(state.read_installed().unwrap().removed_bundled.len(), 80);
+    }
+
+    #[test]
+    fn a_corrupt_state_file_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(INSTALLED), "{not json").unwrap();
+        let err = StateDir::new(dir.path().to_path_buf())
+            .read_installed()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("installed.json") && err.contains("corrupt state file"),
+            "{err}"
+        );
+    }
+}
