@@ -5,6 +5,8 @@
 wasmtime::component::bindgen!({
     world: "full-plugin",
     path: "../../wit",
+    // Declarations are cached as JSON (see `declarations`).
+    additional_derives: [serde::Serialize, serde::Deserialize],
 });
 
 pub use amber::plugin::types;

@@ -7,7 +7,6 @@
 //! writers never expose a half-written file.
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use wasmtime::component::Component;
@@ -90,29 +89,6 @@ impl ComponentCache {
     }
 
     fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
-        let mut tmp = tempfile_in(&self.dir)?;
-        tmp.1.write_all(bytes)?;
-        tmp.1.sync_all()?;
-        std::fs::rename(&tmp.0, entry)
+        crate::atomic::write_atomic(entry, bytes)
     }
-}
-
-/// A uniquely named temporary file in `dir`.
-fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
-    let unique = format!(
-        ".tmp-{}-{:?}-{}",
-        std::process::id(),
-        std::thread::current().id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-    );
-    let path = dir.join(unique.replace(['(', ')'], ""));
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    Ok((path, file))
 }

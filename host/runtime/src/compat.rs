@@ -35,7 +35,7 @@ pub fn check_is_component(wasm: &[u8], origin: &Path) -> Result<(), LoadError> {
 }
 
 /// The exports of a component that belong to `amber:plugin`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExportSet {
     pub capabilities: BTreeSet<CapabilityKind>,
     /// Every exported interface name, for `plugin info`.

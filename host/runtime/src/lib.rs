@@ -12,9 +12,11 @@
 //! Components are adapted to `amber-core`'s ports in [`adapters`].
 
 pub mod adapters;
+mod atomic;
 pub mod bindings;
 pub mod cache;
 pub mod compat;
+pub mod declarations;
 pub mod dirs;
 pub mod engine;
 pub mod error;
@@ -25,6 +27,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod log;
 pub mod manager;
+pub mod pool_cell;
 pub mod sandbox;
 
 pub use cache::ComponentCache;

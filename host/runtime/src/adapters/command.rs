@@ -5,16 +5,16 @@ use std::sync::Arc;
 use amber_core::ports::{CommandNode, CommandRoot, CommandTree, PortError};
 
 use super::{missing, port_error};
-use crate::instance::InstancePool;
+use crate::pool_cell::PoolCell;
 
 pub struct ComponentCommand {
-    pool: Arc<InstancePool>,
+    pool: Arc<PoolCell>,
     root: CommandRoot,
     label: String,
 }
 
 impl ComponentCommand {
-    pub fn new(pool: Arc<InstancePool>, root: CommandRoot) -> Self {
+    pub fn new(pool: Arc<PoolCell>, root: CommandRoot) -> Self {
         let label = format!("command `/{}`", root.root);
         ComponentCommand { pool, root, label }
     }

@@ -16,7 +16,7 @@ use amber_core::Service;
 
 use crate::bindings::types;
 use crate::error::CallError;
-use crate::instance::InstancePool;
+use crate::pool_cell::PoolCell;
 
 pub use command::ComponentCommand;
 pub use parser::ComponentParser;
@@ -30,7 +30,7 @@ fn port_error(e: CallError) -> PortError {
 
 /// The service that serves one declared capability.
 pub fn service_for(
-    pool: &Arc<InstancePool>,
+    pool: &Arc<PoolCell>,
     capability: &types::Capability,
 ) -> Result<Service, String> {
     let pool = Arc::clone(pool);

@@ -5,16 +5,16 @@ use std::sync::Arc;
 use amber_core::ports::{LanguageSpec, Parser, PortError, Span, Symbol};
 
 use super::{missing, port_error};
-use crate::instance::InstancePool;
+use crate::pool_cell::PoolCell;
 
 pub struct ComponentParser {
-    pool: Arc<InstancePool>,
+    pool: Arc<PoolCell>,
     spec: LanguageSpec,
     label: String,
 }
 
 impl ComponentParser {
-    pub fn new(pool: Arc<InstancePool>, spec: LanguageSpec) -> Self {
+    pub fn new(pool: Arc<PoolCell>, spec: LanguageSpec) -> Self {
         let label = format!("parser `{}`", spec.name);
         ComponentParser { pool, spec, label }
     }

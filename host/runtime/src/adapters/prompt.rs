@@ -6,16 +6,16 @@ use amber_core::ports::{BlockSpec, PortError, PromptBlock, RenderContext};
 
 use super::{missing, port_error};
 use crate::bindings::prompt as wit;
-use crate::instance::InstancePool;
+use crate::pool_cell::PoolCell;
 
 pub struct ComponentPromptBlock {
-    pool: Arc<InstancePool>,
+    pool: Arc<PoolCell>,
     spec: BlockSpec,
     label: String,
 }
 
 impl ComponentPromptBlock {
-    pub fn new(pool: Arc<InstancePool>, spec: BlockSpec) -> Self {
+    pub fn new(pool: Arc<PoolCell>, spec: BlockSpec) -> Self {
         let label = format!("prompt block `{}`", spec.name);
         ComponentPromptBlock { pool, spec, label }
     }

@@ -13,16 +13,17 @@ use wasmtime::component::ResourceAny;
 
 use super::{missing, port_error};
 use crate::bindings::{provider as wit, types};
-use crate::instance::{Instance, InstancePool};
+use crate::instance::Instance;
+use crate::pool_cell::PoolCell;
 
 pub struct ComponentDialect {
-    pool: Arc<InstancePool>,
+    pool: Arc<PoolCell>,
     flavor: FlavorSpec,
     label: String,
 }
 
 impl ComponentDialect {
-    pub fn new(pool: Arc<InstancePool>, flavor: &types::FlavorSpec) -> Self {
+    pub fn new(pool: Arc<PoolCell>, flavor: &types::FlavorSpec) -> Self {
         let auth = match flavor.auth {
             types::AuthScheme::Bearer => AuthScheme::Bearer,
             types::AuthScheme::XApiKey => AuthScheme::XApiKey,
@@ -232,7 +233,7 @@ impl Dialect for ComponentDialect {
 /// One stream's decoder: an instance held for the stream and the guest's
 /// decoder resource on it.
 pub struct ComponentDecoder {
-    pool: Arc<InstancePool>,
+    pool: Arc<PoolCell>,
     label: String,
     held: Option<(Instance, ResourceAny)>,
 }

@@ -6,16 +6,16 @@ use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
 
 use super::missing;
 use crate::bindings::tool as wit;
-use crate::instance::InstancePool;
+use crate::pool_cell::PoolCell;
 
 pub struct ComponentTool {
-    pool: Arc<InstancePool>,
+    pool: Arc<PoolCell>,
     spec: ToolSpec,
     label: String,
 }
 
 impl ComponentTool {
-    pub fn new(pool: Arc<InstancePool>, spec: ToolSpec) -> Self {
+    pub fn new(pool: Arc<PoolCell>, spec: ToolSpec) -> Self {
         let label = format!("tool `{}`", spec.name);
         ComponentTool { pool, spec, label }
     }

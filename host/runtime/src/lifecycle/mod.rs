@@ -9,118 +9,45 @@
 //!   not exported, an install was refused, or three calls in a row trapped.
 //!   Everything the plugin installed is unwound and the reason kept.
 //!
+//! A plugin whose declarations are cached (same bytes, same grants and
+//! settings) is enabled without compiling: its contributions are installed
+//! from the cache, and it compiles and initialises on its first call.
 //! All of it works in a running process; nothing needs a restart.
+
+mod loaded;
+mod status;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use amber_core::{Contribution, Ledger, Owner};
-use serde::Serialize;
-use wasmtime::component::{Component, InstancePre, Linker};
+use wasmtime::component::Linker;
 use wasmtime::Engine;
 
 use crate::adapters;
-use crate::bindings::types;
-use crate::cache::{CacheOutcome, ComponentCache};
-use crate::compat::{self, ExportSet};
+use crate::bindings::types::Capability;
+use crate::cache::ComponentCache;
+use crate::compat;
+use crate::declarations::{context_key, DeclarationCache};
 use crate::dirs::AmberDirs;
 use crate::engine::{shared_engine, RuntimeLimits};
 use crate::error::{CallError, LoadError};
-use crate::grants::{Grants, Permission};
+use crate::grants::Grants;
 use crate::imports::{self, exec::ExecPolicy};
-use crate::instance::{ExportIndices, FailureSink, HostState, InstancePool, PluginContext};
+use crate::instance::{FailureSink, HostState, InstancePool, PluginContext};
 use crate::log::PluginLog;
+use crate::pool_cell::PoolCell;
+use loaded::Loaded;
+pub use status::{PermissionRequest, PluginManifest, PluginState, PluginStatus, Registration};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PluginState {
-    Registered,
-    Active,
-    Deactivated,
-    Failed,
-}
-
-impl std::fmt::Display for PluginState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.as_str().map(String::from));
-        f.write_str(&s.unwrap_or_default())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PermissionRequest {
-    pub permission: Permission,
-    pub reason: String,
-}
-
-/// A plugin's manifest, as the host keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PluginManifest {
-    pub id: String,
-    pub name: String,
-    pub version: String,
-    pub description: String,
-    pub api_version: String,
-    pub permissions: Vec<PermissionRequest>,
-}
-
-impl From<types::PluginManifest> for PluginManifest {
-    fn from(m: types::PluginManifest) -> Self {
-        PluginManifest {
-            id: m.id,
-            name: m.name,
-            version: m.version,
-            description: m.description,
-            api_version: m.api_version,
-            permissions: m
-                .permissions
-                .into_iter()
-                .map(|p| PermissionRequest {
-                    permission: p.permission.into(),
-                    reason: p.reason,
-                })
-                .collect(),
-        }
-    }
-}
-
-/// What `plugin info` shows.
-#[derive(Debug, Clone, Serialize)]
-pub struct PluginStatus {
-    pub id: String,
-    pub state: PluginState,
-    /// Why the plugin is Failed.
-    pub reason: Option<String>,
-    pub manifest: PluginManifest,
-    /// Capability kinds the component exports.
-    pub exports: Vec<String>,
-    /// blake3 of the wasm file.
-    pub hash: String,
-    pub source: PathBuf,
-    pub grants: Grants,
-    pub contributions: Vec<Contribution>,
-    pub log: Option<PathBuf>,
-}
-
-/// Whether registering changed anything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Registration {
-    New,
-    Unchanged,
-    Replaced,
-}
-
-/// A compiled, validated component and its manifest.
-struct Loaded {
-    pre: InstancePre<HostState>,
-    exports: ExportSet,
-    hash: String,
-    source: PathBuf,
-    manifest: PluginManifest,
+/// What the eager enable path produced: the contributions, the pool, and
+/// the capabilities to cache.
+struct Activated {
+    contributions: Vec<Contribution>,
+    cell: Arc<PoolCell>,
+    capabilities: Vec<Capability>,
 }
 
 struct Entry {
@@ -128,7 +55,7 @@ struct Entry {
     state: PluginState,
     reason: Option<String>,
     grants: Grants,
-    pool: Option<Arc<InstancePool>>,
+    pool: Option<Arc<PoolCell>>,
     log: Arc<PluginLog>,
 }
 
@@ -160,12 +87,15 @@ struct Inner {
     engine: &'static Engine,
     linker: Linker<HostState>,
     cache: ComponentCache,
+    declarations: DeclarationCache,
     ledger: Arc<Ledger>,
     options: RuntimeOptions,
     plugins: Mutex<BTreeMap<String, Entry>>,
     /// Serialises enable, disable and fail, so a plugin never runs two
     /// transitions at once.
     transitions: Mutex<()>,
+    /// Components compiled or loaded from the AOT cache so far.
+    components_loaded: AtomicUsize,
 }
 
 /// Loads, enables and disables plugins, installing their capabilities
@@ -175,9 +105,15 @@ pub struct PluginRuntime {
     inner: Arc<Inner>,
 }
 
-fn valid_id(id: &str) -> bool {
-    let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_';
-    !id.is_empty() && id.len() <= 64 && id.chars().all(ok_char) && !id.starts_with('-')
+fn owner(id: &str) -> Owner {
+    Owner::Plugin(id.to_string())
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
+    std::fs::read(path).map_err(|e| LoadError::Read {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })
 }
 
 impl PluginRuntime {
@@ -186,14 +122,17 @@ impl PluginRuntime {
         let linker = imports::linker(engine)
             .map_err(|e| LoadError::Engine(format!("cannot link imports: {e:#}")))?;
         let cache = ComponentCache::new(&options.dirs.compiled(), engine);
+        let declarations = DeclarationCache::new(options.dirs.cache.join("declarations"));
         let inner = Inner {
             engine,
             linker,
             cache,
+            declarations,
             ledger,
             options,
             plugins: Mutex::new(BTreeMap::new()),
             transitions: Mutex::new(()),
+            components_loaded: AtomicUsize::new(0),
         };
         Ok(PluginRuntime {
             inner: Arc::new(inner),
@@ -208,6 +147,13 @@ impl PluginRuntime {
         &self.inner.options
     }
 
+    /// How many components this runtime has compiled or loaded from the AOT
+    /// cache: plugins served from cached declarations add nothing here
+    /// until their first call.
+    pub fn components_loaded(&self) -> usize {
+        self.inner.components_loaded.load(Ordering::Relaxed)
+    }
+
     fn plugins(&self) -> MutexGuard<'_, BTreeMap<String, Entry>> {
         self.inner.plugins.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -219,61 +165,13 @@ impl PluginRuntime {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Compiles (or loads from the cache) and validates a component, and
-    /// reads its manifest in a sandbox with nothing granted.
-    fn load(&self, wasm: &[u8], origin: &Path) -> Result<(Loaded, CacheOutcome), LoadError> {
-        let engine = self.inner.engine;
-        compat::check_is_component(wasm, origin)?;
-        let (component, outcome): (Component, CacheOutcome) =
-            self.inner.cache.load(engine, wasm, origin)?;
-        let exports = compat::read_exports(engine, &component, origin)?;
-        let link = |e: wasmtime::Error| LoadError::Link {
-            path: origin.to_path_buf(),
-            reason: format!("{e:#}"),
-        };
-        let pre = self
-            .inner
-            .linker
-            .instantiate_pre(&component)
-            .map_err(link)?;
-        let indices = ExportIndices::resolve(&pre).map_err(link)?;
-        let context = self.context("(loading)", Grants::none(), PluginLog::in_memory());
-        let quiet: FailureSink = Arc::new(|_, _| {});
-        let pool = InstancePool::new(pre.clone(), indices, context, quiet);
-        let not_loaded = |e: CallError| LoadError::NotAComponent {
-            path: origin.to_path_buf(),
-            reason: e.to_string(),
-        };
-        // `manifest` comes before anything else, initialize included.
-        let mut instance = pool.instantiate_uninitialized().map_err(not_loaded)?;
-        let manifest = pool
-            .call_on(&mut instance, "manifest", |i| {
-                let plugin = i.plugin.clone();
-                plugin.call_manifest(&mut i.store)
-            })
-            .map_err(not_loaded)?;
-        let manifest = PluginManifest::from(manifest);
-        if !valid_id(&manifest.id) {
-            return Err(LoadError::NotAComponent {
-                path: origin.to_path_buf(),
-                reason: format!(
-                    "manifest id `{}` is not valid: use 1-64 of [a-z0-9-_]",
-                    manifest.id
-                ),
-            });
-        }
-        let hash = blake3::hash(wasm).to_hex().to_string();
-        let source = origin.to_path_buf();
-        Ok((
-            Loaded {
-                pre,
-                exports,
-                hash,
-                source,
-                manifest,
-            },
-            outcome,
-        ))
+    fn settings(&self, id: &str) -> BTreeMap<String, String> {
+        self.inner
+            .options
+            .settings
+            .get(id)
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn context(&self, id: &str, grants: Grants, log: Arc<PluginLog>) -> Arc<PluginContext> {
@@ -282,7 +180,7 @@ impl PluginRuntime {
             id: id.to_string(),
             grants,
             workspace: options.workspace.clone(),
-            settings: options.settings.get(id).cloned().unwrap_or_default(),
+            settings: self.settings(id),
             log,
             exec: options.exec.clone(),
             limits: options.limits,
@@ -292,11 +190,7 @@ impl PluginRuntime {
     /// Registers the component in `path`. The same bytes again change
     /// nothing; new bytes for a known id replace it (see [`Self::replace`]).
     pub fn register_file(&self, path: &Path) -> Result<(String, Registration), LoadError> {
-        let wasm = std::fs::read(path).map_err(|e| LoadError::Read {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
-        self.register_bytes(&wasm, path)
+        self.register_bytes(&read(path)?, path)
     }
 
     /// Like [`Self::register_file`], for bytes already in memory.
@@ -305,8 +199,8 @@ impl PluginRuntime {
         wasm: &[u8],
         origin: &Path,
     ) -> Result<(String, Registration), LoadError> {
-        let (loaded, _) = self.load(wasm, origin)?;
-        let id = loaded.manifest.id.clone();
+        let loaded = Loaded::load(&self.inner, wasm.to_vec(), origin)?;
+        let id = loaded.manifest().id.clone();
         let known_hash = self.plugins().get(&id).map(|e| e.loaded.hash.clone());
         match known_hash {
             Some(hash) if hash == loaded.hash => Ok((id, Registration::Unchanged)),
@@ -335,19 +229,16 @@ impl PluginRuntime {
     /// the same grants; if the new one fails to enable, the old one is put
     /// back and enabled, and the error says why.
     pub fn replace(&self, id: &str, path: &Path) -> Result<(), LoadError> {
-        let wasm = std::fs::read(path).map_err(|e| LoadError::Read {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
-        let (loaded, _) = self.load(&wasm, path)?;
-        if loaded.manifest.id != id {
+        let loaded = Loaded::load(&self.inner, read(path)?, path)?;
+        if loaded.manifest().id != id {
+            let reason = format!(
+                "{} is plugin `{}`, not `{id}`",
+                path.display(),
+                loaded.manifest().id
+            );
             return Err(LoadError::Plugin {
                 id: id.to_string(),
-                reason: format!(
-                    "{} is plugin `{}`, not `{id}`",
-                    path.display(),
-                    loaded.manifest.id
-                ),
+                reason,
             });
         }
         self.swap(id, loaded)
@@ -395,6 +286,17 @@ impl PluginRuntime {
         }
     }
 
+    /// Reports three failed calls in a row by marking the plugin Failed.
+    fn failure_sink(&self) -> FailureSink {
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        Arc::new(move |id: &str, error: &CallError| {
+            if let Some(inner) = weak.upgrade() {
+                PluginRuntime { inner }
+                    .fail(id, &format!("3 calls in a row failed; the last: {error}"));
+            }
+        })
+    }
+
     /// Enables plugin `id` with `grants`: initialize, capabilities, then one
     /// install per capability in declaration order. On any failure the
     /// plugin is Failed, nothing of it stays installed, and the error says
@@ -412,38 +314,36 @@ impl PluginRuntime {
             (Arc::clone(&entry.loaded), Arc::clone(&entry.log))
         };
         let context = self.context(id, grants.clone(), log);
-        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
-        let on_failing: FailureSink = Arc::new(move |id: &str, error: &CallError| {
-            if let Some(inner) = weak.upgrade() {
-                PluginRuntime { inner }
-                    .fail(id, &format!("3 calls in a row failed; the last: {error}"));
+        let key = context_key(&grants, &context.settings);
+        let cached = self.inner.declarations.capabilities(&loaded.hash, &key);
+        let outcome = match cached {
+            Some(capabilities) => {
+                let cell = self.lazy_cell(&loaded, context);
+                self.install(id, &loaded, &cell, &capabilities)
+                    .map(|c| (c, cell))
             }
-        });
-        let indices = ExportIndices::resolve(&loaded.pre).map_err(|e| LoadError::Plugin {
-            id: id.to_string(),
-            reason: format!("{e:#}"),
-        })?;
-        let pool = Arc::new(InstancePool::new(
-            loaded.pre.clone(),
-            indices,
-            context,
-            on_failing,
-        ));
-        let outcome = self.activate(id, &loaded, &pool);
+            None => self
+                .activate(id, &loaded, context)
+                .map(|(c, cell, capabilities)| {
+                    self.inner
+                        .declarations
+                        .store_capabilities(&loaded.hash, &key, &capabilities);
+                    (c, cell)
+                }),
+        };
         let mut plugins = self.plugins();
         let entry = plugins
             .get_mut(id)
             .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
         entry.grants = grants;
         match outcome {
-            Ok(contributions) => {
+            Ok((contributions, cell)) => {
                 entry.state = PluginState::Active;
                 entry.reason = None;
-                entry.pool = Some(pool);
+                entry.pool = Some(cell);
                 Ok(contributions)
             }
             Err(reason) => {
-                pool.deactivate();
                 self.inner.ledger.unwind(&owner(id));
                 entry.state = PluginState::Failed;
                 entry.reason = Some(reason.clone());
@@ -456,13 +356,48 @@ impl PluginRuntime {
         }
     }
 
-    /// initialize + capabilities + installs; the reason on failure.
+    /// A pool made on first use: compile, instantiate, initialize. If that
+    /// fails, the plugin is marked Failed with the reason.
+    fn lazy_cell(&self, loaded: &Arc<Loaded>, context: Arc<PluginContext>) -> Arc<PoolCell> {
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        let loaded = Arc::clone(loaded);
+        let sink = self.failure_sink();
+        let for_pool = Arc::clone(&context);
+        PoolCell::lazy(
+            context,
+            Box::new(move || {
+                let inner = weak.upgrade().ok_or_else(|| CallError::NotActive {
+                    plugin: for_pool.id.clone(),
+                    state: "shut down".into(),
+                })?;
+                let runtime = PluginRuntime { inner };
+                let made = loaded
+                    .pool(&runtime.inner, Arc::clone(&for_pool), sink.clone())
+                    .and_then(|pool| {
+                        let instance = pool.checkout()?;
+                        pool.checkin(instance);
+                        Ok(pool)
+                    });
+                if let Err(e) = &made {
+                    runtime.fail(&for_pool.id, &e.to_string());
+                }
+                made
+            }),
+        )
+    }
+
+    /// The eager path: compile, initialize, capabilities, installs; returns
+    /// the contributions, the pool and the capabilities (for the cache), or
+    /// the reason it failed.
     fn activate(
         &self,
         id: &str,
         loaded: &Loaded,
-        pool: &Arc<InstancePool>,
-    ) -> Result<Vec<Contribution>, String> {
+        context: Arc<PluginContext>,
+    ) -> Result<(Vec<Contribution>, Arc<PoolCell>, Vec<Capability>), String> {
+        let pool: Arc<InstancePool> = loaded
+            .pool(&self.inner, context, self.failure_sink())
+            .map_err(|e| e.to_string())?;
         // The plugin is named by the caller; keep just the cause.
         let mut instance = pool.checkout().map_err(|e| match e {
             CallError::Instantiate { reason, .. } => reason,
@@ -475,9 +410,32 @@ impl PluginRuntime {
             })
             .map_err(|e| e.to_string())?;
         pool.checkin(instance);
-        for capability in &capabilities {
+        let cell = PoolCell::ready(Arc::clone(&pool));
+        match self.install(id, loaded, &cell, &capabilities) {
+            Ok(contributions) => Ok(Activated {
+                contributions,
+                cell,
+                capabilities,
+            }),
+            Err(reason) => {
+                cell.close();
+                Err(reason)
+            }
+        }
+    }
+
+    /// Checks every declared capability against the exports, then installs
+    /// each in declaration order.
+    fn install(
+        &self,
+        id: &str,
+        loaded: &Loaded,
+        cell: &Arc<PoolCell>,
+        capabilities: &[Capability],
+    ) -> Result<Vec<Contribution>, String> {
+        for capability in capabilities {
             let (kind, name) = adapters::describe(capability);
-            if !loaded.exports.exports(kind) {
+            if !loaded.declared.exports.exports(kind) {
                 return Err(format!(
                     "declares {kind} capability `{name}` but does not export {}",
                     compat::interface_name(kind)
@@ -486,8 +444,8 @@ impl PluginRuntime {
         }
         let owner = owner(id);
         let mut installed = Vec::new();
-        for capability in &capabilities {
-            let service = adapters::service_for(pool, capability)?;
+        for capability in capabilities {
+            let service = adapters::service_for(cell, capability)?;
             let contribution = self
                 .inner
                 .ledger
@@ -502,7 +460,7 @@ impl PluginRuntime {
     /// reverse install order. Returns them in the order removed.
     pub fn disable(&self, id: &str) -> Result<Vec<Contribution>, LoadError> {
         let _transition = self.transitions();
-        let pool = {
+        let cell = {
             let plugins = self.plugins();
             let entry = plugins
                 .get(id)
@@ -512,18 +470,21 @@ impl PluginRuntime {
             }
             entry.pool.clone()
         };
-        if let Some(pool) = &pool {
-            // A plugin that fails in shutdown is still disabled.
-            let shut = pool.call("shutdown", |i| {
-                let plugin = i.plugin.clone();
-                plugin.call_shutdown(&mut i.store)
-            });
-            if let Err(e) = shut {
-                pool.context()
-                    .log
-                    .line("warn", &format!("shutdown failed: {e}"));
+        if let Some(cell) = &cell {
+            // Only a plugin that ever started has anything to shut down. A
+            // plugin that fails in shutdown is still disabled.
+            if let Some(pool) = cell.materialized() {
+                let shut = pool.call("shutdown", |i| {
+                    let plugin = i.plugin.clone();
+                    plugin.call_shutdown(&mut i.store)
+                });
+                if let Err(e) = shut {
+                    pool.context()
+                        .log
+                        .line("warn", &format!("shutdown failed: {e}"));
+                }
             }
-            pool.deactivate();
+            cell.close();
         }
         let removed = self.inner.ledger.unwind(&owner(id));
         if let Some(entry) = self.plugins().get_mut(id) {
@@ -536,7 +497,7 @@ impl PluginRuntime {
     /// Marks plugin `id` Failed with `reason` and unwinds it.
     pub fn fail(&self, id: &str, reason: &str) {
         let _transition = self.transitions();
-        let pool = match self.plugins().get_mut(id) {
+        let cell = match self.plugins().get_mut(id) {
             Some(entry) if entry.state == PluginState::Active => {
                 entry.state = PluginState::Failed;
                 entry.reason = Some(reason.to_string());
@@ -545,8 +506,8 @@ impl PluginRuntime {
             }
             _ => return,
         };
-        if let Some(pool) = pool {
-            pool.deactivate();
+        if let Some(cell) = cell {
+            cell.close();
         }
         self.inner.ledger.unwind(&owner(id));
     }
@@ -573,8 +534,9 @@ impl PluginRuntime {
             id: id.to_string(),
             state: entry.state,
             reason: entry.reason.clone(),
-            manifest: loaded.manifest.clone(),
+            manifest: loaded.manifest().clone(),
             exports: loaded
+                .declared
                 .exports
                 .capabilities
                 .iter()
@@ -594,33 +556,22 @@ impl PluginRuntime {
         ids.iter().filter_map(|id| self.status(id)).collect()
     }
 
-    /// The instance pool of an active plugin: for benchmarks and
-    /// diagnostics that need to reach below the ports.
+    /// The instance pool of an active plugin, made now if it was not yet:
+    /// for benchmarks and diagnostics that need to reach below the ports.
     pub fn pool(&self, id: &str) -> Option<Arc<InstancePool>> {
-        self.plugins().get(id).and_then(|e| e.pool.clone())
+        let cell = self.plugins().get(id).and_then(|e| e.pool.clone())?;
+        cell.get().ok().cloned()
+    }
+
+    /// Whether plugin `id` has been compiled or loaded in this process.
+    pub fn is_loaded(&self, id: &str) -> bool {
+        self.plugins()
+            .get(id)
+            .is_some_and(|e| e.loaded.is_compiled())
     }
 
     /// The recent lines of a plugin's log.
     pub fn recent_log(&self, id: &str, n: usize) -> Option<Vec<String>> {
         self.plugins().get(id).map(|e| e.log.recent(n))
-    }
-}
-
-fn owner(id: &str) -> Owner {
-    Owner::Plugin(id.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::valid_id;
-
-    #[test]
-    fn ids_are_short_lowercase_words() {
-        assert!(valid_id("tools-fs"));
-        assert!(valid_id("parser_rust2"));
-        assert!(!valid_id(""));
-        assert!(!valid_id("Bad"));
-        assert!(!valid_id("../x"));
-        assert!(!valid_id(&"a".repeat(65)));
     }
 }

@@ -1,0 +1,91 @@
+//! What the lifecycle reports: states, manifests, statuses.
+
+use std::path::PathBuf;
+
+use amber_core::Contribution;
+use serde::{Deserialize, Serialize};
+
+use crate::bindings::types;
+use crate::grants::{Grants, Permission};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PluginState {
+    Registered,
+    Active,
+    Deactivated,
+    Failed,
+}
+
+impl std::fmt::Display for PluginState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from));
+        f.write_str(&s.unwrap_or_default())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionRequest {
+    pub permission: Permission,
+    pub reason: String,
+}
+
+/// A plugin's manifest, as the host keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PluginManifest {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub api_version: String,
+    pub permissions: Vec<PermissionRequest>,
+}
+
+impl From<types::PluginManifest> for PluginManifest {
+    fn from(m: types::PluginManifest) -> Self {
+        PluginManifest {
+            id: m.id,
+            name: m.name,
+            version: m.version,
+            description: m.description,
+            api_version: m.api_version,
+            permissions: m
+                .permissions
+                .into_iter()
+                .map(|p| PermissionRequest {
+                    permission: p.permission.into(),
+                    reason: p.reason,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What `plugin info` shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct PluginStatus {
+    pub id: String,
+    pub state: PluginState,
+    /// Why the plugin is Failed.
+    pub reason: Option<String>,
+    pub manifest: PluginManifest,
+    /// Capability kinds the component exports.
+    pub exports: Vec<String>,
+    /// blake3 of the wasm file.
+    pub hash: String,
+    pub source: PathBuf,
+    pub grants: Grants,
+    pub contributions: Vec<Contribution>,
+    pub log: Option<PathBuf>,
+}
+
+/// Whether registering changed anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Registration {
+    New,
+    Unchanged,
+    Replaced,
+}
