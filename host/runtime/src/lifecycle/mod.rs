@@ -322,14 +322,12 @@ impl PluginRuntime {
                 self.install(id, &loaded, &cell, &capabilities)
                     .map(|c| (c, cell))
             }
-            None => self
-                .activate(id, &loaded, context)
-                .map(|(c, cell, capabilities)| {
-                    self.inner
-                        .declarations
-                        .store_capabilities(&loaded.hash, &key, &capabilities);
-                    (c, cell)
-                }),
+            None => self.activate(id, &loaded, context).map(|done| {
+                self.inner
+                    .declarations
+                    .store_capabilities(&loaded.hash, &key, &done.capabilities);
+                (done.contributions, done.cell)
+            }),
         };
         let mut plugins = self.plugins();
         let entry = plugins
@@ -394,7 +392,7 @@ impl PluginRuntime {
         id: &str,
         loaded: &Loaded,
         context: Arc<PluginContext>,
-    ) -> Result<(Vec<Contribution>, Arc<PoolCell>, Vec<Capability>), String> {
+    ) -> Result<Activated, String> {
         let pool: Arc<InstancePool> = loaded
             .pool(&self.inner, context, self.failure_sink())
             .map_err(|e| e.to_string())?;
