@@ -88,3 +88,19 @@ fn a_truncated_component_is_refused_without_changing_anything() {
     assert!(err.starts_with("cut.wasm: cannot compile"), "{err}");
     assert!(runtime.list().is_empty());
 }
+
+#[test]
+fn a_component_of_a_foreign_world_is_refused_as_not_a_plugin() {
+    let scratch = Scratch::new();
+    let runtime = scratch.runtime();
+    // The smallest valid component: no imports, no exports.
+    let empty = b"\0asm\x0d\0\x01\0";
+    let err = runtime
+        .register_bytes(empty, Path::new("other.wasm"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "other.wasm: not an amber plugin: it exports no amber:plugin/plugin interface"
+    );
+}

@@ -383,3 +383,37 @@ fn two_processes_adding_at_once_lose_nothing() {
     .unwrap();
     assert_eq!(installed["plugins"].as_object().unwrap().len(), 3);
 }
+
+#[test]
+fn a_bundled_plugin_can_be_replaced_by_an_added_build_with_its_id() {
+    let home = Home::new();
+    // A bundle whose `prompt-workspace.wasm` holds the `hello` plugin, so
+    // that hello-v2 (same id) can replace a bundled plugin.
+    let bundle = home.path().join("other-bundle");
+    std::fs::create_dir_all(&bundle).unwrap();
+    std::fs::copy(guest("hello-tool"), bundle.join("prompt-workspace.wasm")).unwrap();
+    let run = |args: &[&str]| {
+        let out = home
+            .command(args)
+            .env("AMBER_BUNDLE_DIR", &bundle)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let list: serde_json::Value =
+        serde_json::from_str(&run(&["plugin", "list", "--json"])).unwrap();
+    assert_eq!(plugin(&list, "hello").unwrap()["bundled"], true);
+    run(&["plugin", "add", "--yes", &guest("hello-v2")]);
+    let list: serde_json::Value =
+        serde_json::from_str(&run(&["plugin", "list", "--json"])).unwrap();
+    let hello = plugin(&list, "hello").unwrap();
+    assert_eq!(
+        (hello["bundled"].as_bool(), hello["version"].as_str()),
+        (Some(false), Some("0.2.0"))
+    );
+    assert_eq!(
+        run(&["tool", "call", "hello", r#"{"name":"b"}"#]),
+        "Hi there, b!\n"
+    );
+}
