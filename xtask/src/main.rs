@@ -91,24 +91,13 @@ fn demo() -> Result<()> {
         run(Command::new(&amber).args(args).env("AMBER_HOME", &home))
     };
     let hello_arg = hello.to_string_lossy().into_owned();
+    show(&["plugin", "list"])?;
     show(&["plugin", "inspect", &hello_arg])?;
-    show(&[
-        "tool",
-        "call",
-        "--with",
-        &hello_arg,
-        "hello",
-        r#"{"name":"amber"}"#,
-    ])?;
-    show(&[
-        "tool",
-        "call",
-        "--with",
-        &hello_arg,
-        "--json",
-        "hello",
-        r#"{"name":"json"}"#,
-    ])?;
+    show(&["plugin", "add", &hello_arg])?;
+    show(&["tool", "list"])?;
+    show(&["tool", "call", "hello", r#"{"name":"amber"}"#])?;
+    show(&["tool", "call", "--json", "hello", r#"{"name":"json"}"#])?;
+    show(&["plugin", "info", "prompt-workspace"])?;
     let _ = std::fs::remove_dir_all(&home);
     Ok(())
 }
