@@ -6,6 +6,8 @@
 //! tests). Compiled components are shared through one cache dir under
 //! `target/`, as `AMBER_CACHE_DIR` allows.
 
+pub mod sse;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -107,4 +109,78 @@ pub fn call_tool(
     tool.call(&args)
         .map(|o| o.content)
         .map_err(|e| e.to_string())
+}
+
+/// A provider component's dialect for `flavor`, through the real runtime.
+/// Keep the runtime alive as long as the dialect is used.
+pub fn dialect(guest_name: &str, flavor: &str) -> (Scratch, PluginRuntime, std::sync::Arc<dyn amber_core::ports::Dialect>) {
+    let scratch = Scratch::new();
+    let runtime = scratch.runtime();
+    enable(&runtime, guest_name, Grants::none());
+    let dialect = runtime
+        .ledger()
+        .provider(flavor)
+        .unwrap_or_else(|| panic!("{guest_name} does not provide flavor `{flavor}`"));
+    (scratch, runtime, dialect)
+}
+
+/// What a stream decoded to, assembled the way the engine will.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Decoded {
+    pub text: String,
+    pub reasoning: Vec<amber_core::ports::dialect::Reasoning>,
+    /// (id, name, arguments) in index order.
+    pub tool_calls: Vec<(String, String, String)>,
+    /// Indexes whose ToolCallEnd arrived.
+    pub ended: Vec<u32>,
+    pub usage: Option<amber_core::ports::dialect::Usage>,
+    pub stop: Option<amber_core::ports::dialect::StopReason>,
+    pub errors: Vec<(String, String, bool)>,
+    pub chunks: usize,
+}
+
+/// Decodes `events` in batches of `batch` through `dialect` and assembles
+/// the chunks.
+pub fn decode_all(dialect: &dyn amber_core::ports::Dialect, events: &[amber_core::ports::dialect::SseEvent], batch: usize) -> Decoded {
+    use amber_core::ports::dialect::StreamChunk;
+    let mut decoder = dialect.decoder().expect("a decoder");
+    let mut chunks = Vec::new();
+    for part in events.chunks(batch.max(1)) {
+        chunks.extend(decoder.decode(part).expect("decode does not fail"));
+    }
+    chunks.extend(decoder.finish().expect("finish does not fail"));
+    let mut out = Decoded { chunks: chunks.len(), ..Decoded::default() };
+    let mut calls: std::collections::BTreeMap<u32, (String, String, String)> = Default::default();
+    for chunk in chunks {
+        match chunk {
+            StreamChunk::TextDelta(t) => out.text.push_str(&t),
+            StreamChunk::ReasoningDelta(r) => merge_reasoning(&mut out.reasoning, r),
+            StreamChunk::ToolCallStart { index, id, name } => {
+                calls.insert(index, (id, name, String::new()));
+            }
+            StreamChunk::ToolCallDelta { index, arguments } => {
+                calls.entry(index).or_default().2.push_str(&arguments);
+            }
+            StreamChunk::ToolCallEnd(index) => out.ended.push(index),
+            StreamChunk::Usage(u) => out.usage = Some(u),
+            StreamChunk::Stop(s) => out.stop = Some(s),
+            StreamChunk::Error { kind, message, retryable } => out.errors.push((kind, message, retryable)),
+        }
+    }
+    out.tool_calls = calls.into_values().collect();
+    out
+}
+
+/// Reasoning deltas with the same id (or, without ids, consecutive ones)
+/// make one block; signature and encrypted content attach to it.
+fn merge_reasoning(blocks: &mut Vec<amber_core::ports::dialect::Reasoning>, delta: amber_core::ports::dialect::Reasoning) {
+    let same = blocks.last().is_some_and(|last| last.id == delta.id && last.signature.is_none() && last.encrypted.is_none());
+    match blocks.last_mut() {
+        Some(last) if same => {
+            last.text.push_str(&delta.text);
+            last.signature = delta.signature.or(last.signature.take());
+            last.encrypted = delta.encrypted.or(last.encrypted.take());
+        }
+        _ => blocks.push(delta),
+    }
 }

@@ -1,0 +1,1 @@
+//! OpenAI dialects: being written.
