@@ -6,6 +6,7 @@
 //! tests). Compiled components are shared through one cache dir under
 //! `target/`, as `AMBER_CACHE_DIR` allows.
 
+pub mod fake_llm;
 pub mod sse;
 
 use std::path::{Path, PathBuf};
@@ -113,7 +114,14 @@ pub fn call_tool(
 
 /// A provider component's dialect for `flavor`, through the real runtime.
 /// Keep the runtime alive as long as the dialect is used.
-pub fn dialect(guest_name: &str, flavor: &str) -> (Scratch, PluginRuntime, std::sync::Arc<dyn amber_core::ports::Dialect>) {
+pub fn dialect(
+    guest_name: &str,
+    flavor: &str,
+) -> (
+    Scratch,
+    PluginRuntime,
+    std::sync::Arc<dyn amber_core::ports::Dialect>,
+) {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
     enable(&runtime, guest_name, Grants::none());
@@ -141,7 +149,11 @@ pub struct Decoded {
 
 /// Decodes `events` in batches of `batch` through `dialect` and assembles
 /// the chunks.
-pub fn decode_all(dialect: &dyn amber_core::ports::Dialect, events: &[amber_core::ports::dialect::SseEvent], batch: usize) -> Decoded {
+pub fn decode_all(
+    dialect: &dyn amber_core::ports::Dialect,
+    events: &[amber_core::ports::dialect::SseEvent],
+    batch: usize,
+) -> Decoded {
     use amber_core::ports::dialect::StreamChunk;
     let mut decoder = dialect.decoder().expect("a decoder");
     let mut chunks = Vec::new();
@@ -149,7 +161,10 @@ pub fn decode_all(dialect: &dyn amber_core::ports::Dialect, events: &[amber_core
         chunks.extend(decoder.decode(part).expect("decode does not fail"));
     }
     chunks.extend(decoder.finish().expect("finish does not fail"));
-    let mut out = Decoded { chunks: chunks.len(), ..Decoded::default() };
+    let mut out = Decoded {
+        chunks: chunks.len(),
+        ..Decoded::default()
+    };
     let mut calls: std::collections::BTreeMap<u32, (String, String, String)> = Default::default();
     for chunk in chunks {
         match chunk {
@@ -164,7 +179,11 @@ pub fn decode_all(dialect: &dyn amber_core::ports::Dialect, events: &[amber_core
             StreamChunk::ToolCallEnd(index) => out.ended.push(index),
             StreamChunk::Usage(u) => out.usage = Some(u),
             StreamChunk::Stop(s) => out.stop = Some(s),
-            StreamChunk::Error { kind, message, retryable } => out.errors.push((kind, message, retryable)),
+            StreamChunk::Error {
+                kind,
+                message,
+                retryable,
+            } => out.errors.push((kind, message, retryable)),
         }
     }
     out.tool_calls = calls.into_values().collect();
@@ -173,8 +192,13 @@ pub fn decode_all(dialect: &dyn amber_core::ports::Dialect, events: &[amber_core
 
 /// Reasoning deltas with the same id (or, without ids, consecutive ones)
 /// make one block; signature and encrypted content attach to it.
-fn merge_reasoning(blocks: &mut Vec<amber_core::ports::dialect::Reasoning>, delta: amber_core::ports::dialect::Reasoning) {
-    let same = blocks.last().is_some_and(|last| last.id == delta.id && last.signature.is_none() && last.encrypted.is_none());
+fn merge_reasoning(
+    blocks: &mut Vec<amber_core::ports::dialect::Reasoning>,
+    delta: amber_core::ports::dialect::Reasoning,
+) {
+    let same = blocks.last().is_some_and(|last| {
+        last.id == delta.id && last.signature.is_none() && last.encrypted.is_none()
+    });
     match blocks.last_mut() {
         Some(last) if same => {
             last.text.push_str(&delta.text);

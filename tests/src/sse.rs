@@ -13,7 +13,9 @@ pub fn shared_fixture(name: &str) -> PathBuf {
         crate::repo_root().join("fixtures/sse").join(name),
     ];
     let found = candidates.iter().find(|p| p.exists()).cloned();
-    found.unwrap_or_else(|| panic!("fixture {name} not found in ../shared/fixtures/sse or fixtures/sse"))
+    found.unwrap_or_else(|| {
+        panic!("fixture {name} not found in ../shared/fixtures/sse or fixtures/sse")
+    })
 }
 
 /// Parses an SSE body: events are separated by blank lines; `event:` names
@@ -25,7 +27,10 @@ pub fn parse(body: &str) -> Vec<SseEvent> {
     for line in body.lines().chain(std::iter::once("")) {
         if line.is_empty() {
             if !data.is_empty() {
-                events.push(SseEvent { event: event.take(), data: data.join("\n") });
+                events.push(SseEvent {
+                    event: event.take(),
+                    data: data.join("\n"),
+                });
             }
             event = None;
             data.clear();
@@ -43,7 +48,8 @@ pub fn parse(body: &str) -> Vec<SseEvent> {
 /// The events of a shared fixture.
 pub fn read_fixture(name: &str) -> Vec<SseEvent> {
     let path = shared_fixture(name);
-    let body = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let body = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     parse(&body)
 }
 
@@ -53,10 +59,18 @@ mod tests {
 
     #[test]
     fn events_data_lines_and_comments() {
-        let events = parse(": comment\nevent: a\ndata: {\"x\":1}\n\ndata: one\ndata: two\n\ndata: [DONE]\n\n");
+        let events = parse(
+            ": comment\nevent: a\ndata: {\"x\":1}\n\ndata: one\ndata: two\n\ndata: [DONE]\n\n",
+        );
         assert_eq!(events.len(), 3);
         assert_eq!(events[0].event.as_deref(), Some("a"));
         assert_eq!(events[1].data, "one\ntwo");
-        assert_eq!(events[2], SseEvent { event: None, data: "[DONE]".into() });
+        assert_eq!(
+            events[2],
+            SseEvent {
+                event: None,
+                data: "[DONE]".into()
+            }
+        );
     }
 }

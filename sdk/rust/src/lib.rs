@@ -54,6 +54,10 @@ pub use bindings::exports::amber::plugin::prompt::RenderContext;
 pub use bindings::exports::amber::plugin::provider::{
     ChatRequest, ErrorClass, HttpRequest, SseEvent, StreamChunk,
 };
+pub use bindings::exports::amber::plugin::provider::{
+    Message, Part, Reasoning, Role, StopReason, StreamError, ToolCall, ToolCallDelta,
+    ToolCallStart, ToolDecl, ToolResult, Usage,
+};
 pub use bindings::exports::amber::plugin::tool::{ToolError, ToolOutput};
 pub use serde_json::{self, json, Value};
 

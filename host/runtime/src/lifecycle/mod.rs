@@ -122,7 +122,15 @@ impl PluginRuntime {
         let linker = imports::linker(engine)
             .map_err(|e| LoadError::Engine(format!("cannot link imports: {e:#}")))?;
         let cache = ComponentCache::new(&options.dirs.compiled(), engine);
-        let declarations = DeclarationCache::new(options.dirs.cache.join("declarations"));
+        // Per API version: what a component declares is read through the
+        // host's WIT, so another host version must ask afresh.
+        let declarations = DeclarationCache::new(
+            options
+                .dirs
+                .cache
+                .join("declarations")
+                .join(crate::API_VERSION),
+        );
         let inner = Inner {
             engine,
             linker,

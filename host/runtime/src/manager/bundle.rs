@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The bundle, by guest name. Later issues add tools-fs, tool-grep,
 /// tool-shell, the providers and the parsers.
-pub const BUNDLED: &[&str] = &["prompt-workspace"];
+pub const BUNDLED: &[&str] = &["prompt-workspace", "provider-openai", "provider-anthropic"];
 
 /// Where the bundled components are, if anywhere.
 pub fn bundle_dir() -> Option<PathBuf> {

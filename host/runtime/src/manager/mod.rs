@@ -192,8 +192,14 @@ impl PluginManager {
             .map(|p| p.permission)
             .collect();
         let record = grants.entry(id.to_string()).or_default();
-        if self.bundled_ids.contains(id) && record.hash.is_empty() {
+        if self.bundled_ids.contains(id) && record.hash != status.hash {
+            // Bundled plugins get what they request, except what the user
+            // revoked (decided on and not granted).
+            let revoked: BTreeSet<Permission> =
+                record.asked.difference(&record.granted).copied().collect();
+            let granted: BTreeSet<Permission> = requested.difference(&revoked).copied().collect();
             *record = GrantRecord::all(&status.hash, &requested);
+            record.granted = granted;
         }
         record.rebind(&status.hash, &requested);
         let pre: BTreeSet<Permission> = self

@@ -1,0 +1,99 @@
+//! Shapes a Chat Completions request: `POST /chat/completions` with the
+//! conversation as `messages`, streaming with usage.
+
+use amber_sdk::{json, ChatRequest, HttpRequest, Message, Part, Role, Value};
+
+use crate::request;
+
+pub fn build(req: &ChatRequest) -> Result<HttpRequest, String> {
+    let mut messages = Vec::new();
+    for message in &req.messages {
+        push_message(message, &mut messages);
+    }
+    let mut body = json!({
+        "model": req.model,
+        "messages": messages,
+        "stream": true,
+        // Without this the stream carries no token counts at all.
+        "stream_options": {"include_usage": true},
+    });
+    if !req.tools.is_empty() {
+        let mut tools = Vec::new();
+        for tool in &req.tools {
+            tools.push(json!({
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": request::parameters(tool)?,
+                },
+            }));
+        }
+        body["tools"] = Value::Array(tools);
+    }
+    if let Some(max) = req.max_tokens {
+        body["max_tokens"] = json!(max);
+    }
+    if let Some(t) = req.temperature {
+        body["temperature"] = request::temperature(t);
+    }
+    Ok(request::post("/chat/completions", &body))
+}
+
+/// One amber message becomes one chat message, plus one `tool` message per
+/// tool result. Reasoning is not sent back: Chat Completions has no field
+/// for it.
+fn push_message(message: &Message, out: &mut Vec<Value>) {
+    let text = request::text(&message.parts);
+    let results = message.parts.iter().filter_map(|p| match p {
+        Part::ToolResult(r) => Some(json!({
+            "role": "tool",
+            "tool_call_id": r.call_id,
+            "content": r.content,
+        })),
+        _ => None,
+    });
+    match message.role {
+        Role::System if !text.is_empty() => out.push(json!({"role": "system", "content": text})),
+        Role::Assistant => {
+            let calls: Vec<Value> = message
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::ToolCall(c) => Some(json!({
+                        "id": c.id,
+                        "type": "function",
+                        "function": {
+                            "name": c.name,
+                            "arguments": request::arguments(&c.arguments),
+                        },
+                    })),
+                    _ => None,
+                })
+                .collect();
+            if !text.is_empty() || !calls.is_empty() {
+                let content = if text.is_empty() {
+                    Value::Null
+                } else {
+                    json!(text)
+                };
+                let mut turn = json!({"role": "assistant", "content": content});
+                if !calls.is_empty() {
+                    turn["tool_calls"] = Value::Array(calls);
+                }
+                out.push(turn);
+            }
+            // Results belong after the calls they answer.
+            out.extend(results);
+        }
+        Role::User | Role::Tool => {
+            // Results answer the previous assistant turn, so they come
+            // before any new user text.
+            out.extend(results);
+            if !text.is_empty() {
+                out.push(json!({"role": "user", "content": text}));
+            }
+        }
+        Role::System => {}
+    }
+}

@@ -1,0 +1,152 @@
+//! Decodes a Chat Completions stream: `data:` chunks of
+//! `{choices:[{delta, finish_reason}], usage}` ending in `[DONE]`, plus the
+//! error events OpenAI-compatible servers send mid-stream.
+
+use amber_sdk::{Decoder, Reasoning, SseEvent, StopReason, StreamChunk, Usage, Value};
+
+use crate::errors;
+use crate::tool_calls::ToolCalls;
+
+#[derive(Default)]
+pub struct ChatStream {
+    calls: ToolCalls,
+    /// A refusal turns the `stop` finish into `refusal`.
+    refused: bool,
+    stopped: bool,
+    done: bool,
+}
+
+impl Decoder for ChatStream {
+    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk> {
+        let mut out = Vec::new();
+        for event in &events {
+            self.event(event, &mut out);
+        }
+        out
+    }
+
+    fn finish(&mut self) -> Vec<StreamChunk> {
+        // A stream cut before its finish_reason still closes its calls.
+        let mut out = Vec::new();
+        self.calls.end_all(&mut out);
+        out
+    }
+}
+
+impl ChatStream {
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+        let data = event.data.trim();
+        if self.done || data.is_empty() {
+            return;
+        }
+        if data == "[DONE]" {
+            self.done = true;
+            return;
+        }
+        let payload: Value = match serde_json::from_str(data) {
+            Ok(payload) => payload,
+            Err(e) => return out.push(errors::malformed("chat", event, &e)),
+        };
+        let has_error = payload.get("error").is_some_and(|e| !e.is_null());
+        if event.event.as_deref() == Some("error") || has_error {
+            return out.push(errors::from_vendor(errors::vendor_error(&payload)));
+        }
+        let choices = payload["choices"].as_array().map(Vec::as_slice);
+        // We never ask for n > 1, so only the first choice is the reply.
+        let first = choices
+            .unwrap_or_default()
+            .iter()
+            .filter(|c| c["index"].as_u64().unwrap_or(0) == 0);
+        for choice in first {
+            self.delta(&choice["delta"], out);
+            if let Some(reason) = choice["finish_reason"].as_str() {
+                self.finish_reason(reason, out);
+            }
+        }
+        if payload["usage"].is_object() {
+            out.push(StreamChunk::Usage(usage(&payload["usage"])));
+        }
+    }
+
+    fn delta(&mut self, delta: &Value, out: &mut Vec<StreamChunk>) {
+        if let Some(text) = non_empty(&delta["content"]) {
+            out.push(StreamChunk::TextDelta(text.to_string()));
+        }
+        if let Some(refusal) = non_empty(&delta["refusal"]) {
+            self.refused = true;
+            out.push(StreamChunk::TextDelta(refusal.to_string()));
+        }
+        // DeepSeek and vLLM say reasoning_content, OpenRouter and Groq say
+        // reasoning; a server sending both means the same text.
+        let reasoning = non_empty(&delta["reasoning_content"]).or(non_empty(&delta["reasoning"]));
+        if let Some(text) = reasoning {
+            out.push(StreamChunk::ReasoningDelta(Reasoning {
+                id: None,
+                text: text.to_string(),
+                signature: None,
+                encrypted: None,
+            }));
+        }
+        for call in delta["tool_calls"].as_array().into_iter().flatten() {
+            self.tool_call(call, out);
+        }
+    }
+
+    fn tool_call(&mut self, call: &Value, out: &mut Vec<StreamChunk>) {
+        // Some compatible servers omit the index; the id then tells calls apart.
+        let key = call["index"]
+            .as_u64()
+            .map_or_else(|| "-".to_string(), |i| i.to_string());
+        let id = non_empty(&call["id"]).unwrap_or_default();
+        let index = match self.calls.find(&key) {
+            // Some servers reuse index 0 for every parallel call.
+            Some(open)
+                if !id.is_empty()
+                    && !self.calls.id(open).is_empty()
+                    && self.calls.id(open) != id =>
+            {
+                self.calls.open(&key)
+            }
+            Some(open) => open,
+            None => self.calls.open(&key),
+        };
+        let function = &call["function"];
+        let name = non_empty(&function["name"]).unwrap_or_default();
+        self.calls.identify(index, id, name, out);
+        if let Some(piece) = non_empty(&function["arguments"]) {
+            self.calls.append(index, piece, out);
+        }
+    }
+
+    fn finish_reason(&mut self, reason: &str, out: &mut Vec<StreamChunk>) {
+        self.calls.end_all(out);
+        if std::mem::replace(&mut self.stopped, true) {
+            return;
+        }
+        let stop = match reason {
+            "stop" if self.refused => StopReason::Refusal,
+            "stop" => StopReason::EndTurn,
+            "tool_calls" | "function_call" => StopReason::ToolUse,
+            "length" => StopReason::MaxTokens,
+            "content_filter" => StopReason::ContentFilter,
+            _ => StopReason::Other,
+        };
+        out.push(StreamChunk::Stop(stop));
+    }
+}
+
+/// `prompt_tokens` already includes the cached ones.
+fn usage(usage: &Value) -> Usage {
+    let count = |v: &Value| v.as_u64().unwrap_or(0);
+    Usage {
+        input_tokens: count(&usage["prompt_tokens"]),
+        output_tokens: count(&usage["completion_tokens"]),
+        cached_input_tokens: count(&usage["prompt_tokens_details"]["cached_tokens"]),
+        cache_write_tokens: 0,
+        reasoning_tokens: count(&usage["completion_tokens_details"]["reasoning_tokens"]),
+    }
+}
+
+fn non_empty(value: &Value) -> Option<&str> {
+    value.as_str().filter(|s| !s.is_empty())
+}

@@ -1,0 +1,442 @@
+//! The streamed model call: the core's `ModelClient` over HTTP.
+//! Seed: "Provider wire path" — the dialect is resolved once per client
+//! (`make_dialect`), requests are built by the component, the host adds the
+//! base URL and the key, and the stream is framed here and decoded by the
+//! component in batches.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use amber_core::ports::dialect::{
+    AuthScheme, BoxFuture, ChatRequest, HttpRequest, ModelReply, SseEvent, StreamChunk,
+};
+use amber_core::ports::{Dialect, ModelClient, PortError};
+use amber_core::Ledger;
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use tokio::sync::watch;
+
+use crate::assemble::ReplyAssembler;
+use crate::error::ApiError;
+use crate::presets::Preset;
+use crate::retry::{parse_retry_after, RetryPolicy};
+
+/// The flavor a typo falls back to.
+pub const FALLBACK_FLAVOR: &str = "openai-chat";
+
+/// Events handed to the dialect per component call, at most.
+const BATCH: usize = 64;
+
+/// Resolves the dialect for `flavor` once. An unknown flavor falls back to
+/// openai-chat, with a warning for the user: a typo never breaks a session.
+pub fn make_dialect(
+    ledger: &Ledger,
+    flavor: &str,
+) -> Result<(Arc<dyn Dialect>, Option<String>), ApiError> {
+    if let Some(dialect) = ledger.provider(flavor) {
+        return Ok((dialect, None));
+    }
+    let fallback = ledger
+        .provider(FALLBACK_FLAVOR)
+        .ok_or_else(|| ApiError::NoDialect {
+            flavor: flavor.to_string(),
+        })?;
+    let warning = format!("no dialect serves flavor `{flavor}`; using {FALLBACK_FLAVOR}");
+    Ok((fallback, Some(warning)))
+}
+
+/// Cancels a running call: Ctrl-C, or a caller's token.
+#[derive(Clone)]
+pub struct Cancel {
+    tx: Arc<watch::Sender<bool>>,
+}
+
+impl Default for Cancel {
+    fn default() -> Self {
+        Cancel {
+            tx: Arc::new(watch::channel(false).0),
+        }
+    }
+}
+
+impl Cancel {
+    pub fn cancel(&self) {
+        self.tx.send_replace(true);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        *self.tx.borrow()
+    }
+
+    async fn cancelled(&self) {
+        let mut rx = self.tx.subscribe();
+        let _ = rx.wait_for(|c| *c).await;
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct WireOptions {
+    pub connect_timeout: Duration,
+    /// From sending the request to the first event of the stream.
+    pub first_byte_timeout: Duration,
+    /// Between two events once the stream runs.
+    pub read_timeout: Duration,
+    pub retry: RetryPolicy,
+}
+
+impl Default for WireOptions {
+    fn default() -> Self {
+        WireOptions {
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(120),
+            read_timeout: Duration::from_secs(120),
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+pub struct WireClient {
+    http: reqwest::Client,
+    dialect: Arc<dyn Dialect>,
+    preset: Preset,
+    key: Option<String>,
+    options: WireOptions,
+    cancel: Cancel,
+}
+
+/// How one attempt ended, when it did not succeed.
+enum Failure {
+    /// Try again after this long, if attempts remain.
+    Retry(ApiError, Option<Duration>),
+    Fatal(ApiError),
+}
+
+impl WireClient {
+    /// A client for `preset` with `dialect`. The key comes from the
+    /// preset's `key_env` (pass it in; see [`WireClient::key_from_env`]).
+    pub fn new(
+        preset: Preset,
+        dialect: Arc<dyn Dialect>,
+        key: Option<String>,
+        options: WireOptions,
+    ) -> Result<Self, ApiError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .build()
+            .map_err(|e| ApiError::Connect {
+                provider: preset.name.clone(),
+                url: preset.base_url.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(WireClient {
+            http,
+            dialect,
+            preset,
+            key,
+            options,
+            cancel: Cancel::default(),
+        })
+    }
+
+    /// Reads the key named by the preset, if it names one.
+    pub fn key_from_env(preset: &Preset) -> Result<Option<String>, ApiError> {
+        let Some(key_env) = &preset.key_env else {
+            return Ok(None);
+        };
+        match std::env::var(key_env) {
+            Ok(key) if !key.trim().is_empty() => Ok(Some(key)),
+            _ => Err(ApiError::MissingKey {
+                provider: preset.name.clone(),
+                key_env: key_env.clone(),
+            }),
+        }
+    }
+
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    fn provider(&self) -> String {
+        self.preset.name.clone()
+    }
+
+    fn dialect_error(&self, e: PortError) -> ApiError {
+        ApiError::Dialect {
+            flavor: self.dialect.flavor().name.clone(),
+            message: e.0,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!(
+            "{}/{}",
+            self.preset.base_url.trim_end_matches('/'),
+            path.trim_start_matches('/')
+        )
+    }
+
+    fn http_request(&self, req: &HttpRequest) -> reqwest::RequestBuilder {
+        let method =
+            reqwest::Method::from_bytes(req.method.as_bytes()).unwrap_or(reqwest::Method::POST);
+        let mut builder = self.http.request(method, self.url(&req.path));
+        for (name, value) in &req.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        // The key is added here, never inside the component.
+        if let Some(key) = &self.key {
+            builder = match self.dialect.flavor().auth {
+                AuthScheme::Bearer => builder.bearer_auth(key),
+                AuthScheme::XApiKey => builder.header("x-api-key", key.as_str()),
+                AuthScheme::None => builder,
+            };
+        }
+        builder.body(req.body.clone())
+    }
+
+    /// Runs the whole call with retries; see [`ModelClient::stream`].
+    pub async fn call(
+        &self,
+        request: ChatRequest,
+        on_chunk: &mut (dyn FnMut(&StreamChunk) + Send),
+    ) -> Result<ModelReply, ApiError> {
+        let http_request = self
+            .dialect
+            .build_request(&request)
+            .map_err(|e| self.dialect_error(e))?;
+        let mut attempt = 1;
+        loop {
+            if self.cancel.is_cancelled() {
+                return Err(ApiError::Cancelled);
+            }
+            let outcome = tokio::select! {
+                outcome = self.attempt(&http_request, attempt, on_chunk) => outcome,
+                _ = self.cancel.cancelled() => Err(Failure::Fatal(ApiError::Cancelled)),
+            };
+            match outcome {
+                Ok(reply) => return Ok(reply),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry(e, _)) if attempt >= self.options.retry.max_attempts => {
+                    return Err(e)
+                }
+                Err(Failure::Retry(_, after)) => {
+                    let wait = self.options.retry.delay(attempt, after);
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = self.cancel.cancelled() => return Err(ApiError::Cancelled),
+                    }
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        http_request: &HttpRequest,
+        attempt: u32,
+        on_chunk: &mut (dyn FnMut(&StreamChunk) + Send),
+    ) -> Result<ModelReply, Failure> {
+        let provider = self.provider();
+        let timeout = |phase: &str, d: Duration| ApiError::Timeout {
+            provider: provider.clone(),
+            phase: phase.to_string(),
+            secs: d.as_secs(),
+        };
+        let first = self.options.first_byte_timeout;
+        let sent = tokio::time::timeout(first, self.http_request(http_request).send()).await;
+        let response = match sent {
+            Err(_) => {
+                return Err(Failure::Retry(
+                    timeout("waiting for the response", first),
+                    None,
+                ))
+            }
+            Ok(Err(e)) => {
+                let error = ApiError::Connect {
+                    provider: provider.clone(),
+                    url: self.preset.base_url.clone(),
+                    reason: e.to_string(),
+                };
+                return Err(if e.is_connect() || e.is_timeout() {
+                    Failure::Retry(error, None)
+                } else {
+                    Failure::Fatal(error)
+                });
+            }
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status();
+        if !status.is_success() {
+            return Err(self.http_failure(response, attempt).await);
+        }
+        let mut decoder = self
+            .dialect
+            .decoder()
+            .map_err(|e| Failure::Fatal(self.dialect_error(e)))?;
+        let mut assembler = ReplyAssembler::default();
+        let mut events = response.bytes_stream().eventsource().ready_chunks(BATCH);
+        let mut wait = first;
+        loop {
+            let phase = if assembler.has_content() {
+                "between events"
+            } else {
+                "before the first event"
+            };
+            let next = tokio::time::timeout(wait, events.next())
+                .await
+                .map_err(|_| Failure::Retry(timeout(phase, wait), None));
+            let next = match next {
+                Ok(next) => next,
+                Err(failure) if assembler.has_content() => return Err(fatal(failure)),
+                Err(failure) => return Err(failure),
+            };
+            wait = self.options.read_timeout;
+            let Some(batch) = next else { break };
+            let mut sse = Vec::with_capacity(batch.len());
+            let mut broken = None;
+            for item in batch {
+                match item {
+                    Ok(event) => {
+                        let name = (event.event != "message" && !event.event.is_empty())
+                            .then_some(event.event);
+                        sse.push(SseEvent {
+                            event: name,
+                            data: event.data,
+                        });
+                    }
+                    Err(e) => broken = Some(e.to_string()),
+                }
+            }
+            let chunks = decoder
+                .decode(&sse)
+                .map_err(|e| Failure::Fatal(self.dialect_error(e)))?;
+            self.deliver(chunks, &mut assembler, on_chunk)?;
+            if let Some(reason) = broken {
+                let error = ApiError::Stream {
+                    provider: provider.clone(),
+                    reason,
+                };
+                return Err(if assembler.has_content() {
+                    Failure::Fatal(error)
+                } else {
+                    Failure::Retry(error, None)
+                });
+            }
+        }
+        let chunks = decoder
+            .finish()
+            .map_err(|e| Failure::Fatal(self.dialect_error(e)))?;
+        self.deliver(chunks, &mut assembler, on_chunk)?;
+        if !assembler.is_complete() {
+            let error = ApiError::Stream {
+                provider,
+                reason: "it ended before the reply was complete".into(),
+            };
+            return Err(if assembler.has_content() {
+                Failure::Fatal(error)
+            } else {
+                Failure::Retry(error, None)
+            });
+        }
+        Ok(assembler.finish())
+    }
+
+    /// Hands chunks on; an error chunk ends the attempt, retried only when
+    /// nothing was shown yet and the provider says it is worth it.
+    fn deliver(
+        &self,
+        chunks: Vec<StreamChunk>,
+        assembler: &mut ReplyAssembler,
+        on_chunk: &mut (dyn FnMut(&StreamChunk) + Send),
+    ) -> Result<(), Failure> {
+        for chunk in chunks {
+            if let StreamChunk::Error {
+                kind,
+                message,
+                retryable,
+            } = &chunk
+            {
+                let error = ApiError::Provider {
+                    provider: self.provider(),
+                    kind: kind.clone(),
+                    message: message.clone(),
+                    retryable: *retryable,
+                };
+                let retry = *retryable && !assembler.has_content();
+                return Err(if retry {
+                    Failure::Retry(error, None)
+                } else {
+                    Failure::Fatal(error)
+                });
+            }
+            assembler.push(&chunk);
+            on_chunk(&chunk);
+        }
+        Ok(())
+    }
+
+    async fn http_failure(&self, response: reqwest::Response, attempt: u32) -> Failure {
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let body = response.text().await.unwrap_or_default();
+        let class = match self.dialect.classify_error(status, &body) {
+            Ok(class) => class,
+            Err(e) => return Failure::Fatal(self.dialect_error(e)),
+        };
+        if status == 401 || status == 403 {
+            let key_env = self
+                .preset
+                .key_env
+                .clone()
+                .unwrap_or_else(|| "the server's credentials".into());
+            return Failure::Fatal(ApiError::Auth {
+                provider: self.provider(),
+                status,
+                message: class.message,
+                key_env,
+            });
+        }
+        let error = ApiError::Http {
+            provider: self.provider(),
+            status,
+            message: class.message,
+            retryable: class.retryable,
+            attempts: attempt,
+        };
+        if class.retryable {
+            Failure::Retry(error, retry_after)
+        } else {
+            Failure::Fatal(error)
+        }
+    }
+}
+
+fn fatal(failure: Failure) -> Failure {
+    match failure {
+        Failure::Retry(e, _) => Failure::Fatal(e),
+        fatal => fatal,
+    }
+}
+
+impl ModelClient for WireClient {
+    fn stream<'a>(
+        &'a self,
+        request: ChatRequest,
+        on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, PortError>> {
+        Box::pin(async move {
+            self.call(request, on_chunk)
+                .await
+                .map_err(|e| PortError(e.to_string()))
+        })
+    }
+}

@@ -1,0 +1,17 @@
+//! amber-wire: the host side of the seed's "Provider wire path".
+//!
+//! The dialect (a component) shapes requests and decodes events; this crate
+//! owns everything around it: presets, the key, HTTP with rustls, SSE
+//! framing (eventsource-stream), retries with backoff before the first
+//! token, timeouts, cancellation and a typed [`ApiError`]. It implements the
+//! core's `ModelClient` port.
+
+pub mod assemble;
+pub mod client;
+pub mod error;
+pub mod presets;
+pub mod retry;
+
+pub use client::{make_dialect, Cancel, WireClient, WireOptions};
+pub use error::ApiError;
+pub use presets::{Preset, Presets};

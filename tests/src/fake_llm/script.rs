@@ -1,0 +1,148 @@
+//! The transcript format (TOML), shared with the benchmark client that
+//! runs scenarios: `setup.files`, `prompt`, the scripted model `turns`, an
+//! `oracle` of expected tool calls, `checks` and a `budget`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transcript {
+    #[serde(default)]
+    pub name: String,
+    /// The user's request, for clients that run the scenario.
+    #[serde(default)]
+    pub prompt: String,
+    #[serde(default)]
+    pub setup: Setup,
+    pub turns: Vec<Turn>,
+    #[serde(default)]
+    pub oracle: Vec<OracleCall>,
+    #[serde(default)]
+    pub checks: Checks,
+    #[serde(default)]
+    pub budget: Budget,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// Path in the workspace → content.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+}
+
+/// One model reply, and what the request for it must carry.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    /// Tools that must be declared in the request.
+    #[serde(default)]
+    pub expect_tools: Vec<String>,
+    /// Ids of the previous turn's tool results, in order.
+    #[serde(default)]
+    pub expect_tool_results: Vec<String>,
+    /// Served first, one per request, before the reply itself.
+    #[serde(default)]
+    pub faults: Vec<Fault>,
+    pub reply: Reply,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reply {
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub reasoning: String,
+    #[serde(default)]
+    pub tool_calls: Vec<ScriptedCall>,
+    #[serde(default)]
+    pub usage: ScriptedUsage,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedCall {
+    pub id: String,
+    pub name: String,
+    /// Any JSON value; sent as its JSON text, split across deltas.
+    #[serde(default = "empty_object")]
+    pub arguments: serde_json::Value,
+}
+
+fn empty_object() -> serde_json::Value {
+    serde_json::json!({})
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedUsage {
+    #[serde(default)]
+    pub input: u64,
+    #[serde(default)]
+    pub output: u64,
+    #[serde(default)]
+    pub cached: u64,
+}
+
+/// A fault served instead of (or while serving) a reply.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fault {
+    /// An HTTP error status, e.g. 429 with Retry-After, 500, 401.
+    Status {
+        status: u16,
+        #[serde(default)]
+        retry_after_s: Option<u64>,
+        #[serde(default)]
+        body: Option<String>,
+    },
+    /// The stream breaks off after this many events.
+    Cut { after_events: usize },
+    /// A malformed event after this many events; the stream then goes on.
+    Malformed { after_events: usize },
+    /// Headers at once, then nothing for this long before the first event.
+    SlowFirstByte { delay_ms: u64 },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OracleCall {
+    pub tool: String,
+    /// A subset the call's arguments must contain.
+    #[serde(default)]
+    pub args: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checks {
+    #[serde(default)]
+    pub must_contain: Vec<String>,
+    #[serde(default)]
+    pub must_not_contain: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    #[serde(default)]
+    pub max_steps: Option<u32>,
+    #[serde(default)]
+    pub max_wall_ms: Option<u64>,
+}
+
+impl Transcript {
+    pub fn parse(text: &str) -> Result<Transcript, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    pub fn load(path: &Path) -> Result<Transcript, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Transcript::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
