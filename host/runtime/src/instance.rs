@@ -40,9 +40,22 @@ pub struct PluginContext {
     pub log: Arc<PluginLog>,
     pub exec: ExecPolicy,
     pub limits: RuntimeLimits,
+    /// Sees what goes into the component on each call; for audits and for
+    /// the test proving API keys never enter a component.
+    pub tap: Option<ArgumentTap>,
 }
 
+/// Receives (plugin id, call, the arguments as debug text).
+pub type ArgumentTap = Arc<dyn Fn(&str, &str, &str) + Send + Sync>;
+
 impl PluginContext {
+    /// Shows `args` of `call` to the tap, if one is set.
+    pub fn tap(&self, call: &str, args: &dyn std::fmt::Debug) {
+        if let Some(tap) = &self.tap {
+            tap(&self.id, call, &format!("{args:?}"));
+        }
+    }
+
     fn init_context(&self) -> types::InitContext {
         types::InitContext {
             host_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -262,10 +262,10 @@ impl WireClient {
                     url: self.preset.base_url.clone(),
                     reason: e.to_string(),
                 };
-                return Err(if e.is_connect() || e.is_timeout() {
-                    Failure::Retry(error, None)
-                } else {
+                return Err(if e.is_builder() {
                     Failure::Fatal(error)
+                } else {
+                    Failure::Retry(error, None)
                 });
             }
             Ok(Ok(response)) => response,

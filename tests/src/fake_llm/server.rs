@@ -163,6 +163,8 @@ async fn serve(
             }
         }
         if i >= cut {
+            // Let what was sent reach the client, then break the connection.
+            tokio::time::sleep(Duration::from_millis(50)).await;
             return Err(std::io::Error::other("fake-llm: scripted cut"));
         }
         Ok::<Bytes, std::io::Error>(Bytes::from(event))

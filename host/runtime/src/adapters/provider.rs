@@ -172,6 +172,7 @@ impl Dialect for ComponentDialect {
 
     fn build_request(&self, req: &ChatRequest) -> Result<HttpRequest, PortError> {
         let req = to_wit_request(req);
+        self.pool.context().tap("build-request", &req);
         let out = self
             .pool
             .call(&self.label, |inst| match &inst.provider {
@@ -201,6 +202,7 @@ impl Dialect for ComponentDialect {
     fn decoder(&self) -> Result<Box<dyn StreamDecoder>, PortError> {
         let mut instance = self.pool.checkout().map_err(port_error)?;
         let flavor = self.flavor.name.clone();
+        self.pool.context().tap("decoder", &flavor);
         let handle = self
             .pool
             .call_on(&mut instance, &self.label, |inst| match &inst.provider {
@@ -216,6 +218,7 @@ impl Dialect for ComponentDialect {
     }
 
     fn classify_error(&self, status: u16, body: &str) -> Result<ErrorClass, PortError> {
+        self.pool.context().tap("classify-error", &(status, body));
         let class = self
             .pool
             .call(&self.label, |inst| match &inst.provider {
@@ -254,6 +257,7 @@ impl ComponentDecoder {
                 data: e.data.clone(),
             })
             .collect();
+        self.pool.context().tap("decode", &events);
         let result = self
             .pool
             .call_on(instance, &self.label, |inst| match &inst.provider {

@@ -28,6 +28,7 @@ impl Tool for ComponentTool {
 
     fn call(&self, args: &serde_json::Value) -> Result<ToolOutput, ToolError> {
         let args = args.to_string();
+        self.pool.context().tap(&self.label, &args);
         let crashed = |e: crate::CallError| ToolError::Crashed(e.to_string());
         let result = self
             .pool

@@ -137,6 +137,7 @@ fn read_declared(
         log: PluginLog::in_memory(),
         exec: inner.options.exec.clone(),
         limits: inner.options.limits,
+        tap: None,
     });
     let quiet: FailureSink = Arc::new(|_, _| {});
     let pool = InstancePool::new(pre.clone(), indices, context, quiet);

@@ -69,6 +69,8 @@ pub struct RuntimeOptions {
     pub exec: ExecPolicy,
     /// Plugin id → its settings from config.
     pub settings: BTreeMap<String, BTreeMap<String, String>>,
+    /// Sees every argument passed into a component (see `PluginContext`).
+    pub tap: Option<crate::instance::ArgumentTap>,
 }
 
 impl RuntimeOptions {
@@ -79,6 +81,7 @@ impl RuntimeOptions {
             limits: RuntimeLimits::default(),
             exec: ExecPolicy::default(),
             settings: BTreeMap::new(),
+            tap: None,
         }
     }
 }
@@ -192,6 +195,7 @@ impl PluginRuntime {
             log,
             exec: options.exec.clone(),
             limits: options.limits,
+            tap: options.tap.clone(),
         })
     }
 

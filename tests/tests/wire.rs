@@ -1,0 +1,450 @@
+//! The wire end to end: real provider components, the real HTTP client and
+//! the fake LLM server speaking each vendor's SSE. Every fault ends in a
+//! complete reply or a typed error, never half of one.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use amber_core::ports::dialect::{
+    ChatRequest, Message, Part, Role, StopReason, ToolCall, ToolDecl, ToolResult,
+};
+use amber_runtime::{Grants, PluginRuntime};
+use amber_tests::fake_llm::{FakeLlm, Transcript};
+use amber_tests::{enable, Scratch};
+use amber_wire::retry::RetryPolicy;
+use amber_wire::{make_dialect, ApiError, Cancel, Presets, WireClient, WireOptions};
+use serde_json::json;
+
+const KEY: &str = "sk-amber-test-KEY-0123456789";
+
+struct Setup {
+    _scratch: Scratch,
+    runtime: PluginRuntime,
+    taps: Arc<Mutex<Vec<String>>>,
+}
+
+fn setup() -> Setup {
+    let scratch = Scratch::new();
+    let taps = Arc::new(Mutex::new(Vec::new()));
+    let mut options = scratch.options();
+    let seen = Arc::clone(&taps);
+    options.tap = Some(Arc::new(move |id: &str, call: &str, args: &str| {
+        seen.lock().unwrap().push(format!("{id} {call} {args}"));
+    }));
+    let runtime = scratch.runtime_with(options);
+    enable(&runtime, "provider-openai", Grants::none());
+    enable(&runtime, "provider-anthropic", Grants::none());
+    Setup {
+        _scratch: scratch,
+        runtime,
+        taps,
+    }
+}
+
+fn fast() -> WireOptions {
+    WireOptions {
+        connect_timeout: Duration::from_secs(5),
+        first_byte_timeout: Duration::from_secs(10),
+        read_timeout: Duration::from_secs(10),
+        retry: RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_millis(20),
+            max_delay: Duration::from_secs(2),
+        },
+    }
+}
+
+fn client(setup: &Setup, preset: &str, server: &FakeLlm, options: WireOptions) -> WireClient {
+    let mut preset = Presets::shipped().get(preset).unwrap().clone();
+    preset.base_url = if preset.flavor == "anthropic-messages" {
+        server.anthropic_base()
+    } else {
+        server.openai_base()
+    };
+    let (dialect, warning) = make_dialect(setup.runtime.ledger(), &preset.flavor).unwrap();
+    assert!(warning.is_none());
+    WireClient::new(preset, dialect, Some(KEY.to_string()), options).unwrap()
+}
+
+fn request(flavor: &str, messages: Vec<Message>) -> ChatRequest {
+    ChatRequest {
+        flavor: flavor.into(),
+        model: "fake-model".into(),
+        messages,
+        tools: vec![ToolDecl {
+            name: "read_file".into(),
+            description: "Read a file.".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        }],
+        max_tokens: None,
+        temperature: None,
+    }
+}
+
+fn user(text: &str) -> Message {
+    Message {
+        role: Role::User,
+        parts: vec![Part::Text { text: text.into() }],
+    }
+}
+
+fn server(script: &str) -> FakeLlm {
+    FakeLlm::start(Transcript::parse(script).unwrap(), 0).unwrap()
+}
+
+async fn call(
+    client: &WireClient,
+    req: ChatRequest,
+) -> Result<amber_core::ports::dialect::ModelReply, ApiError> {
+    let mut seen = 0usize;
+    let mut on_chunk = |_: &amber_core::ports::dialect::StreamChunk| seen += 1;
+    client.call(req, &mut on_chunk).await
+}
+
+const FLAVORS: [(&str, &str); 3] = [
+    ("openai", "openai-chat"),
+    ("openai-responses", "openai-responses"),
+    ("anthropic", "anthropic-messages"),
+];
+
+const TEXT: &str = r#"
+[[turns]]
+reply = { text = "Hello from the fake server.", usage = { input = 42, output = 7, cached = 40 } }
+"#;
+
+#[tokio::test]
+async fn a_text_reply_round_trips_in_every_flavor_with_the_vendors_auth() {
+    let setup = setup();
+    for (preset, flavor) in FLAVORS {
+        let fake = server(TEXT);
+        let reply = call(
+            &client(&setup, preset, &fake, fast()),
+            request(flavor, vec![user("hi")]),
+        )
+        .await
+        .unwrap();
+        assert_eq!(reply.text, "Hello from the fake server.", "{flavor}");
+        assert_eq!(reply.stop, Some(StopReason::EndTurn), "{flavor}");
+        assert_eq!(
+            (
+                reply.usage.input_tokens,
+                reply.usage.output_tokens,
+                reply.usage.cached_input_tokens
+            ),
+            (42, 7, 40),
+            "{flavor}"
+        );
+        let got = &fake.received()[0];
+        assert!(got.problems.is_empty(), "{:?}", got.problems);
+        if flavor == "anthropic-messages" {
+            assert_eq!(got.path, "/v1/messages");
+            assert_eq!(got.x_api_key.as_deref(), Some(KEY));
+            assert_eq!(
+                got.authorization, None,
+                "Anthropic requests never carry Authorization"
+            );
+            assert!(got.anthropic_version.is_some());
+        } else {
+            assert_eq!(
+                got.authorization.as_deref(),
+                Some(format!("Bearer {KEY}").as_str())
+            );
+            assert_eq!(got.x_api_key, None);
+        }
+    }
+}
+
+const TOOLS: &str = r#"
+[[turns]]
+expect_tools = ["read_file"]
+reply = { text = "Let me look.", tool_calls = [{ id = "call_1", name = "read_file", arguments = { path = "src/main.rs" } }, { id = "call_2", name = "read_file", arguments = { path = "README.md" } }] }
+
+[[turns]]
+expect_tools = ["read_file"]
+expect_tool_results = ["call_1", "call_2"]
+reply = { text = "Both files read." }
+"#;
+
+#[tokio::test]
+async fn tool_calls_and_their_results_round_trip_and_the_server_checks_them() {
+    let setup = setup();
+    for (preset, flavor) in FLAVORS {
+        let fake = server(TOOLS);
+        let client = client(&setup, preset, &fake, fast());
+        let first = call(&client, request(flavor, vec![user("read two files")]))
+            .await
+            .unwrap();
+        assert_eq!(first.stop, Some(StopReason::ToolUse), "{flavor}");
+        let calls: Vec<(&str, serde_json::Value)> = first
+            .tool_calls
+            .iter()
+            .map(|c| (c.id.as_str(), serde_json::from_str(&c.arguments).unwrap()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("call_1", json!({"path": "src/main.rs"})),
+                ("call_2", json!({"path": "README.md"}))
+            ],
+            "{flavor}"
+        );
+        let mut assistant = vec![Part::Text {
+            text: first.text.clone(),
+        }];
+        assistant.extend(first.tool_calls.iter().cloned().map(Part::ToolCall));
+        let results = first.tool_calls.iter().map(|c: &ToolCall| {
+            Part::ToolResult(ToolResult {
+                call_id: c.id.clone(),
+                content: format!("contents of {}", c.arguments),
+                is_error: false,
+            })
+        });
+        let messages = vec![
+            user("read two files"),
+            Message {
+                role: Role::Assistant,
+                parts: assistant,
+            },
+            Message {
+                role: Role::Tool,
+                parts: results.collect(),
+            },
+        ];
+        let second = call(&client, request(flavor, messages)).await.unwrap();
+        assert_eq!(second.text, "Both files read.", "{flavor}");
+        for got in fake.received() {
+            assert!(got.problems.is_empty(), "{flavor}: {:?}", got.problems);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_429_with_retry_after_is_waited_out_then_served() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "status", status = 429, retry_after_s = 1 }]
+reply = { text = "after the wait" }
+"#,
+    );
+    let started = Instant::now();
+    let reply = call(
+        &client(&setup, "openai", &fake, fast()),
+        request("openai-chat", vec![user("hi")]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(reply.text, "after the wait");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "Retry-After: 1 was honoured"
+    );
+    assert_eq!(fake.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_500_then_success_gives_the_whole_reply() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "status", status = 500 }]
+reply = { text = "second time lucky" }
+"#,
+    );
+    let reply = call(
+        &client(&setup, "anthropic", &fake, fast()),
+        request("anthropic-messages", vec![user("hi")]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(reply.text, "second time lucky");
+    assert_eq!(fake.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_401_is_not_retried_and_names_the_keys_variable() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "status", status = 401 }]
+reply = { text = "never" }
+"#,
+    );
+    let err = call(
+        &client(&setup, "openai", &fake, fast()),
+        request("openai-chat", vec![user("hi")]),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ApiError::Auth { status: 401, .. }), "{err:?}");
+    assert!(err.to_string().contains("check OPENAI_API_KEY"), "{err}");
+    assert_eq!(fake.received().len(), 1);
+}
+
+#[tokio::test]
+async fn a_stream_cut_after_content_is_a_typed_error_not_half_a_reply() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "cut", after_events = 3 }]
+reply = { text = "a long answer that will not arrive whole" }
+"#,
+    );
+    let err = call(
+        &client(&setup, "openai", &fake, fast()),
+        request("openai-chat", vec![user("hi")]),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ApiError::Stream { .. }), "{err:?}");
+    assert!(err.to_string().contains("broke off"), "{err}");
+    assert_eq!(fake.received().len(), 1, "not retried once text was shown");
+}
+
+#[tokio::test]
+async fn a_stream_cut_before_any_content_is_retried() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "cut", after_events = 1 }]
+reply = { text = "whole" }
+"#,
+    );
+    let reply = call(
+        &client(&setup, "anthropic", &fake, fast()),
+        request("anthropic-messages", vec![user("hi")]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(reply.text, "whole");
+    assert_eq!(fake.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_malformed_event_is_reported_as_such() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "malformed", after_events = 2 }]
+reply = { text = "some text here" }
+"#,
+    );
+    let err = call(
+        &client(&setup, "openai", &fake, fast()),
+        request("openai-chat", vec![user("hi")]),
+    )
+    .await
+    .unwrap_err();
+    match &err {
+        ApiError::Provider { kind, .. } => assert_eq!(kind, "malformed-event"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_slow_first_byte_times_out_and_the_retry_succeeds() {
+    let setup = setup();
+    let script = r#"
+[[turns]]
+faults = [{ kind = "slow_first_byte", delay_ms = 3000 }]
+reply = { text = "prompt this time" }
+"#;
+    let options = WireOptions {
+        first_byte_timeout: Duration::from_millis(300),
+        ..fast()
+    };
+    let fake = server(script);
+    let reply = call(
+        &client(&setup, "openai", &fake, options),
+        request("openai-chat", vec![user("hi")]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(reply.text, "prompt this time");
+
+    let once = WireOptions {
+        retry: RetryPolicy {
+            max_attempts: 1,
+            ..fast().retry
+        },
+        ..options
+    };
+    let fake = server(script);
+    let err = call(
+        &client(&setup, "openai", &fake, once),
+        request("openai-chat", vec![user("hi")]),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ApiError::Timeout { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("before the first event") || err.to_string().contains("waiting"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn cancelling_aborts_a_waiting_call_cleanly() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "slow_first_byte", delay_ms = 5000 }]
+reply = { text = "too late" }
+"#,
+    );
+    let cancel = Cancel::default();
+    let client = client(&setup, "openai", &fake, fast()).with_cancel(cancel.clone());
+    let started = Instant::now();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        trigger.cancel();
+    });
+    let err = call(&client, request("openai-chat", vec![user("hi")]))
+        .await
+        .unwrap_err();
+    assert_eq!(err, ApiError::Cancelled);
+    assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[tokio::test]
+async fn the_key_never_enters_a_component() {
+    let setup = setup();
+    for (preset, flavor) in FLAVORS {
+        let fake = server(TOOLS);
+        let client = client(&setup, preset, &fake, fast());
+        call(&client, request(flavor, vec![user("read two files")]))
+            .await
+            .unwrap();
+        let got = &fake.received()[0];
+        let sent = format!("{:?}{:?}", got.authorization, got.x_api_key);
+        assert!(sent.contains(KEY), "{flavor}: the host sent the key");
+    }
+    let taps = setup.taps.lock().unwrap();
+    assert!(
+        taps.iter().any(|t| t.contains("build-request"))
+            && taps.iter().any(|t| t.contains("decode"))
+    );
+    assert!(
+        taps.iter().all(|t| !t.contains(KEY)),
+        "a component saw the key"
+    );
+}
+
+#[test]
+fn an_unknown_flavor_falls_back_to_openai_chat_with_a_warning() {
+    let setup = setup();
+    let (dialect, warning) = make_dialect(setup.runtime.ledger(), "openai-chta").unwrap();
+    assert_eq!(dialect.flavor().name, "openai-chat");
+    assert_eq!(
+        warning.unwrap(),
+        "no dialect serves flavor `openai-chta`; using openai-chat"
+    );
+}
