@@ -31,6 +31,9 @@ enum Command {
     /// List tools and call them through the real runtime.
     #[command(subcommand)]
     Tool(commands::tool::ToolCommand),
+    /// List provider presets and check a key and endpoint with one request.
+    #[command(subcommand)]
+    Providers(commands::providers::ProvidersCommand),
     /// Show where the config file is and what it says.
     #[command(subcommand)]
     Config(commands::config::ConfigCommand),
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
     let result = workspace::resolve(cli.workspace.as_deref()).and_then(|root| match cli.command {
         Command::Plugin(cmd) => commands::plugin::run(cmd, &root),
         Command::Tool(cmd) => commands::tool::run(cmd, &root),
+        Command::Providers(cmd) => commands::providers::run(cmd, &root),
         Command::Config(cmd) => commands::config::run(cmd),
     });
     match result {

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod plugin;
+pub mod providers;
 pub mod tool;
 
 use serde::Serialize;

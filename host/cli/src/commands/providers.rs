@@ -1,0 +1,202 @@
+//! `amber providers list|check`: the presets, and a one-request check of a
+//! key and an endpoint through the real wire and dialect component.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, StreamChunk};
+use amber_wire::presets::PresetOverride;
+use amber_wire::{make_dialect, ApiError, Presets, WireClient, WireOptions};
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use serde_json::json;
+
+use super::print_json;
+use crate::host;
+
+#[derive(Subcommand)]
+pub enum ProvidersCommand {
+    /// List the provider presets: shipped ones and yours from config.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send one tiny request and stream the reply: checks the key, the base
+    /// URL and the dialect. Prints what went wrong and what to do.
+    Check {
+        /// A preset name (see `amber providers list`).
+        preset: String,
+        /// Another model than the preset's.
+        #[arg(long)]
+        model: Option<String>,
+        /// Another base URL than the preset's (and $OPENAI_BASE_URL /
+        /// $ANTHROPIC_BASE_URL).
+        #[arg(long)]
+        base_url: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Shipped presets, then the user's from config, then the env base URLs.
+pub fn presets() -> Result<Presets> {
+    let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
+    let overrides = config
+        .providers
+        .iter()
+        .map(|(name, p)| {
+            let o = PresetOverride {
+                flavor: p.flavor.clone(),
+                base_url: p.base_url.clone(),
+                key_env: p.key_env.clone(),
+                model: p.model.clone(),
+                context_window: p.context_window,
+            };
+            (name.clone(), o)
+        })
+        .collect();
+    let presets = Presets::shipped().with_overrides(&overrides)?;
+    Ok(presets.with_env(|k| std::env::var(k).ok()))
+}
+
+pub fn run(cmd: ProvidersCommand, workspace: &Path) -> Result<()> {
+    match cmd {
+        ProvidersCommand::List { json } => list(json),
+        ProvidersCommand::Check {
+            preset,
+            model,
+            base_url,
+            json,
+        } => check(&preset, model, base_url, json, workspace),
+    }
+}
+
+fn list(as_json: bool) -> Result<()> {
+    let presets = presets()?;
+    let key_set = |env: &Option<String>| {
+        env.as_ref()
+            .is_some_and(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
+    };
+    if as_json {
+        let rows: Vec<_> = presets
+            .all()
+            .map(|p| json!({"name": p.name, "flavor": p.flavor, "base_url": p.base_url, "key_env": p.key_env,
+                            "key_set": key_set(&p.key_env), "model": p.model, "context_window": p.context_window}))
+            .collect();
+        return print_json(&json!({ "providers": rows }));
+    }
+    for p in presets.all() {
+        let key = match &p.key_env {
+            Some(env) if key_set(&p.key_env) => format!("{env} (set)"),
+            Some(env) => format!("{env} (not set)"),
+            None => "no key".into(),
+        };
+        println!(
+            "{:<17} {:<19} {:<38} {:<28} {}",
+            p.name, p.flavor, p.base_url, key, p.model
+        );
+    }
+    Ok(())
+}
+
+/// What to do about an error, when there is something to do.
+fn advice(e: &ApiError) -> Option<&'static str> {
+    match e {
+        ApiError::Connect { .. } => Some("is the server running? check the base URL (--base-url)"),
+        ApiError::Timeout { .. } => {
+            Some("the server is slow or stuck; try again, or check the base URL")
+        }
+        ApiError::Http { status: 404, .. } => {
+            Some("check the model name (--model) and the base URL")
+        }
+        ApiError::NoDialect { .. } => {
+            Some("the provider plugins are missing: run `amber plugin list`")
+        }
+        _ => None,
+    }
+}
+
+fn check(
+    name: &str,
+    model: Option<String>,
+    base_url: Option<String>,
+    as_json: bool,
+    workspace: &Path,
+) -> Result<()> {
+    let mut preset = presets()?.get(name)?.clone();
+    if let Some(url) = base_url {
+        preset.base_url = url;
+    }
+    if let Some(model) = model {
+        preset.model = model;
+    }
+    let manager = host::loaded(workspace)?;
+    let (dialect, warning) = make_dialect(manager.runtime().ledger(), &preset.flavor)?;
+    if let Some(warning) = warning {
+        eprintln!("amber: warning: {warning}");
+    }
+    let key = WireClient::key_from_env(&preset)?;
+    let request = ChatRequest {
+        flavor: dialect.flavor().name.clone(),
+        model: preset.model.clone(),
+        messages: vec![Message {
+            role: Role::User,
+            parts: vec![Part::Text {
+                text: "Reply with the single word: ok".into(),
+            }],
+        }],
+        tools: Vec::new(),
+        max_tokens: Some(32),
+        temperature: None,
+    };
+    let client = WireClient::new(preset.clone(), dialect, key, WireOptions::default())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let started = Instant::now();
+    let mut first_token = None;
+    let mut on_chunk = |chunk: &StreamChunk| {
+        if let StreamChunk::TextDelta(t) = chunk {
+            first_token.get_or_insert_with(|| started.elapsed());
+            if !as_json {
+                print!("{t}");
+                let _ = std::io::stdout().flush();
+            }
+        }
+    };
+    let result = runtime.block_on(client.call(request, &mut on_chunk));
+    let total = started.elapsed();
+    match result {
+        Ok(reply) => {
+            if as_json {
+                print_json(
+                    &json!({"ok": true, "provider": preset.name, "model": preset.model, "text": reply.text,
+                                   "usage": reply.usage, "first_token_ms": first_token.map(|d| d.as_millis()), "total_ms": total.as_millis()}),
+                )?;
+            } else {
+                println!();
+                let u = reply.usage;
+                println!(
+                    "ok: {} ({}) answered in {} ms (input {} tokens, output {})",
+                    preset.name,
+                    preset.model,
+                    total.as_millis(),
+                    u.input_tokens,
+                    u.output_tokens
+                );
+            }
+            Ok(())
+        }
+        Err(e) => {
+            if !as_json {
+                println!();
+            }
+            match advice(&e) {
+                Some(hint) => anyhow::bail!("{e}\n  {hint}"),
+                None => anyhow::bail!("{e}"),
+            }
+        }
+    }
+}
