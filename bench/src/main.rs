@@ -5,6 +5,19 @@
 
 mod measure;
 mod runtime;
+mod wire;
+
+// The OpenAI dialect's own decoder source, compiled natively: the baseline
+// of the decode benchmark runs exactly the code the component runs.
+#[allow(dead_code)]
+#[path = "../../guests/provider-openai/src/chat_stream.rs"]
+mod chat_stream;
+#[allow(dead_code)]
+#[path = "../../guests/provider-openai/src/errors.rs"]
+mod errors;
+#[allow(dead_code)]
+#[path = "../../guests/provider-openai/src/tool_calls.rs"]
+mod tool_calls;
 
 use anyhow::Result;
 
@@ -15,6 +28,9 @@ fn main() -> Result<()> {
     let mut rows = measure::Rows::from_env()?;
     if wanted("runtime") {
         runtime::run(&mut rows)?;
+    }
+    if wanted("wire") {
+        wire::run(&mut rows)?;
     }
     Ok(())
 }

@@ -375,6 +375,14 @@ impl InstancePool {
             };
         }
         let mut reason = match e.downcast_ref::<Trap>() {
+            // Rust guests keep their stack in linear memory below address
+            // 0x100000, so overflowing it reads out of bounds.
+            Some(Trap::MemoryOutOfBounds) => {
+                format!(
+                    "{}: the plugin overflowed its stack or used a bad pointer",
+                    Trap::MemoryOutOfBounds
+                )
+            }
             Some(trap) => trap.to_string(),
             None => format!("{e}"),
         };

@@ -1,0 +1,250 @@
+//! Providers: decode throughput through the component vs the same decoder
+//! source compiled natively, and the whole path's time to first token vs a
+//! bare reqwest read of the same fake stream.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, SseEvent, StreamChunk};
+use amber_core::Ledger;
+use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
+use amber_sdk::Decoder;
+use amber_tests::fake_llm::{FakeLlm, Reply, Transcript, Turn};
+use amber_wire::retry::RetryPolicy;
+use amber_wire::{make_dialect, Presets, WireClient, WireOptions};
+use anyhow::{Context, Result};
+use futures_util::StreamExt;
+use serde_json::json;
+
+use crate::measure::{guest, median, Figure, Rows};
+
+const EVENTS: usize = 10_000;
+const BATCH: usize = 64;
+
+/// A realistic chat stream: text deltas, a tool call in argument pieces,
+/// usage, [DONE].
+fn chat_events() -> Vec<(Option<String>, String)> {
+    let chunk = |delta: serde_json::Value, finish: Option<&str>| {
+        json!({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string()
+    };
+    let mut events = vec![(
+        None,
+        chunk(json!({"role": "assistant", "content": ""}), None),
+    )];
+    for i in 0..EVENTS - 105 {
+        events.push((None, chunk(json!({"content": format!("word{i} ")}), None)));
+    }
+    let head = json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "grep", "arguments": ""}}]});
+    events.push((None, chunk(head, None)));
+    for i in 0..100 {
+        let piece = if i == 0 {
+            "{\"p\":\"".to_string()
+        } else if i == 99 {
+            "x\"}".to_string()
+        } else {
+            "abc".to_string()
+        };
+        events.push((
+            None,
+            chunk(
+                json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}),
+                None,
+            ),
+        ));
+    }
+    events.push((None, chunk(json!({}), Some("tool_calls"))));
+    let usage = json!({"id": "c", "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 9000}});
+    events.push((None, usage.to_string()));
+    events.push((None, "[DONE]".to_string()));
+    events
+}
+
+fn runtime(home: &std::path::Path) -> Result<PluginRuntime> {
+    let options = RuntimeOptions::new(AmberDirs::under(home), home.to_path_buf());
+    let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))?;
+    let (id, _) = runtime.register_file(&guest("provider-openai")?)?;
+    runtime.enable(&id, Grants::none())?;
+    Ok(runtime)
+}
+
+fn decode_component(
+    dialect: &dyn amber_core::ports::Dialect,
+    events: &[SseEvent],
+) -> Result<usize> {
+    let mut decoder = dialect.decoder()?;
+    let mut n = 0;
+    for batch in events.chunks(BATCH) {
+        n += decoder.decode(batch)?.len();
+    }
+    Ok(n + decoder.finish()?.len())
+}
+
+fn decode_native(events: &[(Option<String>, String)]) -> usize {
+    let mut decoder = crate::chat_stream::ChatStream::default();
+    let mut n = 0;
+    for batch in events.chunks(BATCH) {
+        let sdk: Vec<amber_sdk::SseEvent> = batch
+            .iter()
+            .map(|(event, data)| amber_sdk::SseEvent {
+                event: event.clone(),
+                data: data.clone(),
+            })
+            .collect();
+        n += decoder.decode(sdk).len();
+    }
+    n + decoder.finish().len()
+}
+
+pub fn run(rows: &mut Rows) -> Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let runtime = runtime(scratch.path())?;
+    let dialect = runtime
+        .ledger()
+        .provider("openai-chat")
+        .context("openai-chat is installed")?;
+    let raw = chat_events();
+    let events: Vec<SseEvent> = raw
+        .iter()
+        .map(|(e, d)| SseEvent {
+            event: e.clone(),
+            data: d.clone(),
+        })
+        .collect();
+    let (mut component, mut native) = (Vec::new(), Vec::new());
+    let expected = decode_native(&raw);
+    anyhow::ensure!(
+        decode_component(&*dialect, &events)? == expected,
+        "both decoders agree"
+    );
+    for _ in 0..9 {
+        let start = Instant::now();
+        std::hint::black_box(decode_component(&*dialect, &events)?);
+        component.push(start.elapsed().as_secs_f64() * 1e3);
+        let start = Instant::now();
+        std::hint::black_box(decode_native(&raw));
+        native.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    rows.push(
+        Figure {
+            name: "decode_10k_events_component",
+            unit: "ms",
+            value: median(component),
+            baseline: Some(("decode_10k_events_native", median(native))),
+            goal_value: None,
+            goal_ratio: Some(1.5),
+        }
+        .row(),
+    )?;
+    ttft(rows, &runtime)
+}
+
+fn ttft(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
+    const ROUNDS: usize = 101;
+    let turn = Turn {
+        reply: Reply {
+            text: "The first token arrives here.".into(),
+            ..Reply::default()
+        },
+        ..Turn::default()
+    };
+    let transcript = Transcript {
+        turns: vec![turn; 2 * ROUNDS + 10],
+        ..Transcript::default()
+    };
+    let server = FakeLlm::start(transcript, 0)?;
+    let mut preset = Presets::shipped().get("openai")?.clone();
+    preset.base_url = server.openai_base();
+    let (dialect, _) = make_dialect(runtime.ledger(), "openai-chat")?;
+    let options = WireOptions {
+        retry: RetryPolicy {
+            max_attempts: 1,
+            ..RetryPolicy::default()
+        },
+        ..WireOptions::default()
+    };
+    let client = WireClient::new(
+        preset,
+        Arc::clone(&dialect),
+        Some("sk-bench".into()),
+        options,
+    )?;
+    let request = ChatRequest {
+        flavor: "openai-chat".into(),
+        model: "m".into(),
+        messages: vec![Message {
+            role: Role::User,
+            parts: vec![Part::Text { text: "hi".into() }],
+        }],
+        tools: Vec::new(),
+        max_tokens: None,
+        temperature: None,
+    };
+    let body = dialect.build_request(&request)?.body;
+    let url = format!("{}/chat/completions", server.openai_base());
+    let bare = reqwest::Client::new();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (mut full, mut raw) = (Vec::new(), Vec::new());
+    rt.block_on(async {
+        for round in 0..ROUNDS {
+            let start = Instant::now();
+            let mut first = None;
+            let mut on_chunk = |c: &StreamChunk| {
+                if matches!(c, StreamChunk::TextDelta(t) if !t.is_empty()) && first.is_none() {
+                    first = Some(start.elapsed());
+                }
+            };
+            client.call(request.clone(), &mut on_chunk).await?;
+            // The bare read: the same request, the same server, up to the
+            // first body bytes that carry content.
+            let start_bare = Instant::now();
+            let response = bare
+                .post(&url)
+                .bearer_auth("sk-bench")
+                .body(body.clone())
+                .send()
+                .await?;
+            let mut stream = response.bytes_stream();
+            let mut seen = Vec::new();
+            let mut first_bare = None;
+            while let Some(bytes) = stream.next().await {
+                seen.extend_from_slice(&bytes?);
+                if first_bare.is_none()
+                    && seen.windows(10).any(|w| w == b"\"content\":")
+                    && String::from_utf8_lossy(&seen).contains("The first")
+                {
+                    first_bare = Some(start_bare.elapsed());
+                }
+            }
+            if round > 0 {
+                full.push(first.unwrap_or(Duration::ZERO).as_secs_f64() * 1e3);
+                raw.push(first_bare.unwrap_or(Duration::ZERO).as_secs_f64() * 1e3);
+            }
+        }
+        Ok::<(), anyhow::Error>(())
+    })?;
+    let (full, raw) = (median(full), median(raw));
+    rows.push(
+        Figure {
+            name: "ttft_full_path",
+            unit: "ms",
+            value: full,
+            baseline: Some(("ttft_bare_reqwest", raw)),
+            goal_value: None,
+            goal_ratio: None,
+        }
+        .row(),
+    )?;
+    rows.push(
+        Figure {
+            name: "ttft_overhead",
+            unit: "ms",
+            value: full - raw,
+            baseline: None,
+            goal_value: Some(1.0),
+            goal_ratio: None,
+        }
+        .row(),
+    )
+}
