@@ -2,7 +2,10 @@
 //! `{choices:[{delta, finish_reason}], usage}` ending in `[DONE]`, plus the
 //! error events OpenAI-compatible servers send mid-stream.
 
+use std::borrow::Cow;
+
 use amber_sdk::{Decoder, Reasoning, SseEvent, StopReason, StreamChunk, Usage, Value};
+use serde::Deserialize;
 
 use crate::errors;
 use crate::tool_calls::ToolCalls;
@@ -33,7 +36,91 @@ impl Decoder for ChatStream {
     }
 }
 
+/// The common chunk, parsed without building a JSON tree: strings borrow
+/// from the event and unknown fields are skipped. Anything unusual (an
+/// error, an odd type) falls back to the general `Value` path.
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default)]
+    index: u64,
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    refusal: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    tool_calls: Option<Vec<Value>>,
+}
+
+fn filled<'s>(text: &'s Option<Cow<'_, str>>) -> Option<&'s str> {
+    text.as_deref().filter(|s| !s.is_empty())
+}
+
 impl ChatStream {
+    /// The fast path; false when the chunk needs the general one.
+    fn typed(&mut self, event: &SseEvent, data: &str, out: &mut Vec<StreamChunk>) -> bool {
+        if event.event.as_deref() == Some("error") {
+            return false;
+        }
+        let Ok(chunk) = serde_json::from_str::<Chunk>(data) else {
+            return false;
+        };
+        if chunk.error.is_some() {
+            return false;
+        }
+        for choice in chunk.choices.iter().filter(|c| c.index == 0) {
+            if let Some(delta) = &choice.delta {
+                if let Some(text) = filled(&delta.content) {
+                    out.push(StreamChunk::TextDelta(text.to_string()));
+                }
+                if let Some(refusal) = filled(&delta.refusal) {
+                    self.refused = true;
+                    out.push(StreamChunk::TextDelta(refusal.to_string()));
+                }
+                if let Some(text) = filled(&delta.reasoning_content).or(filled(&delta.reasoning)) {
+                    let text = text.to_string();
+                    out.push(StreamChunk::ReasoningDelta(Reasoning {
+                        id: None,
+                        text,
+                        signature: None,
+                        encrypted: None,
+                    }));
+                }
+                for call in delta.tool_calls.iter().flatten() {
+                    self.tool_call(call, out);
+                }
+            }
+            if let Some(reason) = choice.finish_reason.as_deref() {
+                self.finish_reason(reason, out);
+            }
+        }
+        if let Some(usage_value) = chunk.usage.as_ref().filter(|u| u.is_object()) {
+            out.push(StreamChunk::Usage(usage(usage_value)));
+        }
+        true
+    }
+
     fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
         let data = event.data.trim();
         if self.done || data.is_empty() {
@@ -41,6 +128,9 @@ impl ChatStream {
         }
         if data == "[DONE]" {
             self.done = true;
+            return;
+        }
+        if self.typed(event, data, out) {
             return;
         }
         let payload: Value = match serde_json::from_str(data) {

@@ -3,8 +3,7 @@
 
 use crate::{
     BlockSpec, ChatRequest, CommandNode, CommandRoot, ErrorClass, FlavorSpec, HttpRequest,
-    LanguageSpec, RenderContext, Span, SseEvent, StreamChunk, Symbol, ToolError, ToolOutput,
-    ToolSpec,
+    LanguageSpec, RenderContext, Span, StreamChunk, Symbol, ToolError, ToolOutput, ToolSpec,
 };
 
 /// Tools the model can call.
@@ -35,6 +34,15 @@ pub trait ProviderPlugin {
             message: body.chars().take(500).collect(),
         }
     }
+}
+
+/// One server-sent event: the host frames the stream and hands a decoder
+/// batches of these (they cross the boundary packed, see `sse-batch`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` name; None for unnamed events.
+    pub event: Option<String>,
+    pub data: String,
 }
 
 /// Decoding state for one stream.

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use crate::bindings::amber::plugin::types::{Capability, InitContext, PluginManifest as Manifest};
 use crate::bindings::exports::amber::plugin::{command, parser, plugin, prompt, provider, tool};
 use crate::capability::{
-    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin,
+    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent, ToolPlugin,
 };
 use crate::Plugin;
 
@@ -126,9 +126,9 @@ impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
         }
     }
 
-    fn decode(&self, events: Vec<provider::SseEvent>) -> Vec<provider::StreamChunk> {
+    fn decode(&self, batch: provider::SseBatch) -> Vec<provider::StreamChunk> {
         match self.inner.borrow_mut().as_mut() {
-            Some(d) => d.decode(events),
+            Some(d) => d.decode(unpack(batch)),
             None => vec![no_provider_chunk()],
         }
     }
@@ -139,6 +139,30 @@ impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
             None => vec![no_provider_chunk()],
         }
     }
+}
+
+/// The events of a packed batch. A span outside the text (which the host
+/// never sends) is skipped rather than trusted.
+fn unpack(batch: provider::SseBatch) -> Vec<SseEvent> {
+    let slice = |(start, len): (u32, u32)| {
+        let start = start as usize;
+        batch
+            .text
+            .get(start..start.checked_add(len as usize)?)
+            .map(str::to_string)
+    };
+    batch
+        .events
+        .iter()
+        .filter_map(|span| {
+            let data = slice(span.data)?;
+            let event = match span.name {
+                Some(range) => Some(slice(range)?),
+                None => None,
+            };
+            Some(SseEvent { event, data })
+        })
+        .collect()
 }
 
 fn no_provider_chunk() -> provider::StreamChunk {

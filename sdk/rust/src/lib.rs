@@ -38,7 +38,7 @@ pub mod glue;
 mod manifest;
 
 pub use capability::{
-    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, ToolPlugin,
+    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent, ToolPlugin,
 };
 pub use manifest::API_VERSION;
 
@@ -52,7 +52,7 @@ pub use bindings::exports::amber::plugin::command::CommandNode;
 pub use bindings::exports::amber::plugin::parser::{Span, Symbol};
 pub use bindings::exports::amber::plugin::prompt::RenderContext;
 pub use bindings::exports::amber::plugin::provider::{
-    ChatRequest, ErrorClass, HttpRequest, SseEvent, StreamChunk,
+    ChatRequest, ErrorClass, HttpRequest, StreamChunk,
 };
 pub use bindings::exports::amber::plugin::provider::{
     Message, Part, Reasoning, Role, StopReason, StreamError, ToolCall, ToolCallDelta,

@@ -147,6 +147,30 @@ fn from_wit_chunk(c: wit::StreamChunk) -> StreamChunk {
     }
 }
 
+/// Packs events into one buffer with byte ranges (see `sse-batch`).
+fn pack(events: &[SseEvent]) -> wit::SseBatch {
+    let total: usize = events
+        .iter()
+        .map(|e| e.data.len() + e.event.as_ref().map_or(0, String::len))
+        .sum();
+    let mut text = String::with_capacity(total);
+    let mut spans = Vec::with_capacity(events.len());
+    let push = |s: &str, text: &mut String| {
+        let range = (text.len() as u32, s.len() as u32);
+        text.push_str(s);
+        range
+    };
+    for e in events {
+        let name = e.event.as_deref().map(|n| push(n, &mut text));
+        let data = push(&e.data, &mut text);
+        spans.push(wit::SseSpan { name, data });
+    }
+    wit::SseBatch {
+        text,
+        events: spans,
+    }
+}
+
 fn chunks_size(chunks: &[wit::StreamChunk]) -> usize {
     chunks
         .iter()
@@ -250,19 +274,13 @@ impl ComponentDecoder {
             )));
         };
         let handle = *handle;
-        let events: Vec<wit::SseEvent> = events
-            .iter()
-            .map(|e| wit::SseEvent {
-                event: e.event.clone(),
-                data: e.data.clone(),
-            })
-            .collect();
-        self.pool.context().tap("decode", &events);
+        let batch = pack(events);
+        self.pool.context().tap("decode", &batch);
         let result = self
             .pool
             .call_on(instance, &self.label, |inst| match &inst.provider {
                 Some(p) if finish => p.decoder().call_finish(&mut inst.store, handle),
-                Some(p) => p.decoder().call_decode(&mut inst.store, handle, &events),
+                Some(p) => p.decoder().call_decode(&mut inst.store, handle, &batch),
                 None => Err(missing("provider")),
             });
         let chunks = match result {
