@@ -448,3 +448,17 @@ fn an_unknown_flavor_falls_back_to_openai_chat_with_a_warning() {
         "no dialect serves flavor `openai-chta`; using openai-chat"
     );
 }
+
+#[test]
+fn a_known_flavor_whose_plugin_is_missing_is_an_error_not_a_fallback() {
+    let scratch = Scratch::new();
+    let runtime = scratch.runtime();
+    enable(&runtime, "provider-openai", Grants::none());
+    let err = make_dialect(runtime.ledger(), "anthropic-messages")
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string().contains("is its provider plugin disabled?"),
+        "{err}"
+    );
+}

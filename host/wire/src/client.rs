@@ -24,6 +24,10 @@ use crate::retry::{parse_retry_after, RetryPolicy};
 /// The flavor a typo falls back to.
 pub const FALLBACK_FLAVOR: &str = "openai-chat";
 
+/// Flavors amber knows; a known flavor whose plugin is missing is an error,
+/// not a fallback, since another wire format would reach the wrong API.
+pub const KNOWN_FLAVORS: [&str; 3] = ["openai-chat", "openai-responses", "anthropic-messages"];
+
 /// Events handed to the dialect per component call, at most.
 const BATCH: usize = 64;
 
@@ -35,6 +39,11 @@ pub fn make_dialect(
 ) -> Result<(Arc<dyn Dialect>, Option<String>), ApiError> {
     if let Some(dialect) = ledger.provider(flavor) {
         return Ok((dialect, None));
+    }
+    if KNOWN_FLAVORS.contains(&flavor) {
+        return Err(ApiError::NoDialect {
+            flavor: flavor.to_string(),
+        });
     }
     let fallback = ledger
         .provider(FALLBACK_FLAVOR)
@@ -62,6 +71,11 @@ impl Default for Cancel {
 impl Cancel {
     pub fn cancel(&self) {
         self.tx.send_replace(true);
+    }
+
+    /// Makes the token usable again, e.g. for the next turn.
+    pub fn reset(&self) {
+        self.tx.send_replace(false);
     }
 
     pub fn is_cancelled(&self) -> bool {
@@ -245,9 +259,11 @@ impl WireClient {
         let timeout = |phase: &str, d: Duration| ApiError::Timeout {
             provider: provider.clone(),
             phase: phase.to_string(),
-            secs: d.as_secs(),
+            ms: d.as_millis(),
         };
+        // One budget from sending to the first event, headers included.
         let first = self.options.first_byte_timeout;
+        let started = std::time::Instant::now();
         let sent = tokio::time::timeout(first, self.http_request(http_request).send()).await;
         let response = match sent {
             Err(_) => {
@@ -280,16 +296,20 @@ impl WireClient {
             .map_err(|e| Failure::Fatal(self.dialect_error(e)))?;
         let mut assembler = ReplyAssembler::default();
         let mut events = response.bytes_stream().eventsource().ready_chunks(BATCH);
-        let mut wait = first;
+        let mut wait = first.saturating_sub(started.elapsed());
+        let mut any_event = false;
         loop {
-            let phase = if assembler.has_content() {
+            let phase = if any_event {
                 "between events"
             } else {
                 "before the first event"
             };
             let next = tokio::time::timeout(wait, events.next())
                 .await
-                .map_err(|_| Failure::Retry(timeout(phase, wait), None));
+                .map_err(|_| {
+                    let waited = if any_event { wait } else { first };
+                    Failure::Retry(timeout(phase, waited), None)
+                });
             let next = match next {
                 Ok(next) => next,
                 Err(failure) if assembler.has_content() => return Err(fatal(failure)),
@@ -297,6 +317,7 @@ impl WireClient {
             };
             wait = self.options.read_timeout;
             let Some(batch) = next else { break };
+            any_event = true;
             let mut sse = Vec::with_capacity(batch.len());
             let mut broken = None;
             for item in batch {

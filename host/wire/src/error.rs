@@ -5,14 +5,14 @@
 pub enum ApiError {
     #[error("no API key: set {key_env} (provider `{provider}`)")]
     MissingKey { provider: String, key_env: String },
-    #[error("{provider} refused the request with {status}: {message}; check {key_env}")]
+    #[error("{provider} refused the request ({message}); check {key_env}")]
     Auth {
         provider: String,
         status: u16,
         message: String,
         key_env: String,
     },
-    #[error("{provider} answered {status} after {attempts} attempt(s): {message}")]
+    #[error("{provider} failed after {attempts} attempt(s): {message}")]
     Http {
         provider: String,
         status: u16,
@@ -26,11 +26,11 @@ pub enum ApiError {
         url: String,
         reason: String,
     },
-    #[error("{provider} sent nothing for {secs} s {phase}")]
+    #[error("{provider} sent nothing for {ms} ms {phase}")]
     Timeout {
         provider: String,
         phase: String,
-        secs: u64,
+        ms: u128,
     },
     #[error("the stream from {provider} broke off: {reason}")]
     Stream { provider: String, reason: String },
@@ -44,7 +44,7 @@ pub enum ApiError {
     #[error("the {flavor} dialect failed: {message}")]
     Dialect { flavor: String, message: String },
     #[error(
-        "no dialect serves flavor `{flavor}` and the openai-chat fallback is not installed either"
+        "no dialect serves flavor `{flavor}`: is its provider plugin disabled? (see `amber plugin list`)"
     )]
     NoDialect { flavor: String },
     #[error("cancelled")]

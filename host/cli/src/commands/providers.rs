@@ -190,7 +190,11 @@ fn check(
             Ok(())
         }
         Err(e) => {
-            if !as_json {
+            if as_json {
+                print_json(
+                    &json!({"ok": false, "provider": preset.name, "model": preset.model, "error": e.to_string(), "advice": advice(&e)}),
+                )?;
+            } else {
                 println!();
             }
             match advice(&e) {

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 /// The bundle, by guest name. Later issues add tools-fs, tool-grep,
-/// tool-shell, the providers and the parsers.
+/// tool-shell and the parsers.
 pub const BUNDLED: &[&str] = &["prompt-workspace", "provider-openai", "provider-anthropic"];
 
 /// Where the bundled components are, if anywhere.
