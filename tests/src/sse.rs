@@ -6,15 +6,16 @@ use std::path::PathBuf;
 
 use amber_core::ports::dialect::SseEvent;
 
-/// The shared recorded streams: `../shared/fixtures/sse/<name>`.
+/// A recorded stream: `fixtures/sse/<name>` (copied from the shared
+/// fixtures, sources in its README), else `../shared/fixtures/sse/<name>`.
 pub fn shared_fixture(name: &str) -> PathBuf {
     let candidates = [
-        crate::repo_root().join("../shared/fixtures/sse").join(name),
         crate::repo_root().join("fixtures/sse").join(name),
+        crate::repo_root().join("../shared/fixtures/sse").join(name),
     ];
     let found = candidates.iter().find(|p| p.exists()).cloned();
     found.unwrap_or_else(|| {
-        panic!("fixture {name} not found in ../shared/fixtures/sse or fixtures/sse")
+        panic!("fixture {name} not found in fixtures/sse or ../shared/fixtures/sse")
     })
 }
 
