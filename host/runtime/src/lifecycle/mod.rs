@@ -14,41 +14,31 @@
 //! from the cache, and it compiles and initialises on its first call.
 //! All of it works in a running process; nothing needs a restart.
 
+mod activate;
 mod loaded;
 mod status;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use amber_core::{Contribution, Ledger, Owner};
 use wasmtime::component::Linker;
 use wasmtime::Engine;
 
-use crate::adapters;
-use crate::bindings::types::Capability;
 use crate::cache::ComponentCache;
-use crate::compat;
-use crate::declarations::{context_key, DeclarationCache};
+use crate::declarations::DeclarationCache;
 use crate::dirs::AmberDirs;
 use crate::engine::{shared_engine, RuntimeLimits};
-use crate::error::{CallError, LoadError};
+use crate::error::LoadError;
 use crate::grants::Grants;
 use crate::imports::{self, exec::ExecPolicy};
-use crate::instance::{FailureSink, HostState, InstancePool, PluginContext};
+use crate::instance::{HostState, InstancePool, PluginContext};
 use crate::log::PluginLog;
 use crate::pool_cell::PoolCell;
 use loaded::Loaded;
 pub use status::{PermissionRequest, PluginManifest, PluginState, PluginStatus, Registration};
-
-/// What the eager enable path produced: the contributions, the pool, and
-/// the capabilities to cache.
-struct Activated {
-    contributions: Vec<Contribution>,
-    cell: Arc<PoolCell>,
-    capabilities: Vec<Capability>,
-}
 
 struct Entry {
     loaded: Arc<Loaded>,
@@ -296,174 +286,6 @@ impl PluginRuntime {
                 })
             }
         }
-    }
-
-    /// Reports three failed calls in a row by marking the plugin Failed.
-    fn failure_sink(&self) -> FailureSink {
-        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
-        Arc::new(move |id: &str, error: &CallError| {
-            if let Some(inner) = weak.upgrade() {
-                PluginRuntime { inner }
-                    .fail(id, &format!("3 calls in a row failed; the last: {error}"));
-            }
-        })
-    }
-
-    /// Enables plugin `id` with `grants`: initialize, capabilities, then one
-    /// install per capability in declaration order. On any failure the
-    /// plugin is Failed, nothing of it stays installed, and the error says
-    /// why.
-    pub fn enable(&self, id: &str, grants: Grants) -> Result<Vec<Contribution>, LoadError> {
-        let _transition = self.transitions();
-        let (loaded, log) = {
-            let plugins = self.plugins();
-            let entry = plugins
-                .get(id)
-                .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
-            if entry.state == PluginState::Active {
-                return Ok(self.inner.ledger.contributions(&owner(id)));
-            }
-            (Arc::clone(&entry.loaded), Arc::clone(&entry.log))
-        };
-        let context = self.context(id, grants.clone(), log);
-        let key = context_key(&grants, &context.settings);
-        let cached = self.inner.declarations.capabilities(&loaded.hash, &key);
-        let outcome = match cached {
-            Some(capabilities) => {
-                let cell = self.lazy_cell(&loaded, context);
-                self.install(id, &loaded, &cell, &capabilities)
-                    .map(|c| (c, cell))
-            }
-            None => self.activate(id, &loaded, context).map(|done| {
-                self.inner
-                    .declarations
-                    .store_capabilities(&loaded.hash, &key, &done.capabilities);
-                (done.contributions, done.cell)
-            }),
-        };
-        let mut plugins = self.plugins();
-        let entry = plugins
-            .get_mut(id)
-            .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
-        entry.grants = grants;
-        match outcome {
-            Ok((contributions, cell)) => {
-                entry.state = PluginState::Active;
-                entry.reason = None;
-                entry.pool = Some(cell);
-                Ok(contributions)
-            }
-            Err(reason) => {
-                self.inner.ledger.unwind(&owner(id));
-                entry.state = PluginState::Failed;
-                entry.reason = Some(reason.clone());
-                entry.pool = None;
-                Err(LoadError::Plugin {
-                    id: id.to_string(),
-                    reason,
-                })
-            }
-        }
-    }
-
-    /// A pool made on first use: compile, instantiate, initialize. If that
-    /// fails, the plugin is marked Failed with the reason.
-    fn lazy_cell(&self, loaded: &Arc<Loaded>, context: Arc<PluginContext>) -> Arc<PoolCell> {
-        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
-        let loaded = Arc::clone(loaded);
-        let sink = self.failure_sink();
-        let for_pool = Arc::clone(&context);
-        PoolCell::lazy(
-            context,
-            Box::new(move || {
-                let inner = weak.upgrade().ok_or_else(|| CallError::NotActive {
-                    plugin: for_pool.id.clone(),
-                    state: "shut down".into(),
-                })?;
-                let runtime = PluginRuntime { inner };
-                let made = loaded
-                    .pool(&runtime.inner, Arc::clone(&for_pool), sink.clone())
-                    .and_then(|pool| {
-                        let instance = pool.checkout()?;
-                        pool.checkin(instance);
-                        Ok(pool)
-                    });
-                if let Err(e) = &made {
-                    runtime.fail(&for_pool.id, &e.to_string());
-                }
-                made
-            }),
-        )
-    }
-
-    /// The eager path: compile, initialize, capabilities, installs; returns
-    /// the contributions, the pool and the capabilities (for the cache), or
-    /// the reason it failed.
-    fn activate(
-        &self,
-        id: &str,
-        loaded: &Loaded,
-        context: Arc<PluginContext>,
-    ) -> Result<Activated, String> {
-        let pool: Arc<InstancePool> = loaded
-            .pool(&self.inner, context, self.failure_sink())
-            .map_err(|e| e.to_string())?;
-        // The plugin is named by the caller; keep just the cause.
-        let mut instance = pool.checkout().map_err(|e| match e {
-            CallError::Instantiate { reason, .. } => reason,
-            other => other.to_string(),
-        })?;
-        let capabilities = pool
-            .call_on(&mut instance, "capabilities", |i| {
-                let plugin = i.plugin.clone();
-                plugin.call_capabilities(&mut i.store)
-            })
-            .map_err(|e| e.to_string())?;
-        pool.checkin(instance);
-        let cell = PoolCell::ready(Arc::clone(&pool));
-        match self.install(id, loaded, &cell, &capabilities) {
-            Ok(contributions) => Ok(Activated {
-                contributions,
-                cell,
-                capabilities,
-            }),
-            Err(reason) => {
-                cell.close();
-                Err(reason)
-            }
-        }
-    }
-
-    /// Checks every declared capability against the exports, then installs
-    /// each in declaration order.
-    fn install(
-        &self,
-        id: &str,
-        loaded: &Loaded,
-        cell: &Arc<PoolCell>,
-        capabilities: &[Capability],
-    ) -> Result<Vec<Contribution>, String> {
-        for capability in capabilities {
-            let (kind, name) = adapters::describe(capability);
-            if !loaded.declared.exports.exports(kind) {
-                return Err(format!(
-                    "declares {kind} capability `{name}` but does not export {}",
-                    compat::interface_name(kind)
-                ));
-            }
-        }
-        let owner = owner(id);
-        let mut installed = Vec::new();
-        for capability in capabilities {
-            let service = adapters::service_for(cell, capability)?;
-            let contribution = self
-                .inner
-                .ledger
-                .install(&owner, service)
-                .map_err(|e| e.to_string())?;
-            installed.push(contribution);
-        }
-        Ok(installed)
     }
 
     /// Disables plugin `id`: shutdown(), then unwind its contributions in
