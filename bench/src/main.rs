@@ -3,6 +3,7 @@
 //! contract is in xtask/src/bench.rs), measured in the same run and the same
 //! call mode as its baseline. Arguments filter benchmarks by substring.
 
+mod context;
 mod measure;
 mod runtime;
 mod wire;
@@ -28,6 +29,9 @@ fn main() -> Result<()> {
     let mut rows = measure::Rows::from_env()?;
     if wanted("runtime") {
         runtime::run(&mut rows)?;
+    }
+    if wanted("context") {
+        context::run(&mut rows)?;
     }
     if wanted("wire") {
         wire::run(&mut rows)?;

@@ -7,8 +7,10 @@
 //! and unwind through the same [`Ledger`].
 
 pub mod confine;
+pub mod context;
 pub mod ledger;
 pub mod ports;
 
 pub use confine::{confine, ConfineError};
+pub use context::{ChainError, ChainHash, ContextChain, ContextSnapshot};
 pub use ledger::{CapabilityKind, Contribution, Ledger, LedgerError, Owner, Service};
