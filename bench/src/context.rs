@@ -13,7 +13,7 @@ use crate::measure::{median, per_call_us, Figure, Rows};
 fn message(i: usize) -> Message {
     let text = format!("message {i}: please read src/lib.rs and tell me what the function `parse_config` does with empty input.");
     Message {
-        role: if i % 2 == 0 {
+        role: if i.is_multiple_of(2) {
             Role::User
         } else {
             Role::Assistant
