@@ -111,12 +111,8 @@ pub struct MessagesDecoder {
 }
 
 impl Decoder for MessagesDecoder {
-    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk> {
-        let mut out = Vec::new();
-        for event in &events {
-            self.event(event, &mut out);
-        }
-        out
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+        self.on_event(event, out);
     }
 
     /// The stream ended, perhaps cut short: close what is still open so
@@ -130,7 +126,7 @@ impl Decoder for MessagesDecoder {
 }
 
 impl MessagesDecoder {
-    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
         if event.data.trim().is_empty() {
             return;
         }

@@ -20,12 +20,8 @@ pub struct ChatStream {
 }
 
 impl Decoder for ChatStream {
-    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk> {
-        let mut out = Vec::new();
-        for event in &events {
-            self.event(event, &mut out);
-        }
-        out
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+        self.on_event(event, out);
     }
 
     fn finish(&mut self) -> Vec<StreamChunk> {
@@ -121,7 +117,7 @@ impl ChatStream {
         true
     }
 
-    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
         let data = event.data.trim();
         if self.done || data.is_empty() {
             return;

@@ -86,15 +86,11 @@ struct UnknownFlavor {
 }
 
 impl Decoder for UnknownFlavor {
-    fn decode(&mut self, _events: Vec<SseEvent>) -> Vec<StreamChunk> {
-        if std::mem::replace(&mut self.reported, true) {
-            return Vec::new();
+    fn event(&mut self, _event: &SseEvent, out: &mut Vec<StreamChunk>) {
+        if !std::mem::replace(&mut self.reported, true) {
+            let message = unknown_flavor(&self.flavor);
+            out.push(errors::chunk("unknown-flavor", message, false));
         }
-        vec![errors::chunk(
-            "unknown-flavor",
-            unknown_flavor(&self.flavor),
-            false,
-        )]
     }
 }
 

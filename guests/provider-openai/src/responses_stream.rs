@@ -21,12 +21,8 @@ pub struct ResponsesStream {
 }
 
 impl Decoder for ResponsesStream {
-    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk> {
-        let mut out = Vec::new();
-        for event in &events {
-            self.event(event, &mut out);
-        }
-        out
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+        self.on_event(event, out);
     }
 
     fn finish(&mut self) -> Vec<StreamChunk> {
@@ -37,7 +33,7 @@ impl Decoder for ResponsesStream {
 }
 
 impl ResponsesStream {
-    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return;

@@ -47,7 +47,19 @@ pub struct SseEvent {
 
 /// Decoding state for one stream.
 pub trait Decoder {
-    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk>;
+    /// Decodes one event, pushing the chunks it yields onto `out`.
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>);
+
+    /// Decodes a batch; by default, each event in order.
+    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk> {
+        let mut out = Vec::new();
+        for event in &events {
+            self.event(event, &mut out);
+        }
+        out
+    }
+
+    /// The stream ended; flush anything buffered.
     fn finish(&mut self) -> Vec<StreamChunk> {
         Vec::new()
     }
