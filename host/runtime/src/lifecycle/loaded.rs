@@ -129,16 +129,8 @@ fn read_declared(
         reason,
     };
     let indices = ExportIndices::resolve(pre).map_err(|e| not_loaded(format!("{e:#}")))?;
-    let context = Arc::new(PluginContext {
-        id: "(loading)".into(),
-        grants: Grants::none(),
-        workspace: inner.options.workspace.clone(),
-        settings: Default::default(),
-        log: PluginLog::in_memory(),
-        exec: inner.options.exec.clone(),
-        limits: inner.options.limits,
-        tap: None,
-    });
+    // Nothing granted and no settings: reading a manifest needs neither.
+    let context = inner.context("(loading)", Grants::none(), PluginLog::in_memory());
     let quiet: FailureSink = Arc::new(|_, _| {});
     let pool = InstancePool::new(pre.clone(), indices, context, quiet);
     // `manifest` comes before anything else, initialize included.

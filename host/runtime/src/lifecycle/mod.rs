@@ -91,6 +91,23 @@ struct Inner {
     components_loaded: AtomicUsize,
 }
 
+impl Inner {
+    /// What every instance of plugin `id` shares, under these options.
+    fn context(&self, id: &str, grants: Grants, log: Arc<PluginLog>) -> Arc<PluginContext> {
+        let options = &self.options;
+        Arc::new(PluginContext {
+            id: id.to_string(),
+            grants,
+            workspace: options.workspace.clone(),
+            settings: options.settings.get(id).cloned().unwrap_or_default(),
+            log,
+            exec: options.exec.clone(),
+            limits: options.limits,
+            tap: options.tap.clone(),
+        })
+    }
+}
+
 /// Loads, enables and disables plugins, installing their capabilities
 /// into a shared [`Ledger`].
 #[derive(Clone)]
@@ -166,27 +183,8 @@ impl PluginRuntime {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    fn settings(&self, id: &str) -> BTreeMap<String, String> {
-        self.inner
-            .options
-            .settings
-            .get(id)
-            .cloned()
-            .unwrap_or_default()
-    }
-
     fn context(&self, id: &str, grants: Grants, log: Arc<PluginLog>) -> Arc<PluginContext> {
-        let options = &self.inner.options;
-        Arc::new(PluginContext {
-            id: id.to_string(),
-            grants,
-            workspace: options.workspace.clone(),
-            settings: self.settings(id),
-            log,
-            exec: options.exec.clone(),
-            limits: options.limits,
-            tap: options.tap.clone(),
-        })
+        self.inner.context(id, grants, log)
     }
 
     /// Registers the component in `path`. The same bytes again change
