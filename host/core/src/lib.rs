@@ -10,6 +10,7 @@ pub mod confine;
 pub mod context;
 pub mod ledger;
 pub mod ports;
+pub mod session;
 
 pub use confine::{confine, ConfineError};
 pub use context::{ChainError, ChainHash, ContextChain, ContextSnapshot};
