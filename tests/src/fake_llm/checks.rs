@@ -25,17 +25,20 @@ pub fn tools(format: Format, body: &Value) -> Vec<String> {
     }
 }
 
+/// The items after the last one that `ends_turn` matches (all of them when
+/// none does).
+fn after_last(items: &[Value], ends_turn: impl Fn(&Value) -> bool) -> &[Value] {
+    let start = items.iter().rposition(ends_turn).map_or(0, |i| i + 1);
+    &items[start..]
+}
+
 /// The tool-result ids after the last assistant turn, in order.
 pub fn tool_results(format: Format, body: &Value) -> Vec<String> {
     let empty = Vec::new();
     match format {
         Format::Chat => {
             let messages = body["messages"].as_array().unwrap_or(&empty);
-            let after = messages
-                .iter()
-                .rposition(|m| m["role"] == "assistant")
-                .map_or(0, |i| i + 1);
-            messages[after..]
+            after_last(messages, |m| m["role"] == "assistant")
                 .iter()
                 .filter(|m| m["role"] == "tool")
                 .filter_map(|m| m["tool_call_id"].as_str().map(String::from))
@@ -43,23 +46,17 @@ pub fn tool_results(format: Format, body: &Value) -> Vec<String> {
         }
         Format::Responses => {
             let items = body["input"].as_array().unwrap_or(&empty);
-            let after = items
-                .iter()
-                .rposition(|i| i["type"] == "function_call" || i["role"] == "assistant")
-                .map_or(0, |i| i + 1);
-            items[after..]
-                .iter()
-                .filter(|i| i["type"] == "function_call_output")
-                .filter_map(|i| i["call_id"].as_str().map(String::from))
-                .collect()
+            after_last(items, |i| {
+                i["type"] == "function_call" || i["role"] == "assistant"
+            })
+            .iter()
+            .filter(|i| i["type"] == "function_call_output")
+            .filter_map(|i| i["call_id"].as_str().map(String::from))
+            .collect()
         }
         Format::Messages => {
             let messages = body["messages"].as_array().unwrap_or(&empty);
-            let after = messages
-                .iter()
-                .rposition(|m| m["role"] == "assistant")
-                .map_or(0, |i| i + 1);
-            messages[after..]
+            after_last(messages, |m| m["role"] == "assistant")
                 .iter()
                 .filter_map(|m| m["content"].as_array())
                 .flatten()

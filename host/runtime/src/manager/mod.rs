@@ -85,6 +85,25 @@ pub struct ListedPlugin {
     pub status: PluginStatus,
 }
 
+/// The permissions a plugin's manifest requests.
+fn requested(status: &PluginStatus) -> BTreeSet<Permission> {
+    status
+        .manifest
+        .permissions
+        .iter()
+        .map(|p| p.permission)
+        .collect()
+}
+
+/// Only what a plugin requests can be granted (two keys).
+fn not_requested(id: &str, permission: Permission) -> LoadError {
+    let reason = format!("it does not request {permission}, so it cannot be granted");
+    LoadError::Plugin {
+        id: id.to_string(),
+        reason,
+    }
+}
+
 /// Loads, adds and removes plugins, and keeps their state on disk.
 pub struct PluginManager {
     runtime: PluginRuntime,
@@ -185,12 +204,7 @@ impl PluginManager {
         let Some(status) = self.runtime.status(id) else {
             return Grants::none();
         };
-        let requested: BTreeSet<Permission> = status
-            .manifest
-            .permissions
-            .iter()
-            .map(|p| p.permission)
-            .collect();
+        let requested = requested(&status);
         let record = grants.entry(id.to_string()).or_default();
         if self.bundled_ids.contains(id) && record.hash != status.hash {
             // Bundled plugins get what they request, except what the user
@@ -229,10 +243,7 @@ impl PluginManager {
         let requested: Vec<PermissionRequest> = status.manifest.permissions.clone();
         for p in &choice.explicit {
             if !requested.iter().any(|r| r.permission == *p) {
-                return Err(LoadError::Plugin {
-                    id: id.clone(),
-                    reason: format!("it does not request {p}, so it cannot be granted"),
-                });
+                return Err(not_requested(&id, *p));
             }
         }
         let stored = self.state.store_wasm(&id, &status.hash, file)?;
@@ -249,7 +260,7 @@ impl PluginManager {
         // Decide what to ask outside the lock: the user may take a while.
         let record = self.state.read_grants()?.remove(&id).unwrap_or_default();
         let mut record = record;
-        let requested_set: BTreeSet<Permission> = requested.iter().map(|r| r.permission).collect();
+        let requested_set = self::requested(&status);
         record.rebind(&status.hash, &requested_set);
         let pre: Vec<Permission> = self
             .prefs
@@ -363,17 +374,9 @@ impl PluginManager {
         granted: bool,
     ) -> Result<PluginStatus, LoadError> {
         let status = self.manifest(id)?;
-        let requested: BTreeSet<Permission> = status
-            .manifest
-            .permissions
-            .iter()
-            .map(|p| p.permission)
-            .collect();
+        let requested = requested(&status);
         if granted && !requested.contains(&permission) {
-            return Err(LoadError::Plugin {
-                id: id.to_string(),
-                reason: format!("it does not request {permission}, so it cannot be granted"),
-            });
+            return Err(not_requested(id, permission));
         }
         let mut grants = self.state.read_grants()?;
         let _ = self.effective_grants(id, &mut grants);
