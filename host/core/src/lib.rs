@@ -8,6 +8,7 @@
 
 pub mod confine;
 pub mod context;
+pub mod engine;
 pub mod ledger;
 pub mod ports;
 pub mod session;

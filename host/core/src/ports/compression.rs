@@ -23,6 +23,16 @@ pub trait CompressionGate: Send + Sync {
     fn should_compress(&self, usage: ContextUsage) -> bool;
 }
 
+/// The compression pipeline (seed: "Compression pipeline"): reads a
+/// snapshot and returns the compressed set, which the agent installs with
+/// `clear` then `push`. An error leaves the live context untouched.
+pub trait Compressor: Send + Sync {
+    fn compress<'a>(
+        &'a self,
+        snapshot: &'a crate::context::ContextSnapshot,
+    ) -> super::BoxFuture<'a, Result<Vec<crate::ports::dialect::Message>, super::PortError>>;
+}
+
 /// Compress once utilisation reaches a threshold, e.g. 0.8.
 pub struct ThresholdGate {
     pub threshold: f64,

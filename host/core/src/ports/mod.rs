@@ -9,10 +9,10 @@ pub mod parser;
 pub mod prompt;
 pub mod tool;
 
-pub use approver::{ApprovalRequest, Approver, Decision};
+pub use approver::{ApprovalRequest, Approver, Decision, DenyAll, HeadlessApprover};
 pub use command::{CommandNode, CommandRoot, CommandTree};
-pub use compression::{CompressionGate, ContextUsage, ThresholdGate};
-pub use dialect::{Dialect, ModelClient, StreamDecoder};
+pub use compression::{CompressionGate, Compressor, ContextUsage, ThresholdGate};
+pub use dialect::{BoxFuture, Dialect, ModelClient, StreamDecoder};
 pub use parser::{LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
 pub use tool::{Tool, ToolError, ToolOutput, ToolSpec};

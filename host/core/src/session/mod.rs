@@ -1,15 +1,19 @@
 //! Sessions: the context chain persisted as append-only JSONL.
 //!
-//! One record per line: `message` (with its chain hash), `pop`, `clear`,
-//! and a `head` record that ends every turn, so a file cut at a line
-//! boundary is detectable. The writer fsyncs at each head. Resuming replays
-//! the records through a [`ContextChain`] and checks every hash: a changed
-//! line is refused by number; a half-written last line (a crash mid-write)
-//! is dropped with a warning; tool calls that never got a result get an
-//! "interrupted" error result, so every call still has exactly one.
+//! One record per line: a `start` record naming the session, `message`
+//! (with its chain hash), `pop`, `clear`, and a `head` record that ends
+//! every turn, so a file cut at a line boundary is detectable. The writer
+//! fsyncs at each head. Resuming replays the records through a
+//! [`ContextChain`] and checks every hash: a changed line is refused by
+//! number; a half-written last line (a crash mid-write) is dropped with a
+//! warning and cut off before anything more is appended; tool calls that
+//! never got a result are reported, so the caller can record an
+//! "interrupted" result for each and every call still has exactly one.
+
+mod store;
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -17,9 +21,23 @@ use serde::{Deserialize, Serialize};
 use crate::context::{link, ChainHash, ContextChain};
 use crate::ports::dialect::{Message, Part, Role, ToolResult};
 
+pub use store::{SessionState, SessionStore, SessionSummary};
+
+/// What a session was started with, recorded once on its first line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub id: String,
+    /// Seconds since the Unix epoch.
+    pub created: u64,
+    pub workspace: String,
+    pub provider: String,
+    pub model: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
+    Start(SessionInfo),
     Message { hash: String, message: Message },
     Pop { hash: String },
     Clear,
@@ -36,23 +54,53 @@ pub enum SessionError {
         line: usize,
         reason: String,
     },
+    #[error("no session `{id}` in {} (see `amber sessions list`)", dir.display())]
+    NotFound { id: String, dir: PathBuf },
 }
 
-/// The content of a message for tool calls that never got a result.
+/// The content of a result for a tool call that never finished.
 pub const INTERRUPTED: &str = "interrupted: the run ended before this tool call finished";
 
 /// What resuming found.
 #[derive(Debug)]
 pub struct Resumed {
     pub chain: ContextChain,
-    /// E.g. a dropped half-written last line.
+    pub info: Option<SessionInfo>,
+    /// E.g. a dropped half-written last line, or an unfinished turn.
     pub warnings: Vec<String>,
-    /// Call ids that were given an "interrupted" result.
+    /// Ids of the last assistant turn's calls that have no result yet.
     pub interrupted: Vec<String>,
+    /// Turns ended by a head record.
+    pub turns: usize,
+    /// Bytes of the file that hold whole records: appending starts here.
+    pub valid_len: u64,
+}
+
+/// One "interrupted" error result per call id, each its own tool message,
+/// in the order given.
+pub fn interrupted_results(call_ids: &[String]) -> Vec<Message> {
+    call_ids
+        .iter()
+        .map(|id| Message {
+            role: Role::Tool,
+            parts: vec![Part::ToolResult(ToolResult {
+                call_id: id.clone(),
+                content: INTERRUPTED.into(),
+                is_error: true,
+            })],
+        })
+        .collect()
 }
 
 fn hex(hash: &ChainHash) -> String {
     hash.to_hex().to_string()
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> SessionError + '_ {
+    move |e| SessionError::Io {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
 }
 
 /// Appends records to one session file.
@@ -62,23 +110,39 @@ pub struct SessionWriter {
 }
 
 impl SessionWriter {
+    /// Opens `path` for appending, creating it and its folder.
     pub fn open(path: &Path) -> Result<Self, SessionError> {
-        let io = |e: std::io::Error| SessionError::Io {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        };
+        let io = io_error(path);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
+            std::fs::create_dir_all(dir).map_err(&io)?;
         }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(io)?;
+            .map_err(&io)?;
         Ok(SessionWriter {
             path: path.to_path_buf(),
             file,
         })
+    }
+
+    /// Opens a resumed session for appending after its last whole record,
+    /// cutting off a half-written line first so no record is glued to it.
+    pub fn reopen(path: &Path, resumed: &Resumed) -> Result<Self, SessionError> {
+        let io = io_error(path);
+        let file = OpenOptions::new().write(true).open(path).map_err(&io)?;
+        file.set_len(resumed.valid_len).map_err(&io)?;
+        drop(file);
+        let mut writer = SessionWriter::open(path)?;
+        if resumed.valid_len > 0 && !ends_with_newline(path)? {
+            writer.file.write_all(b"\n").map_err(&io)?;
+        }
+        Ok(writer)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     fn write(&mut self, record: &Record) -> Result<(), SessionError> {
@@ -88,9 +152,15 @@ impl SessionWriter {
         };
         let mut line = serde_json::to_string(record).map_err(|e| io(e.to_string()))?;
         line.push('\n');
+        // One write per record: a crash leaves at most one partial line.
         self.file
             .write_all(line.as_bytes())
             .map_err(|e| io(e.to_string()))
+    }
+
+    /// Records the session's start; the first line of a new file.
+    pub fn start(&mut self, info: &SessionInfo) -> Result<(), SessionError> {
+        self.write(&Record::Start(info.clone()))
     }
 
     /// Pushes `message` onto `chain` and records it.
@@ -133,32 +203,41 @@ impl SessionWriter {
     }
 }
 
+fn ends_with_newline(path: &Path) -> Result<bool, SessionError> {
+    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    Ok(bytes.last() == Some(&b'\n'))
+}
+
 /// Replays a session file, verifying every link.
 pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
-    let io = |e: std::io::Error| SessionError::Io {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    };
-    let file = File::open(path).map_err(io)?;
-    let lines: Vec<String> = BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(io)?;
+    let io = io_error(path);
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(&io)?;
     let tampered = |line: usize, reason: String| SessionError::Tampered {
         path: path.to_path_buf(),
         line,
         reason,
     };
     let mut chain = ContextChain::new();
+    let mut info = None;
     let mut warnings = Vec::new();
-    for (i, text) in lines.iter().enumerate() {
+    let mut turns = 0;
+    let mut valid_len = 0u64;
+    let mut after_head = true;
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
+    for (i, raw) in lines.iter().enumerate() {
         let number = i + 1;
+        let last = number == lines.len();
+        let text = String::from_utf8_lossy(raw);
         if text.trim().is_empty() {
+            valid_len += raw.len() as u64;
             continue;
         }
-        let record: Record = match serde_json::from_str(text) {
+        let record: Record = match serde_json::from_str(&text) {
             Ok(record) => record,
-            Err(_) if number == lines.len() => {
+            Err(_) if last => {
                 warnings.push(format!(
                     "{}:{number}: dropped a half-written last line (the run was interrupted)",
                     path.display()
@@ -167,7 +246,10 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
             }
             Err(e) => return Err(tampered(number, format!("not a session record ({e})"))),
         };
+        valid_len += raw.len() as u64;
+        after_head = false;
         match record {
+            Record::Start(start) => info = Some(start),
             Record::Message { hash, message } => {
                 let expected = link(&chain.head(), &message);
                 if hex(&expected) != hash {
@@ -195,30 +277,25 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                         "the turn's head does not match the messages before it".into(),
                     ));
                 }
+                turns += 1;
+                after_head = true;
             }
         }
     }
-    let interrupted = unanswered_calls(&chain);
-    if !interrupted.is_empty() {
-        let parts = interrupted
-            .iter()
-            .map(|id| {
-                Part::ToolResult(ToolResult {
-                    call_id: id.clone(),
-                    content: INTERRUPTED.into(),
-                    is_error: true,
-                })
-            })
-            .collect();
-        chain.push(Message {
-            role: Role::Tool,
-            parts,
-        });
+    if !after_head {
+        warnings.push(format!(
+            "{}: the last turn did not finish (the run was interrupted)",
+            path.display()
+        ));
     }
+    let interrupted = unanswered_calls(&chain);
     Ok(Resumed {
         chain,
+        info,
         warnings,
         interrupted,
+        turns,
+        valid_len,
     })
 }
 
@@ -318,6 +395,14 @@ mod tests {
             "{:?}",
             resumed.warnings
         );
+        // Appending after a resume cuts the partial line off first.
+        let mut chain = resumed.chain.clone();
+        let mut w = SessionWriter::reopen(&path, &resumed).unwrap();
+        w.push(&mut chain, text(Role::User, "again")).unwrap();
+        w.end_turn(&chain).unwrap();
+        let again = resume(&path).unwrap();
+        assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+        assert_eq!(again.chain.head(), chain.head());
     }
 
     #[test]
@@ -348,7 +433,17 @@ mod tests {
         // killed before b finished and before the turn's head
         let resumed = resume(&path).unwrap();
         assert_eq!(resumed.interrupted, ["b"]);
-        let last = resumed.chain.get_all().last().unwrap().clone();
+        assert!(resumed.warnings[0].contains("the last turn did not finish"));
+        let mut chain = resumed.chain.clone();
+        let mut w = SessionWriter::reopen(&path, &resumed).unwrap();
+        for message in interrupted_results(&resumed.interrupted) {
+            w.push(&mut chain, message).unwrap();
+        }
+        w.end_turn(&chain).unwrap();
+        let again = resume(&path).unwrap();
+        assert!(again.interrupted.is_empty() && again.warnings.is_empty());
+        assert_eq!(again.chain.head(), chain.head());
+        let last = again.chain.get_all().last().unwrap().clone();
         assert_eq!(last.role, Role::Tool);
         assert!(
             matches!(&last.parts[0], Part::ToolResult(r) if r.call_id == "b" && r.is_error && r.content == INTERRUPTED)

@@ -1,0 +1,155 @@
+//! The prompt copy. Seed: "Prompt assembly": after the compression gate,
+//! the sealed context is copied (never mutated); head blocks go right after
+//! the system prompt, tail blocks after the conversation, each group in
+//! ascending priority with ties in insertion order; a block that renders
+//! empty is omitted, and one that fails cannot break the turn.
+
+use std::sync::Arc;
+
+use crate::ports::dialect::{Message, Part, Role};
+use crate::ports::{BlockPosition, PromptBlock, RenderContext};
+
+/// What assembly produced, and the blocks that failed (by name and cause).
+pub struct Assembled {
+    pub messages: Vec<Message>,
+    pub failed: Vec<String>,
+}
+
+pub fn text_message(role: Role, text: impl Into<String>) -> Message {
+    Message {
+        role,
+        parts: vec![Part::Text { text: text.into() }],
+    }
+}
+
+/// Builds the request's messages from the context and the blocks.
+/// `system` stands in when the history does not start with a system
+/// message, so the copy always does.
+pub fn assemble(
+    context: &[Message],
+    system: &str,
+    blocks: &[Arc<dyn PromptBlock>],
+    render: &RenderContext,
+) -> Assembled {
+    let mut ordered: Vec<&Arc<dyn PromptBlock>> = blocks.iter().collect();
+    // A stable sort keeps insertion order among equal priorities.
+    ordered.sort_by_key(|b| b.spec().priority);
+    let mut head = Vec::new();
+    let mut tail = Vec::new();
+    let mut failed = Vec::new();
+    for block in ordered {
+        let spec = block.spec();
+        match block.render(render) {
+            Ok(text) if text.trim().is_empty() => {}
+            Ok(text) => match spec.position {
+                BlockPosition::Head => head.push(text),
+                BlockPosition::Tail => tail.push(text),
+            },
+            Err(e) => failed.push(format!(
+                "prompt block `{}` failed and was left out: {e}",
+                spec.name
+            )),
+        }
+    }
+    let mut messages = Vec::with_capacity(context.len() + head.len() + 2);
+    let rest = match context.first() {
+        Some(first) if first.role == Role::System => {
+            messages.push(first.clone());
+            &context[1..]
+        }
+        _ => {
+            messages.push(text_message(Role::System, system));
+            context
+        }
+    };
+    messages.extend(head.into_iter().map(|t| text_message(Role::System, t)));
+    messages.extend(rest.iter().cloned());
+    if !tail.is_empty() {
+        messages.push(text_message(Role::User, tail.join("\n\n")));
+    }
+    Assembled { messages, failed }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::{BlockSpec, PortError};
+
+    struct Block(BlockSpec, Result<String, PortError>);
+
+    impl PromptBlock for Block {
+        fn spec(&self) -> &BlockSpec {
+            &self.0
+        }
+        fn render(&self, _: &RenderContext) -> Result<String, PortError> {
+            self.1.clone()
+        }
+    }
+
+    fn block(
+        name: &str,
+        position: BlockPosition,
+        priority: i32,
+        out: Result<&str, &str>,
+    ) -> Arc<dyn PromptBlock> {
+        let spec = BlockSpec {
+            name: name.into(),
+            position,
+            priority,
+        };
+        Arc::new(Block(
+            spec,
+            out.map(String::from).map_err(|e| PortError(e.into())),
+        ))
+    }
+
+    fn texts(messages: &[Message]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|m| match &m.parts[0] {
+                Part::Text { text } => format!("{:?}:{text}", m.role),
+                _ => String::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blocks_land_by_position_and_priority_and_the_context_is_untouched() {
+        let context = vec![
+            text_message(Role::System, "sys"),
+            text_message(Role::User, "hi"),
+        ];
+        let blocks = [
+            block("t", BlockPosition::Tail, 0, Ok("tail")),
+            block("h2", BlockPosition::Head, 5, Ok("second")),
+            block("h1", BlockPosition::Head, 1, Ok("first")),
+            block("h1b", BlockPosition::Head, 1, Ok("first-tie")),
+            block("empty", BlockPosition::Head, 0, Ok("  ")),
+            block("broken", BlockPosition::Head, 0, Err("trap")),
+        ];
+        let out = assemble(&context, "unused", &blocks, &RenderContext::default());
+        assert_eq!(
+            texts(&out.messages),
+            [
+                "System:sys",
+                "System:first",
+                "System:first-tie",
+                "System:second",
+                "User:hi",
+                "User:tail"
+            ]
+        );
+        assert_eq!(
+            out.failed,
+            ["prompt block `broken` failed and was left out: trap"]
+        );
+        assert_eq!(context.len(), 2);
+    }
+
+    #[test]
+    fn a_history_without_a_system_message_gets_one_in_the_copy() {
+        let context = vec![text_message(Role::User, "hi")];
+        let out = assemble(&context, "sys", &[], &RenderContext::default());
+        assert_eq!(texts(&out.messages), ["System:sys", "User:hi"]);
+    }
+}

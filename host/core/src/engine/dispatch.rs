@@ -1,0 +1,456 @@
+//! Tool dispatch. Seed: "Tool dispatch", every arrow: a call is denied when
+//! the tool is unknown, its arguments are not JSON or fail the tool's
+//! schema, it repeats an identical call of the last assistant turn, the
+//! mode blocks it or the approval gate says no; allowed calls run in
+//! parallel on blocking threads; results come back in the original order,
+//! one envelope per call.
+
+use std::collections::{HashMap, HashSet};
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::envelope::Envelope;
+use crate::ports::dialect::ToolCall;
+use crate::ports::{ApprovalRequest, Approver, Decision, Tool};
+
+/// The policy level of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Only read-only tools run.
+    Read,
+    /// Read-only tools run; the rest go through the approval gate.
+    #[default]
+    Write,
+    /// Everything runs, without asking.
+    Yolo,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Read => "read",
+            Mode::Write => "write",
+            Mode::Yolo => "yolo",
+        }
+    }
+}
+
+impl FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "read" => Ok(Mode::Read),
+            "write" => Ok(Mode::Write),
+            "yolo" => Ok(Mode::Yolo),
+            other => Err(format!("unknown mode `{other}` (read, write or yolo)")),
+        }
+    }
+}
+
+/// What the approval gate is told a tool is.
+pub const CLASS_READ_ONLY: &str = "read-only";
+pub const CLASS_WRITES: &str = "writes";
+
+struct Entry {
+    tool: Arc<dyn Tool>,
+    /// `None` when the tool's schema does not compile: the tool still runs
+    /// and checks its own arguments (a warning says so).
+    validator: Option<jsonschema::Validator>,
+}
+
+pub struct Dispatcher {
+    tools: HashMap<String, Entry>,
+    mode: Mode,
+    approver: Arc<dyn Approver>,
+    workspace: Option<String>,
+    /// Tools approved "for the session".
+    approved: Mutex<HashSet<String>>,
+    warnings: Vec<String>,
+}
+
+/// A call that passed every check, ready to run.
+struct Allowed {
+    tool: Arc<dyn Tool>,
+    args: Value,
+}
+
+impl Dispatcher {
+    pub fn new(
+        tools: &[Arc<dyn Tool>],
+        mode: Mode,
+        approver: Arc<dyn Approver>,
+        workspace: Option<String>,
+    ) -> Self {
+        let mut warnings = Vec::new();
+        let tools = tools
+            .iter()
+            .map(|tool| {
+                let spec = tool.spec();
+                let validator = match jsonschema::validator_for(&spec.input_schema) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        warnings.push(format!(
+                            "tool `{}` has an invalid input schema ({e}); its arguments are not checked",
+                            spec.name
+                        ));
+                        None
+                    }
+                };
+                (spec.name.clone(), Entry { tool: tool.clone(), validator })
+            })
+            .collect();
+        Dispatcher {
+            tools,
+            mode,
+            approver,
+            workspace,
+            approved: Mutex::new(HashSet::new()),
+            warnings,
+        }
+    }
+
+    /// Problems found while setting up, for the run's warnings.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Runs `calls` and returns one envelope per call, in their order.
+    /// `previous` holds the calls of the assistant turn before this one.
+    /// When `cancel` fires, calls still running get an "interrupted" error.
+    pub async fn dispatch(
+        &self,
+        calls: &[ToolCall],
+        previous: &[ToolCall],
+        cancel: &CancellationToken,
+    ) -> Vec<Envelope> {
+        let mut seen: Vec<(&str, Value)> = Vec::new();
+        let mut slots = Vec::with_capacity(calls.len());
+        for call in calls {
+            let slot = match self.check(call, previous, &seen) {
+                Ok(allowed) => {
+                    seen.push((call.name.as_str(), allowed.args.clone()));
+                    let Allowed { tool, args } = allowed;
+                    Slot::Running(tokio::task::spawn_blocking(move || {
+                        Envelope::from_tool(tool.call(&args))
+                    }))
+                }
+                Err(denied) => Slot::Done(denied),
+            };
+            slots.push(slot);
+        }
+        let mut envelopes = Vec::with_capacity(slots.len());
+        for slot in slots {
+            let envelope = match slot {
+                Slot::Done(envelope) => envelope,
+                Slot::Running(mut handle) => {
+                    tokio::select! {
+                        biased;
+                        joined = &mut handle => joined.unwrap_or_else(|e| {
+                            Envelope::error(format!("the tool call failed inside the host: {e}"))
+                        }),
+                        _ = cancel.cancelled() => Envelope::interrupted(),
+                    }
+                }
+            };
+            envelopes.push(envelope);
+        }
+        envelopes
+    }
+
+    /// Every check of the flowchart, in its order.
+    fn check(
+        &self,
+        call: &ToolCall,
+        previous: &[ToolCall],
+        earlier_in_turn: &[(&str, Value)],
+    ) -> Result<Allowed, Envelope> {
+        let Some(entry) = self.tools.get(&call.name) else {
+            return Err(Envelope::denied(format!(
+                "tool not found: `{}` (available: {})",
+                call.name,
+                self.names()
+            )));
+        };
+        let args = parse_arguments(&call.arguments).map_err(Envelope::denied)?;
+        if let Some(validator) = &entry.validator {
+            let problems: Vec<String> = validator
+                .iter_errors(&args)
+                .take(5)
+                .map(|e| {
+                    let at = e.instance_path.to_string();
+                    if at.is_empty() {
+                        e.to_string()
+                    } else {
+                        format!("{at}: {e}")
+                    }
+                })
+                .collect();
+            if !problems.is_empty() {
+                return Err(Envelope::denied(format!(
+                    "the arguments do not match the schema of `{}`: {}",
+                    call.name,
+                    problems.join("; ")
+                )));
+            }
+        }
+        let repeated_from_last_turn = previous.iter().any(|p| {
+            p.name == call.name && parse_arguments(&p.arguments).ok().as_ref() == Some(&args)
+        });
+        if repeated_from_last_turn {
+            return Err(Envelope::denied(format!(
+                "duplicate: `{}` was already called with identical arguments in the last turn; use its result",
+                call.name
+            )));
+        }
+        if earlier_in_turn
+            .iter()
+            .any(|(n, a)| *n == call.name && *a == args)
+        {
+            return Err(Envelope::denied(format!(
+                "duplicate: `{}` is called twice with identical arguments in this turn",
+                call.name
+            )));
+        }
+        let read_only = entry.tool.spec().read_only;
+        match self.mode {
+            Mode::Read if !read_only => {
+                return Err(Envelope::denied(format!(
+                    "read mode: `{}` can change things, and this run may only read (rerun with --mode write)",
+                    call.name
+                )))
+            }
+            Mode::Read | Mode::Yolo => {}
+            Mode::Write => self.approve(call, read_only)?,
+        }
+        Ok(Allowed {
+            tool: entry.tool.clone(),
+            args,
+        })
+    }
+
+    fn approve(&self, call: &ToolCall, read_only: bool) -> Result<(), Envelope> {
+        let approved = self.approved.lock().map(|set| set.contains(&call.name));
+        if approved.unwrap_or(false) {
+            return Ok(());
+        }
+        let request = ApprovalRequest {
+            requester: "model".into(),
+            action: call.name.clone(),
+            detail: call.arguments.clone(),
+            cwd: self.workspace.clone(),
+            class: Some(
+                if read_only {
+                    CLASS_READ_ONLY
+                } else {
+                    CLASS_WRITES
+                }
+                .into(),
+            ),
+        };
+        match self.approver.approve(&request) {
+            Decision::ApproveOnce => Ok(()),
+            Decision::ApproveForSession => {
+                if let Ok(mut set) = self.approved.lock() {
+                    set.insert(call.name.clone());
+                }
+                Ok(())
+            }
+            Decision::Deny => Err(Envelope::denied(format!(
+                "not approved: `{}` can change things and needs approval (the user can rerun with --yes, or --mode yolo)",
+                call.name
+            ))),
+        }
+    }
+
+    fn names(&self) -> String {
+        let mut names: Vec<&str> = self.tools.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        if names.is_empty() {
+            "none".into()
+        } else {
+            names.join(", ")
+        }
+    }
+}
+
+enum Slot {
+    Done(Envelope),
+    Running(tokio::task::JoinHandle<Envelope>),
+}
+
+/// The arguments as a JSON value; an empty string means no arguments.
+fn parse_arguments(text: &str) -> Result<Value, String> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(text).map_err(|e| format!("invalid JSON arguments ({e}): {}", clip(text)))
+}
+
+fn clip(text: &str) -> String {
+    const MAX: usize = 200;
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::envelope::Status;
+    use crate::ports::approver::HeadlessApprover;
+    use crate::ports::{ToolError, ToolOutput, ToolSpec};
+    use serde_json::json;
+    use std::time::Duration;
+
+    /// A small fake of the Tool port: sleeps, then echoes.
+    struct Fake {
+        spec: ToolSpec,
+        delay: Duration,
+    }
+
+    impl Tool for Fake {
+        fn spec(&self) -> &ToolSpec {
+            &self.spec
+        }
+        fn call(&self, args: &Value) -> Result<ToolOutput, ToolError> {
+            std::thread::sleep(self.delay);
+            Ok(ToolOutput {
+                content: args.to_string(),
+                meta: None,
+            })
+        }
+    }
+
+    fn fake(name: &str, read_only: bool, delay_ms: u64) -> Arc<dyn Tool> {
+        Arc::new(Fake {
+            spec: ToolSpec {
+                name: name.into(),
+                description: String::new(),
+                input_schema: json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+                read_only,
+            },
+            delay: Duration::from_millis(delay_ms),
+        })
+    }
+
+    fn call(id: &str, name: &str, args: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: args.into(),
+        }
+    }
+
+    fn dispatcher(mode: Mode, yes: bool) -> Dispatcher {
+        let tools = [
+            fake("slow", true, 200),
+            fake("fast", true, 0),
+            fake("write", false, 0),
+        ];
+        Dispatcher::new(&tools, mode, Arc::new(HeadlessApprover { yes }), None)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_run_in_parallel_and_results_keep_the_call_order() {
+        let d = dispatcher(Mode::Write, false);
+        let calls = [
+            call("1", "slow", r#"{"n":1}"#),
+            call("2", "slow", r#"{"n":2}"#),
+            call("3", "fast", r#"{"n":3}"#),
+        ];
+        let started = std::time::Instant::now();
+        let out = d.dispatch(&calls, &[], &CancellationToken::new()).await;
+        // Two 200 ms calls in sequence would take 400 ms.
+        assert!(
+            started.elapsed() < Duration::from_millis(390),
+            "{:?}",
+            started.elapsed()
+        );
+        let outputs: Vec<&str> = out.iter().map(|e| e.output.as_str()).collect();
+        assert_eq!(outputs, [r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#]);
+    }
+
+    #[tokio::test]
+    async fn every_denial_of_the_flowchart_is_an_envelope() {
+        let d = dispatcher(Mode::Write, false);
+        let previous = [call("p", "fast", r#"{"n": 7}"#)];
+        let calls = [
+            call("a", "nope", "{}"),
+            call("b", "fast", "{not json"),
+            call("c", "fast", r#"{"n":"seven"}"#),
+            call("d", "fast", r#"{"n":7}"#),
+            call("e", "write", r#"{"n":1}"#),
+            call("f", "fast", r#"{"n":1}"#),
+            call("g", "fast", r#"{"n":1}"#),
+        ];
+        let out = d
+            .dispatch(&calls, &previous, &CancellationToken::new())
+            .await;
+        let statuses: Vec<Status> = out.iter().map(|e| e.status).collect();
+        use Status::*;
+        assert_eq!(
+            statuses,
+            [Denied, Denied, Denied, Denied, Denied, Ok, Denied]
+        );
+        assert!(out[0]
+            .output
+            .starts_with("tool not found: `nope` (available: fast, slow, write)"));
+        assert!(out[1].output.starts_with("invalid JSON arguments"));
+        assert!(
+            out[2]
+                .output
+                .contains("/n: \"seven\" is not of type \"integer\""),
+            "{}",
+            out[2].output
+        );
+        assert!(out[3].output.contains("in the last turn"));
+        assert!(out[4].output.starts_with("not approved: `write`"));
+        assert!(out[6]
+            .output
+            .contains("twice with identical arguments in this turn"));
+    }
+
+    #[tokio::test]
+    async fn modes_gate_tools_that_are_not_read_only() {
+        let w = [call("w", "write", r#"{"n":1}"#)];
+        let token = CancellationToken::new();
+        let read = dispatcher(Mode::Read, true).dispatch(&w, &[], &token).await;
+        assert!(read[0].output.starts_with("read mode: `write`"));
+        let yes = dispatcher(Mode::Write, true)
+            .dispatch(&w, &[], &token)
+            .await;
+        assert_eq!(yes[0].status, Status::Ok);
+        let yolo = dispatcher(Mode::Yolo, false)
+            .dispatch(&w, &[], &token)
+            .await;
+        assert_eq!(yolo[0].status, Status::Ok);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancel_gives_running_calls_an_interrupted_result() {
+        let d = dispatcher(Mode::Write, false);
+        let token = CancellationToken::new();
+        let cancel = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            cancel.cancel();
+        });
+        let calls = [
+            call("1", "fast", r#"{"n":1}"#),
+            call("2", "slow", r#"{"n":2}"#),
+        ];
+        let out = d.dispatch(&calls, &[], &token).await;
+        assert_eq!(out[0].status, Status::Ok);
+        assert_eq!(out[1].output, crate::session::INTERRUPTED);
+    }
+}

@@ -1,0 +1,103 @@
+//! What a run reports as it goes: the `--json` stream of `amber exec`
+//! (one JSON object per line, documented in docs/exec-json.md) and what
+//! the terminal front end prints.
+
+use serde::Serialize;
+
+use super::envelope::Status;
+use crate::ports::dialect::{StopReason, Usage};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeltaKind {
+    Text,
+    Reasoning,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The model call or the session failed.
+    Error,
+    /// The loop stopped itself, e.g. at max_tool_iterations.
+    HardStop,
+    /// Ctrl-C or a cancel token.
+    Interrupted,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum AgentEvent {
+    #[serde(rename = "session.started")]
+    SessionStarted {
+        session_id: String,
+        path: String,
+        workspace: String,
+        provider: String,
+        flavor: String,
+        model: String,
+        mode: String,
+        resumed: bool,
+        /// The project instructions file read into the system prompt.
+        instructions: Option<String>,
+        /// Call ids given an "interrupted" result on resume.
+        interrupted: Vec<String>,
+        warnings: Vec<String>,
+    },
+    #[serde(rename = "turn.started")]
+    TurnStarted {
+        turn: u32,
+        /// The silent "are you finished?" turn.
+        confirm: bool,
+    },
+    #[serde(rename = "message.delta")]
+    MessageDelta {
+        turn: u32,
+        kind: DeltaKind,
+        text: String,
+    },
+    #[serde(rename = "tool.call")]
+    ToolCall {
+        turn: u32,
+        id: String,
+        name: String,
+        /// JSON text, exactly as the model produced it.
+        arguments: String,
+    },
+    #[serde(rename = "tool.result")]
+    ToolResult {
+        turn: u32,
+        id: String,
+        name: String,
+        status: Status,
+        output: String,
+        meta: Option<serde_json::Value>,
+    },
+    #[serde(rename = "turn.completed")]
+    TurnCompleted {
+        turn: u32,
+        usage: Usage,
+        stop_reason: Option<StopReason>,
+        tool_calls: usize,
+    },
+    #[serde(rename = "warning")]
+    Warning { message: String },
+    #[serde(rename = "session.completed")]
+    SessionCompleted {
+        session_id: String,
+        reply: String,
+        turns: u32,
+        usage: Usage,
+    },
+    #[serde(rename = "session.failed")]
+    SessionFailed {
+        session_id: String,
+        kind: FailureKind,
+        error: String,
+        turns: u32,
+        usage: Usage,
+    },
+}
+
+/// Where events go; the agent calls it in order from one task.
+pub type EventSink<'a> = dyn FnMut(AgentEvent) + Send + 'a;

@@ -1,0 +1,110 @@
+//! Project instructions: `AGENTS.md` in the workspace root, or `CLAUDE.md`
+//! when there is no AGENTS.md, read into the system prompt as other agents
+//! do.
+
+use std::path::{Path, PathBuf};
+
+/// The file names looked for, in order; the first found wins.
+pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// More than this is cut, with a note, so one huge file cannot eat the
+/// context window.
+pub const MAX_INSTRUCTION_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instructions {
+    pub file: PathBuf,
+    pub text: String,
+    pub truncated: bool,
+}
+
+impl Instructions {
+    /// The file's name, e.g. `AGENTS.md`.
+    pub fn name(&self) -> String {
+        self.file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// Reads the instructions of `workspace`, if it has any. An unreadable
+/// file is an error naming it.
+pub fn load(workspace: &Path) -> Result<Option<Instructions>, String> {
+    for name in INSTRUCTION_FILES {
+        let file = workspace.join(name);
+        if !file.is_file() {
+            continue;
+        }
+        let bytes =
+            std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let truncated = bytes.len() > MAX_INSTRUCTION_BYTES;
+        let kept = &bytes[..bytes.len().min(MAX_INSTRUCTION_BYTES)];
+        let text = String::from_utf8_lossy(kept).into_owned();
+        return Ok(Some(Instructions {
+            file,
+            text,
+            truncated,
+        }));
+    }
+    Ok(None)
+}
+
+/// The base system prompt, with the instructions appended.
+pub fn system_prompt(workspace: &str, instructions: Option<&Instructions>) -> String {
+    let mut prompt = format!(
+        "You are amber, a coding agent working in the project at {workspace}. \
+         Use the tools to read and change the project; paths are relative to its root. \
+         Each tool result is a JSON envelope {{\"status\": \"ok\"|\"error\"|\"denied\", \"output\", \"meta\"}}: \
+         after an error or a denial, change your approach instead of repeating the call. \
+         When the task is done, reply with a short summary of what you did."
+    );
+    if let Some(found) = instructions {
+        prompt.push_str(&format!(
+            "\n\n# Project instructions (from {})\n\n{}",
+            found.name(),
+            found.text.trim_end()
+        ));
+        if found.truncated {
+            prompt.push_str(&format!(
+                "\n\n[the file is longer than {} KiB; the rest was left out]",
+                MAX_INSTRUCTION_BYTES / 1024
+            ));
+        }
+    }
+    prompt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agents_md_wins_over_claude_md_and_neither_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load(dir.path()).unwrap(), None);
+        std::fs::write(dir.path().join("CLAUDE.md"), "use tabs").unwrap();
+        assert_eq!(load(dir.path()).unwrap().unwrap().name(), "CLAUDE.md");
+        std::fs::write(dir.path().join("AGENTS.md"), "use spaces").unwrap();
+        let found = load(dir.path()).unwrap().unwrap();
+        assert_eq!(
+            (found.name().as_str(), found.text.as_str()),
+            ("AGENTS.md", "use spaces")
+        );
+        let prompt = system_prompt("/w", Some(&found));
+        assert!(prompt.ends_with("# Project instructions (from AGENTS.md)\n\nuse spaces"));
+    }
+
+    #[test]
+    fn a_huge_file_is_cut_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("AGENTS.md"),
+            "x".repeat(MAX_INSTRUCTION_BYTES + 10),
+        )
+        .unwrap();
+        let found = load(dir.path()).unwrap().unwrap();
+        assert!(found.truncated && found.text.len() == MAX_INSTRUCTION_BYTES);
+        assert!(system_prompt("/w", Some(&found)).contains("the rest was left out"));
+    }
+}

@@ -1,0 +1,539 @@
+//! The agent. Seed: "Agent loop", every arrow: the history starts with a
+//! system message; each iteration (under `max_tool_iterations`) passes the
+//! compression gate, assembles a prompt copy, streams one model call and
+//! parses its tool calls; with none, a silent confirm turn ("are you
+//! finished?") ends the run or continues it; with some, they are
+//! dispatched and one tool-role message per call is pushed, in order.
+//!
+//! The agent is the context's single owner: it alone pushes, pops and
+//! clears, and every change is recorded in the session as it happens, with
+//! a head record (and an fsync) at the end of each turn.
+
+pub mod assemble;
+pub mod dispatch;
+pub mod envelope;
+pub mod events;
+pub mod instructions;
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+pub use dispatch::{Dispatcher, Mode};
+pub use envelope::{Envelope, Status};
+pub use events::{AgentEvent, DeltaKind, EventSink, FailureKind};
+
+use crate::context::ContextChain;
+use crate::ports::dialect::{
+    ChatRequest, Message, ModelReply, Part, Role, StopReason, StreamChunk, ToolCall, ToolDecl,
+    Usage,
+};
+use crate::ports::{
+    Approver, CompressionGate, Compressor, ContextUsage, ModelClient, PortError, PromptBlock,
+    RenderContext, Tool,
+};
+use crate::session::{SessionError, SessionWriter};
+use assemble::{assemble, text_message};
+
+/// The default silent confirm question.
+pub const CONFIRM_PROMPT: &str = "Are you finished? If the task is done, reply with just DONE. \
+     If not, continue working with the tools.";
+
+pub const DEFAULT_MAX_TOOL_ITERATIONS: u32 = 100;
+
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub model: String,
+    pub flavor: String,
+    /// The model's context window in tokens, from its preset (0: unknown).
+    pub context_window: u64,
+    /// Model calls per run, confirm turns included.
+    pub max_tool_iterations: u32,
+    /// The confirm question; `None` turns the confirm turn off.
+    pub confirm: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+    /// The system prompt for a history that has none yet.
+    pub system_prompt: String,
+    /// The workspace root, for prompt blocks and approval requests.
+    pub workspace: Option<String>,
+}
+
+/// The ports the agent drives.
+pub struct AgentPorts {
+    pub model: Arc<dyn ModelClient>,
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub blocks: Vec<Arc<dyn PromptBlock>>,
+    pub approver: Arc<dyn Approver>,
+    pub gate: Arc<dyn CompressionGate>,
+    /// The compression pipeline; a later issue supplies it.
+    pub compressor: Option<Arc<dyn Compressor>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The final reply.
+    Done(String),
+    /// The loop stopped itself; the reason says why.
+    HardStop(String),
+    /// Cancelled (Ctrl-C); the session holds everything up to here.
+    Interrupted,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    pub outcome: Outcome,
+    /// Model calls made.
+    pub turns: u32,
+    pub usage: Usage,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("the model call failed: {0}")]
+    Model(PortError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+pub struct Agent {
+    config: AgentConfig,
+    model: Arc<dyn ModelClient>,
+    blocks: Vec<Arc<dyn PromptBlock>>,
+    decls: Vec<ToolDecl>,
+    dispatcher: Dispatcher,
+    gate: Arc<dyn CompressionGate>,
+    compressor: Option<Arc<dyn Compressor>>,
+    chain: ContextChain,
+    session: Option<SessionWriter>,
+    /// Records written since the last head record.
+    unsealed: bool,
+    cancel: CancellationToken,
+    last_usage: Usage,
+    warned_no_compressor: bool,
+}
+
+impl Agent {
+    /// An agent over `chain` (empty, or resumed), recording into `session`.
+    pub fn new(
+        config: AgentConfig,
+        ports: AgentPorts,
+        mode: Mode,
+        chain: ContextChain,
+        session: Option<SessionWriter>,
+    ) -> Self {
+        let decls = ports
+            .tools
+            .iter()
+            .map(|t| {
+                let spec = t.spec();
+                ToolDecl {
+                    name: spec.name.clone(),
+                    description: spec.description.clone(),
+                    input_schema: spec.input_schema.clone(),
+                }
+            })
+            .collect();
+        let dispatcher =
+            Dispatcher::new(&ports.tools, mode, ports.approver, config.workspace.clone());
+        Agent {
+            config,
+            model: ports.model,
+            blocks: ports.blocks,
+            decls,
+            dispatcher,
+            gate: ports.gate,
+            compressor: ports.compressor,
+            chain,
+            session,
+            unsealed: false,
+            cancel: CancellationToken::new(),
+            last_usage: Usage::default(),
+            warned_no_compressor: false,
+        }
+    }
+
+    /// The token that interrupts the run (Ctrl-C).
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// Problems found while setting up (e.g. a tool with a broken schema).
+    pub fn warnings(&self) -> &[String] {
+        self.dispatcher.warnings()
+    }
+
+    /// The context, read-only.
+    pub fn context(&self) -> &ContextChain {
+        &self.chain
+    }
+
+    /// Records the given messages, sealed as one turn: e.g. the
+    /// "interrupted" results a resume fills in.
+    pub fn record_turn(&mut self, messages: Vec<Message>) -> Result<(), AgentError> {
+        for message in messages {
+            self.push(message)?;
+        }
+        self.seal()
+    }
+
+    /// Runs one user request to its end.
+    pub async fn run(
+        &mut self,
+        prompt: &str,
+        sink: &mut EventSink<'_>,
+    ) -> Result<RunReport, AgentError> {
+        self.ensure_system_prompt()?;
+        self.push(text_message(Role::User, prompt))?;
+        let mut report = RunReport {
+            outcome: Outcome::Interrupted,
+            turns: 0,
+            usage: Usage::default(),
+        };
+        let result = self.iterate(prompt, &mut report, sink).await;
+        // Whatever happened, what was recorded is sealed and on disk.
+        self.seal()?;
+        result.map(|outcome| RunReport { outcome, ..report })
+    }
+
+    /// The history always starts with a system message.
+    fn ensure_system_prompt(&mut self) -> Result<(), AgentError> {
+        if self.chain.is_empty() {
+            let system = text_message(Role::System, self.config.system_prompt.clone());
+            self.push(system)?;
+        }
+        Ok(())
+    }
+
+    async fn iterate(
+        &mut self,
+        prompt: &str,
+        report: &mut RunReport,
+        sink: &mut EventSink<'_>,
+    ) -> Result<Outcome, AgentError> {
+        let mut confirming = false;
+        let mut final_reply = String::new();
+        loop {
+            if self.cancel.is_cancelled() {
+                return Ok(Outcome::Interrupted);
+            }
+            if report.turns >= self.config.max_tool_iterations {
+                return Ok(Outcome::HardStop(format!(
+                    "stopped after {} model calls (max_tool_iterations); the task may be looping",
+                    report.turns
+                )));
+            }
+            report.turns += 1;
+            let turn = report.turns;
+            self.compression_gate(sink).await?;
+            let request = self.request(prompt, sink);
+            sink(AgentEvent::TurnStarted {
+                turn,
+                confirm: confirming,
+            });
+            let Some(reply) = self.call_model(request, turn, confirming, sink).await? else {
+                return Ok(Outcome::Interrupted);
+            };
+            self.last_usage = reply.usage;
+            add_usage(&mut report.usage, &reply.usage);
+            let calls = reply.tool_calls.clone();
+            let previous = self.last_assistant_calls();
+            self.push(assistant_message(&reply))?;
+            if calls.is_empty() {
+                self.turn_completed(turn, &reply, sink);
+                if confirming {
+                    // Silent: the question and its answer leave the history.
+                    self.pop()?;
+                    self.pop()?;
+                    return Ok(Outcome::Done(final_reply));
+                }
+                final_reply = reply.text.clone();
+                match self.config.confirm.clone() {
+                    Some(question) => {
+                        self.push(text_message(Role::User, question))?;
+                        self.seal()?;
+                        confirming = true;
+                        continue;
+                    }
+                    None => return Ok(Outcome::Done(final_reply)),
+                }
+            }
+            if confirming {
+                confirming = false;
+                // The confirm turn's words were held back; it goes on, so
+                // they are shown now.
+                if !reply.text.is_empty() {
+                    sink(AgentEvent::MessageDelta {
+                        turn,
+                        kind: DeltaKind::Text,
+                        text: reply.text.clone(),
+                    });
+                }
+            }
+            self.dispatch(turn, &calls, &previous, sink).await?;
+            self.turn_completed(turn, &reply, sink);
+            self.seal()?;
+        }
+    }
+
+    /// The gate before assembly: over the threshold, the compression
+    /// pipeline rebuilds the context (clear + push); without one, a warning.
+    async fn compression_gate(&mut self, sink: &mut EventSink<'_>) -> Result<(), AgentError> {
+        let usage = ContextUsage {
+            tokens: self.context_tokens(),
+            window: self.config.context_window,
+        };
+        if !self.gate.should_compress(usage) {
+            return Ok(());
+        }
+        let Some(compressor) = self.compressor.clone() else {
+            if !self.warned_no_compressor {
+                self.warned_no_compressor = true;
+                sink(AgentEvent::Warning {
+                    message: format!(
+                        "the context is at {:.0}% of the model's {}-token window and no compression pipeline is installed; going on uncompressed",
+                        usage.utilisation() * 100.0,
+                        usage.window
+                    ),
+                });
+            }
+            return Ok(());
+        };
+        let snapshot = self.chain.snapshot();
+        match compressor.compress(&snapshot).await {
+            Ok(messages) => {
+                self.clear()?;
+                for message in messages {
+                    self.push(message)?;
+                }
+                self.seal()?;
+            }
+            // A failure leaves the live context untouched.
+            Err(e) => sink(AgentEvent::Warning {
+                message: format!("compression failed, the context is unchanged: {e}"),
+            }),
+        }
+        Ok(())
+    }
+
+    /// Tokens in the context: what the provider last counted, or an
+    /// estimate (4 bytes a token) before the first reply.
+    fn context_tokens(&self) -> u64 {
+        let counted = self.last_usage.input_tokens
+            + self.last_usage.cached_input_tokens
+            + self.last_usage.output_tokens;
+        if counted > 0 {
+            return counted;
+        }
+        let bytes: usize = self
+            .chain
+            .get_all()
+            .iter()
+            .map(|m| crate::context::canonical(m).len())
+            .sum();
+        (bytes / 4) as u64
+    }
+
+    /// The request for this turn: a prompt copy plus the tools.
+    fn request(&self, prompt: &str, sink: &mut EventSink<'_>) -> ChatRequest {
+        let render = RenderContext {
+            workspace: self.config.workspace.clone(),
+            request: prompt.to_string(),
+            model: self.config.model.clone(),
+        };
+        let assembled = assemble(
+            self.chain.get_all(),
+            &self.config.system_prompt,
+            &self.blocks,
+            &render,
+        );
+        for message in assembled.failed {
+            sink(AgentEvent::Warning { message });
+        }
+        ChatRequest {
+            flavor: self.config.flavor.clone(),
+            model: self.config.model.clone(),
+            messages: assembled.messages,
+            tools: self.decls.clone(),
+            max_tokens: self.config.max_tokens,
+            temperature: self.config.temperature,
+        }
+    }
+
+    /// One streamed model call; `None` when it was cancelled. Deltas of a
+    /// confirm turn are held back (it is silent).
+    async fn call_model(
+        &self,
+        request: ChatRequest,
+        turn: u32,
+        silent: bool,
+        sink: &mut EventSink<'_>,
+    ) -> Result<Option<ModelReply>, AgentError> {
+        let mut on_chunk = |chunk: &StreamChunk| {
+            if silent {
+                return;
+            }
+            let (kind, text) = match chunk {
+                StreamChunk::TextDelta(t) => (DeltaKind::Text, t.clone()),
+                StreamChunk::ReasoningDelta(r) if !r.text.is_empty() => {
+                    (DeltaKind::Reasoning, r.text.clone())
+                }
+                _ => return,
+            };
+            sink(AgentEvent::MessageDelta { turn, kind, text });
+        };
+        let stream = self.model.stream(request, &mut on_chunk);
+        tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => Ok(None),
+            reply = stream => reply.map(Some).map_err(AgentError::Model),
+        }
+    }
+
+    fn turn_completed(&self, turn: u32, reply: &ModelReply, sink: &mut EventSink<'_>) {
+        sink(AgentEvent::TurnCompleted {
+            turn,
+            usage: reply.usage,
+            stop_reason: reply.stop.or(Some(if reply.tool_calls.is_empty() {
+                StopReason::EndTurn
+            } else {
+                StopReason::ToolUse
+            })),
+            tool_calls: reply.tool_calls.len(),
+        });
+    }
+
+    /// Runs the calls and pushes one tool-role message per call, in order.
+    async fn dispatch(
+        &mut self,
+        turn: u32,
+        calls: &[ToolCall],
+        previous: &[ToolCall],
+        sink: &mut EventSink<'_>,
+    ) -> Result<(), AgentError> {
+        for call in calls {
+            sink(AgentEvent::ToolCall {
+                turn,
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+        }
+        let envelopes = self
+            .dispatcher
+            .dispatch(calls, previous, &self.cancel)
+            .await;
+        for (call, envelope) in calls.iter().zip(envelopes) {
+            sink(AgentEvent::ToolResult {
+                turn,
+                id: call.id.clone(),
+                name: call.name.clone(),
+                status: envelope.status,
+                output: envelope.output.clone(),
+                meta: envelope.meta.clone(),
+            });
+            self.push(Message {
+                role: Role::Tool,
+                parts: vec![Part::ToolResult(envelope.to_result(&call.id))],
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The calls of the newest assistant message in the history.
+    fn last_assistant_calls(&self) -> Vec<ToolCall> {
+        self.chain
+            .get_all()
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .map(|m| {
+                m.parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::ToolCall(c) => Some(c.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    // The only ways the context changes; each is recorded as it happens.
+
+    fn push(&mut self, message: Message) -> Result<(), AgentError> {
+        self.unsealed = true;
+        match &mut self.session {
+            Some(session) => {
+                session.push(&mut self.chain, message)?;
+            }
+            None => {
+                self.chain.push(message);
+            }
+        }
+        Ok(())
+    }
+
+    fn pop(&mut self) -> Result<(), AgentError> {
+        self.unsealed = true;
+        match &mut self.session {
+            Some(session) => {
+                session.pop(&mut self.chain)?;
+            }
+            None => {
+                self.chain.pop();
+            }
+        }
+        Ok(())
+    }
+
+    fn clear(&mut self) -> Result<(), AgentError> {
+        self.unsealed = true;
+        match &mut self.session {
+            Some(session) => session.clear(&mut self.chain)?,
+            None => self.chain.clear(),
+        }
+        Ok(())
+    }
+
+    /// Ends a turn in the session: a head record, fsynced.
+    fn seal(&mut self) -> Result<(), AgentError> {
+        if !self.unsealed {
+            return Ok(());
+        }
+        if let Some(session) = &mut self.session {
+            session.end_turn(&self.chain)?;
+        }
+        self.unsealed = false;
+        Ok(())
+    }
+}
+
+/// The assistant message of a reply: reasoning (which some vendors need
+/// back), then text, then the tool calls.
+fn assistant_message(reply: &ModelReply) -> Message {
+    let mut parts: Vec<Part> = reply
+        .reasoning
+        .iter()
+        .cloned()
+        .map(Part::Reasoning)
+        .collect();
+    if !reply.text.is_empty() {
+        parts.push(Part::Text {
+            text: reply.text.clone(),
+        });
+    }
+    parts.extend(reply.tool_calls.iter().cloned().map(Part::ToolCall));
+    Message {
+        role: Role::Assistant,
+        parts,
+    }
+}
+
+fn add_usage(total: &mut Usage, more: &Usage) {
+    total.input_tokens += more.input_tokens;
+    total.output_tokens += more.output_tokens;
+    total.cached_input_tokens += more.cached_input_tokens;
+    total.cache_write_tokens += more.cache_write_tokens;
+    total.reasoning_tokens += more.reasoning_tokens;
+}

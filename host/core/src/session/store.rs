@@ -1,0 +1,277 @@
+//! The folder of sessions: naming new ones, finding one by id, and listing
+//! them cheaply (a scan of the records without re-hashing; `show` and
+//! `--resume` verify).
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use super::{io_error, Record, SessionError, SessionInfo, SessionWriter};
+use crate::ports::dialect::{Part, Role};
+
+/// How a session's file ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    /// The last record is a turn's head.
+    Complete,
+    /// The run stopped mid-turn (killed, or a crash).
+    Interrupted,
+    /// A line is not a session record; `show` names it.
+    Unreadable,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionSummary {
+    pub id: String,
+    pub path: PathBuf,
+    pub created: u64,
+    /// Seconds since the Unix epoch of the file's last change.
+    pub updated: u64,
+    pub workspace: String,
+    pub provider: String,
+    pub model: String,
+    /// The first user message, shortened.
+    pub title: String,
+    pub messages: usize,
+    pub turns: usize,
+    pub state: SessionState,
+}
+
+pub struct SessionStore {
+    dir: PathBuf,
+}
+
+const TITLE_CHARS: usize = 72;
+
+impl SessionStore {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        SessionStore { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of session `id`, which must exist.
+    pub fn path(&self, id: &str) -> Result<PathBuf, SessionError> {
+        let not_found = || SessionError::NotFound {
+            id: id.to_string(),
+            dir: self.dir.clone(),
+        };
+        // Ids are ours: a name with a separator or dot is no id of ours.
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Err(not_found());
+        }
+        let path = self.dir.join(format!("{id}.jsonl"));
+        if path.is_file() {
+            Ok(path)
+        } else {
+            Err(not_found())
+        }
+    }
+
+    /// Creates a new session file and records its start.
+    pub fn create(
+        &self,
+        workspace: &str,
+        provider: &str,
+        model: &str,
+    ) -> Result<(SessionInfo, SessionWriter), SessionError> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let mut attempt = 0u32;
+        loop {
+            let id = new_id(now.as_secs(), now.subsec_nanos(), attempt);
+            let path = self.dir.join(format!("{id}.jsonl"));
+            if path.exists() {
+                attempt += 1;
+                continue;
+            }
+            let info = SessionInfo {
+                id,
+                created: now.as_secs(),
+                workspace: workspace.to_string(),
+                provider: provider.to_string(),
+                model: model.to_string(),
+            };
+            let mut writer = SessionWriter::open(&path)?;
+            writer.start(&info)?;
+            return Ok((info, writer));
+        }
+    }
+
+    /// Every session, newest first. A missing folder means none yet.
+    pub fn list(&self) -> Result<Vec<SessionSummary>, SessionError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error(&self.dir)(e)),
+        };
+        let mut sessions = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                sessions.push(summarise(&path)?);
+            }
+        }
+        sessions.sort_by(|a, b| (b.updated, &b.id).cmp(&(a.updated, &a.id)));
+        Ok(sessions)
+    }
+}
+
+/// `YYYYMMDD-HHMMSS-xxxx`: sortable by time, readable, and unique enough
+/// with the nanoseconds and pid hashed into the suffix.
+fn new_id(secs: u64, nanos: u32, attempt: u32) -> String {
+    let (y, m, d) = civil_date(secs / 86_400);
+    let t = secs % 86_400;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&nanos.to_le_bytes());
+    hasher.update(&std::process::id().to_le_bytes());
+    hasher.update(&attempt.to_le_bytes());
+    let suffix = &hasher.finalize().to_hex()[..4];
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}-{suffix}",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01
+/// (Howard Hinnant's days-to-civil algorithm).
+fn civil_date(days: u64) -> (i64, u32, u32) {
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Reads a session's records without verifying links.
+fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
+    let text = std::fs::read_to_string(path).map_err(io_error(path))?;
+    let updated = std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut summary = SessionSummary {
+        id,
+        path: path.to_path_buf(),
+        created: 0,
+        updated,
+        workspace: String::new(),
+        provider: String::new(),
+        model: String::new(),
+        title: String::new(),
+        messages: 0,
+        turns: 0,
+        state: SessionState::Complete,
+    };
+    let mut ended = true;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(record) = serde_json::from_str::<Record>(line) else {
+            summary.state = SessionState::Unreadable;
+            continue;
+        };
+        ended = false;
+        match record {
+            Record::Start(info) => {
+                summary.created = info.created;
+                summary.workspace = info.workspace;
+                summary.provider = info.provider;
+                summary.model = info.model;
+            }
+            Record::Message { message, .. } => {
+                summary.messages += 1;
+                if summary.title.is_empty() && message.role == Role::User {
+                    summary.title = title(&message.parts);
+                }
+            }
+            Record::Pop { .. } => summary.messages = summary.messages.saturating_sub(1),
+            Record::Clear => summary.messages = 0,
+            Record::Head { .. } => {
+                summary.turns += 1;
+                ended = true;
+            }
+        }
+    }
+    if !ended && summary.state == SessionState::Complete {
+        summary.state = SessionState::Interrupted;
+    }
+    Ok(summary)
+}
+
+fn title(parts: &[Part]) -> String {
+    let text = parts
+        .iter()
+        .find_map(|p| match p {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .unwrap_or("");
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > TITLE_CHARS {
+        let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
+        format!("{cut}…")
+    } else {
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ContextChain;
+    use crate::ports::dialect::Message;
+
+    #[test]
+    fn civil_dates_match_known_days() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(11_016), (2000, 2, 29));
+        // 2026-11-30
+        assert_eq!(civil_date(20_787), (2026, 11, 30));
+    }
+
+    #[test]
+    fn created_sessions_are_listed_newest_first_with_a_title() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        assert!(store.list().unwrap().is_empty());
+        let (info, mut w) = store.create("/w", "openai", "gpt").unwrap();
+        let mut chain = ContextChain::new();
+        let msg = Message {
+            role: Role::User,
+            parts: vec![Part::Text {
+                text: "fix\nthe   bug".into(),
+            }],
+        };
+        w.push(&mut chain, msg).unwrap();
+        let listed = store.list().unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].id, info.id);
+        assert_eq!(listed[0].title, "fix the bug");
+        assert_eq!(listed[0].state, SessionState::Interrupted);
+        w.end_turn(&chain).unwrap();
+        let listed = store.list().unwrap();
+        assert_eq!(
+            (listed[0].state, listed[0].turns),
+            (SessionState::Complete, 1)
+        );
+        assert_eq!(store.path(&info.id).unwrap(), listed[0].path);
+        assert!(store.path("../etc/passwd").is_err());
+        assert!(store.path("nope").is_err());
+    }
+}
