@@ -2,6 +2,7 @@
 
 mod commands;
 mod host;
+mod render;
 mod workspace;
 
 use std::process::ExitCode;
@@ -25,6 +26,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the agent on one request, headless, and exit.
+    ///
+    /// Exit codes: 0 done, 1 error, 2 usage error, 3 hard stop (e.g.
+    /// max_tool_iterations reached), 130 interrupted (Ctrl-C; the session is
+    /// saved and can be resumed).
+    Exec(commands::exec::ExecArgs),
+    /// List recorded sessions and show (and verify) one.
+    #[command(subcommand)]
+    Sessions(commands::sessions::SessionsCommand),
     /// Add, list, enable, disable, grant and remove plugins.
     #[command(subcommand)]
     Plugin(commands::plugin::PluginCommand),
@@ -41,17 +51,18 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     let result = workspace::resolve(cli.workspace.as_deref()).and_then(|root| match cli.command {
-        Command::Plugin(cmd) => commands::plugin::run(cmd, &root),
-        Command::Tool(cmd) => commands::tool::run(cmd, &root),
-        Command::Providers(cmd) => commands::providers::run(cmd, &root),
-        Command::Config(cmd) => commands::config::run(cmd),
+        // exec reports its own failures (as events) and chooses its code.
+        Command::Exec(args) => Ok(commands::exec::run(args, &root)),
+        Command::Sessions(cmd) => done(commands::sessions::run(cmd)),
+        Command::Plugin(cmd) => done(commands::plugin::run(cmd, &root)),
+        Command::Tool(cmd) => done(commands::tool::run(cmd, &root)),
+        Command::Providers(cmd) => done(commands::providers::run(cmd, &root)),
+        Command::Config(cmd) => done(commands::config::run(cmd)),
     });
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("amber: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    result.unwrap_or_else(|e| {
+        eprintln!("amber: {e:#}");
+        ExitCode::FAILURE
+    })
 }

@@ -27,6 +27,7 @@ pub struct Config {
     pub plugins: BTreeMap<String, PluginConfig>,
     pub limits: LimitsConfig,
     pub exec: ExecConfig,
+    pub agent: AgentConfig,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,6 +134,35 @@ impl Default for ExecConfig {
     }
 }
 
+/// How the agent loop runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentConfig {
+    /// Model calls per run before a hard stop.
+    pub max_tool_iterations: u32,
+    /// Ask "are you finished?" silently before ending a run.
+    pub confirm_turn: bool,
+    /// The confirm question; empty means the built-in one.
+    pub confirm_prompt: String,
+    /// Context utilisation (0-1] at which compression is wanted.
+    pub compress_threshold: f64,
+    /// The reply budget per model call; unset lets the provider choose
+    /// (Anthropic always gets one: its dialect sends a default).
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            max_tool_iterations: 100,
+            confirm_turn: true,
+            confirm_prompt: String::new(),
+            compress_threshold: 0.8,
+            max_tokens: None,
+        }
+    }
+}
+
 impl Config {
     /// Parses `text`, read from `path` (named in errors).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
@@ -186,6 +216,27 @@ impl Config {
                 text,
                 "limits.deadline_ms",
                 "deadline_ms",
+                reason,
+            ));
+        }
+        if self.agent.max_tool_iterations == 0 {
+            let reason = "must be at least 1".to_string();
+            return Err(ConfigError::invalid(
+                path,
+                text,
+                "agent.max_tool_iterations",
+                "max_tool_iterations",
+                reason,
+            ));
+        }
+        let threshold = self.agent.compress_threshold;
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            let reason = "must be above 0 and at most 1".to_string();
+            return Err(ConfigError::invalid(
+                path,
+                text,
+                "agent.compress_threshold",
+                "compress_threshold",
                 reason,
             ));
         }

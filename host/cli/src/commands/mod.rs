@@ -1,8 +1,10 @@
 //! One module per command group.
 
 pub mod config;
+pub mod exec;
 pub mod plugin;
 pub mod providers;
+pub mod sessions;
 pub mod tool;
 
 use serde::Serialize;

@@ -9,9 +9,12 @@ use std::sync::Arc;
 use crate::ports::dialect::{Message, Part, Role};
 use crate::ports::{BlockPosition, PromptBlock, RenderContext};
 
-/// What assembly produced, and the blocks that failed (by name and cause).
-pub struct Assembled {
-    pub messages: Vec<Message>,
+/// The blocks' texts, grouped and ordered, and the blocks that failed (by
+/// name and cause).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub head: Vec<String>,
+    pub tail: Vec<String>,
     pub failed: Vec<String>,
 }
 
@@ -22,36 +25,35 @@ pub fn text_message(role: Role, text: impl Into<String>) -> Message {
     }
 }
 
-/// Builds the request's messages from the context and the blocks.
-/// `system` stands in when the history does not start with a system
-/// message, so the copy always does.
-pub fn assemble(
-    context: &[Message],
-    system: &str,
-    blocks: &[Arc<dyn PromptBlock>],
-    render: &RenderContext,
-) -> Assembled {
+/// Renders every block. Blocks may be components that touch the
+/// filesystem, so the engine calls this on a blocking thread.
+pub fn render_blocks(blocks: &[Arc<dyn PromptBlock>], render: &RenderContext) -> Rendered {
     let mut ordered: Vec<&Arc<dyn PromptBlock>> = blocks.iter().collect();
     // A stable sort keeps insertion order among equal priorities.
     ordered.sort_by_key(|b| b.spec().priority);
-    let mut head = Vec::new();
-    let mut tail = Vec::new();
-    let mut failed = Vec::new();
+    let mut out = Rendered::default();
     for block in ordered {
         let spec = block.spec();
         match block.render(render) {
             Ok(text) if text.trim().is_empty() => {}
             Ok(text) => match spec.position {
-                BlockPosition::Head => head.push(text),
-                BlockPosition::Tail => tail.push(text),
+                BlockPosition::Head => out.head.push(text),
+                BlockPosition::Tail => out.tail.push(text),
             },
-            Err(e) => failed.push(format!(
+            Err(e) => out.failed.push(format!(
                 "prompt block `{}` failed and was left out: {e}",
                 spec.name
             )),
         }
     }
-    let mut messages = Vec::with_capacity(context.len() + head.len() + 2);
+    out
+}
+
+/// Builds the request's messages from the context and the rendered
+/// blocks. `system` stands in when the history does not start with a
+/// system message, so the copy always does.
+pub fn assemble(context: &[Message], system: &str, rendered: &Rendered) -> Vec<Message> {
+    let mut messages = Vec::with_capacity(context.len() + rendered.head.len() + 2);
     let rest = match context.first() {
         Some(first) if first.role == Role::System => {
             messages.push(first.clone());
@@ -62,12 +64,12 @@ pub fn assemble(
             context
         }
     };
-    messages.extend(head.into_iter().map(|t| text_message(Role::System, t)));
+    messages.extend(rendered.head.iter().map(|t| text_message(Role::System, t.clone())));
     messages.extend(rest.iter().cloned());
-    if !tail.is_empty() {
-        messages.push(text_message(Role::User, tail.join("\n\n")));
+    if !rendered.tail.is_empty() {
+        messages.push(text_message(Role::User, rendered.tail.join("\n\n")));
     }
-    Assembled { messages, failed }
+    messages
 }
 
 #[cfg(test)]
@@ -127,9 +129,10 @@ mod tests {
             block("empty", BlockPosition::Head, 0, Ok("  ")),
             block("broken", BlockPosition::Head, 0, Err("trap")),
         ];
-        let out = assemble(&context, "unused", &blocks, &RenderContext::default());
+        let rendered = render_blocks(&blocks, &RenderContext::default());
+        let out = assemble(&context, "unused", &rendered);
         assert_eq!(
-            texts(&out.messages),
+            texts(&out),
             [
                 "System:sys",
                 "System:first",
@@ -149,7 +152,7 @@ mod tests {
     #[test]
     fn a_history_without_a_system_message_gets_one_in_the_copy() {
         let context = vec![text_message(Role::User, "hi")];
-        let out = assemble(&context, "sys", &[], &RenderContext::default());
-        assert_eq!(texts(&out.messages), ["System:sys", "User:hi"]);
+        let out = assemble(&context, "sys", &Rendered::default());
+        assert_eq!(texts(&out), ["System:sys", "User:hi"]);
     }
 }

@@ -33,7 +33,7 @@ use crate::ports::{
     RenderContext, Tool,
 };
 use crate::session::{SessionError, SessionWriter};
-use assemble::{assemble, text_message};
+use assemble::{assemble, render_blocks, text_message, Rendered};
 
 /// The default silent confirm question.
 pub const CONFIRM_PROMPT: &str = "Are you finished? If the task is done, reply with just DONE. \
@@ -226,7 +226,7 @@ impl Agent {
             report.turns += 1;
             let turn = report.turns;
             self.compression_gate(sink).await?;
-            let request = self.request(prompt, sink);
+            let request = self.request(prompt, sink).await;
             sink(AgentEvent::TurnStarted {
                 turn,
                 confirm: confirming,
@@ -335,29 +335,41 @@ impl Agent {
     }
 
     /// The request for this turn: a prompt copy plus the tools.
-    fn request(&self, prompt: &str, sink: &mut EventSink<'_>) -> ChatRequest {
+    async fn request(&self, prompt: &str, sink: &mut EventSink<'_>) -> ChatRequest {
+        let rendered = self.render_blocks(prompt).await;
+        for message in &rendered.failed {
+            sink(AgentEvent::Warning {
+                message: message.clone(),
+            });
+        }
+        ChatRequest {
+            flavor: self.config.flavor.clone(),
+            model: self.config.model.clone(),
+            messages: assemble(self.chain.get_all(), &self.config.system_prompt, &rendered),
+            tools: self.decls.clone(),
+            max_tokens: self.config.max_tokens,
+            temperature: self.config.temperature,
+        }
+    }
+
+    /// Renders the prompt blocks on a blocking thread: a component block
+    /// may do blocking I/O, which must not run on the async runtime.
+    async fn render_blocks(&self, prompt: &str) -> Rendered {
+        if self.blocks.is_empty() {
+            return Rendered::default();
+        }
+        let blocks = self.blocks.clone();
         let render = RenderContext {
             workspace: self.config.workspace.clone(),
             request: prompt.to_string(),
             model: self.config.model.clone(),
         };
-        let assembled = assemble(
-            self.chain.get_all(),
-            &self.config.system_prompt,
-            &self.blocks,
-            &render,
-        );
-        for message in assembled.failed {
-            sink(AgentEvent::Warning { message });
-        }
-        ChatRequest {
-            flavor: self.config.flavor.clone(),
-            model: self.config.model.clone(),
-            messages: assembled.messages,
-            tools: self.decls.clone(),
-            max_tokens: self.config.max_tokens,
-            temperature: self.config.temperature,
-        }
+        tokio::task::spawn_blocking(move || render_blocks(&blocks, &render))
+            .await
+            .unwrap_or_else(|e| Rendered {
+                failed: vec![format!("the prompt blocks failed inside the host: {e}")],
+                ..Rendered::default()
+            })
     }
 
     /// One streamed model call; `None` when it was cancelled. Deltas of a

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::{link, ChainHash, ContextChain};
 use crate::ports::dialect::{Message, Part, Role, ToolResult};
 
-pub use store::{SessionState, SessionStore, SessionSummary};
+pub use store::{civil_date, SessionState, SessionStore, SessionSummary};
 
 /// What a session was started with, recorded once on its first line.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -142,7 +142,7 @@ fn new_id(secs: u64, nanos: u32, attempt: u32) -> String {
 
 /// The proleptic Gregorian date of a day count since 1970-01-01
 /// (Howard Hinnant's days-to-civil algorithm).
-fn civil_date(days: u64) -> (i64, u32, u32) {
+pub fn civil_date(days: u64) -> (i64, u32, u32) {
     let z = days as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

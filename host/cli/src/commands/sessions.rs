@@ -1,0 +1,144 @@
+//! `amber sessions list|show`: the recorded runs. `show` verifies the whole
+//! chain, as `--resume` does, so it is also how to check a session file.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use amber_core::ports::dialect::{Message, Part, Role};
+use amber_core::session::{self, SessionStore};
+use amber_runtime::AmberDirs;
+use anyhow::Result;
+use clap::Subcommand;
+use serde_json::json;
+
+use super::print_json;
+
+#[derive(Subcommand)]
+pub enum SessionsCommand {
+    /// List sessions, newest first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify a session's chain and print its messages.
+    Show {
+        /// A session id (see `amber sessions list`).
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn store() -> SessionStore {
+    SessionStore::new(AmberDirs::from_env().data.join("sessions"))
+}
+
+pub fn run(cmd: SessionsCommand) -> Result<()> {
+    match cmd {
+        SessionsCommand::List { json } => list(json),
+        SessionsCommand::Show { id, json } => show(&id, json),
+    }
+}
+
+fn list(as_json: bool) -> Result<()> {
+    let sessions = store().list()?;
+    if as_json {
+        return print_json(&json!({ "sessions": sessions }));
+    }
+    if sessions.is_empty() {
+        println!("no sessions yet (start one with `amber exec \"...\"`)");
+    }
+    for s in &sessions {
+        let state = match s.state {
+            session::SessionState::Complete => "",
+            session::SessionState::Interrupted => " (interrupted)",
+            session::SessionState::Unreadable => " (unreadable)",
+        };
+        println!(
+            "{}  {}  {:>3} msgs  {:<10} {}{state}",
+            s.id,
+            timestamp(s.updated),
+            s.messages,
+            s.provider,
+            s.title
+        );
+    }
+    Ok(())
+}
+
+fn show(id: &str, as_json: bool) -> Result<()> {
+    let store = store();
+    let path = store.path(id)?;
+    let resumed = session::resume(&path)?;
+    let messages = resumed.chain.get_all();
+    if as_json {
+        return print_json(&json!({
+            "id": id,
+            "path": path,
+            "verified": true,
+            "head": resumed.chain.head().to_hex().to_string(),
+            "info": resumed.info,
+            "turns": resumed.turns,
+            "warnings": resumed.warnings,
+            "unanswered_calls": resumed.interrupted,
+            "messages": messages,
+        }));
+    }
+    if let Some(info) = &resumed.info {
+        println!(
+            "session {id} · {} {} · {} · started {}",
+            info.provider,
+            info.model,
+            info.workspace,
+            timestamp(info.created)
+        );
+    }
+    println!(
+        "chain verified: {} messages, {} turns, head {}",
+        messages.len(),
+        resumed.turns,
+        &resumed.chain.head().to_hex()[..16]
+    );
+    for w in &resumed.warnings {
+        println!("warning: {w}");
+    }
+    for message in messages {
+        print_message(message);
+    }
+    if !resumed.interrupted.is_empty() {
+        println!(
+            "\n{} tool call(s) have no result; `amber exec --resume {id}` records them as interrupted",
+            resumed.interrupted.len()
+        );
+    }
+    Ok(())
+}
+
+fn print_message(message: &Message) {
+    let role = match message.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    println!("\n[{role}]");
+    for part in &message.parts {
+        match part {
+            Part::Text { text } => println!("{text}"),
+            Part::Reasoning(r) if !r.text.is_empty() => println!("(thinking) {}", r.text),
+            Part::Reasoning(_) => println!("(reasoning kept for the provider)"),
+            Part::ToolCall(c) => println!("→ {} {} ({})", c.name, c.arguments, c.id),
+            Part::ToolResult(r) => println!("← {} {}", r.call_id, r.content),
+        }
+    }
+}
+
+/// UTC `YYYY-MM-DD HH:MM`.
+fn timestamp(secs: u64) -> String {
+    let time = UNIX_EPOCH + Duration::from_secs(secs);
+    let secs = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = session::civil_date(secs / 86_400);
+    let t = secs % 86_400;
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", t / 3600, t / 60 % 60)
+}
