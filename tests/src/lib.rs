@@ -6,6 +6,7 @@
 //! tests). Compiled components are shared through one cache dir under
 //! `target/`, as `AMBER_CACHE_DIR` allows.
 
+pub mod cli;
 pub mod fake_llm;
 pub mod sse;
 

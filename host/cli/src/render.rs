@@ -90,9 +90,7 @@ impl Printer {
                 self.break_line();
                 eprintln!("→ {name} {}", clip(arguments));
             }
-            AgentEvent::ToolResult {
-                status, output, ..
-            } => {
+            AgentEvent::ToolResult { status, output, .. } => {
                 let mark = match status {
                     Status::Ok => "✓",
                     Status::Error => "✗ error:",

@@ -41,9 +41,10 @@ pub struct Turn {
     /// Tools that must be declared in the request.
     #[serde(default)]
     pub expect_tools: Vec<String>,
-    /// Ids of the previous turn's tool results, in order.
+    /// Ids of the previous turn's tool results, in order; unset, they
+    /// are not checked (`[]` checks that there are none).
     #[serde(default)]
-    pub expect_tool_results: Vec<String>,
+    pub expect_tool_results: Option<Vec<String>>,
     /// Served first, one per request, before the reply itself.
     #[serde(default)]
     pub faults: Vec<Fault>,

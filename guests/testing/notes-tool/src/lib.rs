@@ -1,5 +1,5 @@
-//! Notes in the workspace: a read-only tool, a writing tool and a slow
-//! one, for the engine's end-to-end tests (dispatch, modes, parallel calls,
+//! Notes in the workspace: a read-only tool, a writing tool, a slow one
+//! and a rendezvous of two calls, for the engine's end-to-end tests (dispatch, modes, parallel calls,
 //! Ctrl-C and kill -9 mid-call). Test-only, never bundled.
 use amber_sdk::prelude::*;
 
@@ -40,6 +40,9 @@ impl ToolPlugin for Notes {
                 .schema(json!({"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0, "maximum": 600000}},
                                "required": ["ms"], "additionalProperties": false}))
                 .read_only(),
+            ToolSpec::new("rendezvous", "Leave a flag file, then wait until another call leaves its own.")
+                .schema(json!({"type": "object", "properties": {"mine": path, "theirs": path, "timeout_ms": {"type": "integer"}},
+                               "required": ["mine", "theirs"], "additionalProperties": false})),
         ]
     }
 
@@ -63,6 +66,24 @@ impl ToolPlugin for Notes {
                 let ms = args["ms"].as_u64().unwrap_or(0);
                 std::thread::sleep(std::time::Duration::from_millis(ms));
                 Ok(ToolOutput::text(format!("waited {ms} ms")))
+            }
+            // Two calls that meet can only have run at the same time: a
+            // deterministic test of parallel dispatch, with no clock in it.
+            "rendezvous" => {
+                let mine = path_arg(&json!({"path": args["mine"]}))?.to_string();
+                let theirs = path_arg(&json!({"path": args["theirs"]}))?.to_string();
+                let timeout = args["timeout_ms"].as_u64().unwrap_or(10_000);
+                std::fs::write(&mine, "here")
+                    .map_err(|e| ToolError::Failed(format!("cannot write {mine}: {e}")))?;
+                let mut waited = 0;
+                while !std::path::Path::new(&theirs).exists() {
+                    if waited >= timeout {
+                        return Err(ToolError::Failed(format!("{theirs} never appeared: the calls did not run together")));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    waited += 5;
+                }
+                Ok(ToolOutput::text(format!("{mine} met {theirs}")))
             }
             other => Err(ToolError::Failed(format!("no tool `{other}`"))),
         }

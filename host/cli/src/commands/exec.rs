@@ -221,7 +221,11 @@ fn choose_preset(
         .provider
         .clone()
         .or_else(|| config.model.provider.clone())
-        .or_else(|| resumed.map(|s| s.provider.clone()).filter(|p| !p.is_empty()))
+        .or_else(|| {
+            resumed
+                .map(|s| s.provider.clone())
+                .filter(|p| !p.is_empty())
+        })
         .unwrap_or_else(|| {
             if !env_set("OPENAI_API_KEY") && env_set("ANTHROPIC_API_KEY") {
                 "anthropic".into()
@@ -266,7 +270,11 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         }
         None => None,
     };
-    let preset = choose_preset(args, &config, resumed.as_ref().and_then(|(_, r)| r.info.as_ref()))?;
+    let preset = choose_preset(
+        args,
+        &config,
+        resumed.as_ref().and_then(|(_, r)| r.info.as_ref()),
+    )?;
     let manager = host::loaded(workspace)?;
     let ledger = manager.runtime().ledger();
     let (dialect, warning) = make_dialect(ledger, &preset.flavor)?;
@@ -304,11 +312,14 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
             agent_config.confirm_prompt.clone()
         }
     });
-    let mode: Mode = args.mode.map(Mode::from).unwrap_or(match config.policy.mode {
-        amber_config::Mode::Read => Mode::Read,
-        amber_config::Mode::Write => Mode::Write,
-        amber_config::Mode::Yolo => Mode::Yolo,
-    });
+    let mode: Mode = args
+        .mode
+        .map(Mode::from)
+        .unwrap_or(match config.policy.mode {
+            amber_config::Mode::Read => Mode::Read,
+            amber_config::Mode::Write => Mode::Write,
+            amber_config::Mode::Yolo => Mode::Yolo,
+        });
     let settings = AgentConfig {
         model: preset.model.clone(),
         flavor: flavor.clone(),
@@ -337,7 +348,11 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     }
     let started = AgentEvent::SessionStarted {
         session_id: info.id.clone(),
-        path: store.dir().join(format!("{}.jsonl", info.id)).display().to_string(),
+        path: store
+            .dir()
+            .join(format!("{}.jsonl", info.id))
+            .display()
+            .to_string(),
         workspace: workspace_text,
         provider: preset.name.clone(),
         flavor,

@@ -135,9 +135,7 @@ fn print_message(message: &Message) {
 /// UTC `YYYY-MM-DD HH:MM`.
 fn timestamp(secs: u64) -> String {
     let time = UNIX_EPOCH + Duration::from_secs(secs);
-    let secs = time
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (y, m, d) = session::civil_date(secs / 86_400);
     let t = secs % 86_400;
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", t / 3600, t / 60 % 60)

@@ -64,7 +64,12 @@ pub fn assemble(context: &[Message], system: &str, rendered: &Rendered) -> Vec<M
             context
         }
     };
-    messages.extend(rendered.head.iter().map(|t| text_message(Role::System, t.clone())));
+    messages.extend(
+        rendered
+            .head
+            .iter()
+            .map(|t| text_message(Role::System, t.clone())),
+    );
     messages.extend(rest.iter().cloned());
     if !rendered.tail.is_empty() {
         messages.push(text_message(Role::User, rendered.tail.join("\n\n")));
@@ -143,7 +148,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            out.failed,
+            rendered.failed,
             ["prompt block `broken` failed and was left out: trap"]
         );
         assert_eq!(context.len(), 2);

@@ -312,10 +312,13 @@ mod tests {
     use serde_json::json;
     use std::time::Duration;
 
-    /// A small fake of the Tool port: sleeps, then echoes.
+    /// A small fake of the Tool port. A "meeting" tool waits (up to 5 s)
+    /// until another meeting call has started: two can only both succeed
+    /// when they run at the same time. A slow one sleeps first.
     struct Fake {
         spec: ToolSpec,
         delay: Duration,
+        meeting: Option<Arc<(Mutex<u32>, std::sync::Condvar)>>,
     }
 
     impl Tool for Fake {
@@ -324,6 +327,18 @@ mod tests {
         }
         fn call(&self, args: &Value) -> Result<ToolOutput, ToolError> {
             std::thread::sleep(self.delay);
+            if let Some(meeting) = &self.meeting {
+                let (count, arrived) = &**meeting;
+                let mut n = count.lock().unwrap();
+                *n += 1;
+                arrived.notify_all();
+                let (n, timeout) = arrived
+                    .wait_timeout_while(n, Duration::from_secs(5), |n| *n < 2)
+                    .unwrap();
+                if timeout.timed_out() {
+                    return Err(ToolError::Failed(format!("ran alone ({} arrived)", *n)));
+                }
+            }
             Ok(ToolOutput {
                 content: args.to_string(),
                 meta: None,
@@ -331,8 +346,8 @@ mod tests {
         }
     }
 
-    fn fake(name: &str, read_only: bool, delay_ms: u64) -> Arc<dyn Tool> {
-        Arc::new(Fake {
+    fn tool(name: &str, read_only: bool, delay_ms: u64) -> Fake {
+        Fake {
             spec: ToolSpec {
                 name: name.into(),
                 description: String::new(),
@@ -340,7 +355,12 @@ mod tests {
                 read_only,
             },
             delay: Duration::from_millis(delay_ms),
-        })
+            meeting: None,
+        }
+    }
+
+    fn fake(name: &str, read_only: bool, delay_ms: u64) -> Arc<dyn Tool> {
+        Arc::new(tool(name, read_only, delay_ms))
     }
 
     fn call(id: &str, name: &str, args: &str) -> ToolCall {
@@ -362,20 +382,24 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn calls_run_in_parallel_and_results_keep_the_call_order() {
-        let d = dispatcher(Mode::Write, false);
+        let meeting = Arc::new((Mutex::new(0), std::sync::Condvar::new()));
+        let meet: Arc<dyn Tool> = Arc::new(Fake {
+            meeting: Some(meeting),
+            ..tool("meet", true, 0)
+        });
+        let tools = [meet, fake("slow", true, 50)];
+        let d = Dispatcher::new(
+            &tools,
+            Mode::Write,
+            Arc::new(HeadlessApprover { yes: false }),
+            None,
+        );
         let calls = [
             call("1", "slow", r#"{"n":1}"#),
-            call("2", "slow", r#"{"n":2}"#),
-            call("3", "fast", r#"{"n":3}"#),
+            call("2", "meet", r#"{"n":2}"#),
+            call("3", "meet", r#"{"n":3}"#),
         ];
-        let started = std::time::Instant::now();
         let out = d.dispatch(&calls, &[], &CancellationToken::new()).await;
-        // Two 200 ms calls in sequence would take 400 ms.
-        assert!(
-            started.elapsed() < Duration::from_millis(390),
-            "{:?}",
-            started.elapsed()
-        );
         let outputs: Vec<&str> = out.iter().map(|e| e.output.as_str()).collect();
         assert_eq!(outputs, [r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#]);
     }

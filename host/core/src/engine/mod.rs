@@ -549,3 +549,150 @@ fn add_usage(total: &mut Usage, more: &Usage) {
     total.cache_write_tokens += more.cache_write_tokens;
     total.reasoning_tokens += more.reasoning_tokens;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ContextSnapshot;
+    use crate::ports::{BoxFuture, ThresholdGate};
+    use crate::session::{self, SessionWriter};
+    use std::sync::Mutex;
+
+    /// A small fake of the ModelClient port: scripted text replies with a
+    /// usage that fills the window, and the requests it was sent.
+    struct Scripted {
+        replies: Mutex<Vec<&'static str>>,
+        sent: Mutex<Vec<ChatRequest>>,
+    }
+
+    impl ModelClient for Scripted {
+        fn stream<'a>(
+            &'a self,
+            request: ChatRequest,
+            on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
+        ) -> BoxFuture<'a, Result<ModelReply, PortError>> {
+            Box::pin(async move {
+                self.sent.lock().unwrap().push(request);
+                let text = self.replies.lock().unwrap().remove(0).to_string();
+                on_chunk(&StreamChunk::TextDelta(text.clone()));
+                Ok(ModelReply {
+                    text,
+                    usage: Usage {
+                        input_tokens: 90,
+                        output_tokens: 5,
+                        ..Usage::default()
+                    },
+                    ..ModelReply::default()
+                })
+            })
+        }
+    }
+
+    /// A small fake of the Compressor port: keeps the system message and a
+    /// summary, or fails.
+    struct Summarise {
+        fail: bool,
+    }
+
+    impl Compressor for Summarise {
+        fn compress<'a>(
+            &'a self,
+            snapshot: &'a ContextSnapshot,
+        ) -> BoxFuture<'a, Result<Vec<Message>, PortError>> {
+            Box::pin(async move {
+                if self.fail {
+                    return Err(PortError("the classifier timed out".into()));
+                }
+                Ok(vec![
+                    snapshot.messages[0].clone(),
+                    text_message(Role::User, "summary of the work so far"),
+                ])
+            })
+        }
+    }
+
+    fn agent(
+        compressor: Option<Arc<dyn Compressor>>,
+        session: SessionWriter,
+    ) -> (Agent, Arc<Scripted>) {
+        let model = Arc::new(Scripted {
+            replies: Mutex::new(vec!["one", "two"]),
+            sent: Mutex::new(Vec::new()),
+        });
+        let config = AgentConfig {
+            model: "m".into(),
+            flavor: "openai-chat".into(),
+            context_window: 100,
+            max_tool_iterations: 10,
+            confirm: None,
+            max_tokens: None,
+            temperature: None,
+            system_prompt: "sys".into(),
+            workspace: None,
+        };
+        let ports = AgentPorts {
+            model: model.clone(),
+            tools: Vec::new(),
+            blocks: Vec::new(),
+            approver: Arc::new(crate::ports::DenyAll),
+            gate: Arc::new(ThresholdGate { threshold: 0.8 }),
+            compressor,
+        };
+        let agent = Agent::new(
+            config,
+            ports,
+            Mode::Write,
+            ContextChain::new(),
+            Some(session),
+        );
+        (agent, model)
+    }
+
+    #[tokio::test]
+    async fn over_the_threshold_the_context_is_rebuilt_with_clear_and_push_and_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let (mut agent, model) = agent(
+            Some(Arc::new(Summarise { fail: false })),
+            SessionWriter::open(&path).unwrap(),
+        );
+        let mut events = Vec::new();
+        let mut sink = |e: AgentEvent| events.push(e);
+        let first = agent.run("first", &mut sink).await.unwrap();
+        assert_eq!(first.outcome, Outcome::Done("one".into()));
+        // The first reply used 95 of 100 tokens: the gate fires next turn.
+        let second = agent.run("second", &mut sink).await.unwrap();
+        assert_eq!(second.outcome, Outcome::Done("two".into()));
+        let sent = model.sent.lock().unwrap();
+        let texts: Vec<String> = sent[1]
+            .messages
+            .iter()
+            .map(|m| match &m.parts[0] {
+                Part::Text { text } => text.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(texts, ["sys", "summary of the work so far"]);
+        // The session replays to the same rebuilt chain.
+        let resumed = session::resume(&path).unwrap();
+        assert_eq!(resumed.chain.head(), agent.context().head());
+        assert_eq!(agent.context().len(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_failed_compression_leaves_the_context_untouched_and_warns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let (mut agent, _) = agent(
+            Some(Arc::new(Summarise { fail: true })),
+            SessionWriter::open(&path).unwrap(),
+        );
+        let mut events = Vec::new();
+        let mut sink = |e: AgentEvent| events.push(e);
+        agent.run("first", &mut sink).await.unwrap();
+        let before = agent.context().len();
+        agent.run("second", &mut sink).await.unwrap();
+        assert_eq!(agent.context().len(), before + 2);
+        assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.starts_with("compression failed, the context is unchanged"))));
+    }
+}

@@ -1,0 +1,722 @@
+//! `amber exec` and `amber sessions` end to end: the real binary, the
+//! bundled provider components, the notes test tool (a real component) and
+//! the fake LLM server speaking the real wire formats. Every test checks
+//! both what the user sees (events, exit code) and what the model was sent.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+use amber_tests::cli::amber_command;
+use amber_tests::fake_llm::{FakeLlm, Transcript};
+use amber_tests::guest;
+use serde_json::Value;
+
+const INTERRUPTED: &str = "interrupted: the run ended before this tool call finished";
+
+/// A scratch home with the notes plugin added (all its grants) and a
+/// workspace holding `a.txt`.
+struct Env {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    ws: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join("a.txt"), "hi there\n").unwrap();
+        let env = Env {
+            _dir: dir,
+            home,
+            ws,
+        };
+        let notes = guest("notes-tool");
+        let out = env.run(&["plugin", "add", notes.to_str().unwrap(), "--yes"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        env
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = amber_command(env!("CARGO_BIN_EXE_amber"), &self.home, &self.ws);
+        cmd.args(args)
+            .env("OPENAI_API_KEY", "sk-test")
+            .env("ANTHROPIC_API_KEY", "sk-ant-test");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// `amber exec --json` against `server` (OpenAI chat), plus `extra`.
+    fn exec(&self, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
+        let base = server.openai_base();
+        let mut args = vec!["exec", "--json", "--base-url", &base];
+        args.extend_from_slice(extra);
+        args.push(prompt);
+        Run::from(self.run(&args))
+    }
+
+    fn spawn_exec(&self, server: &FakeLlm, prompt: &str) -> Child {
+        let base = server.openai_base();
+        self.command(&["exec", "--json", "--base-url", &base, prompt])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn show(&self, id: &str) -> Value {
+        let out = self.run(&["sessions", "show", id, "--json"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn session_file(&self, id: &str) -> PathBuf {
+        self.home.join("data/sessions").join(format!("{id}.jsonl"))
+    }
+}
+
+struct Run {
+    code: Option<i32>,
+    events: Vec<Value>,
+    stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        let events = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect();
+        Run {
+            code: out.status.code(),
+            events,
+            stderr: text(&out.stderr),
+        }
+    }
+}
+
+impl Run {
+    fn of_type(&self, kind: &str) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["type"] == kind).collect()
+    }
+
+    fn one(&self, kind: &str) -> &Value {
+        let found = self.of_type(kind);
+        assert_eq!(
+            found.len(),
+            1,
+            "{kind} in {:#?}\n{}",
+            self.events,
+            self.stderr
+        );
+        found[0]
+    }
+
+    fn session_id(&self) -> String {
+        self.one("session.started")["session_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn assert_done(&self, reply: &str) {
+        assert_eq!(self.code, Some(0), "{:#?}\n{}", self.events, self.stderr);
+        assert_eq!(self.one("session.completed")["reply"], reply);
+    }
+
+    fn results(&self) -> Vec<(String, String, String)> {
+        self.of_type("tool.result")
+            .iter()
+            .map(|e| {
+                let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+                (s("id"), s("status"), s("output"))
+            })
+            .collect()
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn fake(script: &str) -> FakeLlm {
+    FakeLlm::start(Transcript::parse(script).unwrap(), 0).unwrap()
+}
+
+/// The text of every message of an OpenAI chat request, role first.
+fn sent_messages(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["role"].as_str().unwrap_or(""),
+                m["content"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+const DONE: &str = "[[turns]]\nreply = { text = \"DONE\" }\n";
+
+#[test]
+fn a_tool_round_trip_reads_a_note_and_the_session_holds_it() {
+    let env = Env::new();
+    let server = fake(&format!(
+        r#"
+[[turns]]
+expect_tools = ["read_note", "write_note", "wait", "rendezvous"]
+reply = {{ text = "Let me look.", tool_calls = [{{ id = "c1", name = "read_note", arguments = {{ path = "a.txt" }} }}], usage = {{ input = 50, output = 5 }} }}
+[[turns]]
+expect_tool_results = ["c1"]
+reply = {{ text = "It says hi.", usage = {{ input = 70, output = 4 }} }}
+{DONE}"#
+    ));
+    let run = env.exec(&server, &[], "What does a.txt say?");
+    run.assert_done("It says hi.");
+    let kinds: Vec<&str> = run
+        .events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    let first_turn: Vec<&str> = kinds
+        .iter()
+        .copied()
+        .filter(|k| *k != "message.delta")
+        .take(5)
+        .collect();
+    assert_eq!(
+        first_turn,
+        [
+            "session.started",
+            "turn.started",
+            "tool.call",
+            "tool.result",
+            "turn.completed"
+        ]
+    );
+    assert_eq!(
+        run.results(),
+        [("c1".into(), "ok".into(), "hi there\n".into())]
+    );
+    let usage = &run.one("session.completed")["usage"];
+    assert_eq!(
+        (
+            usage["input_tokens"].as_u64(),
+            usage["output_tokens"].as_u64()
+        ),
+        (Some(120), Some(9))
+    );
+    // The model got the envelope as the tool message.
+    let received = server.received();
+    let tool_message = received[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    let envelope: Value = serde_json::from_str(tool_message["content"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        envelope,
+        serde_json::json!({"status": "ok", "output": "hi there\n", "meta": null})
+    );
+    // The third request was the silent confirm turn; it left no trace.
+    assert!(sent_messages(&received[2].body)
+        .last()
+        .unwrap()
+        .starts_with("user: Are you finished?"));
+    let shown = env.show(&run.session_id());
+    let roles: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
+    assert_eq!(shown["verified"], true);
+}
+
+#[test]
+fn agents_md_and_else_claude_md_go_into_the_system_prompt_and_are_named() {
+    let env = Env::new();
+    std::fs::write(env.ws.join("CLAUDE.md"), "Prefer tabs.").unwrap();
+    std::fs::write(env.ws.join("AGENTS.md"), "Answer in haiku.").unwrap();
+    let server = fake(&format!("[[turns]]\nreply = {{ text = \"ok\" }}\n{DONE}"));
+    let run = env.exec(&server, &[], "hello");
+    run.assert_done("ok");
+    let named = run.one("session.started")["instructions"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(named.ends_with("/AGENTS.md"), "{named}");
+    let system = &sent_messages(&server.received()[0].body)[0];
+    assert!(
+        system.contains("# Project instructions (from AGENTS.md)\n\nAnswer in haiku."),
+        "{system}"
+    );
+    assert!(!system.contains("Prefer tabs."));
+
+    std::fs::remove_file(env.ws.join("AGENTS.md")).unwrap();
+    let server = fake(&format!("[[turns]]\nreply = {{ text = \"ok\" }}\n{DONE}"));
+    let run = env.exec(&server, &[], "hello");
+    assert!(run.one("session.started")["instructions"]
+        .as_str()
+        .unwrap()
+        .ends_with("/CLAUDE.md"));
+    assert!(sent_messages(&server.received()[0].body)[0].contains("Prefer tabs."));
+
+    std::fs::remove_file(env.ws.join("CLAUDE.md")).unwrap();
+    let server = fake(&format!("[[turns]]\nreply = {{ text = \"ok\" }}\n{DONE}"));
+    let run = env.exec(&server, &[], "hello");
+    assert!(run.one("session.started")["instructions"].is_null());
+}
+
+#[test]
+fn parallel_calls_run_together_and_results_keep_the_call_order() {
+    let env = Env::new();
+    // Each rendezvous waits for the other's flag: they can only both
+    // succeed if they ran at the same time.
+    let server = fake(&format!(
+        r#"
+[[turns]]
+[[turns.reply.tool_calls]]
+id = "r1"
+name = "rendezvous"
+arguments = {{ mine = "a.flag", theirs = "b.flag" }}
+[[turns.reply.tool_calls]]
+id = "r2"
+name = "read_note"
+arguments = {{ path = "a.txt" }}
+[[turns.reply.tool_calls]]
+id = "r3"
+name = "rendezvous"
+arguments = {{ mine = "b.flag", theirs = "a.flag" }}
+[[turns]]
+expect_tool_results = ["r1", "r2", "r3"]
+reply = {{ text = "met" }}
+{DONE}"#
+    ));
+    let run = env.exec(&server, &["--yes"], "meet");
+    run.assert_done("met");
+    assert_eq!(
+        run.results(),
+        [
+            ("r1".into(), "ok".into(), "a.flag met b.flag".into()),
+            ("r2".into(), "ok".into(), "hi there\n".into()),
+            ("r3".into(), "ok".into(), "b.flag met a.flag".into()),
+        ]
+    );
+    // One tool-role message per call, in the call order.
+    let ids: Vec<String> = server.received()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["tool_call_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["r1", "r2", "r3"]);
+}
+
+#[test]
+fn arguments_that_fail_the_schema_are_denied_and_nothing_runs() {
+    let env = Env::new();
+    let server = fake(&format!(
+        r#"
+[[turns]]
+reply = {{ tool_calls = [{{ id = "c1", name = "write_note", arguments = {{ path = "x.txt" }} }}] }}
+[[turns]]
+expect_tool_results = ["c1"]
+reply = {{ text = "I forgot the text." }}
+{DONE}"#
+    ));
+    let run = env.exec(&server, &["--yes"], "write x");
+    run.assert_done("I forgot the text.");
+    let (_, status, output) = &run.results()[0];
+    assert_eq!(status, "denied");
+    assert!(
+        output.contains("the arguments do not match the schema of `write_note`")
+            && output.contains("\"text\" is a required property"),
+        "{output}"
+    );
+    assert!(!env.ws.join("x.txt").exists());
+}
+
+#[test]
+fn a_duplicate_of_the_last_turns_call_is_denied() {
+    let env = Env::new();
+    let server = fake(&format!(
+        r#"
+[[turns]]
+reply = {{ tool_calls = [{{ id = "c1", name = "read_note", arguments = {{ path = "a.txt" }} }}] }}
+[[turns]]
+reply = {{ tool_calls = [{{ id = "c2", name = "read_note", arguments = {{ path = "a.txt" }} }}] }}
+[[turns]]
+expect_tool_results = ["c2"]
+reply = {{ text = "ok" }}
+{DONE}"#
+    ));
+    let run = env.exec(&server, &[], "read twice");
+    run.assert_done("ok");
+    let results = run.results();
+    assert_eq!(results[0].1, "ok");
+    assert_eq!(results[1].1, "denied");
+    assert!(results[1].2.starts_with(
+        "duplicate: `read_note` was already called with identical arguments in the last turn"
+    ));
+}
+
+#[test]
+fn the_confirm_turn_can_send_the_model_back_to_work() {
+    let env = Env::new();
+    let server = fake(&format!(
+        r#"
+[[turns]]
+reply = {{ text = "Done, I think." }}
+[[turns]]
+reply = {{ text = "Not yet.", tool_calls = [{{ id = "c1", name = "write_note", arguments = {{ path = "b.txt", text = "more" }} }}] }}
+[[turns]]
+expect_tool_results = ["c1"]
+reply = {{ text = "Now done." }}
+{DONE}"#
+    ));
+    let run = env.exec(&server, &["--yes"], "write b");
+    run.assert_done("Now done.");
+    assert_eq!(
+        std::fs::read_to_string(env.ws.join("b.txt")).unwrap(),
+        "more"
+    );
+    let confirms: Vec<bool> = run
+        .of_type("turn.started")
+        .iter()
+        .map(|e| e["confirm"].as_bool().unwrap())
+        .collect();
+    assert_eq!(confirms, [false, true, false, true]);
+    // The confirm turn's text is shown once it goes on working.
+    let deltas: String = run
+        .of_type("message.delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas, "Done, I think.Not yet.Now done.");
+    // The question that sent it back stays; the last one leaves no trace.
+    let shown = env.show(&run.session_id());
+    let roles: Vec<&str> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "tool",
+            "assistant"
+        ]
+    );
+}
+
+#[test]
+fn modes_and_approval_gate_writing_tools() {
+    let env = Env::new();
+    let script = format!(
+        r#"
+[[turns]]
+reply = {{ tool_calls = [{{ id = "w", name = "write_note", arguments = {{ path = "w.txt", text = "x" }} }}] }}
+[[turns]]
+reply = {{ text = "ok" }}
+{DONE}"#
+    );
+    let denied = |extra: &[&str]| {
+        let server = fake(&script);
+        let run = env.exec(&server, extra, "write");
+        run.assert_done("ok");
+        run.results()[0].2.clone()
+    };
+    assert!(denied(&[]).starts_with("not approved: `write_note`"));
+    assert!(denied(&["--mode", "read", "--yes"]).starts_with("read mode: `write_note`"));
+    assert!(!env.ws.join("w.txt").exists());
+    assert_eq!(denied(&["--yes"]), "wrote 1 bytes to w.txt");
+    std::fs::remove_file(env.ws.join("w.txt")).unwrap();
+    assert_eq!(denied(&["--mode", "yolo"]), "wrote 1 bytes to w.txt");
+}
+
+#[test]
+fn a_session_resumes_with_its_history_through_another_dialect() {
+    let env = Env::new();
+    let server = fake(&format!(
+        "[[turns]]\nreply = {{ text = \"first answer\" }}\n{DONE}"
+    ));
+    let first = env.exec(&server, &[], "first question");
+    first.assert_done("first answer");
+    let id = first.session_id();
+
+    let server = fake(&format!(
+        "[[turns]]\nreply = {{ text = \"second answer\" }}\n{DONE}"
+    ));
+    let base = server.anthropic_base();
+    let run = Run::from(env.run(&[
+        "exec",
+        "--json",
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &base,
+        "--resume",
+        &id,
+        "second question",
+    ]));
+    run.assert_done("second answer");
+    let started = run.one("session.started");
+    assert_eq!(
+        (started["resumed"].as_bool(), started["session_id"].as_str()),
+        (Some(true), Some(id.as_str()))
+    );
+    // Anthropic got the whole history, with the system prompt apart.
+    let body = &server.received()[0].body;
+    assert!(body["system"]
+        .as_str()
+        .unwrap()
+        .starts_with("You are amber"));
+    let said: Vec<String> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"][0]["text"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(said, ["first question", "first answer", "second question"]);
+    let shown = env.show(&id);
+    assert_eq!(shown["messages"].as_array().unwrap().len(), 5);
+    let listed: Value =
+        serde_json::from_slice(&env.run(&["sessions", "list", "--json"]).stdout).unwrap();
+    let row = &listed["sessions"][0];
+    assert_eq!(
+        (
+            row["id"].as_str(),
+            row["title"].as_str(),
+            row["state"].as_str()
+        ),
+        (Some(id.as_str()), Some("first question"), Some("complete"))
+    );
+}
+
+#[test]
+fn a_tampered_session_is_refused_naming_its_first_bad_line() {
+    let env = Env::new();
+    let server = fake(&format!(
+        "[[turns]]\nreply = {{ text = \"answer\" }}\n{DONE}"
+    ));
+    let first = env.exec(&server, &[], "the question");
+    let id = first.session_id();
+    let file = env.session_file(&id);
+    let changed = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("the question", "another question");
+    std::fs::write(&file, changed).unwrap();
+    let server = fake(DONE);
+    let run = env.exec(&server, &["--resume", &id], "go on");
+    assert_eq!(run.code, Some(1));
+    let error = run.one("session.failed")["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Line 1 is the start record, 2 the system prompt, 3 the question.
+    assert!(
+        error.contains(&format!(
+            "{id}.jsonl:3: the message does not match its chain hash"
+        )),
+        "{error}"
+    );
+    assert!(server.received().is_empty());
+    let show = env.run(&["sessions", "show", &id]);
+    assert!(!show.status.success() && text(&show.stderr).contains(".jsonl:3:"));
+}
+
+/// Reads JSON events from a running exec until one of `kind` arrives.
+fn wait_for_event(child: &mut Child, kind: &str) -> Vec<Value> {
+    let stdout = child.stdout.as_mut().unwrap();
+    let mut reader = BufReader::new(stdout);
+    let mut seen = Vec::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line).unwrap();
+        assert!(n > 0, "exec ended before {kind}: {seen:#?}");
+        let event: Value = serde_json::from_str(&line).unwrap();
+        let found = event["type"] == kind;
+        seen.push(event);
+        if found {
+            return seen;
+        }
+    }
+}
+
+const SLOW_CALL: &str = r#"
+[[turns]]
+reply = { tool_calls = [{ id = "k1", name = "read_note", arguments = { path = "a.txt" } }, { id = "k2", name = "wait", arguments = { ms = 60000 } }] }
+"#;
+
+#[test]
+fn after_kill_9_mid_turn_a_resume_verifies_the_chain_and_fills_in_interrupted_results() {
+    let env = Env::new();
+    let server = fake(SLOW_CALL);
+    let mut child = env.spawn_exec(&server, "wait a minute");
+    let seen = wait_for_event(&mut child, "tool.call");
+    let id = seen[0]["session_id"].as_str().unwrap().to_string();
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let shown = env.show(&id);
+    assert_eq!(shown["unanswered_calls"], serde_json::json!(["k1", "k2"]));
+    assert!(shown["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("the last turn did not finish"));
+
+    let server = fake(&format!(
+        "[[turns]]\nexpect_tool_results = [\"k1\", \"k2\"]\nreply = {{ text = \"resumed\" }}\n{DONE}"
+    ));
+    let run = env.exec(&server, &["--resume", &id], "go on");
+    run.assert_done("resumed");
+    assert_eq!(
+        run.one("session.started")["interrupted"],
+        serde_json::json!(["k1", "k2"])
+    );
+    let tool_contents: Vec<String> = server.received()[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(tool_contents, [INTERRUPTED, INTERRUPTED]);
+    let shown = env.show(&id);
+    assert!(shown["unanswered_calls"].as_array().unwrap().is_empty());
+    assert!(
+        shown["warnings"].as_array().unwrap().is_empty(),
+        "{}",
+        shown["warnings"]
+    );
+}
+
+#[test]
+fn ctrl_c_interrupts_running_calls_and_saves_the_session() {
+    let env = Env::new();
+    let server = fake(SLOW_CALL);
+    let mut child = env.spawn_exec(&server, "wait a minute");
+    let seen = wait_for_event(&mut child, "tool.call");
+    let id = seen[0]["session_id"].as_str().unwrap().to_string();
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let rest = Run::from(out);
+    let failed = rest.one("session.failed");
+    assert_eq!(failed["kind"], "interrupted");
+    let results = rest.results();
+    assert_eq!(results.len(), 2);
+    assert_eq!(
+        results[1],
+        ("k2".into(), "error".into(), INTERRUPTED.into())
+    );
+    // Sealed: every call has its result, and the file ends with a head.
+    let shown = env.show(&id);
+    assert!(shown["unanswered_calls"].as_array().unwrap().is_empty());
+    assert!(
+        shown["warnings"].as_array().unwrap().is_empty(),
+        "{}",
+        shown["warnings"]
+    );
+}
+
+#[test]
+fn max_tool_iterations_is_a_hard_stop_with_exit_code_3() {
+    let env = Env::new();
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[agent]\nmax_tool_iterations = 2\n",
+    )
+    .unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "c1", name = "read_note", arguments = { path = "a.txt" } }] }
+[[turns]]
+reply = { tool_calls = [{ id = "c2", name = "read_note", arguments = { path = "b.txt" } }] }
+"#,
+    );
+    let run = env.exec(&server, &[], "loop");
+    assert_eq!(run.code, Some(3), "{}", run.stderr);
+    let failed = run.one("session.failed");
+    assert_eq!(failed["kind"], "hard_stop");
+    assert!(failed["error"]
+        .as_str()
+        .unwrap()
+        .contains("max_tool_iterations"));
+    assert_eq!(server.received().len(), 2);
+}
+
+#[test]
+fn setup_errors_are_reported_as_a_failed_session_with_exit_code_1() {
+    let env = Env::new();
+    let out = amber_command(env!("CARGO_BIN_EXE_amber"), &env.home, &env.ws)
+        .args(["exec", "--json", "--provider", "openai", "hello"])
+        .output()
+        .unwrap();
+    let run = Run::from(out);
+    assert_eq!(run.code, Some(1));
+    let error = run.one("session.failed")["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("OPENAI_API_KEY"), "{error}");
+    let out = env.run(&["exec", "--resume", "nope", "hello"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no session `nope`"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = env.run(&["exec", "--mode", "sideways", "hello"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn without_json_the_reply_goes_to_stdout_and_progress_to_stderr() {
+    let env = Env::new();
+    let server = fake(&format!(
+        r#"
+[[turns]]
+reply = {{ text = "Looking.", tool_calls = [{{ id = "c1", name = "read_note", arguments = {{ path = "a.txt" }} }}] }}
+[[turns]]
+reply = {{ text = "It says hi." }}
+{DONE}"#
+    ));
+    let base = server.openai_base();
+    let out = env.run(&["exec", "--base-url", &base, "read a"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "Looking.\nIt says hi.\n");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("→ read_note {\"path\":\"a.txt\"}") && err.contains("✓ hi there"),
+        "{err}"
+    );
+    assert!(err.contains("amber: done in 3 model call(s)"), "{err}");
+}

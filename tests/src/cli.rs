@@ -1,0 +1,28 @@
+//! Running the real `amber` binary in a scratch home: the environment
+//! every CLI test needs, in one place.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::repo_root;
+
+/// `bin` (the test's `env!("CARGO_BIN_EXE_amber")`) with its state in
+/// `home`, `workspace` as the workspace, the shared compile cache, the
+/// built guests as the bundle, and no provider keys or base URLs from the
+/// caller's environment.
+pub fn amber_command(bin: &str, home: &Path, workspace: &Path) -> Command {
+    let bundle = std::env::var_os("AMBER_GUESTS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/guests"));
+    let mut cmd = Command::new(bin);
+    cmd.env("AMBER_HOME", home)
+        .env("AMBER_CACHE_DIR", repo_root().join("target/test-cache"))
+        .env("AMBER_WORKSPACE", workspace)
+        .env("AMBER_BUNDLE_DIR", bundle)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .stdin(Stdio::null());
+    cmd
+}
