@@ -4,6 +4,7 @@
 //! call mode as its baseline. Arguments filter benchmarks by substring.
 
 mod context;
+mod engine;
 mod measure;
 mod runtime;
 mod wire;
@@ -35,6 +36,9 @@ fn main() -> Result<()> {
     }
     if wanted("wire") {
         wire::run(&mut rows)?;
+    }
+    if wanted("engine") || wanted("loop") {
+        engine::run(&mut rows)?;
     }
     Ok(())
 }

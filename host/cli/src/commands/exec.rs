@@ -297,6 +297,12 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
                 id: args.resume.clone().unwrap_or_default(),
                 ..SessionInfo::default()
             });
+            if !info.workspace.is_empty() && info.workspace != workspace_text {
+                warnings.push(format!(
+                    "session {} was started in {}; this run works in {}",
+                    info.id, info.workspace, workspace_text
+                ));
+            }
             (info, resumed.chain, writer, resumed.interrupted, true)
         }
         None => {

@@ -116,11 +116,12 @@ impl SessionWriter {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(&io)?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(&io)?;
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        // A session holds the user's code and words: only they may read it.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(path).map_err(&io)?;
         Ok(SessionWriter {
             path: path.to_path_buf(),
             file,

@@ -1,0 +1,170 @@
+//! The agent loop's own cost per turn, the model excluded: real runs of
+//! `Agent` against the fake LLM server (zero delay) through the OpenAI
+//! dialect component, one echo-tool call per turn, a real session file
+//! fsynced at every turn. The time inside `ModelClient::stream` (HTTP, SSE,
+//! decoding, the server) is measured by a timing wrapper and subtracted.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use amber_core::engine::{Agent, AgentConfig, AgentPorts, Mode, Outcome, CONFIRM_PROMPT};
+use amber_core::ports::dialect::{ChatRequest, ModelReply, StreamChunk};
+use amber_core::ports::{BoxFuture, HeadlessApprover, ModelClient, PortError, ThresholdGate};
+use amber_core::session::SessionStore;
+use amber_core::{ContextChain, Ledger};
+use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
+use amber_tests::fake_llm::{FakeLlm, Reply, ScriptedCall, Transcript, Turn};
+use amber_wire::retry::RetryPolicy;
+use amber_wire::{make_dialect, Presets, WireClient, WireOptions};
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use crate::measure::{guest, median, Figure, Rows};
+
+/// Tool turns per run; each run also has a final reply and a confirm turn.
+const TOOL_TURNS: usize = 50;
+const RUNS: usize = 7;
+
+/// Delegates to the real client and adds up the time spent inside it.
+struct Timed {
+    inner: WireClient,
+    nanos: AtomicU64,
+}
+
+impl ModelClient for Timed {
+    fn stream<'a>(
+        &'a self,
+        request: ChatRequest,
+        on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
+    ) -> BoxFuture<'a, Result<ModelReply, PortError>> {
+        Box::pin(async move {
+            let start = Instant::now();
+            let reply = self.inner.stream(request, on_chunk).await;
+            self.nanos
+                .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            reply
+        })
+    }
+}
+
+fn script() -> Transcript {
+    let mut turns = Vec::new();
+    for _ in 0..RUNS + 1 {
+        for i in 0..TOOL_TURNS {
+            let call = ScriptedCall {
+                id: format!("call_{i}"),
+                name: "echo".into(),
+                arguments: json!({"i": i, "note": "a small argument object"}),
+            };
+            turns.push(Turn {
+                reply: Reply {
+                    text: "Checking.".into(),
+                    tool_calls: vec![call],
+                    ..Reply::default()
+                },
+                ..Turn::default()
+            });
+        }
+        for text in ["All done.", "DONE"] {
+            turns.push(Turn {
+                reply: Reply {
+                    text: text.into(),
+                    ..Reply::default()
+                },
+                ..Turn::default()
+            });
+        }
+    }
+    Transcript {
+        turns,
+        ..Transcript::default()
+    }
+}
+
+pub fn run(rows: &mut Rows) -> Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let home = scratch.path();
+    let options = RuntimeOptions::new(AmberDirs::under(home), home.to_path_buf());
+    let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))?;
+    for name in ["provider-openai", "echo-tool"] {
+        let (id, _) = runtime.register_file(&guest(name)?)?;
+        runtime.enable(&id, Grants::none())?;
+    }
+    let server = FakeLlm::start(script(), 0)?;
+    let mut preset = Presets::shipped().get("openai")?.clone();
+    preset.base_url = server.openai_base();
+    let (dialect, _) = make_dialect(runtime.ledger(), "openai-chat")?;
+    let options = WireOptions {
+        retry: RetryPolicy {
+            max_attempts: 1,
+            ..RetryPolicy::default()
+        },
+        ..WireOptions::default()
+    };
+    let model = Arc::new(Timed {
+        inner: WireClient::new(preset, dialect, Some("sk-bench".into()), options)?,
+        nanos: AtomicU64::new(0),
+    });
+    let store = SessionStore::new(home.join("sessions"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()?;
+    let mut per_turn = Vec::new();
+    for run in 0..RUNS + 1 {
+        let (_, writer) = store.create("/bench", "openai", "m")?;
+        let config = AgentConfig {
+            model: "m".into(),
+            flavor: "openai-chat".into(),
+            context_window: 1_000_000,
+            max_tool_iterations: 1000,
+            confirm: Some(CONFIRM_PROMPT.into()),
+            max_tokens: None,
+            temperature: None,
+            system_prompt: "You are a benchmark.".into(),
+            workspace: None,
+        };
+        let ports = AgentPorts {
+            model: model.clone(),
+            tools: runtime.ledger().tools(),
+            blocks: Vec::new(),
+            approver: Arc::new(HeadlessApprover { yes: false }),
+            gate: Arc::new(ThresholdGate { threshold: 0.8 }),
+            compressor: None,
+        };
+        let mut agent = Agent::new(
+            config,
+            ports,
+            Mode::Write,
+            ContextChain::new(),
+            Some(writer),
+        );
+        model.nanos.store(0, Ordering::Relaxed);
+        let start = Instant::now();
+        let report = rt.block_on(agent.run("Echo fifty times.", &mut |_| {}))?;
+        let total = start.elapsed().as_nanos() as f64;
+        anyhow::ensure!(
+            report.outcome == Outcome::Done("All done.".into()),
+            "the benchmark run ended with {:?}",
+            report.outcome
+        );
+        let in_model = model.nanos.load(Ordering::Relaxed) as f64;
+        // The first run warms the instances and the connection.
+        if run > 0 {
+            per_turn.push((total - in_model) / 1e6 / f64::from(report.turns));
+        }
+    }
+    rows.push(
+        Figure {
+            name: "loop_overhead_per_turn",
+            unit: "ms",
+            value: median(per_turn),
+            baseline: None,
+            goal_value: Some(1.0),
+            goal_ratio: None,
+        }
+        .row(),
+    )
+    .context("cannot write the row")
+}
