@@ -15,12 +15,12 @@ use amber_core::session::SessionStore;
 use amber_core::{ContextChain, Ledger};
 use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
 use amber_tests::fake_llm::{FakeLlm, Reply, ScriptedCall, Transcript, Turn};
-use amber_wire::retry::RetryPolicy;
-use amber_wire::{make_dialect, Presets, WireClient, WireOptions};
+use amber_wire::WireClient;
 use anyhow::{Context, Result};
 use serde_json::json;
 
 use crate::measure::{guest, median, Figure, Rows};
+use crate::wire::fake_server_client;
 
 /// Tool turns per run; each run also has a final reply and a confirm turn.
 const TOOL_TURNS: usize = 50;
@@ -92,18 +92,8 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         runtime.enable(&id, Grants::none())?;
     }
     let server = FakeLlm::start(script(), 0)?;
-    let mut preset = Presets::shipped().get("openai")?.clone();
-    preset.base_url = server.openai_base();
-    let (dialect, _) = make_dialect(runtime.ledger(), "openai-chat")?;
-    let options = WireOptions {
-        retry: RetryPolicy {
-            max_attempts: 1,
-            ..RetryPolicy::default()
-        },
-        ..WireOptions::default()
-    };
     let model = Arc::new(Timed {
-        inner: WireClient::new(preset, dialect, Some("sk-bench".into()), options)?,
+        inner: fake_server_client(&runtime, &server)?.0,
         nanos: AtomicU64::new(0),
     });
     let store = SessionStore::new(home.join("sessions"));

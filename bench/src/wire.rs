@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, SseEvent, StreamChunk};
+use amber_core::ports::Dialect;
 use amber_core::Ledger;
 use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
 use amber_sdk::Decoder;
@@ -138,20 +139,12 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     ttft(rows, &runtime)
 }
 
-fn ttft(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
-    const ROUNDS: usize = 101;
-    let turn = Turn {
-        reply: Reply {
-            text: "The first token arrives here.".into(),
-            ..Reply::default()
-        },
-        ..Turn::default()
-    };
-    let transcript = Transcript {
-        turns: vec![turn; 2 * ROUNDS + 10],
-        ..Transcript::default()
-    };
-    let server = FakeLlm::start(transcript, 0)?;
+/// A client of the fake server through the OpenAI chat dialect component,
+/// without retries (a benchmark must not hide a failure), and its dialect.
+pub fn fake_server_client(
+    runtime: &PluginRuntime,
+    server: &FakeLlm,
+) -> Result<(WireClient, Arc<dyn Dialect>)> {
     let mut preset = Presets::shipped().get("openai")?.clone();
     preset.base_url = server.openai_base();
     let (dialect, _) = make_dialect(runtime.ledger(), "openai-chat")?;
@@ -168,6 +161,24 @@ fn ttft(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
         Some("sk-bench".into()),
         options,
     )?;
+    Ok((client, dialect))
+}
+
+fn ttft(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
+    const ROUNDS: usize = 101;
+    let turn = Turn {
+        reply: Reply {
+            text: "The first token arrives here.".into(),
+            ..Reply::default()
+        },
+        ..Turn::default()
+    };
+    let transcript = Transcript {
+        turns: vec![turn; 2 * ROUNDS + 10],
+        ..Transcript::default()
+    };
+    let server = FakeLlm::start(transcript, 0)?;
+    let (client, dialect) = fake_server_client(runtime, &server)?;
     let request = ChatRequest {
         flavor: "openai-chat".into(),
         model: "m".into(),

@@ -564,6 +564,16 @@ fn wait_for_event(child: &mut Child, kind: &str) -> Vec<Value> {
     }
 }
 
+/// Starts a run whose second call waits a minute; returns once the calls
+/// were made, with the session id.
+fn start_slow_run(env: &Env) -> (Child, FakeLlm, String) {
+    let server = fake(SLOW_CALL);
+    let mut child = env.spawn_exec(&server, "wait a minute");
+    let seen = wait_for_event(&mut child, "tool.call");
+    let id = seen[0]["session_id"].as_str().unwrap().to_string();
+    (child, server, id)
+}
+
 const SLOW_CALL: &str = r#"
 [[turns]]
 reply = { tool_calls = [{ id = "k1", name = "read_note", arguments = { path = "a.txt" } }, { id = "k2", name = "wait", arguments = { ms = 60000 } }] }
@@ -572,10 +582,7 @@ reply = { tool_calls = [{ id = "k1", name = "read_note", arguments = { path = "a
 #[test]
 fn after_kill_9_mid_turn_a_resume_verifies_the_chain_and_fills_in_interrupted_results() {
     let env = Env::new();
-    let server = fake(SLOW_CALL);
-    let mut child = env.spawn_exec(&server, "wait a minute");
-    let seen = wait_for_event(&mut child, "tool.call");
-    let id = seen[0]["session_id"].as_str().unwrap().to_string();
+    let (mut child, _server, id) = start_slow_run(&env);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
@@ -615,10 +622,7 @@ fn after_kill_9_mid_turn_a_resume_verifies_the_chain_and_fills_in_interrupted_re
 #[test]
 fn ctrl_c_interrupts_running_calls_and_saves_the_session() {
     let env = Env::new();
-    let server = fake(SLOW_CALL);
-    let mut child = env.spawn_exec(&server, "wait a minute");
-    let seen = wait_for_event(&mut child, "tool.call");
-    let id = seen[0]["session_id"].as_str().unwrap().to_string();
+    let (child, _server, id) = start_slow_run(&env);
     let pid = child.id().to_string();
     assert!(Command::new("kill")
         .args(["-INT", &pid])

@@ -49,14 +49,8 @@ pub struct ProviderConfig {
     pub context_window: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Read,
-    #[default]
-    Write,
-    Yolo,
-}
+/// The policy level, as the engine defines it: `read`, `write`, `yolo`.
+pub use amber_core::engine::Mode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
