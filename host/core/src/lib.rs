@@ -12,6 +12,7 @@ pub mod engine;
 pub mod ledger;
 pub mod ports;
 pub mod session;
+pub mod shell;
 
 pub use confine::{confine, ConfineError};
 pub use context::{ChainError, ChainHash, ContextChain, ContextSnapshot};
