@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use amber_core::engine::{Agent, AgentConfig, AgentPorts, Mode, Outcome, CONFIRM_PROMPT};
+use amber_core::policy::Policy;
 use amber_core::ports::dialect::{ChatRequest, ModelReply, StreamChunk};
-use amber_core::ports::{BoxFuture, HeadlessApprover, ModelClient, PortError, ThresholdGate};
+use amber_core::ports::{BoxFuture, ModelClient, PortError, ThresholdGate};
 use amber_core::session::SessionStore;
 use amber_core::{ContextChain, Ledger};
 use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
@@ -119,17 +120,16 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             model: model.clone(),
             tools: runtime.ledger().tools(),
             blocks: Vec::new(),
-            approver: Arc::new(HeadlessApprover { yes: false }),
+            policy: Arc::new(Policy::new(
+                Mode::Write,
+                home.to_path_buf(),
+                Vec::new(),
+                None,
+            )),
             gate: Arc::new(ThresholdGate { threshold: 0.8 }),
             compressor: None,
         };
-        let mut agent = Agent::new(
-            config,
-            ports,
-            Mode::Write,
-            ContextChain::new(),
-            Some(writer),
-        );
+        let mut agent = Agent::new(config, ports, ContextChain::new(), Some(writer));
         model.nanos.store(0, Ordering::Relaxed);
         let start = Instant::now();
         let report = rt.block_on(agent.run("Echo fifty times.", &mut |_| {}))?;

@@ -7,6 +7,7 @@
 //! `target/`, as `AMBER_CACHE_DIR` allows.
 
 pub mod cli;
+pub mod exec_env;
 pub mod fake_llm;
 pub mod sse;
 

@@ -166,6 +166,7 @@ fn native(name: &str) -> amber_core::Service {
         description: "host-native".into(),
         input_schema: json!({"type": "object"}),
         read_only: true,
+        gated_by_exec: false,
     };
     amber_core::Service::Tool(std::sync::Arc::new(NativeTool(spec)))
 }

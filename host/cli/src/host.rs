@@ -7,6 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use amber_config::Config;
+use amber_core::engine::Mode;
+use amber_core::policy::Policy;
+use amber_core::ports::CommandGate;
 use amber_core::Ledger;
 use amber_runtime::imports::exec::ExecPolicy;
 use amber_runtime::manager::{bundle_dir, PluginManager, PluginPrefs};
@@ -22,8 +25,14 @@ pub fn load_config(dirs: &AmberDirs) -> Result<Config> {
     Ok(Config::load(&config_path(dirs))?)
 }
 
-fn options(dirs: AmberDirs, workspace: &Path, config: &Config) -> RuntimeOptions {
+fn options(
+    dirs: AmberDirs,
+    workspace: &Path,
+    config: &Config,
+    policy: Option<Arc<Policy>>,
+) -> RuntimeOptions {
     let mut options = RuntimeOptions::new(dirs, workspace.to_path_buf());
+    options.gate = policy.map(|p| p as Arc<dyn CommandGate>);
     options.limits = RuntimeLimits {
         memory_bytes: (config.limits.memory_mib as usize) << 20,
         deadline: Duration::from_millis(config.limits.deadline_ms),
@@ -64,11 +73,31 @@ fn prefs(config: &Config) -> BTreeMap<String, PluginPrefs> {
         .collect()
 }
 
-/// The runtime and plugin manager, before anything is loaded.
+/// The policy of a run: the mode (`--mode`, else config), the stored
+/// rules, and the approval handler (`--yes`, a TTY dialog, or headless).
+pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) -> Arc<Policy> {
+    Arc::new(Policy::new(
+        mode.unwrap_or(config.policy.mode),
+        workspace.to_path_buf(),
+        config.policy.rules.clone(),
+        Some(crate::approval::handler(yes)),
+    ))
+}
+
+/// The runtime and plugin manager, before anything is loaded, under the
+/// config's policy without `--yes`.
 pub fn manager(workspace: &Path) -> Result<PluginManager> {
+    manager_with(workspace, None)
+}
+
+/// The runtime and plugin manager under `policy` (default: the config's,
+/// without `--yes`): every command a plugin runs through `exec` is
+/// classified and approved by it.
+pub fn manager_with(workspace: &Path, policy: Option<Arc<Policy>>) -> Result<PluginManager> {
     let dirs = AmberDirs::from_env();
     let config = load_config(&dirs)?;
-    let options = options(dirs.clone(), workspace, &config);
+    let policy = policy.unwrap_or_else(|| self::policy(&config, workspace, None, false));
+    let options = options(dirs.clone(), workspace, &config, Some(policy));
     let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))
         .context("cannot start the plugin runtime")?;
     Ok(PluginManager::new(
@@ -81,7 +110,12 @@ pub fn manager(workspace: &Path) -> Result<PluginManager> {
 
 /// The manager with every plugin loaded; problems are warned about.
 pub fn loaded(workspace: &Path) -> Result<PluginManager> {
-    let mut manager = manager(workspace)?;
+    loaded_with(workspace, None)
+}
+
+/// [`loaded`] under `policy`.
+pub fn loaded_with(workspace: &Path, policy: Option<Arc<Policy>>) -> Result<PluginManager> {
+    let mut manager = manager_with(workspace, policy)?;
     manager.load_all()?;
     for problem in manager.problems() {
         eprintln!("amber: warning: {problem}");

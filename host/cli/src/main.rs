@@ -1,5 +1,6 @@
 //! The `amber` binary: a thin front end over the runtime and core.
 
+mod approval;
 mod commands;
 mod host;
 mod render;

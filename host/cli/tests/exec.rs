@@ -4,173 +4,28 @@
 //! both what the user sees (events, exit code) and what the model was sent.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command};
 
 use amber_tests::cli::amber_command;
-use amber_tests::fake_llm::{FakeLlm, Transcript};
-use amber_tests::guest;
+use amber_tests::exec_env::{fake, sent_messages, text, Run};
+use amber_tests::fake_llm::FakeLlm;
 use serde_json::Value;
 
+const AMBER: &str = env!("CARGO_BIN_EXE_amber");
+
+type Env = amber_tests::exec_env::Env;
+
+fn env() -> Env {
+    Env::new(AMBER)
+}
+
 const INTERRUPTED: &str = "interrupted: the run ended before this tool call finished";
-
-/// A scratch home with the notes plugin added (all its grants) and a
-/// workspace holding `a.txt`.
-struct Env {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    ws: PathBuf,
-}
-
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let ws = dir.path().join("ws");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&ws).unwrap();
-        std::fs::write(ws.join("a.txt"), "hi there\n").unwrap();
-        let env = Env {
-            _dir: dir,
-            home,
-            ws,
-        };
-        let notes = guest("notes-tool");
-        let out = env.run(&["plugin", "add", notes.to_str().unwrap(), "--yes"]);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        env
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = amber_command(env!("CARGO_BIN_EXE_amber"), &self.home, &self.ws);
-        cmd.args(args)
-            .env("OPENAI_API_KEY", "sk-test")
-            .env("ANTHROPIC_API_KEY", "sk-ant-test");
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().unwrap()
-    }
-
-    /// `amber exec --json` against `server` (OpenAI chat), plus `extra`.
-    fn exec(&self, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
-        let base = server.openai_base();
-        let mut args = vec!["exec", "--json", "--base-url", &base];
-        args.extend_from_slice(extra);
-        args.push(prompt);
-        Run::from(self.run(&args))
-    }
-
-    fn spawn_exec(&self, server: &FakeLlm, prompt: &str) -> Child {
-        let base = server.openai_base();
-        self.command(&["exec", "--json", "--base-url", &base, prompt])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    }
-
-    fn show(&self, id: &str) -> Value {
-        let out = self.run(&["sessions", "show", id, "--json"]);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
-
-    fn session_file(&self, id: &str) -> PathBuf {
-        self.home.join("data/sessions").join(format!("{id}.jsonl"))
-    }
-}
-
-struct Run {
-    code: Option<i32>,
-    events: Vec<Value>,
-    stderr: String,
-}
-
-impl From<Output> for Run {
-    fn from(out: Output) -> Run {
-        let events = text(&out.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-            .collect();
-        Run {
-            code: out.status.code(),
-            events,
-            stderr: text(&out.stderr),
-        }
-    }
-}
-
-impl Run {
-    fn of_type(&self, kind: &str) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["type"] == kind).collect()
-    }
-
-    fn one(&self, kind: &str) -> &Value {
-        let found = self.of_type(kind);
-        assert_eq!(
-            found.len(),
-            1,
-            "{kind} in {:#?}\n{}",
-            self.events,
-            self.stderr
-        );
-        found[0]
-    }
-
-    fn session_id(&self) -> String {
-        self.one("session.started")["session_id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    fn assert_done(&self, reply: &str) {
-        assert_eq!(self.code, Some(0), "{:#?}\n{}", self.events, self.stderr);
-        assert_eq!(self.one("session.completed")["reply"], reply);
-    }
-
-    fn results(&self) -> Vec<(String, String, String)> {
-        self.of_type("tool.result")
-            .iter()
-            .map(|e| {
-                let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
-                (s("id"), s("status"), s("output"))
-            })
-            .collect()
-    }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn fake(script: &str) -> FakeLlm {
-    FakeLlm::start(Transcript::parse(script).unwrap(), 0).unwrap()
-}
-
-/// The text of every message of an OpenAI chat request, role first.
-fn sent_messages(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            format!(
-                "{}: {}",
-                m["role"].as_str().unwrap_or(""),
-                m["content"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
-}
 
 const DONE: &str = "[[turns]]\nreply = { text = \"DONE\" }\n";
 
 #[test]
 fn a_tool_round_trip_reads_a_note_and_the_session_holds_it() {
-    let env = Env::new();
+    let env = env();
     let server = fake(&format!(
         r#"
 [[turns]]
@@ -247,7 +102,7 @@ reply = {{ text = "It says hi.", usage = {{ input = 70, output = 4 }} }}
 
 #[test]
 fn agents_md_and_else_claude_md_go_into_the_system_prompt_and_are_named() {
-    let env = Env::new();
+    let env = env();
     std::fs::write(env.ws.join("CLAUDE.md"), "Prefer tabs.").unwrap();
     std::fs::write(env.ws.join("AGENTS.md"), "Answer in haiku.").unwrap();
     let server = fake(&format!("[[turns]]\nreply = {{ text = \"ok\" }}\n{DONE}"));
@@ -282,7 +137,7 @@ fn agents_md_and_else_claude_md_go_into_the_system_prompt_and_are_named() {
 
 #[test]
 fn parallel_calls_run_together_and_results_keep_the_call_order() {
-    let env = Env::new();
+    let env = env();
     // Each rendezvous waits for the other's flag: they can only both
     // succeed if they ran at the same time.
     let server = fake(&format!(
@@ -328,7 +183,7 @@ reply = {{ text = "met" }}
 
 #[test]
 fn arguments_that_fail_the_schema_are_denied_and_nothing_runs() {
-    let env = Env::new();
+    let env = env();
     let server = fake(&format!(
         r#"
 [[turns]]
@@ -352,7 +207,7 @@ reply = {{ text = "I forgot the text." }}
 
 #[test]
 fn a_duplicate_of_the_last_turns_call_is_denied() {
-    let env = Env::new();
+    let env = env();
     let server = fake(&format!(
         r#"
 [[turns]]
@@ -376,7 +231,7 @@ reply = {{ text = "ok" }}
 
 #[test]
 fn the_confirm_turn_can_send_the_model_back_to_work() {
-    let env = Env::new();
+    let env = env();
     let server = fake(&format!(
         r#"
 [[turns]]
@@ -431,7 +286,7 @@ reply = {{ text = "Now done." }}
 
 #[test]
 fn modes_and_approval_gate_writing_tools() {
-    let env = Env::new();
+    let env = env();
     let script = format!(
         r#"
 [[turns]]
@@ -456,7 +311,7 @@ reply = {{ text = "ok" }}
 
 #[test]
 fn a_session_resumes_with_its_history_through_another_dialect() {
-    let env = Env::new();
+    let env = env();
     let server = fake(&format!(
         "[[turns]]\nreply = {{ text = \"first answer\" }}\n{DONE}"
     ));
@@ -515,7 +370,7 @@ fn a_session_resumes_with_its_history_through_another_dialect() {
 
 #[test]
 fn a_tampered_session_is_refused_naming_its_first_bad_line() {
-    let env = Env::new();
+    let env = env();
     let server = fake(&format!(
         "[[turns]]\nreply = {{ text = \"answer\" }}\n{DONE}"
     ));
@@ -581,7 +436,7 @@ reply = { tool_calls = [{ id = "k1", name = "read_note", arguments = { path = "a
 
 #[test]
 fn after_kill_9_mid_turn_a_resume_verifies_the_chain_and_fills_in_interrupted_results() {
-    let env = Env::new();
+    let env = env();
     let (mut child, _server, id) = start_slow_run(&env);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -621,7 +476,7 @@ fn after_kill_9_mid_turn_a_resume_verifies_the_chain_and_fills_in_interrupted_re
 
 #[test]
 fn ctrl_c_interrupts_running_calls_and_saves_the_session() {
-    let env = Env::new();
+    let env = env();
     let (child, _server, id) = start_slow_run(&env);
     let pid = child.id().to_string();
     assert!(Command::new("kill")
@@ -652,7 +507,7 @@ fn ctrl_c_interrupts_running_calls_and_saves_the_session() {
 
 #[test]
 fn max_tool_iterations_is_a_hard_stop_with_exit_code_3() {
-    let env = Env::new();
+    let env = env();
     std::fs::write(
         env.home.join("config.toml"),
         "[agent]\nmax_tool_iterations = 2\n",
@@ -679,7 +534,7 @@ reply = { tool_calls = [{ id = "c2", name = "read_note", arguments = { path = "b
 
 #[test]
 fn setup_errors_are_reported_as_a_failed_session_with_exit_code_1() {
-    let env = Env::new();
+    let env = env();
     let out = amber_command(env!("CARGO_BIN_EXE_amber"), &env.home, &env.ws)
         .args(["exec", "--json", "--provider", "openai", "hello"])
         .output()
@@ -704,7 +559,7 @@ fn setup_errors_are_reported_as_a_failed_session_with_exit_code_1() {
 
 #[test]
 fn without_json_the_reply_goes_to_stdout_and_progress_to_stderr() {
-    let env = Env::new();
+    let env = env();
     let server = fake(&format!(
         r#"
 [[turns]]

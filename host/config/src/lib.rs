@@ -52,22 +52,9 @@ pub struct ProviderConfig {
 /// The policy level, as the engine defines it: `read`, `write`, `yolo`.
 pub use amber_core::engine::Mode;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleDecision {
-    Allow,
-    Deny,
-}
-
-/// A stored approval rule: a tool (or `exec`) and optionally a folder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Rule {
-    pub tool: String,
-    #[serde(default)]
-    pub path: Option<String>,
-    pub decision: RuleDecision,
-}
+/// A stored approval rule: a tool (or `exec`, `exec:<program>`,
+/// `exec:<program>:<class>`, `*`) and optionally a folder.
+pub use amber_core::policy::{Rule, RuleDecision};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

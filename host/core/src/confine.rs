@@ -6,6 +6,7 @@
 //! follow them out of the root).
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfineError {
@@ -15,6 +16,29 @@ pub enum ConfineError {
     RootNotAbsolute(PathBuf),
     #[error("`{path}` is outside the workspace `{root}`")]
     Escapes { path: String, root: PathBuf },
+}
+
+/// The root, once resolved: every later resolution in the process gets the
+/// same one, so nothing can move the workspace under a running session.
+static ROOT: OnceLock<PathBuf> = OnceLock::new();
+
+/// The workspace root: the cached one, then `-C DIR` (`flag`), then
+/// `$AMBER_WORKSPACE`, then the current directory; made absolute and
+/// canonical (symlinks resolved once, here, not during confinement).
+pub fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(root) = ROOT.get() {
+        return Ok(root.clone());
+    }
+    let env = std::env::var_os("AMBER_WORKSPACE").filter(|v| !v.is_empty());
+    let chosen = match (flag, env) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(dir)) => PathBuf::from(dir),
+        (None, None) => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?,
+    };
+    let root = std::fs::canonicalize(&chosen)
+        .map_err(|e| format!("workspace {} does not exist ({e})", chosen.display()))?;
+    Ok(ROOT.get_or_init(|| root).clone())
 }
 
 /// Normalises `.` and `..` lexically. Returns None when `..` climbs above
@@ -71,6 +95,7 @@ pub fn confine(root: &Path, input: &str) -> Result<PathBuf, ConfineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn ok(input: &str) -> PathBuf {
         confine(Path::new("/ws"), input).unwrap()
@@ -96,6 +121,58 @@ mod tests {
         assert!(rejected("/etc/passwd"));
         assert!(rejected("/ws2/file"));
         assert!(rejected("/ws/../ws2"));
+    }
+
+    /// A path of `depth`-changing components, and whether it ever climbs
+    /// above the root (what a correct confinement must reject).
+    fn walk() -> impl Strategy<Value = (String, bool)> {
+        let component = prop_oneof![
+            3 => "[a-z]{1,4}".prop_map(|s| s),
+            2 => Just("..".to_string()),
+            1 => Just(".".to_string()),
+        ];
+        proptest::collection::vec(component, 1..12).prop_map(|parts| {
+            let mut depth = 0i32;
+            let mut escaped = false;
+            for p in &parts {
+                match p.as_str() {
+                    ".." => depth -= 1,
+                    "." => {}
+                    _ => depth += 1,
+                }
+                escaped |= depth < 0;
+            }
+            (parts.join("/"), escaped)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn a_relative_path_is_accepted_exactly_when_it_never_climbs_out((path, escaped) in walk()) {
+            let result = confine(Path::new("/ws"), &path);
+            prop_assert_eq!(result.is_err(), escaped, "{}", path);
+        }
+
+        #[test]
+        fn whatever_is_accepted_is_inside_the_root_normal_and_stable((path, _) in walk()) {
+            if let Ok(inside) = confine(Path::new("/ws/project"), &path) {
+                prop_assert!(inside.starts_with("/ws/project"));
+                prop_assert!(!inside.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)));
+                let again = confine(Path::new("/ws/project"), &inside.to_string_lossy());
+                prop_assert_eq!(again, Ok(inside));
+            }
+        }
+
+        #[test]
+        fn absolute_paths_count_only_inside_the_root(name in "[a-z]{1,6}", tail in "[a-z]{1,6}") {
+            // A sibling sharing the root's prefix is outside: `/ws2` is not in `/ws`.
+            let sibling = format!("/ws{name}/{tail}");
+            prop_assert!(confine(Path::new("/ws"), &sibling).is_err());
+            let inside = format!("/ws/{name}/{tail}");
+            prop_assert_eq!(confine(Path::new("/ws"), &inside), Ok(PathBuf::from(&inside)));
+            let outside = format!("/{name}/{tail}");
+            prop_assert_eq!(confine(Path::new("/ws"), &outside).is_err(), name != "ws");
+        }
     }
 
     #[test]

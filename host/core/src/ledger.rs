@@ -346,6 +346,7 @@ mod tests {
             description: String::new(),
             input_schema: serde_json::json!({"type": "object"}),
             read_only: true,
+            gated_by_exec: false,
         })))
     }
 

@@ -10,6 +10,7 @@ pub mod confine;
 pub mod context;
 pub mod engine;
 pub mod ledger;
+pub mod policy;
 pub mod ports;
 pub mod session;
 pub mod shell;

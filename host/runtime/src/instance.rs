@@ -43,6 +43,8 @@ pub struct PluginContext {
     /// Sees what goes into the component on each call; for audits and for
     /// the test proving API keys never enter a component.
     pub tap: Option<ArgumentTap>,
+    /// Asked about every command before `exec` runs it.
+    pub gate: Option<Arc<dyn amber_core::ports::CommandGate>>,
 }
 
 /// Receives (plugin id, call, the arguments as debug text).

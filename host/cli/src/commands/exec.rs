@@ -14,7 +14,7 @@ use amber_core::engine::{
     CONFIRM_PROMPT,
 };
 use amber_core::ports::dialect::Usage;
-use amber_core::ports::{HeadlessApprover, ThresholdGate};
+use amber_core::ports::ThresholdGate;
 use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
 use amber_core::ContextChain;
 use amber_runtime::manager::PluginManager;
@@ -275,7 +275,9 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         &config,
         resumed.as_ref().and_then(|(_, r)| r.info.as_ref()),
     )?;
-    let manager = host::loaded(workspace)?;
+    let mode: Mode = args.mode.map(Mode::from).unwrap_or(config.policy.mode);
+    let policy = host::policy(&config, workspace, Some(mode), args.yes);
+    let manager = host::loaded_with(workspace, Some(policy.clone()))?;
     let ledger = manager.runtime().ledger();
     let (dialect, warning) = make_dialect(ledger, &preset.flavor)?;
     warnings.extend(warning);
@@ -341,13 +343,13 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         model: Arc::new(client),
         tools: ledger.tools(),
         blocks: ledger.prompt_blocks(),
-        approver: Arc::new(HeadlessApprover { yes: args.yes }),
+        policy,
         gate: Arc::new(ThresholdGate {
             threshold: agent_config.compress_threshold,
         }),
         compressor: None,
     };
-    let mut agent = Agent::new(settings, ports, mode, chain, Some(writer));
+    let mut agent = Agent::new(settings, ports, chain, Some(writer));
     warnings.extend(agent.warnings().iter().cloned());
     if !interrupted.is_empty() {
         agent.record_turn(session::interrupted_results(&interrupted))?;

@@ -29,6 +29,10 @@ pub enum ToolCommand {
         /// Print {"status": "ok"|"error", "output", "meta"}.
         #[arg(long)]
         json: bool,
+        /// Approve every command the tool runs that needs approval (without
+        /// a terminal, they are denied otherwise).
+        #[arg(long)]
+        yes: bool,
         /// The tool's name.
         tool: String,
         /// The arguments, a JSON object.
@@ -44,9 +48,18 @@ pub fn run(cmd: ToolCommand, workspace: &Path) -> Result<()> {
             with,
             grants,
             json,
+            yes,
             tool,
             args,
-        } => call(&with, Grants::of(grants), json, &tool, &args, workspace),
+        } => call(
+            &with,
+            Grants::of(grants),
+            json,
+            yes,
+            &tool,
+            &args,
+            workspace,
+        ),
     }
 }
 
@@ -94,13 +107,16 @@ fn call(
     with: &[PathBuf],
     grants: Grants,
     as_json: bool,
+    yes: bool,
     name: &str,
     args: &str,
     workspace: &Path,
 ) -> Result<()> {
     let args: serde_json::Value = serde_json::from_str(args)
         .with_context(|| format!("the arguments are not JSON: {args}"))?;
-    let manager = host::loaded(workspace)?;
+    let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
+    let policy = host::policy(&config, workspace, None, yes);
+    let manager = host::loaded_with(workspace, Some(policy))?;
     let runtime = manager.runtime();
     for file in with {
         let (id, _) = runtime.register_file(file)?;

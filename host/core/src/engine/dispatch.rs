@@ -5,17 +5,19 @@
 //! parallel on blocking threads; results come back in the original order,
 //! one envelope per call.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::envelope::Envelope;
+use crate::confine::confine;
+use crate::policy::{Ask, Policy};
 use crate::ports::dialect::ToolCall;
-use crate::ports::{ApprovalRequest, Approver, Decision, Tool};
+use crate::ports::Tool;
 
 /// The policy level of a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,10 +54,6 @@ impl FromStr for Mode {
     }
 }
 
-/// What the approval gate is told a tool is.
-pub const CLASS_READ_ONLY: &str = "read-only";
-pub const CLASS_WRITES: &str = "writes";
-
 struct Entry {
     tool: Arc<dyn Tool>,
     /// `None` when the tool's schema does not compile: the tool still runs
@@ -65,11 +63,7 @@ struct Entry {
 
 pub struct Dispatcher {
     tools: HashMap<String, Entry>,
-    mode: Mode,
-    approver: Arc<dyn Approver>,
-    workspace: Option<String>,
-    /// Tools approved "for the session".
-    approved: Mutex<HashSet<String>>,
+    policy: Arc<Policy>,
     warnings: Vec<String>,
 }
 
@@ -80,12 +74,7 @@ struct Allowed {
 }
 
 impl Dispatcher {
-    pub fn new(
-        tools: &[Arc<dyn Tool>],
-        mode: Mode,
-        approver: Arc<dyn Approver>,
-        workspace: Option<String>,
-    ) -> Self {
+    pub fn new(tools: &[Arc<dyn Tool>], policy: Arc<Policy>) -> Self {
         let mut warnings = Vec::new();
         let tools = tools
             .iter()
@@ -106,10 +95,7 @@ impl Dispatcher {
             .collect();
         Dispatcher {
             tools,
-            mode,
-            approver,
-            workspace,
-            approved: Mutex::new(HashSet::new()),
+            policy,
             warnings,
         }
     }
@@ -216,16 +202,29 @@ impl Dispatcher {
                 call.name
             )));
         }
-        let read_only = entry.tool.spec().read_only;
-        match self.mode {
-            Mode::Read if !read_only => {
+        let paths = self.confined_paths(&args).map_err(Envelope::denied)?;
+        let spec = entry.tool.spec();
+        match self.policy.mode() {
+            Mode::Read if !spec.read_only => {
                 return Err(Envelope::denied(format!(
                     "read mode: `{}` can change things, and this run may only read (rerun with --mode write)",
                     call.name
                 )))
             }
-            Mode::Read | Mode::Yolo => {}
-            Mode::Write => self.approve(call, read_only)?,
+            // A tool that writes only through `exec` is asked about there,
+            // on each exact command.
+            Mode::Write if !spec.read_only && !spec.gated_by_exec => {
+                let ask = Ask {
+                    requester: "model".into(),
+                    kind: call.name.clone(),
+                    detail: call.arguments.clone(),
+                    cwd: self.policy.root().to_path_buf(),
+                    class: "writes".into(),
+                    paths,
+                };
+                self.policy.authorize(&ask).map_err(Envelope::denied)?;
+            }
+            Mode::Read | Mode::Write | Mode::Yolo => {}
         }
         Ok(Allowed {
             tool: entry.tool.clone(),
@@ -233,38 +232,15 @@ impl Dispatcher {
         })
     }
 
-    fn approve(&self, call: &ToolCall, read_only: bool) -> Result<(), Envelope> {
-        let approved = self.approved.lock().map(|set| set.contains(&call.name));
-        if approved.unwrap_or(false) {
-            return Ok(());
-        }
-        let request = ApprovalRequest {
-            requester: "model".into(),
-            action: call.name.clone(),
-            detail: call.arguments.clone(),
-            cwd: self.workspace.clone(),
-            class: Some(
-                if read_only {
-                    CLASS_READ_ONLY
-                } else {
-                    CLASS_WRITES
-                }
-                .into(),
-            ),
-        };
-        match self.approver.approve(&request) {
-            Decision::ApproveOnce => Ok(()),
-            Decision::ApproveForSession => {
-                if let Ok(mut set) = self.approved.lock() {
-                    set.insert(call.name.clone());
-                }
-                Ok(())
-            }
-            Decision::Deny => Err(Envelope::denied(format!(
-                "not approved: `{}` can change things and needs approval (the user can rerun with --yes, or --mode yolo)",
-                call.name
-            ))),
-        }
+    /// The path arguments of a call, confined to the workspace: even yolo
+    /// mode never lets a path out of it.
+    fn confined_paths(&self, args: &Value) -> Result<Vec<std::path::PathBuf>, String> {
+        let mut found = Vec::new();
+        path_arguments(args, &mut found);
+        found
+            .into_iter()
+            .map(|p| confine(self.policy.root(), p).map_err(|e| format!("path refused: {e}")))
+            .collect()
     }
 
     fn names(&self) -> String {
@@ -281,6 +257,46 @@ impl Dispatcher {
 enum Slot {
     Done(Envelope),
     Running(tokio::task::JoinHandle<Envelope>),
+}
+
+/// Keys whose string values (or lists of strings) name files.
+fn is_path_key(key: &str) -> bool {
+    matches!(
+        key,
+        "path"
+            | "paths"
+            | "file"
+            | "files"
+            | "dir"
+            | "directory"
+            | "cwd"
+            | "target"
+            | "source"
+            | "destination"
+            | "from"
+            | "to"
+    ) || key.ends_with("_path")
+        || key.ends_with("_file")
+        || key.ends_with("_dir")
+}
+
+/// The path-like arguments of a call, at any depth.
+fn path_arguments<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                match v {
+                    Value::String(s) if is_path_key(key) => out.push(s),
+                    Value::Array(items) if is_path_key(key) => {
+                        out.extend(items.iter().filter_map(Value::as_str));
+                    }
+                    _ => path_arguments(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| path_arguments(v, out)),
+        _ => {}
+    }
 }
 
 /// The arguments as a JSON value; an empty string means no arguments.
@@ -310,6 +326,7 @@ mod tests {
     use crate::ports::approver::HeadlessApprover;
     use crate::ports::{ToolError, ToolOutput, ToolSpec};
     use serde_json::json;
+    use std::sync::Mutex;
     use std::time::Duration;
 
     /// A small fake of the Tool port. A "meeting" tool waits (up to 5 s)
@@ -353,6 +370,7 @@ mod tests {
                 description: String::new(),
                 input_schema: json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
                 read_only,
+                gated_by_exec: false,
             },
             delay: Duration::from_millis(delay_ms),
             meeting: None,
@@ -371,13 +389,18 @@ mod tests {
         }
     }
 
+    fn policy(mode: Mode, yes: bool) -> Arc<Policy> {
+        let handler = Arc::new(HeadlessApprover { yes });
+        Arc::new(Policy::new(mode, "/ws".into(), Vec::new(), Some(handler)))
+    }
+
     fn dispatcher(mode: Mode, yes: bool) -> Dispatcher {
         let tools = [
             fake("slow", true, 200),
             fake("fast", true, 0),
             fake("write", false, 0),
         ];
-        Dispatcher::new(&tools, mode, Arc::new(HeadlessApprover { yes }), None)
+        Dispatcher::new(&tools, policy(mode, yes))
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -388,12 +411,7 @@ mod tests {
             ..tool("meet", true, 0)
         });
         let tools = [meet, fake("slow", true, 50)];
-        let d = Dispatcher::new(
-            &tools,
-            Mode::Write,
-            Arc::new(HeadlessApprover { yes: false }),
-            None,
-        );
+        let d = Dispatcher::new(&tools, policy(Mode::Write, false));
         let calls = [
             call("1", "slow", r#"{"n":1}"#),
             call("2", "meet", r#"{"n":2}"#),
@@ -438,7 +456,11 @@ mod tests {
             out[2].output
         );
         assert!(out[3].output.contains("in the last turn"));
-        assert!(out[4].output.starts_with("not approved: `write`"));
+        assert!(
+            out[4].output.starts_with("not approved: `write` (writes)"),
+            "{}",
+            out[4].output
+        );
         assert!(out[6]
             .output
             .contains("twice with identical arguments in this turn"));
@@ -458,6 +480,35 @@ mod tests {
             .dispatch(&w, &[], &token)
             .await;
         assert_eq!(yolo[0].status, Status::Ok);
+    }
+
+    #[tokio::test]
+    async fn path_arguments_never_leave_the_workspace_even_in_yolo_mode() {
+        let d = dispatcher(Mode::Yolo, true);
+        let token = CancellationToken::new();
+        let calls = [
+            call("1", "write", r#"{"n":1,"path":"../etc/passwd"}"#),
+            call(
+                "2",
+                "write",
+                r#"{"n":2,"nested":{"files":["ok.txt","/etc/shadow"]}}"#,
+            ),
+            call(
+                "3",
+                "write",
+                r#"{"n":3,"path":"/ws/inside.txt","text":"/etc/not-a-path"}"#,
+            ),
+        ];
+        let out = d.dispatch(&calls, &[], &token).await;
+        assert!(
+            out[0]
+                .output
+                .starts_with("path refused: `../etc/passwd` is outside the workspace"),
+            "{}",
+            out[0].output
+        );
+        assert!(out[1].output.starts_with("path refused: `/etc/shadow`"));
+        assert_eq!(out[2].status, Status::Ok);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -24,13 +24,14 @@ pub use envelope::{Envelope, Status};
 pub use events::{AgentEvent, DeltaKind, EventSink, FailureKind};
 
 use crate::context::ContextChain;
+use crate::policy::Policy;
 use crate::ports::dialect::{
     ChatRequest, Message, ModelReply, Part, Role, StopReason, StreamChunk, ToolCall, ToolDecl,
     Usage,
 };
 use crate::ports::{
-    Approver, CompressionGate, Compressor, ContextUsage, ModelClient, PortError, PromptBlock,
-    RenderContext, Tool,
+    CompressionGate, Compressor, ContextUsage, ModelClient, PortError, PromptBlock, RenderContext,
+    Tool,
 };
 use crate::session::{SessionError, SessionWriter};
 use assemble::{assemble, render_blocks, text_message, Rendered};
@@ -64,7 +65,8 @@ pub struct AgentPorts {
     pub model: Arc<dyn ModelClient>,
     pub tools: Vec<Arc<dyn Tool>>,
     pub blocks: Vec<Arc<dyn PromptBlock>>,
-    pub approver: Arc<dyn Approver>,
+    /// The mode, rules, session grants and approval handler.
+    pub policy: Arc<Policy>,
     pub gate: Arc<dyn CompressionGate>,
     /// The compression pipeline; a later issue supplies it.
     pub compressor: Option<Arc<dyn Compressor>>,
@@ -118,7 +120,6 @@ impl Agent {
     pub fn new(
         config: AgentConfig,
         ports: AgentPorts,
-        mode: Mode,
         chain: ContextChain,
         session: Option<SessionWriter>,
     ) -> Self {
@@ -134,8 +135,7 @@ impl Agent {
                 }
             })
             .collect();
-        let dispatcher =
-            Dispatcher::new(&ports.tools, mode, ports.approver, config.workspace.clone());
+        let dispatcher = Dispatcher::new(&ports.tools, ports.policy);
         Agent {
             config,
             model: ports.model,
@@ -634,17 +634,11 @@ mod tests {
             model: model.clone(),
             tools: Vec::new(),
             blocks: Vec::new(),
-            approver: Arc::new(crate::ports::DenyAll),
+            policy: Arc::new(Policy::new(Mode::Write, "/ws".into(), Vec::new(), None)),
             gate: Arc::new(ThresholdGate { threshold: 0.8 }),
             compressor,
         };
-        let agent = Agent::new(
-            config,
-            ports,
-            Mode::Write,
-            ContextChain::new(),
-            Some(session),
-        );
+        let agent = Agent::new(config, ports, ContextChain::new(), Some(session));
         (agent, model)
     }
 

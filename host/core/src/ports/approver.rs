@@ -1,26 +1,51 @@
 //! The Approver port: the approval handler of the approval flowchart (the
-//! untitled one after "MCP session lifecycle"). Engine II supplies the TTY
-//! dialog; without any handler the answer is a fail-safe deny, and a
-//! headless run allows read-only tools and the rest only with `--yes`.
+//! untitled one after "MCP session lifecycle"). The terminal front end
+//! supplies a TTY dialog; a headless run without `--yes` denies; and with
+//! no handler at all the policy denies (fail-safe). The `CommandGate` is
+//! how the `exec` import asks the policy about the exact command it is
+//! about to run.
+
+use std::path::{Path, PathBuf};
+
+/// What a "for the session" approval covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// A kind of action: a tool name, or `exec:<program>:<class>`.
+    Kind(String),
+    /// Everything of that kind whose paths are inside this folder.
+    Folder { kind: String, folder: PathBuf },
+}
+
+impl Scope {
+    pub fn describe(&self) -> String {
+        match self {
+            Scope::Kind(kind) => format!("every `{kind}`"),
+            Scope::Folder { kind, folder } => format!("`{kind}` inside {}", folder.display()),
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalRequest {
-    /// Who asks: a plugin id, or `host` for host-native tools.
+    /// Who asks: a plugin id, `model` for a tool call, `host` for
+    /// host-native tools.
     pub requester: String,
     /// The tool name, or `exec` for a shell command.
     pub action: String,
-    /// What will happen, e.g. the exact command line.
+    /// What will happen: the exact command line, or the call's arguments.
     pub detail: String,
     /// The working directory, when relevant.
     pub cwd: Option<String>,
-    /// A classification label, e.g. `destructive`.
+    /// A classification label, e.g. `destructive`, with its reason.
     pub class: Option<String>,
+    /// What "approve for the session" may cover, narrowest last.
+    pub scopes: Vec<Scope>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     ApproveOnce,
-    ApproveForSession,
+    ApproveForSession(Scope),
     Deny,
 }
 
@@ -28,7 +53,7 @@ pub trait Approver: Send + Sync {
     fn approve(&self, request: &ApprovalRequest) -> Decision;
 }
 
-/// The fail-safe: with no handler installed, everything is denied.
+/// Denies everything: the answer when nobody can be asked.
 pub struct DenyAll;
 
 impl Approver for DenyAll {
@@ -37,19 +62,24 @@ impl Approver for DenyAll {
     }
 }
 
-/// The headless answer until the TTY dialog exists: read-only tools are
-/// allowed; anything else only when the user said `--yes` for this run.
+/// The handler of a run without a terminal: `--yes` approves every
+/// prompt of the run; without it, nothing is approved.
 pub struct HeadlessApprover {
     pub yes: bool,
 }
 
 impl Approver for HeadlessApprover {
-    fn approve(&self, request: &ApprovalRequest) -> Decision {
-        let read_only = request.class.as_deref() == Some(crate::engine::dispatch::CLASS_READ_ONLY);
-        if read_only || self.yes {
+    fn approve(&self, _request: &ApprovalRequest) -> Decision {
+        if self.yes {
             Decision::ApproveOnce
         } else {
             Decision::Deny
         }
     }
+}
+
+/// Decides on a shell command right before it runs. `Err` is the reason
+/// for a denial, shown to the plugin (and so to the model).
+pub trait CommandGate: Send + Sync {
+    fn check(&self, requester: &str, command: &str, cwd: &Path) -> Result<(), String>;
 }

@@ -9,7 +9,9 @@ pub mod parser;
 pub mod prompt;
 pub mod tool;
 
-pub use approver::{ApprovalRequest, Approver, Decision, DenyAll, HeadlessApprover};
+pub use approver::{
+    ApprovalRequest, Approver, CommandGate, Decision, DenyAll, HeadlessApprover, Scope,
+};
 pub use command::{CommandNode, CommandRoot, CommandTree};
 pub use compression::{CompressionGate, Compressor, ContextUsage, ThresholdGate};
 pub use dialect::{BoxFuture, Dialect, ModelClient, StreamDecoder};

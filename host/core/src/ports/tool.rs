@@ -11,6 +11,12 @@ pub struct ToolSpec {
     pub input_schema: serde_json::Value,
     /// Read mode allows only read-only tools.
     pub read_only: bool,
+    /// Its only way to change anything is the `exec` import, which
+    /// classifies and approves each command; dispatch then leaves approval
+    /// to exec, so nobody is asked twice. The runtime sets it for plugins
+    /// granted `exec` but not `workspace-write`.
+    #[serde(default)]
+    pub gated_by_exec: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -154,16 +154,17 @@ fn tokenize(line: &str, substitutions: &mut Vec<String>) -> Result<Vec<Token>, L
     let mut in_word = false;
     let mut expands = false;
     let mut i = 0;
-    let flush = |tokens: &mut Vec<Token>, word: &mut String, in_word: &mut bool, expands: &mut bool| {
-        if *in_word {
-            tokens.push(Token::Word(Word {
-                text: std::mem::take(word),
-                expands: *expands,
-            }));
-        }
-        *in_word = false;
-        *expands = false;
-    };
+    let flush =
+        |tokens: &mut Vec<Token>, word: &mut String, in_word: &mut bool, expands: &mut bool| {
+            if *in_word {
+                tokens.push(Token::Word(Word {
+                    text: std::mem::take(word),
+                    expands: *expands,
+                }));
+            }
+            *in_word = false;
+            *expands = false;
+        };
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();

@@ -47,6 +47,11 @@ pub fn service_for(
                 description: spec.description.clone(),
                 input_schema,
                 read_only: spec.read_only,
+                gated_by_exec: pool.context().grants.has(crate::grants::Permission::Exec)
+                    && !pool
+                        .context()
+                        .grants
+                        .has(crate::grants::Permission::WorkspaceWrite),
             };
             Service::Tool(Arc::new(ComponentTool::new(pool, spec)))
         }

@@ -4,8 +4,8 @@
 //! environment (so API keys never reach a command), cwd confined to the
 //! workspace, a timeout that kills the whole group, and output capped with
 //! a note saying what was cut. The time spent here does not count toward
-//! the plugin's guest deadline. Engine II adds classification and approval
-//! on the exact command about to run.
+//! the plugin's guest deadline. Before running, the policy's
+//! `CommandGate` classifies the exact command and approves or denies it.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -191,8 +191,13 @@ impl Host for HostState {
         let timeout = timeout_ms
             .map(|ms| Duration::from_millis(ms.into()))
             .unwrap_or(plugin.exec.default_timeout);
+        // Waiting for the user to approve is import time too.
         let started = Instant::now();
-        let result = run_command(&command, &cwd, timeout, &plugin.exec);
+        let approved = match &plugin.gate {
+            Some(gate) => gate.check(&plugin.id, &command, &cwd),
+            None => Ok(()),
+        };
+        let result = approved.and_then(|()| run_command(&command, &cwd, timeout, &plugin.exec));
         self.clock.add_import_time(started.elapsed());
         result
     }

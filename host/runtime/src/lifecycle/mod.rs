@@ -61,6 +61,10 @@ pub struct RuntimeOptions {
     pub settings: BTreeMap<String, BTreeMap<String, String>>,
     /// Sees every argument passed into a component (see `PluginContext`).
     pub tap: Option<crate::instance::ArgumentTap>,
+    /// Classifies and approves each command before `exec` runs it. Without
+    /// one, the `exec` grant alone decides (the runtime's own tests); the
+    /// CLI always installs the policy.
+    pub gate: Option<Arc<dyn amber_core::ports::CommandGate>>,
 }
 
 impl RuntimeOptions {
@@ -72,6 +76,7 @@ impl RuntimeOptions {
             exec: ExecPolicy::default(),
             settings: BTreeMap::new(),
             tap: None,
+            gate: None,
         }
     }
 }
@@ -104,6 +109,7 @@ impl Inner {
             exec: options.exec.clone(),
             limits: options.limits,
             tap: options.tap.clone(),
+            gate: options.gate.clone(),
         })
     }
 }

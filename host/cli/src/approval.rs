@@ -1,0 +1,170 @@
+//! The approval handler of a terminal run: a dialog on the TTY offering
+//! approve once, approve for the session (the kind, or the folder), or
+//! deny. Without a TTY the run is headless: `--yes` approves, anything
+//! else is denied (fail-safe). The policy serialises questions, so parallel
+//! calls never interleave their dialogs.
+
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+
+use amber_core::ports::{ApprovalRequest, Approver, Decision, HeadlessApprover};
+
+/// The handler for this run.
+pub fn handler(yes: bool) -> Arc<dyn Approver> {
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if yes || !interactive {
+        return Arc::new(HeadlessApprover { yes });
+    }
+    match std::fs::File::open("/dev/tty") {
+        Ok(tty) => Arc::new(Dialog::new(BufReader::new(tty), std::io::stderr())),
+        Err(_) => Arc::new(HeadlessApprover { yes: false }),
+    }
+}
+
+/// Asks on `output`, reads answers from `input`.
+pub struct Dialog<R, W> {
+    io: Mutex<(R, W)>,
+}
+
+impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
+    pub fn new(input: R, output: W) -> Self {
+        Dialog {
+            io: Mutex::new((input, output)),
+        }
+    }
+}
+
+impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
+    fn approve(&self, request: &ApprovalRequest) -> Decision {
+        let Ok(mut io) = self.io.lock() else {
+            return Decision::Deny;
+        };
+        let (input, output) = &mut *io;
+        let _ = writeln!(output, "\namber: approval needed");
+        let _ = writeln!(output, "  from:    {}", request.requester);
+        let _ = writeln!(output, "  action:  {}", request.action);
+        let what = if request.action.starts_with("exec") {
+            "command"
+        } else {
+            "args"
+        };
+        let _ = writeln!(
+            output,
+            "  {what}:{} {}",
+            " ".repeat(8 - what.len()),
+            request.detail
+        );
+        if let Some(cwd) = &request.cwd {
+            let _ = writeln!(output, "  cwd:     {cwd}");
+        }
+        if let Some(class) = &request.class {
+            let _ = writeln!(output, "  class:   {class}");
+        }
+        let keys = ['s', 'f'];
+        let _ = writeln!(output, "  [y] approve once");
+        for (key, scope) in keys.iter().zip(&request.scopes) {
+            let _ = writeln!(
+                output,
+                "  [{key}] approve {} for this session",
+                scope.describe()
+            );
+        }
+        let _ = writeln!(output, "  [n] deny");
+        loop {
+            let _ = write!(
+                output,
+                "approve? [y/{}n] ",
+                keys[..request.scopes.len().min(2)]
+                    .iter()
+                    .map(|k| format!("{k}/"))
+                    .collect::<String>()
+            );
+            let _ = output.flush();
+            let mut answer = String::new();
+            match input.read_line(&mut answer) {
+                Ok(0) | Err(_) => return Decision::Deny,
+                Ok(_) => {}
+            }
+            let answer = answer.trim().to_lowercase();
+            let chosen = match answer.as_str() {
+                "y" | "yes" => Some(Decision::ApproveOnce),
+                "n" | "no" | "" => Some(Decision::Deny),
+                "s" => request
+                    .scopes
+                    .first()
+                    .cloned()
+                    .map(Decision::ApproveForSession),
+                "f" => request
+                    .scopes
+                    .get(1)
+                    .cloned()
+                    .map(Decision::ApproveForSession),
+                _ => None,
+            };
+            match chosen {
+                Some(decision) => return decision,
+                None => {
+                    let _ = writeln!(output, "please answer one of the letters shown");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amber_core::ports::Scope;
+
+    fn request() -> ApprovalRequest {
+        ApprovalRequest {
+            requester: "shell".into(),
+            action: "exec:rm:destructive".into(),
+            detail: "rm -rf build".into(),
+            cwd: Some("/ws".into()),
+            class: Some("destructive: `rm` deletes files".into()),
+            scopes: vec![
+                Scope::Kind("exec:rm:destructive".into()),
+                Scope::Folder {
+                    kind: "exec:rm:destructive".into(),
+                    folder: "/ws".into(),
+                },
+            ],
+        }
+    }
+
+    fn ask(answers: &str) -> (Decision, String) {
+        let mut shown = Vec::new();
+        let decision = Dialog::new(answers.as_bytes(), &mut shown).approve(&request());
+        (decision, String::from_utf8(shown).unwrap())
+    }
+
+    #[test]
+    fn the_dialog_shows_who_what_where_and_why_and_takes_each_answer() {
+        let (decision, shown) = ask("y\n");
+        assert_eq!(decision, Decision::ApproveOnce);
+        for line in [
+            "from:    shell",
+            "command: rm -rf build",
+            "cwd:     /ws",
+            "class:   destructive: `rm` deletes files",
+            "[f] approve `exec:rm:destructive` inside /ws for this session",
+        ] {
+            assert!(shown.contains(line), "{line} in\n{shown}");
+        }
+        assert_eq!(
+            ask("s\n").0,
+            Decision::ApproveForSession(Scope::Kind("exec:rm:destructive".into()))
+        );
+        assert!(matches!(
+            ask("f\n").0,
+            Decision::ApproveForSession(Scope::Folder { .. })
+        ));
+        assert_eq!(ask("n\n").0, Decision::Deny);
+        let (decision, shown) = ask("maybe\ny\n");
+        assert_eq!(decision, Decision::ApproveOnce);
+        assert!(shown.contains("please answer one of the letters shown"));
+        // End of input denies.
+        assert_eq!(ask("").0, Decision::Deny);
+    }
+}

@@ -1,0 +1,434 @@
+//! Policy and approval. Seed: the approval flowchart after "MCP session
+//! lifecycle": the mode first (read mode blocks everything that is not
+//! read-only; yolo approves everything), then for a shell command its
+//! classification (read-only and benign in-workspace writes run free),
+//! then a stored rule from config, then a grant made earlier this session,
+//! then the approval handler (a TTY dialog, or a headless answer), and a
+//! fail-safe deny when there is no handler.
+//!
+//! Tools that write are asked about by dispatch; shell commands are asked
+//! about once, by the `exec` import, on the exact command about to run
+//! ([`CommandGate`]), so a plugin cannot run another command than the one
+//! approved and nobody is asked twice.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::confine::confine;
+use crate::engine::Mode;
+use crate::ports::{ApprovalRequest, Approver, CommandGate, Decision, Scope};
+use crate::shell::{lex, shell_classify, ShellClass};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleDecision {
+    Allow,
+    Deny,
+}
+
+/// A stored rule: a tool name (or `exec`, `exec:<program>`,
+/// `exec:<program>:<class>`, or `*`) and optionally a folder, relative to
+/// the workspace root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub tool: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    pub decision: RuleDecision,
+}
+
+/// One question to the policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ask {
+    pub requester: String,
+    /// A tool name, or `exec:<program>:<class>`.
+    pub kind: String,
+    /// The arguments, or the exact command line.
+    pub detail: String,
+    pub cwd: PathBuf,
+    /// E.g. `writes` or `destructive: \`rm\` deletes files`.
+    pub class: String,
+    /// The confined paths the action names; empty means just `cwd`.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Ask {
+    fn places(&self) -> Vec<&Path> {
+        if self.paths.is_empty() {
+            vec![self.cwd.as_path()]
+        } else {
+            self.paths.iter().map(PathBuf::as_path).collect()
+        }
+    }
+}
+
+pub struct Policy {
+    mode: Mode,
+    root: PathBuf,
+    rules: Vec<Rule>,
+    granted: Mutex<Vec<Scope>>,
+    handler: Option<Arc<dyn Approver>>,
+    /// One question at a time: parallel calls do not interleave dialogs,
+    /// and a grant made while one waited is seen before it asks.
+    asking: Mutex<()>,
+}
+
+/// `exec`, `exec:git` and `exec:git:network` all match `exec:git:network`.
+fn kind_matches(pattern: &str, kind: &str) -> bool {
+    pattern == "*" || pattern == kind || kind.starts_with(&format!("{pattern}:"))
+}
+
+impl Policy {
+    pub fn new(
+        mode: Mode,
+        root: PathBuf,
+        rules: Vec<Rule>,
+        handler: Option<Arc<dyn Approver>>,
+    ) -> Self {
+        Policy {
+            mode,
+            root,
+            rules,
+            granted: Mutex::new(Vec::new()),
+            handler,
+            asking: Mutex::new(()),
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The session grants so far.
+    pub fn grants(&self) -> Vec<Scope> {
+        self.granted.lock().map(|g| g.clone()).unwrap_or_default()
+    }
+
+    fn inside(&self, folder: &str, ask: &Ask) -> bool {
+        let Ok(folder) = confine(&self.root, folder) else {
+            return false;
+        };
+        ask.places().iter().all(|p| p.starts_with(&folder))
+    }
+
+    fn rule(&self, ask: &Ask, decision: RuleDecision) -> Option<&Rule> {
+        self.rules.iter().find(|r| {
+            r.decision == decision
+                && kind_matches(&r.tool, &ask.kind)
+                && r.path.as_deref().is_none_or(|p| self.inside(p, ask))
+        })
+    }
+
+    fn is_granted(&self, ask: &Ask) -> bool {
+        let granted = self.grants();
+        granted.iter().any(|scope| match scope {
+            Scope::Kind(kind) => kind == &ask.kind,
+            Scope::Folder { kind, folder } => {
+                kind == &ask.kind && ask.places().iter().all(|p| p.starts_with(folder))
+            }
+        })
+    }
+
+    /// The narrowest folder holding every place of the ask, if inside the
+    /// workspace.
+    fn folder_scope(&self, ask: &Ask) -> Option<Scope> {
+        let places = ask.places();
+        let mut common = places.first()?.to_path_buf();
+        if ask.paths.iter().any(|p| p == &common) && !common.is_dir() {
+            common.pop();
+        }
+        for place in &places[1..] {
+            while !place.starts_with(&common) {
+                if !common.pop() {
+                    return None;
+                }
+            }
+        }
+        common.starts_with(&self.root).then(|| Scope::Folder {
+            kind: ask.kind.clone(),
+            folder: common,
+        })
+    }
+
+    /// Rules, then session grants, then the handler; without a handler,
+    /// denied. `Err` is the reason, for the model and the user.
+    pub fn authorize(&self, ask: &Ask) -> Result<(), String> {
+        if let Some(rule) = self.rule(ask, RuleDecision::Deny) {
+            return Err(format!(
+                "denied by the stored rule for `{}`{} in config",
+                rule.tool,
+                rule.path
+                    .as_ref()
+                    .map(|p| format!(" in `{p}`"))
+                    .unwrap_or_default()
+            ));
+        }
+        if self.rule(ask, RuleDecision::Allow).is_some() {
+            return Ok(());
+        }
+        let _turn = self.asking.lock().unwrap_or_else(|e| e.into_inner());
+        if self.is_granted(ask) {
+            return Ok(());
+        }
+        let Some(handler) = &self.handler else {
+            return Err(format!(
+                "denied: `{}` needs approval and no approval handler is installed (fail-safe)",
+                ask.kind
+            ));
+        };
+        let mut scopes = vec![Scope::Kind(ask.kind.clone())];
+        scopes.extend(self.folder_scope(ask));
+        let request = ApprovalRequest {
+            requester: ask.requester.clone(),
+            action: ask.kind.clone(),
+            detail: ask.detail.clone(),
+            cwd: Some(ask.cwd.display().to_string()),
+            class: Some(ask.class.clone()),
+            scopes,
+        };
+        match handler.approve(&request) {
+            Decision::ApproveOnce => Ok(()),
+            Decision::ApproveForSession(scope) => {
+                if let Ok(mut granted) = self.granted.lock() {
+                    granted.push(scope);
+                }
+                Ok(())
+            }
+            Decision::Deny => Err(format!(
+                "not approved: `{}` ({}) needs approval and was not given it; the user can rerun with --yes, or --mode yolo",
+                ask.kind, ask.class
+            )),
+        }
+    }
+
+    /// The `exec` import's question, on the exact command about to run in
+    /// `cwd` (already confined): classify it, apply the mode, then ask.
+    pub fn check_command(&self, requester: &str, command: &str, cwd: &Path) -> Result<(), String> {
+        let class = shell_classify(command, cwd, &self.root);
+        match self.mode {
+            Mode::Yolo => Ok(()),
+            Mode::Read if class.class == ShellClass::ReadOnly => Ok(()),
+            Mode::Read => Err(format!(
+                "read mode: `{command}` is not read-only ({}: {})",
+                class.label(),
+                class.reason
+            )),
+            Mode::Write if class.runs_free() => Ok(()),
+            Mode::Write => {
+                let program = lex::parse(command)
+                    .ok()
+                    .and_then(|p| {
+                        p.commands
+                            .into_iter()
+                            .find_map(|c| c.argv.into_iter().next())
+                    })
+                    .map(|w| w.text.rsplit('/').next().unwrap_or_default().to_string())
+                    .unwrap_or_else(|| "sh".into());
+                self.authorize(&Ask {
+                    requester: requester.to_string(),
+                    kind: format!("exec:{program}:{}", class.label()),
+                    detail: command.to_string(),
+                    cwd: cwd.to_path_buf(),
+                    class: format!("{}: {}", class.label(), class.reason),
+                    paths: Vec::new(),
+                })
+            }
+        }
+    }
+}
+
+impl CommandGate for Policy {
+    fn check(&self, requester: &str, command: &str, cwd: &Path) -> Result<(), String> {
+        self.check_command(requester, command, cwd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ports::DenyAll;
+
+    /// A small fake of the Approver port: answers from a script and
+    /// remembers what it was asked.
+    struct Scripted {
+        answers: Mutex<Vec<Decision>>,
+        asked: Mutex<Vec<ApprovalRequest>>,
+    }
+
+    impl Approver for Scripted {
+        fn approve(&self, request: &ApprovalRequest) -> Decision {
+            self.asked.lock().unwrap().push(request.clone());
+            let mut answers = self.answers.lock().unwrap();
+            if answers.is_empty() {
+                Decision::Deny
+            } else {
+                answers.remove(0)
+            }
+        }
+    }
+
+    fn scripted(answers: Vec<Decision>) -> Arc<Scripted> {
+        Arc::new(Scripted {
+            answers: Mutex::new(answers),
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn ask(kind: &str, path: &str) -> Ask {
+        Ask {
+            requester: "model".into(),
+            kind: kind.into(),
+            detail: "{}".into(),
+            cwd: "/ws".into(),
+            class: "writes".into(),
+            paths: vec![PathBuf::from(path)],
+        }
+    }
+
+    #[test]
+    fn without_a_handler_the_answer_is_a_fail_safe_deny() {
+        let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), None);
+        let err = policy.authorize(&ask("write_note", "/ws/a")).unwrap_err();
+        assert!(
+            err.contains("no approval handler is installed (fail-safe)"),
+            "{err}"
+        );
+        let policy = Policy::new(
+            Mode::Write,
+            "/ws".into(),
+            Vec::new(),
+            Some(Arc::new(DenyAll)),
+        );
+        assert!(policy
+            .authorize(&ask("write_note", "/ws/a"))
+            .unwrap_err()
+            .starts_with("not approved"));
+    }
+
+    #[test]
+    fn stored_rules_decide_before_anyone_is_asked_deny_first() {
+        let rules = vec![
+            Rule {
+                tool: "write_note".into(),
+                path: Some("docs".into()),
+                decision: RuleDecision::Allow,
+            },
+            Rule {
+                tool: "write_note".into(),
+                path: Some("docs/private".into()),
+                decision: RuleDecision::Deny,
+            },
+            Rule {
+                tool: "exec:cargo".into(),
+                path: None,
+                decision: RuleDecision::Allow,
+            },
+        ];
+        let handler = scripted(vec![Decision::Deny]);
+        let policy = Policy::new(Mode::Write, "/ws".into(), rules, Some(handler.clone()));
+        assert_eq!(
+            policy.authorize(&ask("write_note", "/ws/docs/a.md")),
+            Ok(())
+        );
+        assert!(policy
+            .authorize(&ask("write_note", "/ws/docs/private/b.md"))
+            .unwrap_err()
+            .starts_with("denied by the stored rule for `write_note` in `docs/private`"));
+        assert_eq!(policy.authorize(&ask("exec:cargo:network", "/ws")), Ok(()));
+        assert!(handler.asked.lock().unwrap().is_empty());
+        assert!(policy
+            .authorize(&ask("write_note", "/ws/src/x.rs"))
+            .is_err());
+        assert_eq!(handler.asked.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_session_grant_covers_its_scope_and_nothing_else() {
+        let folder = Scope::Folder {
+            kind: "write_note".into(),
+            folder: "/ws/docs".into(),
+        };
+        let handler = scripted(vec![
+            Decision::ApproveForSession(folder),
+            Decision::Deny,
+            Decision::ApproveForSession(Scope::Kind("exec:git:network".into())),
+        ]);
+        let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
+        assert_eq!(
+            policy.authorize(&ask("write_note", "/ws/docs/a.md")),
+            Ok(())
+        );
+        // The dialog offered the tool and the narrowest folder.
+        let offered = handler.asked.lock().unwrap()[0].scopes.clone();
+        assert_eq!(
+            offered,
+            [
+                Scope::Kind("write_note".into()),
+                Scope::Folder {
+                    kind: "write_note".into(),
+                    folder: "/ws/docs".into()
+                }
+            ]
+        );
+        assert_eq!(
+            policy.authorize(&ask("write_note", "/ws/docs/sub/b.md")),
+            Ok(())
+        );
+        assert!(policy
+            .authorize(&ask("write_note", "/ws/src/c.rs"))
+            .is_err());
+        assert_eq!(
+            policy.check_command("shell", "git push origin main", Path::new("/ws")),
+            Ok(())
+        );
+        assert_eq!(
+            policy.check_command("shell", "git fetch", Path::new("/ws")),
+            Ok(())
+        );
+        // Asked three times: the folder, the write outside it, the first push.
+        assert_eq!(handler.asked.lock().unwrap().len(), 3);
+        // A grant for network git is not one for destructive git.
+        assert!(policy
+            .check_command("shell", "git push --force", Path::new("/ws"))
+            .is_err());
+        assert_eq!(handler.asked.lock().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn commands_follow_the_mode_and_their_class() {
+        let handler = scripted(vec![Decision::Deny]);
+        let write = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
+        let ws = Path::new("/ws");
+        assert_eq!(write.check_command("p", "cargo test", ws), Ok(()));
+        let err = write.check_command("p", "rm -rf build", ws).unwrap_err();
+        let asked = handler.asked.lock().unwrap()[0].clone();
+        assert_eq!(
+            (
+                asked.requester.as_str(),
+                asked.action.as_str(),
+                asked.detail.as_str()
+            ),
+            ("p", "exec:rm:destructive", "rm -rf build")
+        );
+        assert_eq!(
+            asked.class.as_deref(),
+            Some("destructive: `rm` deletes files")
+        );
+        assert!(err.starts_with("not approved: `exec:rm:destructive`"));
+        let read = Policy::new(Mode::Read, "/ws".into(), Vec::new(), None);
+        assert_eq!(read.check_command("p", "ls -la", ws), Ok(()));
+        assert!(read
+            .check_command("p", "touch x", ws)
+            .unwrap_err()
+            .starts_with("read mode"));
+        let yolo = Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None);
+        assert_eq!(yolo.check_command("p", "rm -rf build", ws), Ok(()));
+    }
+}

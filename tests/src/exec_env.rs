@@ -1,0 +1,166 @@
+//! `amber exec` runs for tests: a scratch home with the notes test tool
+//! added, a workspace, the binary run with `--json`, and its events.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+use crate::cli::amber_command;
+use crate::fake_llm::{FakeLlm, Transcript};
+use crate::guest;
+
+/// A scratch home with the notes plugin added (all its grants) and a
+/// workspace holding `a.txt`.
+pub struct Env {
+    _dir: tempfile::TempDir,
+    bin: String,
+    pub home: PathBuf,
+    pub ws: PathBuf,
+}
+
+impl Env {
+    /// `bin` is the test's `env!("CARGO_BIN_EXE_amber")`.
+    pub fn new(bin: &str) -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(ws.join("a.txt"), "hi there\n").unwrap();
+        let env = Env {
+            _dir: dir,
+            bin: bin.to_string(),
+            home,
+            ws,
+        };
+        let notes = guest("notes-tool");
+        let out = env.run(&["plugin", "add", notes.to_str().unwrap(), "--yes"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        env
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = amber_command(&self.bin, &self.home, &self.ws);
+        cmd.args(args)
+            .env("OPENAI_API_KEY", "sk-test")
+            .env("ANTHROPIC_API_KEY", "sk-ant-test");
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// `amber exec --json` against `server` (OpenAI chat), plus `extra`.
+    pub fn exec(&self, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
+        let base = server.openai_base();
+        let mut args = vec!["exec", "--json", "--base-url", &base];
+        args.extend_from_slice(extra);
+        args.push(prompt);
+        Run::from(self.run(&args))
+    }
+
+    pub fn spawn_exec(&self, server: &FakeLlm, prompt: &str) -> Child {
+        let base = server.openai_base();
+        self.command(&["exec", "--json", "--base-url", &base, prompt])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    pub fn show(&self, id: &str) -> Value {
+        let out = self.run(&["sessions", "show", id, "--json"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    pub fn session_file(&self, id: &str) -> PathBuf {
+        self.home.join("data/sessions").join(format!("{id}.jsonl"))
+    }
+}
+
+pub struct Run {
+    pub code: Option<i32>,
+    pub events: Vec<Value>,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        let events = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect();
+        Run {
+            code: out.status.code(),
+            events,
+            stderr: text(&out.stderr),
+        }
+    }
+}
+
+impl Run {
+    pub fn of_type(&self, kind: &str) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["type"] == kind).collect()
+    }
+
+    pub fn one(&self, kind: &str) -> &Value {
+        let found = self.of_type(kind);
+        assert_eq!(
+            found.len(),
+            1,
+            "{kind} in {:#?}\n{}",
+            self.events,
+            self.stderr
+        );
+        found[0]
+    }
+
+    pub fn session_id(&self) -> String {
+        self.one("session.started")["session_id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    pub fn assert_done(&self, reply: &str) {
+        assert_eq!(self.code, Some(0), "{:#?}\n{}", self.events, self.stderr);
+        assert_eq!(self.one("session.completed")["reply"], reply);
+    }
+
+    pub fn results(&self) -> Vec<(String, String, String)> {
+        self.of_type("tool.result")
+            .iter()
+            .map(|e| {
+                let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+                (s("id"), s("status"), s("output"))
+            })
+            .collect()
+    }
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub fn fake(script: &str) -> FakeLlm {
+    FakeLlm::start(Transcript::parse(script).unwrap(), 0).unwrap()
+}
+
+/// The text of every message of an OpenAI chat request, role first.
+pub fn sent_messages(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["role"].as_str().unwrap_or(""),
+                m["content"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
