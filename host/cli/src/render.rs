@@ -98,6 +98,10 @@ impl Printer {
                 };
                 eprintln!("  {mark} {}", clip(output));
             }
+            AgentEvent::Steer { message, .. } => {
+                self.break_line();
+                eprintln!("amber: steering the model: {message}");
+            }
             AgentEvent::Warning { message } => {
                 self.break_line();
                 eprintln!("amber: warning: {message}");

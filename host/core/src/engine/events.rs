@@ -80,6 +80,9 @@ pub enum AgentEvent {
         stop_reason: Option<StopReason>,
         tool_calls: usize,
     },
+    /// Error recovery pushed a steering message to the history.
+    #[serde(rename = "steer")]
+    Steer { turn: u32, message: String },
     #[serde(rename = "warning")]
     Warning { message: String },
     #[serde(rename = "session.completed")]

@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod envelope;
 pub mod events;
 pub mod instructions;
+pub mod recovery;
 
 use std::sync::Arc;
 
@@ -35,6 +36,7 @@ use crate::ports::{
 };
 use crate::session::{SessionError, SessionWriter};
 use assemble::{assemble, render_blocks, text_message, Rendered};
+use recovery::{Recovery, Verdict};
 
 /// The default silent confirm question.
 pub const CONFIRM_PROMPT: &str = "Are you finished? If the task is done, reply with just DONE. \
@@ -113,6 +115,7 @@ pub struct Agent {
     cancel: CancellationToken,
     last_usage: Usage,
     warned_no_compressor: bool,
+    recovery: Recovery,
 }
 
 impl Agent {
@@ -150,6 +153,7 @@ impl Agent {
             cancel: CancellationToken::new(),
             last_usage: Usage::default(),
             warned_no_compressor: false,
+            recovery: Recovery::default(),
         }
     }
 
@@ -237,8 +241,34 @@ impl Agent {
             self.last_usage = reply.usage;
             add_usage(&mut report.usage, &reply.usage);
             let calls = reply.tool_calls.clone();
+            let empty = reply.text.trim().is_empty() && calls.is_empty();
+            if empty && !confirming {
+                self.turn_completed(turn, &reply, sink);
+                if self.recovery.retry_empty() {
+                    sink(AgentEvent::Warning {
+                        message: "the model sent an empty reply; asking again".into(),
+                    });
+                    continue;
+                }
+                return Ok(Outcome::HardStop(
+                    "the model sent an empty reply twice".into(),
+                ));
+            }
+            // Recovery watches the working turns, not the silent question.
+            let verdict = if confirming {
+                Verdict::Continue
+            } else {
+                self.recovery.on_reply(&reply.text, &calls)
+            };
             let previous = self.last_assistant_calls();
             self.push(assistant_message(&reply))?;
+            if let Verdict::Stop(reason) = verdict {
+                // Every call still gets exactly one result.
+                let denied = vec![Envelope::denied(format!("not run: {reason}")); calls.len()];
+                self.record_results(turn, &calls, denied, sink)?;
+                self.turn_completed(turn, &reply, sink);
+                return Ok(Outcome::HardStop(reason));
+            }
             if calls.is_empty() {
                 self.turn_completed(turn, &reply, sink);
                 if confirming {
@@ -246,6 +276,11 @@ impl Agent {
                     self.pop()?;
                     self.pop()?;
                     return Ok(Outcome::Done(final_reply));
+                }
+                if let Verdict::Steer(steer) = verdict {
+                    self.steer(turn, steer, sink)?;
+                    self.seal()?;
+                    continue;
                 }
                 final_reply = reply.text.clone();
                 match self.config.confirm.clone() {
@@ -270,10 +305,37 @@ impl Agent {
                     });
                 }
             }
-            self.dispatch(turn, &calls, &previous, sink).await?;
+            let results = self.dispatch(turn, &calls, &previous, sink).await?;
             self.turn_completed(turn, &reply, sink);
+            // Steers go after the results: a tool message must follow the
+            // assistant message that called it.
+            if let Verdict::Steer(steer) = verdict {
+                self.steer(turn, steer, sink)?;
+            }
+            match self.recovery.on_results(&results) {
+                Verdict::Stop(reason) => {
+                    self.seal()?;
+                    return Ok(Outcome::HardStop(reason));
+                }
+                Verdict::Steer(steer) => self.steer(turn, steer, sink)?,
+                Verdict::Continue => {}
+            }
             self.seal()?;
         }
+    }
+
+    /// Pushes a steering message; the model reads it next turn.
+    fn steer(
+        &mut self,
+        turn: u32,
+        message: String,
+        sink: &mut EventSink<'_>,
+    ) -> Result<(), AgentError> {
+        sink(AgentEvent::Steer {
+            turn,
+            message: message.clone(),
+        });
+        self.push(text_message(Role::User, message))
     }
 
     /// The gate before assembly: over the threshold, the compression
@@ -422,7 +484,7 @@ impl Agent {
         calls: &[ToolCall],
         previous: &[ToolCall],
         sink: &mut EventSink<'_>,
-    ) -> Result<(), AgentError> {
+    ) -> Result<Vec<Envelope>, AgentError> {
         for call in calls {
             sink(AgentEvent::ToolCall {
                 turn,
@@ -435,6 +497,18 @@ impl Agent {
             .dispatcher
             .dispatch(calls, previous, &self.cancel)
             .await;
+        self.record_results(turn, calls, envelopes.clone(), sink)?;
+        Ok(envelopes)
+    }
+
+    /// One tool-role message per call, in call order, each reported.
+    fn record_results(
+        &mut self,
+        turn: u32,
+        calls: &[ToolCall],
+        envelopes: Vec<Envelope>,
+        sink: &mut EventSink<'_>,
+    ) -> Result<(), AgentError> {
         for (call, envelope) in calls.iter().zip(envelopes) {
             sink(AgentEvent::ToolResult {
                 turn,
