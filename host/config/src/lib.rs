@@ -130,6 +130,21 @@ pub struct AgentConfig {
     /// The reply budget per model call; unset lets the provider choose
     /// (Anthropic always gets one: its dialect sends a default).
     pub max_tokens: Option<u32>,
+    /// How `task` sub-agents run: `serial` (one at a time, which keeps the
+    /// provider's prompt cache warm) or `parallel`.
+    pub subagents: SubagentMode,
+    /// With `parallel`: at most this many at once (1-16).
+    pub subagent_max: u32,
+    /// Model calls per sub-agent before it stops.
+    pub subagent_max_iterations: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SubagentMode {
+    #[default]
+    Serial,
+    Parallel,
 }
 
 impl Default for AgentConfig {
@@ -140,6 +155,9 @@ impl Default for AgentConfig {
             confirm_prompt: String::new(),
             compress_threshold: 0.8,
             max_tokens: None,
+            subagents: SubagentMode::Serial,
+            subagent_max: 4,
+            subagent_max_iterations: 20,
         }
     }
 }
@@ -207,6 +225,16 @@ impl Config {
                 text,
                 "agent.max_tool_iterations",
                 "max_tool_iterations",
+                reason,
+            ));
+        }
+        if !(1..=16).contains(&self.agent.subagent_max) {
+            let reason = "must be between 1 and 16".to_string();
+            return Err(ConfigError::invalid(
+                path,
+                text,
+                "agent.subagent_max",
+                "subagent_max",
                 reason,
             ));
         }

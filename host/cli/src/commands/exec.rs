@@ -8,13 +8,15 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use amber_config::SubagentMode;
 use amber_core::engine::instructions;
+use amber_core::engine::task::{Execution, TaskContext, TaskTool};
 use amber_core::engine::{
     Agent, AgentConfig, AgentEvent, AgentPorts, FailureKind, Mode, Outcome, RunReport,
     CONFIRM_PROMPT,
 };
 use amber_core::ports::dialect::Usage;
-use amber_core::ports::ThresholdGate;
+use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate};
 use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
 use amber_core::ContextChain;
 use amber_runtime::manager::PluginManager;
@@ -22,6 +24,7 @@ use amber_runtime::AmberDirs;
 use amber_wire::{make_dialect, Preset, WireClient, WireOptions};
 use anyhow::{Context, Result};
 use clap::Args;
+use tokio_util::sync::CancellationToken;
 
 use super::providers::presets;
 use crate::host;
@@ -113,7 +116,9 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
         _manager,
     } = prepared;
     printer.event(&started);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    // Two workers: sub-agents block on the runtime from tool threads.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
     {
@@ -339,17 +344,42 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         system_prompt: instructions::system_prompt(&workspace_text, found.as_ref()),
         workspace: Some(workspace_text.clone()),
     };
+    let cancel = CancellationToken::new();
+    let gate: Arc<dyn CompressionGate> = Arc::new(ThresholdGate {
+        threshold: agent_config.compress_threshold,
+    });
+    let model: Arc<dyn ModelClient> = Arc::new(client);
+    let mut tools = ledger.tools();
+    let blocks = ledger.prompt_blocks();
+    let task = TaskTool::new(
+        TaskContext {
+            config: AgentConfig {
+                system_prompt: String::new(),
+                ..settings.clone()
+            },
+            model: model.clone(),
+            tools: tools.clone(),
+            blocks: blocks.clone(),
+            policy: policy.clone(),
+            gate: gate.clone(),
+            max_iterations: agent_config.subagent_max_iterations,
+            cancel: cancel.clone(),
+        },
+        match agent_config.subagents {
+            SubagentMode::Serial => Execution::Serial,
+            SubagentMode::Parallel => Execution::Parallel(agent_config.subagent_max as usize),
+        },
+    );
+    tools.push(Arc::new(task));
     let ports = AgentPorts {
-        model: Arc::new(client),
-        tools: ledger.tools(),
-        blocks: ledger.prompt_blocks(),
+        model,
+        tools,
+        blocks,
         policy,
-        gate: Arc::new(ThresholdGate {
-            threshold: agent_config.compress_threshold,
-        }),
+        gate,
         compressor: None,
     };
-    let mut agent = Agent::new(settings, ports, chain, Some(writer));
+    let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_cancel(cancel);
     warnings.extend(agent.warnings().iter().cloned());
     if !interrupted.is_empty() {
         agent.record_turn(session::interrupted_results(&interrupted))?;

@@ -15,6 +15,7 @@ pub mod envelope;
 pub mod events;
 pub mod instructions;
 pub mod recovery;
+pub mod task;
 
 use std::sync::Arc;
 
@@ -155,6 +156,13 @@ impl Agent {
             warned_no_compressor: false,
             recovery: Recovery::default(),
         }
+    }
+
+    /// Runs under `token` instead of a token of its own (a sub-agent takes
+    /// a child of its parent's).
+    pub fn with_cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
     }
 
     /// The token that interrupts the run (Ctrl-C).

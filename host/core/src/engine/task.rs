@@ -1,0 +1,160 @@
+//! Sub-agents: the host-native `task` tool. Seed: "Sub-agent execution".
+//! Each task runs an agent of its own (its own Context and system prompt,
+//! `max_iterations` 20 by default, no confirm turn, no `task` tool of its
+//! own) with the parent's model, tools and policy, and its final reply
+//! goes back to the parent as the tool result. Serial by default, so
+//! sequential requests share the system-prompt prefix and the provider's
+//! prompt cache stays warm; parallel on request, capped by `max`.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::{Agent, AgentConfig, AgentPorts, Outcome};
+use crate::context::ContextChain;
+use crate::policy::Policy;
+use crate::ports::{
+    CompressionGate, ModelClient, PromptBlock, Tool, ToolError, ToolOutput, ToolSpec,
+};
+
+pub const TASK_TOOL: &str = "task";
+pub const DEFAULT_SUBAGENT_ITERATIONS: u32 = 20;
+pub const MAX_PARALLEL: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Execution {
+    Serial,
+    /// At most this many at once (1–16).
+    Parallel(usize),
+}
+
+/// What every sub-agent shares with the parent.
+pub struct TaskContext {
+    /// The parent's settings; the task changes the prompt and the caps.
+    pub config: AgentConfig,
+    pub model: Arc<dyn ModelClient>,
+    /// The parent's tools (the `task` tool is never among them).
+    pub tools: Vec<Arc<dyn Tool>>,
+    pub blocks: Vec<Arc<dyn PromptBlock>>,
+    pub policy: Arc<Policy>,
+    pub gate: Arc<dyn CompressionGate>,
+    pub max_iterations: u32,
+    /// The parent's token: cancelling the run cancels its sub-agents.
+    pub cancel: CancellationToken,
+}
+
+pub struct TaskTool {
+    spec: ToolSpec,
+    context: TaskContext,
+    permits: Semaphore,
+}
+
+impl TaskTool {
+    pub fn new(context: TaskContext, execution: Execution) -> Self {
+        let permits = match execution {
+            Execution::Serial => 1,
+            Execution::Parallel(max) => max.clamp(1, MAX_PARALLEL),
+        };
+        let spec = ToolSpec {
+            name: TASK_TOOL.into(),
+            description:
+                "Hand a self-contained piece of work to a sub-agent with a fresh context. \
+                It has the same tools and permissions, and returns its final reply. Give it \
+                everything it needs in `prompt`; several tasks in one turn may run in parallel."
+                    .into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "prompt": {"type": "string", "description": "The whole task, with the context it needs."},
+                    "description": {"type": "string", "description": "A few words naming the task."}
+                },
+                "required": ["prompt"],
+                "additionalProperties": false
+            }),
+            // Its own calls go through dispatch and the policy one by one.
+            read_only: true,
+            gated_by_exec: false,
+        };
+        TaskTool {
+            spec,
+            context,
+            permits: Semaphore::new(permits),
+        }
+    }
+
+    fn system_prompt(&self, description: &str) -> String {
+        let workspace = self.context.config.workspace.as_deref().unwrap_or(".");
+        format!(
+            "You are a sub-agent of amber, working in the project at {workspace} on one task \
+             for the main agent{}. Use the tools; paths are relative to the project root. \
+             Your final reply is returned to the main agent as the task's result: make it \
+             complete and concise.",
+            if description.is_empty() {
+                String::new()
+            } else {
+                format!(" ({description})")
+            }
+        )
+    }
+
+    async fn run(&self, prompt: &str, description: &str) -> Result<ToolOutput, ToolError> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|e| ToolError::Failed(format!("the task queue is closed: {e}")))?;
+        let ctx = &self.context;
+        let config = AgentConfig {
+            max_tool_iterations: ctx.max_iterations,
+            confirm: None,
+            system_prompt: self.system_prompt(description),
+            ..ctx.config.clone()
+        };
+        let ports = AgentPorts {
+            model: ctx.model.clone(),
+            tools: ctx.tools.clone(),
+            blocks: ctx.blocks.clone(),
+            policy: ctx.policy.clone(),
+            gate: ctx.gate.clone(),
+            compressor: None,
+        };
+        let mut agent = Agent::new(config, ports, ContextChain::new(), None)
+            .with_cancel(ctx.cancel.child_token());
+        let report = agent
+            .run(prompt, &mut |_| {})
+            .await
+            .map_err(|e| ToolError::Failed(format!("the sub-agent failed: {e}")))?;
+        let meta = json!({"turns": report.turns, "usage": report.usage});
+        match report.outcome {
+            Outcome::Done(reply) => Ok(ToolOutput {
+                content: reply,
+                meta: Some(meta),
+            }),
+            Outcome::HardStop(reason) => Err(ToolError::Failed(format!(
+                "the sub-agent stopped without finishing: {reason}"
+            ))),
+            Outcome::Interrupted => Err(ToolError::Failed("the sub-agent was interrupted".into())),
+        }
+    }
+}
+
+impl Tool for TaskTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    /// Called on a blocking thread by dispatch; drives the sub-agent on
+    /// the run's async runtime.
+    fn call(&self, args: &Value) -> Result<ToolOutput, ToolError> {
+        let prompt = args["prompt"]
+            .as_str()
+            .filter(|p| !p.trim().is_empty())
+            .ok_or_else(|| ToolError::InvalidArgs("`prompt` must be a non-empty string".into()))?;
+        let description = args["description"].as_str().unwrap_or_default();
+        let handle = tokio::runtime::Handle::try_current()
+            .map_err(|_| ToolError::Failed("the task tool needs the agent's runtime".into()))?;
+        handle.block_on(self.run(prompt, description))
+    }
+}
