@@ -40,10 +40,8 @@ pub fn render_blocks(blocks: &[Arc<dyn PromptBlock>], render: &RenderContext) ->
                 BlockPosition::Head => out.head.push(text),
                 BlockPosition::Tail => out.tail.push(text),
             },
-            Err(e) => out.failed.push(format!(
-                "prompt block `{}` failed and was left out: {e}",
-                spec.name
-            )),
+            // The port's error names the plugin and the block.
+            Err(e) => out.failed.push(format!("{e} (the block was left out)")),
         }
     }
     out
@@ -132,7 +130,12 @@ mod tests {
             block("h1", BlockPosition::Head, 1, Ok("first")),
             block("h1b", BlockPosition::Head, 1, Ok("first-tie")),
             block("empty", BlockPosition::Head, 0, Ok("  ")),
-            block("broken", BlockPosition::Head, 0, Err("trap")),
+            block(
+                "broken",
+                BlockPosition::Head,
+                0,
+                Err("prompt block `broken` trapped"),
+            ),
         ];
         let rendered = render_blocks(&blocks, &RenderContext::default());
         let out = assemble(&context, "unused", &rendered);
@@ -149,7 +152,7 @@ mod tests {
         );
         assert_eq!(
             rendered.failed,
-            ["prompt block `broken` failed and was left out: trap"]
+            ["prompt block `broken` trapped (the block was left out)"]
         );
         assert_eq!(context.len(), 2);
     }

@@ -116,6 +116,8 @@ pub struct Agent {
     cancel: CancellationToken,
     last_usage: Usage,
     warned_no_compressor: bool,
+    /// Warnings already reported this run.
+    warned: std::collections::HashSet<String>,
     recovery: Recovery,
 }
 
@@ -154,6 +156,7 @@ impl Agent {
             cancel: CancellationToken::new(),
             last_usage: Usage::default(),
             warned_no_compressor: false,
+            warned: Default::default(),
             recovery: Recovery::default(),
         }
     }
@@ -405,12 +408,15 @@ impl Agent {
     }
 
     /// The request for this turn: a prompt copy plus the tools.
-    async fn request(&self, prompt: &str, sink: &mut EventSink<'_>) -> ChatRequest {
+    async fn request(&mut self, prompt: &str, sink: &mut EventSink<'_>) -> ChatRequest {
         let rendered = self.render_blocks(prompt).await;
         for message in &rendered.failed {
-            sink(AgentEvent::Warning {
-                message: message.clone(),
-            });
+            // Once per run: a block that fails every turn says so once.
+            if self.warned.insert(message.clone()) {
+                sink(AgentEvent::Warning {
+                    message: message.clone(),
+                });
+            }
         }
         ChatRequest {
             flavor: self.config.flavor.clone(),
