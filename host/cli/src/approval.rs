@@ -41,24 +41,22 @@ impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
         };
         let (input, output) = &mut *io;
         let _ = writeln!(output, "\namber: approval needed");
-        let _ = writeln!(output, "  from:    {}", request.requester);
-        let _ = writeln!(output, "  action:  {}", request.action);
         let what = if request.action.starts_with("exec") {
-            "command"
+            "command:"
         } else {
-            "args"
+            "args:"
         };
-        let _ = writeln!(
-            output,
-            "  {what}:{} {}",
-            " ".repeat(8 - what.len()),
-            request.detail
-        );
+        let mut field = |label: &str, value: &str| {
+            let _ = writeln!(output, "  {label:<9}{value}");
+        };
+        field("from:", &request.requester);
+        field("action:", &request.action);
+        field(what, &request.detail);
         if let Some(cwd) = &request.cwd {
-            let _ = writeln!(output, "  cwd:     {cwd}");
+            field("cwd:", cwd);
         }
         if let Some(class) = &request.class {
-            let _ = writeln!(output, "  class:   {class}");
+            field("class:", class);
         }
         let keys = ['s', 'f'];
         let _ = writeln!(output, "  [y] approve once");

@@ -185,3 +185,69 @@ reply = {{ text = "ok" }}
         results[1].2
     );
 }
+
+/// Runs `amber exec --json` under `script`, which gives it a real
+/// pseudo-terminal, answering the dialog with `answers`. Returns what the
+/// terminal showed, with the JSON events in it.
+fn exec_on_a_tty(env: &Env, base_url: &str, answers: &str) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let amber = format!("{AMBER} exec --json --base-url {base_url} clean");
+    let mut cmd = amber_tests::cli::amber_command("script", &env.home, &env.ws);
+    cmd.args(["-qec", &amber, "/dev/null"])
+        .env("OPENAI_API_KEY", "sk-test")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = cmd.spawn().expect("`script` (util-linux) runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(answers.as_bytes()).unwrap();
+    // Kept open until the run ends: an early EOF would end the session.
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    text(&out.stdout).replace('\r', "")
+}
+
+#[test]
+fn on_a_terminal_the_dialog_asks_once_and_a_session_grant_covers_the_next_command() {
+    let env = env();
+    std::fs::create_dir_all(env.ws.join("b1")).unwrap();
+    std::fs::create_dir_all(env.ws.join("b2")).unwrap();
+    let server = fake(&format!(
+        r#"
+[[turns]]
+reply = {{ tool_calls = [{{ id = "c1", name = "sh", arguments = {{ command = "rm -rf b1" }} }}] }}
+[[turns]]
+reply = {{ tool_calls = [{{ id = "c2", name = "sh", arguments = {{ command = "rm -rf b2" }} }}] }}
+[[turns]]
+reply = {{ text = "gone" }}
+{DONE}"#
+    ));
+    let shown = exec_on_a_tty(&env, &server.openai_base(), "s\n");
+    assert_eq!(
+        shown.matches("amber: approval needed").count(),
+        1,
+        "{shown}"
+    );
+    for line in [
+        "  from:    sh",
+        "  command: rm -rf b1",
+        "  class:   destructive: `rm` deletes files",
+        "[s] approve every `exec:rm:destructive` for this session",
+    ] {
+        assert!(shown.contains(line), "{line:?} in\n{shown}");
+    }
+    assert!(shown.contains(r#""type":"session.completed""#), "{shown}");
+    assert!(!env.ws.join("b1").exists() && !env.ws.join("b2").exists());
+
+    // Denied in the dialog: the command does not run.
+    std::fs::create_dir_all(env.ws.join("b1")).unwrap();
+    let server = fake(&format!(
+        "[[turns]]\nreply = {{ tool_calls = [{{ id = \"c1\", name = \"sh\", arguments = {{ command = \"rm -rf b1\" }} }}] }}\n[[turns]]\nreply = {{ text = \"kept\" }}\n{DONE}"
+    ));
+    let shown = exec_on_a_tty(&env, &server.openai_base(), "n\n");
+    assert!(
+        shown.contains("not approved: `exec:rm:destructive`"),
+        "{shown}"
+    );
+    assert!(env.ws.join("b1").exists());
+}
