@@ -14,6 +14,7 @@ pub mod policy;
 pub mod ports;
 pub mod session;
 pub mod shell;
+pub mod workspace_fs;
 
 pub use confine::{confine, ConfineError};
 pub use context::{ChainError, ChainHash, ContextChain, ContextSnapshot};

@@ -9,7 +9,11 @@ struct BadBlocks;
 
 impl Plugin for BadBlocks {
     fn manifest() -> Manifest {
-        Manifest::new("bad-blocks", "0.1.0", "Prompt blocks that trap, fail or render nothing.")
+        Manifest::new(
+            "bad-blocks",
+            "0.1.0",
+            "Prompt blocks that trap, fail or render nothing.",
+        )
     }
 }
 

@@ -28,7 +28,8 @@ fn path_arg(args: &Value) -> Result<&str, ToolError> {
 
 impl ToolPlugin for Notes {
     fn tools(&self) -> Vec<ToolSpec> {
-        let path = json!({"type": "string", "description": "A path relative to the workspace root."});
+        let path =
+            json!({"type": "string", "description": "A path relative to the workspace root."});
         vec![
             ToolSpec::new("read_note", "Read a note (a text file) from the workspace.")
                 .schema(json!({"type": "object", "properties": {"path": path}, "required": ["path"], "additionalProperties": false}))
@@ -59,8 +60,10 @@ impl ToolPlugin for Notes {
                 let text = args["text"].as_str().unwrap_or_default();
                 std::fs::write(path, text)
                     .map_err(|e| ToolError::Failed(format!("cannot write {path}: {e}")))?;
-                Ok(ToolOutput::text(format!("wrote {} bytes to {path}", text.len()))
-                    .with_meta(json!({"path": path, "bytes": text.len()})))
+                Ok(
+                    ToolOutput::text(format!("wrote {} bytes to {path}", text.len()))
+                        .with_meta(json!({"path": path, "bytes": text.len()})),
+                )
             }
             "wait" => {
                 let ms = args["ms"].as_u64().unwrap_or(0);
@@ -78,7 +81,9 @@ impl ToolPlugin for Notes {
                 let mut waited = 0;
                 while !std::path::Path::new(&theirs).exists() {
                     if waited >= timeout {
-                        return Err(ToolError::Failed(format!("{theirs} never appeared: the calls did not run together")));
+                        return Err(ToolError::Failed(format!(
+                            "{theirs} never appeared: the calls did not run together"
+                        )));
                     }
                     std::thread::sleep(std::time::Duration::from_millis(5));
                     waited += 5;

@@ -16,12 +16,14 @@ impl Plugin for Sh {
 
 impl ToolPlugin for Sh {
     fn tools(&self) -> Vec<ToolSpec> {
-        vec![ToolSpec::new("sh", "Run a shell command in the workspace.").schema(json!({
-            "type": "object",
-            "properties": {"command": {"type": "string"}, "cwd": {"type": "string"}},
-            "required": ["command"],
-            "additionalProperties": false
-        }))]
+        vec![
+            ToolSpec::new("sh", "Run a shell command in the workspace.").schema(json!({
+                "type": "object",
+                "properties": {"command": {"type": "string"}, "cwd": {"type": "string"}},
+                "required": ["command"],
+                "additionalProperties": false
+            })),
+        ]
     }
 
     fn call(&mut self, _tool: &str, args: Value) -> Result<ToolOutput, ToolError> {

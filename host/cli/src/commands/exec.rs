@@ -133,6 +133,8 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 cancel.cancel();
+                // Commands started through `exec` die with their groups.
+                amber_runtime::imports::exec::kill_running();
                 // A second Ctrl-C does not wait for anything.
                 if tokio::signal::ctrl_c().await.is_ok() {
                     std::process::exit(i32::from(EXIT_INTERRUPTED));

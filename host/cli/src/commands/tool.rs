@@ -112,8 +112,11 @@ fn call(
     args: &str,
     workspace: &Path,
 ) -> Result<()> {
-    let args: serde_json::Value = serde_json::from_str(args)
+    let mut args: serde_json::Value = serde_json::from_str(args)
         .with_context(|| format!("the arguments are not JSON: {args}"))?;
+    // Paths as dispatch sees them: confined, absolute ones made relative.
+    amber_core::engine::dispatch::confine_arguments(&mut args, workspace)
+        .map_err(anyhow::Error::msg)?;
     let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
     let policy = host::policy(&config, workspace, None, yes);
     let manager = host::loaded_with(workspace, Some(policy))?;

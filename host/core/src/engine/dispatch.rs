@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::envelope::Envelope;
+use super::envelope::{Envelope, Status};
 use crate::confine::confine;
 use crate::policy::{Ask, Policy};
 use crate::ports::dialect::ToolCall;
@@ -136,9 +136,15 @@ impl Dispatcher {
                 Slot::Running(mut handle) => {
                     tokio::select! {
                         biased;
-                        joined = &mut handle => joined.unwrap_or_else(|e| {
-                            Envelope::error(format!("the tool call failed inside the host: {e}"))
-                        }),
+                        joined = &mut handle => match joined {
+                            // A call that failed because the run was
+                            // cancelled (its command killed) was interrupted.
+                            Ok(envelope) if cancel.is_cancelled() && envelope.status != Status::Ok => {
+                                Envelope::error(format!("{}\n{}", crate::session::INTERRUPTED, envelope.output))
+                            }
+                            Ok(envelope) => envelope,
+                            Err(e) => Envelope::error(format!("the tool call failed inside the host: {e}")),
+                        },
                         _ = cancel.cancelled() => Envelope::interrupted(),
                     }
                 }
@@ -162,7 +168,7 @@ impl Dispatcher {
                 self.names()
             )));
         };
-        let args = parse_arguments(&call.arguments).map_err(Envelope::denied)?;
+        let mut args = parse_arguments(&call.arguments).map_err(Envelope::denied)?;
         if let Some(validator) = &entry.validator {
             let problems: Vec<String> = validator
                 .iter_errors(&args)
@@ -202,7 +208,7 @@ impl Dispatcher {
                 call.name
             )));
         }
-        let paths = self.confined_paths(&args).map_err(Envelope::denied)?;
+        let paths = confine_arguments(&mut args, self.policy.root()).map_err(Envelope::denied)?;
         let spec = entry.tool.spec();
         match self.policy.mode() {
             Mode::Read if !spec.read_only => {
@@ -230,17 +236,6 @@ impl Dispatcher {
             tool: entry.tool.clone(),
             args,
         })
-    }
-
-    /// The path arguments of a call, confined to the workspace: even yolo
-    /// mode never lets a path out of it.
-    fn confined_paths(&self, args: &Value) -> Result<Vec<std::path::PathBuf>, String> {
-        let mut found = Vec::new();
-        path_arguments(args, &mut found);
-        found
-            .into_iter()
-            .map(|p| confine(self.policy.root(), p).map_err(|e| format!("path refused: {e}")))
-            .collect()
     }
 
     fn names(&self) -> String {
@@ -278,6 +273,53 @@ fn is_path_key(key: &str) -> bool {
     ) || key.ends_with("_path")
         || key.ends_with("_file")
         || key.ends_with("_dir")
+}
+
+/// Confines the path arguments of a call to the workspace (even yolo mode
+/// never lets a path out) and rewrites absolute ones relative to `root`,
+/// since tools see the workspace at their own mount. Returns the confined
+/// absolute paths, for rules and approval.
+pub fn confine_arguments(
+    args: &mut Value,
+    root: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut found = Vec::new();
+    path_arguments(args, &mut found);
+    let confined = found
+        .into_iter()
+        .map(|p| confine(root, p).map_err(|e| format!("path refused: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    relativize(args, root);
+    Ok(confined)
+}
+
+/// Rewrites absolute path arguments (already confined) relative to `root`.
+fn relativize(value: &mut Value, root: &std::path::Path) {
+    let relative = |s: &mut String| {
+        if let Ok(rest) = std::path::Path::new(s.as_str()).strip_prefix(root) {
+            let rest = rest.to_string_lossy().into_owned();
+            *s = if rest.is_empty() { ".".into() } else { rest };
+        }
+    };
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(s) if is_path_key(key) => relative(s),
+                    Value::Array(items) if is_path_key(key) => {
+                        for item in items.iter_mut() {
+                            if let Value::String(s) = item {
+                                relative(s);
+                            }
+                        }
+                    }
+                    _ => relativize(v, root),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| relativize(v, root)),
+        _ => {}
+    }
 }
 
 /// The path-like arguments of a call, at any depth.
@@ -322,7 +364,6 @@ fn clip(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::envelope::Status;
     use crate::ports::approver::HeadlessApprover;
     use crate::ports::{ToolError, ToolOutput, ToolSpec};
     use serde_json::json;
@@ -509,6 +550,11 @@ mod tests {
         );
         assert!(out[1].output.starts_with("path refused: `/etc/shadow`"));
         assert_eq!(out[2].status, Status::Ok);
+        // The tool saw the absolute path made relative to the root.
+        assert_eq!(
+            out[2].output,
+            r#"{"n":3,"path":"inside.txt","text":"/etc/not-a-path"}"#
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::workspace_fs::WorkspaceDir;
+
 /// The file names looked for, in order; the first found wins.
 pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 
@@ -28,16 +30,19 @@ impl Instructions {
     }
 }
 
-/// Reads the instructions of `workspace`, if it has any. An unreadable
-/// file is an error naming it.
+/// Reads the instructions of `workspace`, if it has any, through the
+/// workspace `Dir` (a symlink out of the workspace is not followed). An
+/// unreadable file is an error naming it.
 pub fn load(workspace: &Path) -> Result<Option<Instructions>, String> {
+    let dir = WorkspaceDir::open(workspace)?;
     for name in INSTRUCTION_FILES {
         let file = workspace.join(name);
-        if !file.is_file() {
+        if std::fs::symlink_metadata(&file).is_err() {
             continue;
         }
-        let bytes =
-            std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let bytes = dir
+            .read(name)
+            .map_err(|e| format!("{e} ({})", file.display()))?;
         let truncated = bytes.len() > MAX_INSTRUCTION_BYTES;
         let kept = &bytes[..bytes.len().min(MAX_INSTRUCTION_BYTES)];
         let text = String::from_utf8_lossy(kept).into_owned();
@@ -93,6 +98,17 @@ mod tests {
         );
         let prompt = system_prompt("/w", Some(&found));
         assert!(prompt.ends_with("# Project instructions (from AGENTS.md)\n\nuse spaces"));
+    }
+
+    #[test]
+    fn an_agents_md_linking_out_of_the_workspace_is_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("x.md"), "stolen").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink(outside.path().join("x.md"), root.join("AGENTS.md")).unwrap();
+        let err = load(&root).unwrap_err();
+        assert!(err.starts_with("cannot read AGENTS.md"), "{err}");
     }
 
     #[test]

@@ -125,6 +125,7 @@ const HARMLESS: &[&str] = &[
     "echo", "printf", "true", "false", "test", "[", "pwd", "date", "whoami", "id", "uname",
     "hostname", "printenv", "which", "type", "seq", "sleep", "expr", "export", "unset", "set",
     "alias", "ps", "uptime", "free", "nproc", "locale", "tput", "clear", "wait", "read", ":",
+    "exit", "return", "break", "continue", "shift", "local", "declare", "let", "getopts",
 ];
 const DESTRUCTIVE: &[(&str, &str)] = &[
     ("rm", "deletes files"),
@@ -822,6 +823,7 @@ mod tests {
         ("source ./env.sh", "unknown"),
         ("awk 'BEGIN { system(\"rm -rf x\") }'", "unknown"),
         ("echo 'unterminated", "unknown"),
+        ("ls; exit 3", "read-only"),
     ];
 
     #[test]

@@ -7,11 +7,12 @@
 //! the plugin's guest deadline. Before running, the policy's
 //! `CommandGate` classifies the exact command and approves or denies it.
 
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -101,6 +102,20 @@ fn drain(mut source: impl Read + Send + 'static, cap: usize) -> thread::JoinHand
     })
 }
 
+/// The process groups of the commands running now, so an interrupted run
+/// can kill them all ([`kill_running`]).
+static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+/// Kills the whole group of every command still running (Ctrl-C): nothing
+/// a plugin started outlives the run.
+pub fn kill_running() -> usize {
+    let running = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
+    for pid in &running {
+        kill_group(*pid);
+    }
+    running.len()
+}
+
 fn kill_group(pid: u32) {
     // SAFETY: kill(2) with a negative pid signals the process group we
     // created for this command (process_group(0) made its pid the pgid).
@@ -134,6 +149,9 @@ pub fn run_command(
         .spawn()
         .map_err(|e| format!("cannot start `sh -c {command}`: {e}"))?;
     let pid = child.id();
+    if let Ok(mut running) = RUNNING.lock() {
+        running.insert(pid);
+    }
     let stdout = child.stdout.take().map(|s| drain(s, policy.output_cap));
     let stderr = child.stderr.take().map(|s| drain(s, policy.output_cap));
 
@@ -147,6 +165,9 @@ pub fn run_command(
     // Kill the group either way: on timeout to stop the command, after a
     // normal exit to stop stragglers that would hold the pipes open.
     kill_group(pid);
+    if let Ok(mut running) = RUNNING.lock() {
+        running.remove(&pid);
+    }
     let status = waiter
         .join()
         .map_err(|_| "the command's waiter thread panicked".to_string())?

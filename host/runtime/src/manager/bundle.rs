@@ -8,9 +8,14 @@
 
 use std::path::{Path, PathBuf};
 
-/// The bundle, by guest name. Later issues add tools-fs, tool-grep,
-/// tool-shell and the parsers.
-pub const BUNDLED: &[&str] = &["prompt-workspace", "provider-openai", "provider-anthropic"];
+/// The bundle, by guest name. Later issues add tool-grep and the parsers.
+pub const BUNDLED: &[&str] = &[
+    "prompt-workspace",
+    "provider-openai",
+    "provider-anthropic",
+    "tools-fs",
+    "tool-shell",
+];
 
 /// Where the bundled components are, if anywhere.
 pub fn bundle_dir() -> Option<PathBuf> {

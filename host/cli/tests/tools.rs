@@ -1,0 +1,342 @@
+//! The bundled tools end to end: `tools-fs` and `tool-shell` as real
+//! components, called through the binary (`amber tool call --json`, which
+//! goes through the same runtime and exec gate as the agent) and through
+//! `amber exec`. Every bad input gets an error the model can act on,
+//! naming the path.
+
+use std::process::Command;
+
+use amber_tests::exec_env::{fake, text, Env};
+use serde_json::Value;
+
+const AMBER: &str = env!("CARGO_BIN_EXE_amber");
+
+/// `amber tool call --json TOOL ARGS` → (status, output, meta).
+fn call(env: &Env, extra: &[&str], tool: &str, args: &str) -> (String, String, Value) {
+    let mut argv = vec!["tool", "call", "--json"];
+    argv.extend_from_slice(extra);
+    argv.extend_from_slice(&[tool, args]);
+    let out = env.run(&argv);
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("no JSON from {tool}: {}", text(&out.stderr)));
+    (
+        v["status"].as_str().unwrap().to_string(),
+        v["output"].as_str().unwrap().to_string(),
+        v["meta"].clone(),
+    )
+}
+
+fn ok(env: &Env, tool: &str, args: &str) -> (String, Value) {
+    let (status, output, meta) = call(env, &[], tool, args);
+    assert_eq!(status, "ok", "{tool} {args}: {output}");
+    (output, meta)
+}
+
+fn err(env: &Env, tool: &str, args: &str) -> String {
+    let (status, output, _) = call(env, &[], tool, args);
+    assert_eq!(status, "error", "{tool} {args}: {output}");
+    output
+}
+
+#[test]
+fn read_file_reads_ranges_with_line_numbers_and_says_what_it_cut() {
+    let env = Env::new(AMBER);
+    let lines: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(env.ws.join("long.txt"), lines).unwrap();
+    let (out, meta) = ok(
+        &env,
+        "read_file",
+        r#"{"path": "long.txt", "offset": 10, "limit": 3}"#,
+    );
+    assert!(
+        out.starts_with("    10\tline 10\n    11\tline 11\n    12\tline 12\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[truncated at the limit: more lines follow line 12; read on with offset 13]")
+    );
+    assert_eq!(
+        (meta["from"].as_u64(), meta["to"].as_u64()),
+        (Some(10), Some(12))
+    );
+    // The default limit is 2000 lines.
+    let (out, _) = ok(&env, "read_file", r#"{"path": "long.txt"}"#);
+    assert!(out.contains("  2000\tline 2000\n[truncated"));
+    // An absolute path inside the workspace works too.
+    let abs = env.ws.join("long.txt").canonicalize().unwrap();
+    let (out, _) = ok(
+        &env,
+        "read_file",
+        &format!(r#"{{"path": "{}", "limit": 1}}"#, abs.display()),
+    );
+    assert!(out.starts_with("     1\tline 1\n"));
+}
+
+#[test]
+fn bad_reads_name_the_path_and_what_to_do() {
+    let env = Env::new(AMBER);
+    std::fs::create_dir(env.ws.join("dir")).unwrap();
+    std::fs::write(env.ws.join("bin.dat"), [0u8, 1, 2, 3, 0, 255]).unwrap();
+    std::fs::write(env.ws.join("latin1.txt"), b"caf\xe9\n").unwrap();
+    assert!(err(&env, "read_file", r#"{"path": "missing.rs"}"#)
+        .starts_with("missing.rs: No such file or directory"));
+    assert!(err(&env, "read_file", r#"{"path": "dir"}"#)
+        .starts_with("dir is a directory; use list_dir"));
+    assert!(err(&env, "read_file", r#"{"path": "bin.dat"}"#)
+        .starts_with("bin.dat is a binary file (6 bytes)"));
+    let (out, meta) = ok(&env, "read_file", r#"{"path": "latin1.txt"}"#);
+    assert!(
+        out.contains("caf\u{fffd}") && out.contains("[some bytes are not UTF-8 and are shown as"),
+        "{out}"
+    );
+    assert_eq!(meta["lossy"], true);
+    let outside = env.run(&[
+        "tool",
+        "call",
+        "read_file",
+        r#"{"path": "../../etc/passwd"}"#,
+    ]);
+    assert!(!outside.status.success());
+    assert!(
+        text(&outside.stderr).contains("path refused: `../../etc/passwd` is outside the workspace")
+    );
+}
+
+#[test]
+fn a_huge_file_costs_only_the_range_asked_for() {
+    let env = Env::new(AMBER);
+    let big = env.ws.join("huge.log");
+    let file = std::fs::File::create(&big).unwrap();
+    let text: String = (1..=400)
+        .map(|i| format!("log line number {i:>5} of the huge file\n"))
+        .collect();
+    std::io::Write::write_all(&mut &file, text.as_bytes()).unwrap();
+    // 1 GB, sparse after the text: reading it all would take seconds.
+    file.set_len(1 << 30).unwrap();
+    let (out, meta) = ok(&env, "read_file", r#"{"path": "huge.log", "limit": 2}"#);
+    assert!(
+        out.starts_with(
+            "     1\tlog line number     1 of the huge file\n     2\tlog line number     2"
+        ),
+        "{out}"
+    );
+    assert_eq!(meta["bytes"].as_u64(), Some(1 << 30));
+}
+
+#[test]
+fn edit_file_replaces_exactly_once_all_or_nothing_and_returns_a_diff() {
+    let env = Env::new(AMBER);
+    std::fs::write(env.ws.join("lib.rs"), "fn a() {}\nfn b() {}\nfn b() {}\n").unwrap();
+    let (out, meta) = ok(
+        &env,
+        "edit_file",
+        r#"{"path": "lib.rs", "old_string": "fn a() {}", "new_string": "fn a() { run() }"}"#,
+    );
+    assert!(out.contains("-fn a() {}\n+fn a() { run() }\n"), "{out}");
+    assert!(meta["diff"]
+        .as_str()
+        .unwrap()
+        .starts_with("--- a/lib.rs\n+++ b/lib.rs\n"));
+    assert!(err(
+        &env,
+        "edit_file",
+        r#"{"path": "lib.rs", "old_string": "fn c() {}", "new_string": "x"}"#
+    )
+    .starts_with("old_string was not found in lib.rs"));
+    assert!(err(
+        &env,
+        "edit_file",
+        r#"{"path": "lib.rs", "old_string": "fn b() {}", "new_string": "x"}"#
+    )
+    .starts_with("old_string occurs 2 times in lib.rs"));
+    // All or nothing: the second edit fails, so the first is not written.
+    let before = std::fs::read_to_string(env.ws.join("lib.rs")).unwrap();
+    let failed = err(
+        &env,
+        "edit_file",
+        r#"{"path": "lib.rs", "edits": [{"old_string": "fn a", "new_string": "fn z"}, {"old_string": "nope", "new_string": "x"}]}"#,
+    );
+    assert!(
+        failed.starts_with("edit 2: old_string was not found"),
+        "{failed}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.ws.join("lib.rs")).unwrap(),
+        before
+    );
+    ok(
+        &env,
+        "edit_file",
+        r#"{"path": "lib.rs", "edits": [{"old_string": "fn b() {}", "new_string": "fn c() {}", "replace_all": true}, {"old_string": "fn a", "new_string": "fn z"}]}"#,
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.ws.join("lib.rs")).unwrap(),
+        "fn z() { run() }\nfn c() {}\nfn c() {}\n"
+    );
+}
+
+#[test]
+fn write_list_and_glob() {
+    let env = Env::new(AMBER);
+    let (out, _) = ok(
+        &env,
+        "write_file",
+        r#"{"path": "src/deep/new.rs", "content": "fn main() {}\n"}"#,
+    );
+    assert_eq!(out, "created src/deep/new.rs (13 bytes)");
+    assert!(
+        err(&env, "write_file", r#"{"path": "src", "content": "x"}"#)
+            .starts_with("src is a directory")
+    );
+    let (out, _) = ok(&env, "list_dir", r#"{"path": "."}"#);
+    assert_eq!(out, "a.txt  (9 bytes)\nsrc/\n");
+    let (out, _) = ok(&env, "glob", r#"{"pattern": "**/*.rs"}"#);
+    assert_eq!(out, "src/deep/new.rs\n");
+    assert!(
+        err(&env, "list_dir", r#"{"path": "a.txt"}"#).starts_with("a.txt is a file, not a folder")
+    );
+}
+
+#[test]
+fn a_write_in_read_mode_is_denied_before_it_reaches_the_tool() {
+    let env = Env::new(AMBER);
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "w", name = "write_file", arguments = { path = "x.txt", content = "x" } }] }
+[[turns]]
+reply = { text = "ok" }
+[[turns]]
+reply = { text = "DONE" }
+"#,
+    );
+    let run = env.exec(&server, &["--mode", "read"], "write");
+    run.assert_done("ok");
+    assert!(run.results()[0]
+        .2
+        .starts_with("read mode: `write_file` can change things"));
+    assert!(!env.ws.join("x.txt").exists());
+}
+
+#[test]
+fn shell_reports_exit_code_output_tail_and_timeouts() {
+    let env = Env::new(AMBER);
+    let (out, meta) = ok(
+        &env,
+        "shell",
+        r#"{"command": "printf 'a\nb\n'; echo warn >&2"}"#,
+    );
+    assert_eq!(out, "exit code: 0\na\nb\nstderr:\nwarn");
+    assert_eq!(meta["exit_code"], 0);
+    let out = err(&env, "shell", r#"{"command": "echo failing; exit 3"}"#);
+    assert_eq!(out, "exit code: 3\nfailing");
+    let out = err(
+        &env,
+        "shell",
+        r#"{"command": "sleep 5", "timeout_ms": 200}"#,
+    );
+    assert!(
+        out.starts_with("exit code: none (killed)") && out.contains("[the command timed out"),
+        "{out}"
+    );
+    let (out, _) = ok(&env, "shell", r#"{"command": "seq 1 1000"}"#);
+    assert!(
+        out.ends_with("\n1000\n[800 earlier line(s) not shown]")
+            || out.contains("[800 earlier line(s) not shown]"),
+        "{out}"
+    );
+}
+
+#[test]
+fn ctrl_c_kills_a_running_command_with_its_group() {
+    use std::io::{BufRead, BufReader};
+    let env = Env::new(AMBER);
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "s", name = "shell", arguments = { command = "echo $$ > pid.txt; sleep 60" } }] }
+"#,
+    );
+    let mut child = env
+        .command(&[
+            "exec",
+            "--json",
+            "--base-url",
+            &server.openai_base(),
+            "wait",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while let Some(Ok(line)) = lines.next() {
+        if line.contains(r#""type":"tool.call""#) {
+            break;
+        }
+    }
+    let pid_file = env.ws.join("pid.txt");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let result = rest
+        .iter()
+        .find(|l| l.contains(r#""type":"tool.result""#))
+        .unwrap();
+    assert!(
+        result.contains(r#""output":"interrupted: the run ended before this tool call finished"#),
+        "{result}"
+    );
+    // The command's group is gone.
+    let alive = Command::new("kill")
+        .args(["-0", &pid])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(!alive, "the command {pid} outlived the run");
+}
+
+#[test]
+fn a_symlink_out_of_the_workspace_is_neither_read_nor_written_by_a_component() {
+    let env = Env::new(AMBER);
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "top secret").unwrap();
+    std::os::unix::fs::symlink(&secret, env.ws.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), env.ws.join("door")).unwrap();
+    // Lexically inside, so only the preopen can stop them.
+    let read = err(&env, "read_file", r#"{"path": "link.txt"}"#);
+    assert!(read.starts_with("link.txt:"), "{read}");
+    assert!(!read.contains("top secret"));
+    assert!(
+        err(&env, "read_file", r#"{"path": "door/secret.txt"}"#).starts_with("door/secret.txt:")
+    );
+    assert!(err(
+        &env,
+        "write_file",
+        r#"{"path": "door/new.txt", "content": "x"}"#
+    )
+    .starts_with("door/new.txt:"));
+    assert!(err(
+        &env,
+        "edit_file",
+        r#"{"path": "link.txt", "old_string": "top", "new_string": "bottom"}"#
+    )
+    .starts_with("link.txt:"));
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "top secret");
+    assert!(!outside.path().join("new.txt").exists());
+}

@@ -1,0 +1,96 @@
+//! The host's own file access inside the workspace: a cap-std `Dir` rooted
+//! at the workspace, on top of the lexical confinement. The lexical check
+//! refuses `..` and outside absolute paths before any I/O; the `Dir`
+//! refuses what text cannot see, such as a symlink inside the workspace
+//! that points out of it. Components get the same guarantee from their
+//! WASI preopen.
+
+use std::path::{Path, PathBuf};
+
+use cap_std::fs::Dir;
+
+use crate::confine::confine;
+
+pub struct WorkspaceDir {
+    root: PathBuf,
+    dir: Dir,
+}
+
+impl WorkspaceDir {
+    pub fn open(root: &Path) -> Result<Self, String> {
+        let dir = Dir::open_ambient_dir(root, cap_std::ambient_authority())
+            .map_err(|e| format!("cannot open the workspace {}: {e}", root.display()))?;
+        Ok(WorkspaceDir {
+            root: root.to_path_buf(),
+            dir,
+        })
+    }
+
+    /// `path` (relative, or absolute inside the root) relative to the root.
+    fn relative(&self, path: &str) -> Result<PathBuf, String> {
+        let confined = confine(&self.root, path).map_err(|e| e.to_string())?;
+        let relative = confined.strip_prefix(&self.root).unwrap_or(&confined);
+        Ok(if relative.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            relative.to_path_buf()
+        })
+    }
+
+    pub fn is_file(&self, path: &str) -> bool {
+        self.relative(path)
+            .ok()
+            .and_then(|p| self.dir.metadata(p).ok())
+            .is_some_and(|m| m.is_file())
+    }
+
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        let relative = self.relative(path)?;
+        self.dir
+            .read(&relative)
+            .map_err(|e| format!("cannot read {path}: {e}"))
+    }
+
+    pub fn write(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let relative = self.relative(path)?;
+        self.dir
+            .write(&relative, bytes)
+            .map_err(|e| format!("cannot write {path}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_symlink_out_of_the_workspace_can_be_neither_read_nor_written() {
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret.txt");
+        std::fs::write(&secret, "top secret").unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().canonicalize().unwrap();
+        std::fs::write(root.join("ok.txt"), "fine").unwrap();
+        std::os::unix::fs::symlink(&secret, root.join("link.txt")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("door")).unwrap();
+        let dir = WorkspaceDir::open(&root).unwrap();
+        assert_eq!(dir.read("ok.txt").unwrap(), b"fine");
+        assert_eq!(
+            dir.read(&root.join("ok.txt").to_string_lossy()).unwrap(),
+            b"fine"
+        );
+        // The lexical check passes these; the Dir refuses them.
+        assert!(dir.read("link.txt").is_err());
+        assert!(dir.read("door/secret.txt").is_err());
+        assert!(dir.write("door/new.txt", b"x").is_err());
+        assert!(dir.write("link.txt", b"overwritten").is_err());
+        assert!(!dir.is_file("link.txt"));
+        assert_eq!(std::fs::read_to_string(&secret).unwrap(), "top secret");
+        assert!(!outside.path().join("new.txt").exists());
+        // And the lexical check refuses before any I/O.
+        assert!(dir
+            .read("../x")
+            .unwrap_err()
+            .contains("outside the workspace"));
+    }
+}
