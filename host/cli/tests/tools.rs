@@ -340,3 +340,115 @@ fn a_symlink_out_of_the_workspace_is_neither_read_nor_written_by_a_component() {
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "top secret");
     assert!(!outside.path().join("new.txt").exists());
 }
+
+/// A small tree: code, a .gitignore'd build output, a nested module.
+fn tree(env: &Env) {
+    std::fs::create_dir_all(env.ws.join("src/net")).unwrap();
+    std::fs::create_dir_all(env.ws.join("build")).unwrap();
+    std::fs::write(env.ws.join(".gitignore"), "build/\n").unwrap();
+    std::fs::write(
+        env.ws.join("src/main.rs"),
+        "fn main() {\n    let request = parse_http_request();\n    serve(request);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(env.ws.join("src/net/http.rs"), "// HTTP parsing\npub fn parse_http_request() -> Request {\n    Request::default()\n}\n\npub fn serve(r: Request) {}\n").unwrap();
+    std::fs::write(
+        env.ws.join("build/generated.rs"),
+        "fn parse_http_request() {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        env.ws.join("notes.md"),
+        "The request parser lives in src/net.\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn grep_honours_gitignore_and_takes_regex_literal_glob_context_and_max() {
+    let env = Env::new(AMBER);
+    tree(&env);
+    let (out, meta) = ok(&env, "grep", r#"{"pattern": "parse_http_\\w+"}"#);
+    assert_eq!(out, "src/main.rs:2:    let request = parse_http_request();\nsrc/net/http.rs:2:pub fn parse_http_request() -> Request {\n");
+    assert_eq!(
+        (meta["matches"].as_u64(), meta["files"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let (out, _) = ok(
+        &env,
+        "grep",
+        r#"{"pattern": "Request::default()", "mode": "literal"}"#,
+    );
+    assert_eq!(out, "src/net/http.rs:3:    Request::default()\n");
+    let (out, _) = ok(&env, "grep", r#"{"pattern": "request", "glob": "*.md"}"#);
+    assert_eq!(out, "notes.md:1:The request parser lives in src/net.\n");
+    let (out, _) = ok(
+        &env,
+        "grep",
+        r#"{"pattern": "default", "path": "src/net", "context": 1}"#,
+    );
+    assert_eq!(out, "src/net/http.rs-2-pub fn parse_http_request() -> Request {\nsrc/net/http.rs:3:    Request::default()\nsrc/net/http.rs-4-}\n");
+    let (out, meta) = ok(&env, "grep", r#"{"pattern": "request", "max_results": 1}"#);
+    assert!(out.contains("[stopped at 1 matches"), "{out}");
+    assert_eq!(meta["truncated"], true);
+    let bad = call(&env, &[], "grep", r#"{"pattern": "("}"#);
+    assert!(
+        bad.1.contains("bad pattern `(`") && bad.1.contains("mode literal"),
+        "{}",
+        bad.1
+    );
+    assert!(err(&env, "grep", r#"{"pattern": "x", "path": "nope"}"#)
+        .starts_with("nope: no such file or folder"));
+}
+
+#[test]
+fn semantic_grep_ranks_by_words_is_cached_and_rebuilds_when_files_change() {
+    let env = Env::new(AMBER);
+    tree(&env);
+    let (out, meta) = ok(
+        &env,
+        "grep",
+        r#"{"pattern": "http request parsing", "mode": "semantic"}"#,
+    );
+    let first = out.lines().next().unwrap();
+    assert!(first.starts_with("src/net/http.rs (score "), "{out}");
+    assert!(
+        out.contains("src/net/http.rs:2:pub fn parse_http_request() -> Request {"),
+        "{out}"
+    );
+    assert!(!out.contains("build/"), "{out}");
+    assert_eq!(meta["rebuilt"], true);
+    // Within one run the index is kept, and rebuilt only after a change.
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "g1", name = "grep", arguments = { pattern = "serve", mode = "semantic" } }] }
+[[turns]]
+reply = { tool_calls = [{ id = "g2", name = "grep", arguments = { pattern = "serve request", mode = "semantic" } }] }
+[[turns]]
+reply = { tool_calls = [{ id = "w", name = "write_file", arguments = { path = "src/serve.rs", content = "fn serve_forever() { serve() }" } }] }
+[[turns]]
+reply = { tool_calls = [{ id = "g3", name = "grep", arguments = { pattern = "serve forever", mode = "semantic" } }] }
+[[turns]]
+reply = { text = "ok" }
+[[turns]]
+reply = { text = "DONE" }
+"#,
+    );
+    let run = env.exec(&server, &["--yes"], "search");
+    run.assert_done("ok");
+    let metas: Vec<Value> = run
+        .of_type("tool.result")
+        .iter()
+        .map(|e| e["meta"].clone())
+        .collect();
+    assert_eq!(metas[0]["rebuilt"], true);
+    assert_eq!(metas[1]["rebuilt"], false);
+    assert_eq!(metas[3]["rebuilt"], true);
+    let results = run.results();
+    assert!(
+        results[3].2.starts_with("src/serve.rs (score"),
+        "{}",
+        results[3].2
+    );
+}

@@ -8,13 +8,14 @@
 
 use std::path::{Path, PathBuf};
 
-/// The bundle, by guest name. Later issues add tool-grep and the parsers.
+/// The bundle, by guest name. Later issues add the parsers.
 pub const BUNDLED: &[&str] = &[
     "prompt-workspace",
     "provider-openai",
     "provider-anthropic",
     "tools-fs",
     "tool-shell",
+    "tool-grep",
 ];
 
 /// Where the bundled components are, if anywhere.
