@@ -77,28 +77,94 @@ fn test(extra: &[String]) -> Result<()> {
     run(&mut cmd)
 }
 
+/// The main job: amber fixes a failing test in a throwaway copy of
+/// `fixtures/demo-repo`, with the fake LLM server playing the model
+/// (`fixtures/demo/session.toml`) through the real provider component and
+/// the real tools.
 fn demo() -> Result<()> {
-    let guests = guests::build_all()?;
-    eprintln!("xtask: building amber");
-    run(cargo()
-        .current_dir(root())
-        .args(["build", "--quiet", "-p", "amber-cli"]))?;
+    guests::build_all()?;
+    eprintln!("xtask: building amber and the fake LLM server");
+    run(cargo().current_dir(root()).args([
+        "build",
+        "--quiet",
+        "-p",
+        "amber-cli",
+        "-p",
+        "amber-tests",
+        "--bin",
+        "amber",
+        "--bin",
+        "amber-fake-llm",
+    ]))?;
     let amber = root().join("target/debug/amber");
-    let hello = guests.join("hello-tool.wasm");
-    let home = tempdir_path("amber-demo")?;
-    let show = |args: &[&str]| -> Result<()> {
-        println!("\n$ amber {}", args.join(" "));
-        run(Command::new(&amber).args(args).env("AMBER_HOME", &home))
+    let scratch = tempdir_path("amber-demo")?;
+    let repo = scratch.join("thermo");
+    copy_tree(&root().join("fixtures/demo-repo"), &repo)?;
+    let session = root().join("fixtures/demo/session.toml");
+    let mut server = Command::new(root().join("target/debug/amber-fake-llm"))
+        .args(["--script", &session.to_string_lossy(), "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("cannot start amber-fake-llm")?;
+    let port = {
+        use std::io::BufRead;
+        let stdout = server
+            .stdout
+            .take()
+            .context("no stdout from amber-fake-llm")?;
+        let mut line = String::new();
+        std::io::BufReader::new(stdout).read_line(&mut line)?;
+        line.trim().to_string()
     };
-    let hello_arg = hello.to_string_lossy().into_owned();
-    show(&["plugin", "list"])?;
-    show(&["plugin", "inspect", &hello_arg])?;
-    show(&["plugin", "add", &hello_arg])?;
-    show(&["tool", "list"])?;
-    show(&["tool", "call", "hello", r#"{"name":"amber"}"#])?;
-    show(&["tool", "call", "--json", "hello", r#"{"name":"json"}"#])?;
-    show(&["plugin", "info", "prompt-workspace"])?;
-    let _ = std::fs::remove_dir_all(&home);
+    let prompt =
+        "`cargo test` fails in this crate. Find the bug, fix it, and show that the tests pass.";
+    println!("\n$ amber -C {} exec --yes \"{prompt}\"\n", repo.display());
+    let status = Command::new(&amber)
+        .args([
+            "-C",
+            &repo.to_string_lossy(),
+            "exec",
+            "--yes",
+            "--provider",
+            "openai",
+        ])
+        .args(["--base-url", &format!("http://127.0.0.1:{port}/v1"), prompt])
+        .env("AMBER_HOME", scratch.join("home"))
+        .env("AMBER_CACHE_DIR", root().join("target/demo-cache"))
+        .env("OPENAI_API_KEY", "demo-key-for-the-fake-server")
+        .status()
+        .context("cannot run amber")?;
+    let _ = server.kill();
+    let _ = server.wait();
+    anyhow::ensure!(status.success(), "the demo run failed ({status})");
+    let fixed = std::fs::read_to_string(repo.join("src/lib.rs"))?;
+    anyhow::ensure!(
+        fixed.contains("celsius * 9.0 / 5.0 + 32.0"),
+        "the bug was not fixed"
+    );
+    println!(
+        "\nThe same against a real model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY with \
+         --provider anthropic, or run ollama and use --provider ollama), then\n  \
+         target/debug/amber -C {} exec --yes \"{prompt}\"",
+        repo.display()
+    );
+    Ok(())
+}
+
+/// Copies a small tree of files (the demo repo).
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+    {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
     Ok(())
 }
 

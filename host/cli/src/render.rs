@@ -90,13 +90,27 @@ impl Printer {
                 self.break_line();
                 eprintln!("→ {name} {}", clip(arguments));
             }
-            AgentEvent::ToolResult { status, output, .. } => {
+            AgentEvent::ToolResult {
+                status,
+                output,
+                meta,
+                ..
+            } => {
                 let mark = match status {
                     Status::Ok => "✓",
                     Status::Error => "✗ error:",
                     Status::Denied => "✗ denied:",
                 };
-                eprintln!("  {mark} {}", clip(output));
+                // An edit shows its diff in full; anything else, one line.
+                match meta.as_ref().and_then(|m| m["diff"].as_str()) {
+                    Some(diff) => {
+                        eprintln!("  {mark} {}", output.lines().next().unwrap_or(""));
+                        for line in diff.lines() {
+                            eprintln!("    {line}");
+                        }
+                    }
+                    None => eprintln!("  {mark} {}", clip(output)),
+                }
             }
             AgentEvent::Steer { message, .. } => {
                 self.break_line();

@@ -452,3 +452,33 @@ reply = { text = "DONE" }
         results[3].2
     );
 }
+
+/// The demo's scripted session (`cargo xtask demo`) through the real tools,
+/// on a copy of the demo repo: the edit lands and `cargo test` passes.
+#[test]
+fn the_demo_session_fixes_the_demo_repo() {
+    let env = Env::new(AMBER);
+    let repo = amber_tests::repo_root().join("fixtures/demo-repo");
+    for file in ["Cargo.toml", "src/lib.rs"] {
+        let target = env.ws.join(file);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(repo.join(file), target).unwrap();
+    }
+    let script = amber_tests::fake_llm::Transcript::load(
+        &amber_tests::repo_root().join("fixtures/demo/session.toml"),
+    )
+    .unwrap();
+    let server = amber_tests::fake_llm::FakeLlm::start(script, 0).unwrap();
+    let run = env.exec(&server, &["--yes"], "fix the failing test");
+    run.assert_done("Fixed: `celsius_to_fahrenheit` subtracted 32 instead of adding it (F = C × 9/5 + 32). Both tests pass now.");
+    let results = run.results();
+    assert!(results.iter().all(|r| r.1 == "ok"), "{results:#?}");
+    assert!(
+        results[4].2.contains("test result: ok. 2 passed"),
+        "{}",
+        results[4].2
+    );
+    assert!(std::fs::read_to_string(env.ws.join("src/lib.rs"))
+        .unwrap()
+        .contains("celsius * 9.0 / 5.0 + 32.0"));
+}
