@@ -7,6 +7,7 @@ mod context;
 mod engine;
 mod measure;
 mod runtime;
+mod tools;
 mod wire;
 
 // The OpenAI dialect's own decoder source, compiled natively: the baseline
@@ -39,6 +40,9 @@ fn main() -> Result<()> {
     }
     if wanted("engine") || wanted("loop") {
         engine::run(&mut rows)?;
+    }
+    if wanted("tools") || wanted("grep") || wanted("read_file") {
+        tools::run(&mut rows)?;
     }
     Ok(())
 }
