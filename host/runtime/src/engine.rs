@@ -54,6 +54,11 @@ fn build_engine() -> Result<Engine, LoadError> {
         .parallel_compilation(true)
         .memory_init_cow(true)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    // `AMBER_PERFMAP=1` writes /tmp/perf-<pid>.map so `perf report` can
+    // name the functions of components (for profiling plugins).
+    if std::env::var_os("AMBER_PERFMAP").is_some_and(|v| !v.is_empty()) {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     Engine::new(&config).map_err(|e| LoadError::Engine(format!("{e:#}")))
 }
 
