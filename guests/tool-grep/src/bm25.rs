@@ -83,17 +83,9 @@ fn files(q: &Query<'_>) -> Vec<(String, u64, Option<SystemTime>)> {
             continue;
         }
         let path = entry.path();
-        let shown = path
-            .strip_prefix("./")
-            .unwrap_or(path)
-            .to_string_lossy()
-            .into_owned();
-        if let Some(glob) = &q.glob {
-            let name_matches = path.file_name().is_some_and(|n| glob.is_match(n));
-            if !glob.is_match(&shown) && !name_matches {
-                continue;
-            }
-        }
+        let Some(shown) = q.selects(path) else {
+            continue;
+        };
         found.push((shown, meta.len(), meta.modified().ok()));
     }
     found

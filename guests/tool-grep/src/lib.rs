@@ -43,6 +43,27 @@ pub(crate) struct Query<'a> {
     pub max: usize,
 }
 
+impl Query<'_> {
+    /// The path as shown in results, if it passes the glob (matched
+    /// against the whole relative path or the file name).
+    pub fn selects(&self, path: &std::path::Path) -> Option<String> {
+        let shown = path
+            .strip_prefix("./")
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned();
+        match &self.glob {
+            Some(glob)
+                if !glob.is_match(&shown)
+                    && !path.file_name().is_some_and(|n| glob.is_match(n)) =>
+            {
+                None
+            }
+            _ => Some(shown),
+        }
+    }
+}
+
 fn query(args: &Value) -> Result<Query<'_>, ToolError> {
     let pattern = args["pattern"]
         .as_str()

@@ -400,6 +400,18 @@ fn a_tampered_session_is_refused_naming_its_first_bad_line() {
     assert!(!show.status.success() && text(&show.stderr).contains(".jsonl:3:"));
 }
 
+/// Every call of session `id` has its result, and its file ends with a
+/// turn's head (no warnings when it is verified).
+fn assert_sealed(env: &Env, id: &str) {
+    let shown = env.show(id);
+    assert!(shown["unanswered_calls"].as_array().unwrap().is_empty());
+    assert!(
+        shown["warnings"].as_array().unwrap().is_empty(),
+        "{}",
+        shown["warnings"]
+    );
+}
+
 /// Reads JSON events from a running exec until one of `kind` arrives.
 fn wait_for_event(child: &mut Child, kind: &str) -> Vec<Value> {
     let stdout = child.stdout.as_mut().unwrap();
@@ -465,13 +477,7 @@ fn after_kill_9_mid_turn_a_resume_verifies_the_chain_and_fills_in_interrupted_re
         .map(|m| m["content"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(tool_contents, [INTERRUPTED, INTERRUPTED]);
-    let shown = env.show(&id);
-    assert!(shown["unanswered_calls"].as_array().unwrap().is_empty());
-    assert!(
-        shown["warnings"].as_array().unwrap().is_empty(),
-        "{}",
-        shown["warnings"]
-    );
+    assert_sealed(&env, &id);
 }
 
 #[test]
@@ -496,13 +502,7 @@ fn ctrl_c_interrupts_running_calls_and_saves_the_session() {
         ("k2".into(), "error".into(), INTERRUPTED.into())
     );
     // Sealed: every call has its result, and the file ends with a head.
-    let shown = env.show(&id);
-    assert!(shown["unanswered_calls"].as_array().unwrap().is_empty());
-    assert!(
-        shown["warnings"].as_array().unwrap().is_empty(),
-        "{}",
-        shown["warnings"]
-    );
+    assert_sealed(&env, &id);
 }
 
 #[test]
