@@ -60,7 +60,9 @@ fn script() -> Transcript {
             };
             turns.push(Turn {
                 reply: Reply {
-                    text: "Checking.".into(),
+                    // Distinct each turn: the same text five times in a
+                    // row is a hard stop (error recovery).
+                    text: format!("Checking item {i}."),
                     tool_calls: vec![call],
                     ..Reply::default()
                 },
