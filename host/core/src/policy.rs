@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::confine::confine;
 use crate::engine::Mode;
 use crate::ports::{ApprovalRequest, Approver, CommandGate, Decision, Scope};
-use crate::shell::{lex, shell_classify, ShellClass};
+use crate::shell::{shell_classify, ShellClass};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -53,9 +53,16 @@ pub struct Ask {
     pub class: String,
     /// The confined paths the action names; empty means just `cwd`.
     pub paths: Vec<PathBuf>,
+    /// Further kinds the same action is (the other risky programs of a
+    /// command line): rules and grants must cover these too.
+    pub also: Vec<String>,
 }
 
 impl Ask {
+    fn kinds(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.kind).chain(&self.also)
+    }
+
     fn places(&self) -> Vec<&Path> {
         if self.paths.is_empty() {
             vec![self.cwd.as_path()]
@@ -118,21 +125,35 @@ impl Policy {
         ask.places().iter().all(|p| p.starts_with(&folder))
     }
 
-    fn rule(&self, ask: &Ask, decision: RuleDecision) -> Option<&Rule> {
+    fn rule_for(&self, kind: &str, ask: &Ask, decision: RuleDecision) -> Option<&Rule> {
         self.rules.iter().find(|r| {
             r.decision == decision
-                && kind_matches(&r.tool, &ask.kind)
+                && kind_matches(&r.tool, kind)
                 && r.path.as_deref().is_none_or(|p| self.inside(p, ask))
         })
     }
 
+    /// A deny rule for any of the ask's kinds.
+    fn deny_rule(&self, ask: &Ask) -> Option<&Rule> {
+        ask.kinds()
+            .find_map(|k| self.rule_for(k, ask, RuleDecision::Deny))
+    }
+
+    /// Allow rules covering every one of the ask's kinds.
+    fn allowed_by_rules(&self, ask: &Ask) -> bool {
+        ask.kinds()
+            .all(|k| self.rule_for(k, ask, RuleDecision::Allow).is_some())
+    }
+
     fn is_granted(&self, ask: &Ask) -> bool {
         let granted = self.grants();
-        granted.iter().any(|scope| match scope {
-            Scope::Kind(kind) => kind == &ask.kind,
-            Scope::Folder { kind, folder } => {
-                kind == &ask.kind && ask.places().iter().all(|p| p.starts_with(folder))
-            }
+        ask.kinds().all(|wanted| {
+            granted.iter().any(|scope| match scope {
+                Scope::Kind(kind) => kind == wanted,
+                Scope::Folder { kind, folder } => {
+                    kind == wanted && ask.places().iter().all(|p| p.starts_with(folder))
+                }
+            })
         })
     }
 
@@ -160,7 +181,7 @@ impl Policy {
     /// Rules, then session grants, then the handler; without a handler,
     /// denied. `Err` is the reason, for the model and the user.
     pub fn authorize(&self, ask: &Ask) -> Result<(), String> {
-        if let Some(rule) = self.rule(ask, RuleDecision::Deny) {
+        if let Some(rule) = self.deny_rule(ask) {
             return Err(format!(
                 "denied by the stored rule for `{}`{} in config",
                 rule.tool,
@@ -170,7 +191,7 @@ impl Policy {
                     .unwrap_or_default()
             ));
         }
-        if self.rule(ask, RuleDecision::Allow).is_some() {
+        if self.allowed_by_rules(ask) {
             return Ok(());
         }
         let _turn = self.asking.lock().unwrap_or_else(|e| e.into_inner());
@@ -197,6 +218,16 @@ impl Policy {
             Decision::ApproveOnce => Ok(()),
             Decision::ApproveForSession(scope) => {
                 if let Ok(mut granted) = self.granted.lock() {
+                    // The scope chosen covers every kind of this action.
+                    for kind in ask.also.iter() {
+                        granted.push(match &scope {
+                            Scope::Kind(_) => Scope::Kind(kind.clone()),
+                            Scope::Folder { folder, .. } => Scope::Folder {
+                                kind: kind.clone(),
+                                folder: folder.clone(),
+                            },
+                        });
+                    }
                     granted.push(scope);
                 }
                 Ok(())
@@ -222,22 +253,23 @@ impl Policy {
             )),
             Mode::Write if class.runs_free() => Ok(()),
             Mode::Write => {
-                let program = lex::parse(command)
-                    .ok()
-                    .and_then(|p| {
-                        p.commands
-                            .into_iter()
-                            .find_map(|c| c.argv.into_iter().next())
-                    })
-                    .map(|w| w.text.rsplit('/').next().unwrap_or_default().to_string())
-                    .unwrap_or_else(|| "sh".into());
+                // Rules and grants must cover every risky program of the
+                // line, not just its first: `git status; rm -rf x` is an rm.
+                let mut kinds = class
+                    .needing
+                    .iter()
+                    .map(|(program, label)| format!("exec:{program}:{label}"));
+                let kind = kinds
+                    .next()
+                    .unwrap_or_else(|| format!("exec:sh:{}", class.label()));
                 self.authorize(&Ask {
                     requester: requester.to_string(),
-                    kind: format!("exec:{program}:{}", class.label()),
+                    kind,
                     detail: command.to_string(),
                     cwd: cwd.to_path_buf(),
                     class: format!("{}: {}", class.label(), class.reason),
                     paths: Vec::new(),
+                    also: kinds.collect(),
                 })
             }
         }
@@ -289,6 +321,7 @@ mod tests {
             cwd: "/ws".into(),
             class: "writes".into(),
             paths: vec![PathBuf::from(path)],
+            also: Vec::new(),
         }
     }
 
@@ -347,6 +380,13 @@ mod tests {
             .authorize(&ask("write_note", "/ws/src/x.rs"))
             .is_err());
         assert_eq!(handler.asked.lock().unwrap().len(), 1);
+        // An allow rule for the first program does not cover the rest.
+        let both = Ask {
+            also: vec!["exec:rm:destructive".into()],
+            ..ask("exec:cargo:network", "/ws")
+        };
+        assert!(policy.authorize(&both).is_err());
+        assert_eq!(handler.asked.lock().unwrap().len(), 2);
     }
 
     #[test]

@@ -227,6 +227,7 @@ impl Dispatcher {
                     cwd: self.policy.root().to_path_buf(),
                     class: "writes".into(),
                     paths,
+                    also: Vec::new(),
                 };
                 self.policy.authorize(&ask).map_err(Envelope::denied)?;
             }

@@ -240,7 +240,11 @@ impl Agent {
             }
             report.turns += 1;
             let turn = report.turns;
-            self.compression_gate(sink).await?;
+            // Not during the silent question: a rebuild there would leave
+            // the two pops below taking the wrong messages.
+            if !confirming {
+                self.compression_gate(sink).await?;
+            }
             let request = self.request(prompt, sink).await;
             sink(AgentEvent::TurnStarted {
                 turn,

@@ -157,7 +157,9 @@ pub fn civil_date(days: u64) -> (i64, u32, u32) {
 
 /// Reads a session's records without verifying links.
 fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
-    let text = std::fs::read_to_string(path).map_err(io_error(path))?;
+    // Lossy: a run killed mid-character must not hide the other sessions.
+    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    let text = String::from_utf8_lossy(&bytes);
     let updated = std::fs::metadata(path)
         .and_then(|m| m.modified())
         .ok()

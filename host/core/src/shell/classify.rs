@@ -38,6 +38,10 @@ pub struct Classification {
     pub class: ShellClass,
     /// Why, for the worst command found: e.g. "`rm` deletes files".
     pub reason: String,
+    /// Every program found that needs approval, with its label, worst
+    /// first: rules and grants must cover all of them, not just the first
+    /// program of the line (`git status; rm -rf x` is an `rm`).
+    pub needing: Vec<(String, &'static str)>,
 }
 
 impl Classification {
@@ -59,18 +63,119 @@ impl Classification {
     }
 }
 
+fn label_of(class: ShellClass) -> &'static str {
+    Classification {
+        class,
+        reason: String::new(),
+        needing: Vec::new(),
+    }
+    .label()
+}
+
 /// Classifies `command` as run by `sh -c` in `cwd`, inside workspace `root`.
 pub fn shell_classify(command: &str, cwd: &Path, root: &Path) -> Classification {
     let mut walk = Walk {
         root,
-        cwd: cwd.to_path_buf(),
+        cwds: vec![cwd.to_path_buf()],
+        program: String::from("sh"),
         worst: Classification {
             class: ShellClass::ReadOnly,
             reason: "only reads".into(),
+            needing: Vec::new(),
         },
     };
     walk.line(command, 0);
-    walk.worst
+    let mut out = walk.worst;
+    out.needing.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(&b.0)));
+    out.needing
+        .sort_by_key(|(_, label)| std::cmp::Reverse(rank(label)));
+    out.needing.dedup();
+    out
+}
+
+fn rank(label: &str) -> u8 {
+    match label {
+        "destructive" => 4,
+        "outside-workspace" => 3,
+        "network" => 2,
+        _ => 1,
+    }
+}
+
+/// A sed script of the everyday kinds only: substitutions (flags g, p,
+/// i, I, digits), and addressed p, d, q, =. Anything else (`w`, `e`,
+/// `r`, a `w` or `e` flag) needs approval.
+fn sed_script_is_plain(script: &str) -> bool {
+    script
+        .split([';', '\n'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .all(|command| {
+            // An address: numbers, $, ranges, /regex/.
+            let body = command.trim_start_matches(|c: char| {
+                c.is_ascii_digit() || matches!(c, ',' | '$' | '!' | ' ')
+            });
+            let body = if let Some(rest) = body.strip_prefix('/') {
+                match rest.find('/') {
+                    Some(end) => rest[end + 1..].trim_start(),
+                    None => return false,
+                }
+            } else {
+                body
+            };
+            if matches!(body, "p" | "d" | "q" | "=" | "") {
+                return true;
+            }
+            let mut chars = body.chars();
+            if chars.next() != Some('s') {
+                return false;
+            }
+            let Some(delim) = chars.next() else {
+                return false;
+            };
+            let parts: Vec<&str> = body[1 + delim.len_utf8()..].split(delim).collect();
+            parts.len() == 3
+                && parts[2]
+                    .chars()
+                    .all(|f| matches!(f, 'g' | 'p' | 'i' | 'I') || f.is_ascii_digit())
+        })
+}
+
+/// Variables that make a program run other code: setting one in front of a
+/// command (or exporting it) needs approval.
+fn dangerous_variable(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "BASH_ENV",
+        "ENV",
+        "SHELL",
+        "IFS",
+        "PROMPT_COMMAND",
+        "PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "PYTHONSTARTUP",
+        "PYTHONPATH",
+        "NODE_OPTIONS",
+        "PERL5OPT",
+        "PERL5LIB",
+        "RUSTC",
+        "RUSTC_WRAPPER",
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "LESSOPEN",
+        "GIT_SSH_COMMAND",
+    ];
+    const PREFIXES: &[&str] = &[
+        "LD_",
+        "DYLD_",
+        "GIT_",
+        "CARGO_",
+        "npm_config_",
+        "NPM_CONFIG_",
+    ];
+    EXACT.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 /// Substitutions nested deeper than this are not read: unknown.
@@ -178,7 +283,11 @@ const WRAPPERS: &[&str] = &[
 
 struct Walk<'a> {
     root: &'a Path,
-    cwd: PathBuf,
+    /// Every directory the line may be in: `cd` adds one (it may fail, and
+    /// a subshell's `cd` ends with it), so paths are checked against all.
+    cwds: Vec<PathBuf>,
+    /// The program being classified, for `needing`.
+    program: String,
     worst: Classification,
 }
 
@@ -202,17 +311,47 @@ fn has_flag(args: &[Word], short: char, long: &str) -> bool {
     })
 }
 
+/// Whether `path` stays inside `root` once the part of it that exists is
+/// resolved (symlinks followed). Used for shell commands only, which
+/// follow symlinks; the lexical check has already passed.
+fn resolved_inside(path: &Path, root: &Path) -> bool {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return true,
+        }
+    }
+    let Ok(real) = existing.canonicalize() else {
+        return true;
+    };
+    let real_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    // Resolved inside the root, or nothing of it exists below the root yet
+    // (then no symlink of the workspace is involved).
+    real.starts_with(&real_root) || real_root.starts_with(&real)
+}
+
 fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
 impl Walk<'_> {
     fn note(&mut self, class: ShellClass, reason: impl Into<String>) {
+        if let ShellClass::NeedsApproval(_) = class {
+            self.worst
+                .needing
+                .push((self.program.clone(), label_of(class)));
+        }
         if class > self.worst.class {
-            self.worst = Classification {
-                class,
-                reason: reason.into(),
-            };
+            self.worst.class = class;
+            self.worst.reason = reason.into();
         }
     }
 
@@ -256,17 +395,51 @@ impl Walk<'_> {
                 format!("`{text}` is only known at run time, so it may be outside the workspace"),
             );
         }
-        let joined = self.cwd.join(text);
-        match confine(self.root, &joined.to_string_lossy()) {
-            Ok(_) if writes => self.note(
+        let mut inside = true;
+        for cwd in self.cwds.clone() {
+            let joined = cwd.join(text);
+            let lexical = confine(self.root, &joined.to_string_lossy()).is_ok();
+            // The shell follows symlinks: one inside the workspace may lead
+            // out of it, so the part that exists is resolved too.
+            if !lexical || !resolved_inside(&joined, self.root) {
+                inside = false;
+            }
+        }
+        if !inside {
+            return self.needs(
+                Concern::OutsideWorkspace,
+                format!("`{text}` is outside the workspace (or leads out of it)"),
+            );
+        }
+        if writes {
+            self.note(
                 ShellClass::WorkspaceWrite,
                 format!("writes `{text}` in the workspace"),
-            ),
-            Ok(_) => {}
-            Err(_) => self.needs(
-                Concern::OutsideWorkspace,
-                format!("`{text}` is outside the workspace"),
-            ),
+            );
+        }
+    }
+
+    /// Paths glued to options: `--output=../x`, `-o../x`, `--directory=/`.
+    fn option_paths(&mut self, args: &[Word]) {
+        for arg in args {
+            let t = arg.text.as_str();
+            let value = if let Some((_, v)) = t.strip_prefix("--").and_then(|o| o.split_once('=')) {
+                v
+            } else if t.starts_with('-') && !t.starts_with("--") && t.len() > 2 {
+                match t[1..].find(['/', '.', '~']) {
+                    Some(i) => &t[1 + i..],
+                    None => continue,
+                }
+            } else {
+                continue;
+            };
+            if value.starts_with(['/', '~', '.']) || value.contains('/') {
+                let word = Word {
+                    text: value.to_string(),
+                    expands: arg.expands || value.starts_with('~'),
+                };
+                self.path(&word, true);
+            }
         }
     }
 
@@ -277,14 +450,38 @@ impl Walk<'_> {
     }
 
     fn command(&mut self, command: &SimpleCommand, depth: usize) {
+        self.program = command
+            .argv
+            .first()
+            .map(|w| program_name(&w.text).to_string())
+            .unwrap_or_else(|| "sh".into());
+        let mut stdin_redirected = false;
         for redirect in &command.redirects {
             match redirect.kind {
                 RedirectKind::Write => self.path(&redirect.target, true),
-                RedirectKind::Read => self.path(&redirect.target, false),
-                RedirectKind::Dup | RedirectKind::HereDoc => {}
+                RedirectKind::Read => {
+                    stdin_redirected = true;
+                    self.path(&redirect.target, false)
+                }
+                RedirectKind::Dup => {}
+                // Its body follows on later lines; quotes in it would hide
+                // what comes after from this reader.
+                RedirectKind::HereDoc => {
+                    return self.needs(Concern::Unknown, "here-documents are not read by amber")
+                }
             }
         }
-        self.argv(&command.argv, command.piped_in, depth);
+        for assignment in &command.assignments {
+            let name = assignment.split('=').next().unwrap_or_default();
+            if dangerous_variable(name) {
+                return self.needs(
+                    Concern::Unknown,
+                    format!("setting `{name}` changes what programs run"),
+                );
+            }
+        }
+        self.option_paths(&command.argv[1.min(command.argv.len())..]);
+        self.argv(&command.argv, command.piped_in || stdin_redirected, depth);
     }
 
     fn argv(&mut self, argv: &[Word], piped_in: bool, depth: usize) {
@@ -334,6 +531,18 @@ impl Walk<'_> {
         if READ_ONLY.contains(&program) {
             return self.paths(&operands(args), false);
         }
+        if program == "export" {
+            if let Some(var) = args
+                .iter()
+                .map(|a| a.text.split('=').next().unwrap_or_default())
+                .find(|v| dangerous_variable(v))
+            {
+                return self.needs(
+                    Concern::Unknown,
+                    format!("exporting `{var}` changes what programs run"),
+                );
+            }
+        }
         if HARMLESS.contains(&program) {
             return;
         }
@@ -341,6 +550,18 @@ impl Walk<'_> {
             "cd" | "pushd" => self.cd(args),
             "popd" => {}
             "grep" | "egrep" | "fgrep" | "rg" | "ag" => {
+                if args.iter().any(|a| {
+                    a.text == "--pre"
+                        || a.text.starts_with("--pre=")
+                        || a.text.starts_with("--search-zip")
+                        || a.text == "-z"
+                }) && program == "rg"
+                {
+                    return self.needs(
+                        Concern::Unknown,
+                        "`rg --pre` and `-z` run other programs on each file",
+                    );
+                }
                 let explicit = args
                     .iter()
                     .any(|a| a.text == "-e" || a.text == "-f" || a.text.starts_with("--regexp"));
@@ -364,6 +585,24 @@ impl Walk<'_> {
                 self.paths(&operands(args), true);
             }
             "chmod" => self.chmod(args),
+            "tar"
+                if args.iter().any(|a| {
+                    let t = a.text.as_str();
+                    [
+                        "--to-command",
+                        "--use-compress-program",
+                        "--checkpoint-action",
+                        "--info-script",
+                        "--new-volume-script",
+                        "-I",
+                        "-F",
+                    ]
+                    .iter()
+                    .any(|o| t == *o || t.starts_with(&format!("{o}=")))
+                }) =>
+            {
+                self.needs(Concern::Unknown, "this `tar` option runs another program")
+            }
             "tar" | "unzip" | "zip" | "gzip" | "gunzip" | "bzip2" | "xz" | "unxz" => {
                 self.note(
                     ShellClass::WorkspaceWrite,
@@ -402,7 +641,19 @@ impl Walk<'_> {
         while let Some(first) = rest.first() {
             let t = first.text.as_str();
             let is_option = t.starts_with('-');
+            if program == "env" && (t.starts_with("-S") || t.starts_with("--split-string")) {
+                return self.needs(
+                    Concern::Unknown,
+                    "`env -S` runs a command line amber does not read",
+                );
+            }
             let is_assignment = program == "env" && t.contains('=');
+            if is_assignment && dangerous_variable(t.split('=').next().unwrap_or_default()) {
+                return self.needs(
+                    Concern::Unknown,
+                    format!("setting `{t}` changes what programs run"),
+                );
+            }
             let is_duration =
                 program == "timeout" && t.chars().next().is_some_and(|c| c.is_ascii_digit());
             let takes_value = matches!(
@@ -421,6 +672,22 @@ impl Walk<'_> {
             // `env` prints the environment; `xargs` alone runs `echo`.
             return;
         }
+        if program == "xargs" {
+            // Its arguments come from stdin, unseen: only programs whose
+            // arguments cannot make them run or destroy anything keep
+            // their class.
+            let inner = program_name(&rest[0].text);
+            let plain = READ_ONLY.contains(&inner)
+                || HARMLESS.contains(&inner)
+                || matches!(inner, "grep" | "egrep" | "fgrep")
+                || DESTRUCTIVE.iter().any(|(p, _)| *p == inner);
+            if !plain {
+                return self.needs(
+                    Concern::Unknown,
+                    format!("`xargs {inner}` takes arguments amber cannot see"),
+                );
+            }
+        }
         // xargs feeds its command from stdin; the others pass stdin on.
         self.argv(rest, piped_in && program != "xargs", depth);
     }
@@ -432,7 +699,11 @@ impl Walk<'_> {
             .and_then(|i| args.get(i + 1));
         match script {
             Some(script) => self.line(&script.text, depth + 1),
-            None if operands(args).is_empty() => {}
+            // With no script it reads commands from stdin (`sh < x.sh`).
+            None if operands(args).is_empty() => self.needs(
+                Concern::Unknown,
+                format!("`{program}` reads commands from its input, which amber does not see"),
+            ),
             None => self.needs(
                 Concern::Unknown,
                 format!("`{program}` runs a script amber cannot see"),
@@ -449,9 +720,13 @@ impl Walk<'_> {
         };
         self.path(target, false);
         if !target.expands {
-            let next = self.cwd.join(&target.text);
-            if confine(self.root, &next.to_string_lossy()).is_ok() {
-                self.cwd = next;
+            // The old directories stay: the `cd` may fail, or sit in a
+            // subshell that ends.
+            let next: Vec<PathBuf> = self.cwds.iter().map(|c| c.join(&target.text)).collect();
+            for dir in next {
+                if confine(self.root, &dir.to_string_lossy()).is_ok() && !self.cwds.contains(&dir) {
+                    self.cwds.push(dir);
+                }
             }
         }
     }
@@ -469,6 +744,23 @@ impl Walk<'_> {
         } else {
             ops.get(1..).unwrap_or(&[])
         };
+        // The script: the -e values, or the first operand.
+        let scripts: Vec<&str> = if explicit {
+            args.windows(2)
+                .filter(|w| w[0].text == "-e")
+                .map(|w| w[1].text.as_str())
+                .collect()
+        } else {
+            ops.first()
+                .map(|w| vec![w.text.as_str()])
+                .unwrap_or_default()
+        };
+        if args.iter().any(|a| a.text == "-f") || !scripts.iter().all(|s| sed_script_is_plain(s)) {
+            return self.needs(
+                Concern::Unknown,
+                "this sed script may write files or run commands (`w`, `e`, `r`)",
+            );
+        }
         if in_place {
             self.note(ShellClass::WorkspaceWrite, "`sed -i` edits files in place");
         }
@@ -499,6 +791,11 @@ impl Walk<'_> {
     }
 
     fn find(&mut self, args: &[Word], depth: usize) {
+        let leading = args
+            .iter()
+            .take_while(|a| matches!(a.text.as_str(), "-L" | "-H" | "-P"))
+            .count();
+        let args = &args[leading..];
         let start = args
             .iter()
             .position(|a| a.text.starts_with('-') || a.text == "(" || a.text == "!")
@@ -551,13 +848,34 @@ impl Walk<'_> {
                     }
                     rest = &rest[2.min(rest.len())..];
                 }
-                "-c" => rest = &rest[2.min(rest.len())..],
+                // `-c` can set a command (diff.external, core.pager, …).
+                "-c" => {
+                    return self.needs(Concern::Unknown, "`git -c` can make git run other programs")
+                }
                 t if t.starts_with('-') => rest = &rest[1..],
                 _ => break,
             }
         }
         let Some(sub) = rest.first() else { return };
         let sub_args = &rest[1..];
+        let runs = match sub.text.as_str() {
+            "rebase" => sub_args
+                .iter()
+                .any(|a| a.text == "-x" || a.text.starts_with("--exec")),
+            "bisect" => sub_args.first().is_some_and(|a| a.text == "run"),
+            "submodule" => sub_args.first().is_some_and(|a| a.text == "foreach"),
+            _ => sub_args.iter().any(|a| {
+                a.text == "--ext-diff"
+                    || a.text.starts_with("--upload-pack")
+                    || a.text.starts_with("--receive-pack")
+            }),
+        };
+        if runs {
+            return self.needs(
+                Concern::Unknown,
+                format!("`git {}` runs a command", sub.text),
+            );
+        }
         let flag = |names: &[&str]| sub_args.iter().any(|a| names.contains(&a.text.as_str()));
         let ops = operands(sub_args);
         match sub.text.as_str() {
@@ -648,8 +966,10 @@ impl Walk<'_> {
     }
 
     fn cargo(&mut self, args: &[Word]) {
+        // `cargo +nightly test`: the toolchain is not the subcommand.
         let sub = operands(args)
-            .first()
+            .into_iter()
+            .find(|w| !w.text.starts_with('+'))
             .map(|w| w.text.clone())
             .unwrap_or_default();
         match sub.as_str() {
@@ -675,7 +995,7 @@ impl Walk<'_> {
         match sub.as_str() {
             "" | "ls" | "list" | "outdated" | "why" | "help" | "version" | "--version" => {}
             "install" | "i" | "ci" | "add" | "update" | "upgrade" | "publish" | "remove"
-            | "uninstall" | "dlx" | "x" => self.needs(
+            | "exec" | "uninstall" | "dlx" | "x" => self.needs(
                 Concern::Network,
                 format!("`{program} {sub}` downloads and runs package scripts"),
             ),
@@ -705,7 +1025,7 @@ impl Walk<'_> {
     }
 
     fn python(&mut self, program: &str, args: &[Word]) {
-        if args.iter().any(|a| a.text == "--version" || a.text == "-V") {
+        if args.len() == 1 && (args[0].text == "--version" || args[0].text == "-V") {
             return;
         }
         let module = args
@@ -824,6 +1144,32 @@ mod tests {
         ("awk 'BEGIN { system(\"rm -rf x\") }'", "unknown"),
         ("echo 'unterminated", "unknown"),
         ("ls; exit 3", "read-only"),
+        ("cat <<'EOF'\necho '\nEOF\nrm -rf ~\n#'", "unknown"),
+        ("python3 evil.py -V", "unknown"),
+        ("rg --pre rm x .", "unknown"),
+        ("sed 'e rm -rf x' f.txt", "unknown"),
+        ("sed -n 'w ../out' f.txt", "unknown"),
+        ("sed -n '1,20p;/x/d' f.txt", "read-only"),
+        ("env '-Srm -rf x'", "unknown"),
+        ("tar -xf a.tar --to-command=sh", "unknown"),
+        ("git -c diff.external=./x diff", "unknown"),
+        ("git rebase -x 'make' main", "unknown"),
+        ("npm exec cowsay", "network"),
+        ("cargo +nightly install x", "network"),
+        ("cargo +nightly test", "workspace-write"),
+        ("sh < x.sh", "destructive"),
+        ("echo 'rm -rf ~' | xargs sh -c", "unknown"),
+        ("echo clean -fdx | xargs git", "unknown"),
+        ("GIT_EXTERNAL_DIFF=./x git diff", "unknown"),
+        ("PATH=. ls", "unknown"),
+        ("export PATH=.:$PATH; ls", "unknown"),
+        ("RUST_BACKTRACE=1 cargo test", "workspace-write"),
+        ("cd deep; echo x >> ../../y", "outside-workspace"),
+        ("(cd sub2); cat ../../x", "outside-workspace"),
+        ("sort --output=../../x data", "outside-workspace"),
+        ("sort -o../../x data", "outside-workspace"),
+        ("cp --target-directory=/home/u a", "outside-workspace"),
+        ("find -L / -name x", "outside-workspace"),
     ];
 
     #[test]
@@ -846,6 +1192,31 @@ mod tests {
             wrong.len(),
             wrong.join("\n")
         );
+    }
+
+    #[test]
+    fn a_symlink_that_leads_out_is_outside_for_the_shell() {
+        let outside = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("up")).unwrap();
+        let c = shell_classify("echo x >> up/.bashrc", &root, &root);
+        assert_eq!(c.label(), "outside-workspace", "{}", c.reason);
+        assert_eq!(
+            shell_classify("echo x >> inside.txt", &root, &root).label(),
+            "workspace-write"
+        );
+    }
+
+    #[test]
+    fn every_program_needing_approval_is_named_worst_first() {
+        let c = shell_classify(
+            "git status; curl x; rm -rf b",
+            Path::new("/ws"),
+            Path::new("/ws"),
+        );
+        let names: Vec<&str> = c.needing.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["rm", "curl"]);
     }
 
     #[test]
