@@ -73,11 +73,7 @@ pub fn terms(text: &str) -> Vec<String> {
 
 fn files(q: &Query<'_>) -> Vec<(String, u64, Option<SystemTime>)> {
     let mut found = Vec::new();
-    let walk = ignore::WalkBuilder::new(q.root)
-        .require_git(false)
-        .sort_by_file_path(|a, b| a.cmp(b))
-        .build();
-    for entry in walk.flatten() {
+    for entry in q.walk() {
         let Ok(meta) = entry.metadata() else { continue };
         if !meta.is_file() || meta.len() > MAX_FILE {
             continue;
@@ -91,17 +87,12 @@ fn files(q: &Query<'_>) -> Vec<(String, u64, Option<SystemTime>)> {
     found
 }
 
-fn build(index: &mut Index, fingerprint: Vec<(String, u64, Option<SystemTime>)>, root: &str) {
+fn build(index: &mut Index, fingerprint: Vec<(String, u64, Option<SystemTime>)>) {
     index.docs.clear();
     index.postings.clear();
     let mut total = 0usize;
     for (path, _, _) in &fingerprint {
-        let full = if root == "." || path.starts_with(root) {
-            path.clone()
-        } else {
-            format!("{root}/{path}")
-        };
-        let Ok(bytes) = std::fs::read(&full) else {
+        let Ok(bytes) = std::fs::read(path) else {
             continue;
         };
         if bytes.contains(&0) {
@@ -137,7 +128,7 @@ pub fn search(index: &mut Index, q: &Query<'_>) -> Result<ToolOutput, ToolError>
     let fingerprint = files(q);
     let rebuilt = fingerprint != index.fingerprint || index.builds == 0;
     if rebuilt {
-        build(index, fingerprint, q.root);
+        build(index, fingerprint);
     }
     let mut wanted = terms(q.pattern);
     wanted.sort();
@@ -164,7 +155,7 @@ pub fn search(index: &mut Index, q: &Query<'_>) -> Result<ToolOutput, ToolError>
     for (doc, score) in &ranked {
         let path = &index.docs[*doc].path;
         let _ = writeln!(out, "{path} (score {score:.2})");
-        for (line_no, line) in best_lines(path, q.root, &wanted) {
+        for (line_no, line) in best_lines(path, &wanted) {
             let _ = writeln!(out, "{path}:{line_no}:{}", line.trim_end());
         }
     }
@@ -183,13 +174,8 @@ pub fn search(index: &mut Index, q: &Query<'_>) -> Result<ToolOutput, ToolError>
 }
 
 /// The lines of `path` holding the most query terms.
-fn best_lines(path: &str, root: &str, wanted: &[String]) -> Vec<(usize, String)> {
-    let full = if root == "." || path.starts_with(root) {
-        path.to_string()
-    } else {
-        format!("{root}/{path}")
-    };
-    let Ok(text) = std::fs::read_to_string(full) else {
+fn best_lines(path: &str, wanted: &[String]) -> Vec<(usize, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
     let mut scored: Vec<(usize, usize, String)> = text

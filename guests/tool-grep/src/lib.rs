@@ -44,6 +44,17 @@ pub(crate) struct Query<'a> {
 }
 
 impl Query<'_> {
+    /// The files and folders under the root, in path order, as ripgrep
+    /// walks them: .gitignore honoured even outside a git repository,
+    /// hidden files skipped. The paths it yields are usable as they are.
+    pub fn walk(&self) -> impl Iterator<Item = ignore::DirEntry> {
+        ignore::WalkBuilder::new(self.root)
+            .require_git(false)
+            .sort_by_file_path(|a, b| a.cmp(b))
+            .build()
+            .flatten()
+    }
+
     /// The path as shown in results, if it passes the glob (matched
     /// against the whole relative path or the file name).
     pub fn selects(&self, path: &std::path::Path) -> Option<String> {

@@ -71,15 +71,11 @@ pub fn grep(q: &Query<'_>) -> Result<ToolOutput, ToolError> {
         .after_context(q.context)
         .binary_detection(BinaryDetection::quit(0))
         .build();
-    let walk = ignore::WalkBuilder::new(q.root)
-        .require_git(false)
-        .sort_by_file_path(|a, b| a.cmp(b))
-        .build();
     let mut out = String::new();
     let mut matches = 0usize;
     let mut files = 0usize;
     let mut last_line = None;
-    for entry in walk.flatten() {
+    for entry in q.walk() {
         if matches >= q.max {
             break;
         }

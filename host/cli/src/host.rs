@@ -87,35 +87,44 @@ pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) 
 /// The runtime and plugin manager, before anything is loaded, under the
 /// config's policy without `--yes`.
 pub fn manager(workspace: &Path) -> Result<PluginManager> {
-    manager_with(workspace, None)
+    let config = load_config(&AmberDirs::from_env())?;
+    manager_with(workspace, &config, None)
 }
 
-/// The runtime and plugin manager under `policy` (default: the config's,
-/// without `--yes`): every command a plugin runs through `exec` is
-/// classified and approved by it.
-pub fn manager_with(workspace: &Path, policy: Option<Arc<Policy>>) -> Result<PluginManager> {
+/// The runtime and plugin manager under `config` (already read by the
+/// caller) and `policy` (default: the config's, without `--yes`): every
+/// command a plugin runs through `exec` is classified and approved by it.
+pub fn manager_with(
+    workspace: &Path,
+    config: &Config,
+    policy: Option<Arc<Policy>>,
+) -> Result<PluginManager> {
     let dirs = AmberDirs::from_env();
-    let config = load_config(&dirs)?;
-    let policy = policy.unwrap_or_else(|| self::policy(&config, workspace, None, false));
-    let options = options(dirs.clone(), workspace, &config, Some(policy));
+    let policy = policy.unwrap_or_else(|| self::policy(config, workspace, None, false));
+    let options = options(dirs.clone(), workspace, config, Some(policy));
     let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))
         .context("cannot start the plugin runtime")?;
     Ok(PluginManager::new(
         runtime,
         &dirs,
-        prefs(&config),
+        prefs(config),
         bundle_dir(),
     ))
 }
 
 /// The manager with every plugin loaded; problems are warned about.
 pub fn loaded(workspace: &Path) -> Result<PluginManager> {
-    loaded_with(workspace, None)
+    let config = load_config(&AmberDirs::from_env())?;
+    loaded_with(workspace, &config, None)
 }
 
-/// [`loaded`] under `policy`.
-pub fn loaded_with(workspace: &Path, policy: Option<Arc<Policy>>) -> Result<PluginManager> {
-    let mut manager = manager_with(workspace, policy)?;
+/// [`loaded`] under `config` and `policy`.
+pub fn loaded_with(
+    workspace: &Path,
+    config: &Config,
+    policy: Option<Arc<Policy>>,
+) -> Result<PluginManager> {
+    let mut manager = manager_with(workspace, config, policy)?;
     manager.load_all()?;
     for problem in manager.problems() {
         eprintln!("amber: warning: {problem}");

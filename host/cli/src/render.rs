@@ -155,10 +155,5 @@ impl Printer {
 
 /// One line, at most SHOWN_CHARS characters.
 fn clip(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= SHOWN_CHARS {
-        return line;
-    }
-    let cut: String = line.chars().take(SHOWN_CHARS - 1).collect();
-    format!("{cut}…")
+    amber_core::text::one_line(text, SHOWN_CHARS)
 }

@@ -1,21 +1,9 @@
 //! The `amber` binary end to end, on real components.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn guest(name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let dir = std::env::var_os("AMBER_GUESTS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/guests"));
-    let path = dir.join(format!("{name}.wasm"));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo xtask guests`",
-        path.display()
-    );
-    path
-}
+use amber_tests::guest;
 
 fn amber(home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_amber"))

@@ -1,33 +1,15 @@
 //! `amber providers list|check` end to end: the real binary, the bundled
 //! provider components and the fake LLM server.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
+use amber_tests::cli::amber_command;
 use amber_tests::fake_llm::{FakeLlm, Transcript};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn bundle() -> PathBuf {
-    std::env::var_os("AMBER_GUESTS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/guests"))
-}
-
 fn amber(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_amber"));
-    cmd.args(args)
-        .env("AMBER_HOME", home)
-        .env("AMBER_CACHE_DIR", repo().join("target/test-cache"))
-        .env("AMBER_WORKSPACE", home)
-        .env("AMBER_BUNDLE_DIR", bundle())
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .stdin(Stdio::null());
+    let mut cmd = amber_command(env!("CARGO_BIN_EXE_amber"), home, home);
+    cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -198,56 +198,47 @@ impl Config {
                 }
             }
         }
-        if self.limits.memory_mib == 0 || self.limits.memory_mib > 4096 {
-            let reason = "must be between 1 and 4096".to_string();
-            return Err(ConfigError::invalid(
-                path,
-                text,
-                "limits.memory_mib",
-                "memory_mib",
-                reason,
-            ));
-        }
-        if self.limits.deadline_ms == 0 {
-            let reason = "must be at least 1".to_string();
-            return Err(ConfigError::invalid(
-                path,
-                text,
-                "limits.deadline_ms",
-                "deadline_ms",
-                reason,
-            ));
-        }
-        if self.agent.max_tool_iterations == 0 {
-            let reason = "must be at least 1".to_string();
-            return Err(ConfigError::invalid(
-                path,
-                text,
-                "agent.max_tool_iterations",
-                "max_tool_iterations",
-                reason,
-            ));
-        }
-        if !(1..=16).contains(&self.agent.subagent_max) {
-            let reason = "must be between 1 and 16".to_string();
-            return Err(ConfigError::invalid(
-                path,
-                text,
-                "agent.subagent_max",
-                "subagent_max",
-                reason,
-            ));
-        }
         let threshold = self.agent.compress_threshold;
-        if !(threshold > 0.0 && threshold <= 1.0) {
-            let reason = "must be above 0 and at most 1".to_string();
-            return Err(ConfigError::invalid(
-                path,
-                text,
+        // (holds, key, reason), checked in order; the error points at the
+        // key's last segment in the file.
+        let ranges = [
+            (
+                (1..=4096).contains(&self.limits.memory_mib),
+                "limits.memory_mib",
+                "must be between 1 and 4096",
+            ),
+            (
+                self.limits.deadline_ms >= 1,
+                "limits.deadline_ms",
+                "must be at least 1",
+            ),
+            (
+                self.agent.max_tool_iterations >= 1,
+                "agent.max_tool_iterations",
+                "must be at least 1",
+            ),
+            (
+                (1..=16).contains(&self.agent.subagent_max),
+                "agent.subagent_max",
+                "must be between 1 and 16",
+            ),
+            (
+                threshold > 0.0 && threshold <= 1.0,
                 "agent.compress_threshold",
-                "compress_threshold",
-                reason,
-            ));
+                "must be above 0 and at most 1",
+            ),
+        ];
+        for (holds, key, reason) in ranges {
+            if !holds {
+                let name = key.rsplit('.').next().unwrap_or(key);
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    key,
+                    name,
+                    reason.to_string(),
+                ));
+            }
         }
         Ok(())
     }

@@ -14,6 +14,7 @@ pub mod policy;
 pub mod ports;
 pub mod session;
 pub mod shell;
+pub mod text;
 pub mod workspace_fs;
 
 pub use confine::{confine, ConfineError};

@@ -26,7 +26,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 
-use super::providers::presets;
+use super::providers::presets_from;
 use crate::host;
 use crate::render::Printer;
 
@@ -222,7 +222,7 @@ fn choose_preset(
     config: &amber_config::Config,
     resumed: Option<&SessionInfo>,
 ) -> Result<Preset> {
-    let presets = presets()?;
+    let presets = presets_from(config)?;
     let env_set = |k: &str| std::env::var(k).is_ok_and(|v| !v.trim().is_empty());
     let name = args
         .provider
@@ -284,7 +284,7 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     )?;
     let mode: Mode = args.mode.map(Mode::from).unwrap_or(config.policy.mode);
     let policy = host::policy(&config, workspace, Some(mode), args.yes);
-    let manager = host::loaded_with(workspace, Some(policy.clone()))?;
+    let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
     let ledger = manager.runtime().ledger();
     let (dialect, warning) = make_dialect(ledger, &preset.flavor)?;
     warnings.extend(warning);
@@ -381,6 +381,7 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         gate,
         compressor: None,
     };
+    let session_path = writer.path().display().to_string();
     let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_cancel(cancel);
     warnings.extend(agent.warnings().iter().cloned());
     if !interrupted.is_empty() {
@@ -388,11 +389,7 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     }
     let started = AgentEvent::SessionStarted {
         session_id: info.id.clone(),
-        path: store
-            .dir()
-            .join(format!("{}.jsonl", info.id))
-            .display()
-            .to_string(),
+        path: session_path,
         workspace: workspace_text,
         provider: preset.name.clone(),
         flavor,

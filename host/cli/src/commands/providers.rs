@@ -41,7 +41,11 @@ pub enum ProvidersCommand {
 
 /// Shipped presets, then the user's from config, then the env base URLs.
 pub fn presets() -> Result<Presets> {
-    let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
+    presets_from(&host::load_config(&amber_runtime::AmberDirs::from_env())?)
+}
+
+/// [`presets`] from a config already read.
+pub fn presets_from(config: &amber_config::Config) -> Result<Presets> {
     let overrides = config
         .providers
         .iter()

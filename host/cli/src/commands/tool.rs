@@ -119,7 +119,7 @@ fn call(
         .map_err(anyhow::Error::msg)?;
     let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
     let policy = host::policy(&config, workspace, None, yes);
-    let manager = host::loaded_with(workspace, Some(policy))?;
+    let manager = host::loaded_with(workspace, &config, Some(policy))?;
     let runtime = manager.runtime();
     for file in with {
         let (id, _) = runtime.register_file(file)?;

@@ -284,60 +284,45 @@ pub fn confine_arguments(
     args: &mut Value,
     root: &std::path::Path,
 ) -> Result<Vec<std::path::PathBuf>, String> {
-    let mut found = Vec::new();
-    path_arguments(args, &mut found);
-    let confined = found
-        .into_iter()
-        .map(|p| confine(root, p).map_err(|e| format!("path refused: {e}")))
-        .collect::<Result<Vec<_>, _>>()?;
-    relativize(args, root);
-    Ok(confined)
+    let mut confined = Vec::new();
+    let mut refused = None;
+    visit_paths(args, &mut |path| match confine(root, path) {
+        Ok(inside) => {
+            confined.push(inside);
+            if let Ok(rest) = std::path::Path::new(path.as_str()).strip_prefix(root) {
+                let rest = rest.to_string_lossy().into_owned();
+                *path = if rest.is_empty() { ".".into() } else { rest };
+            }
+        }
+        Err(e) => {
+            refused.get_or_insert_with(|| format!("path refused: {e}"));
+        }
+    });
+    match refused {
+        Some(reason) => Err(reason),
+        None => Ok(confined),
+    }
 }
 
-/// Rewrites absolute path arguments (already confined) relative to `root`.
-fn relativize(value: &mut Value, root: &std::path::Path) {
-    let relative = |s: &mut String| {
-        if let Ok(rest) = std::path::Path::new(s.as_str()).strip_prefix(root) {
-            let rest = rest.to_string_lossy().into_owned();
-            *s = if rest.is_empty() { ".".into() } else { rest };
-        }
-    };
+/// Calls `visit` on every path-like argument of a call, at any depth.
+fn visit_paths(value: &mut Value, visit: &mut dyn FnMut(&mut String)) {
     match value {
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
                 match v {
-                    Value::String(s) if is_path_key(key) => relative(s),
+                    Value::String(s) if is_path_key(key) => visit(s),
                     Value::Array(items) if is_path_key(key) => {
                         for item in items.iter_mut() {
                             if let Value::String(s) = item {
-                                relative(s);
+                                visit(s);
                             }
                         }
                     }
-                    _ => relativize(v, root),
+                    _ => visit_paths(v, visit),
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| relativize(v, root)),
-        _ => {}
-    }
-}
-
-/// The path-like arguments of a call, at any depth.
-fn path_arguments<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map {
-                match v {
-                    Value::String(s) if is_path_key(key) => out.push(s),
-                    Value::Array(items) if is_path_key(key) => {
-                        out.extend(items.iter().filter_map(Value::as_str));
-                    }
-                    _ => path_arguments(v, out),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|v| path_arguments(v, out)),
+        Value::Array(items) => items.iter_mut().for_each(|v| visit_paths(v, visit)),
         _ => {}
     }
 }

@@ -224,13 +224,7 @@ fn title(parts: &[Part]) -> String {
             _ => None,
         })
         .unwrap_or("");
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() > TITLE_CHARS {
-        let cut: String = line.chars().take(TITLE_CHARS - 1).collect();
-        format!("{cut}…")
-    } else {
-        line
-    }
+    crate::text::one_line(text, TITLE_CHARS)
 }
 
 #[cfg(test)]

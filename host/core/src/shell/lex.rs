@@ -216,18 +216,12 @@ fn tokenize(line: &str, substitutions: &mut Vec<String>) -> Result<Vec<Token>, L
                             i += 2;
                         }
                         '$' if chars.get(i + 1) == Some(&'(') => {
-                            let (inner, after) = balanced(&chars, i + 2)?;
-                            substitutions.push(inner.clone());
-                            word.push_str(&format!("$({inner})"));
+                            i = substitution(&chars, i, substitutions, &mut word)?;
                             expands = true;
-                            i = after;
                         }
                         '`' => {
-                            let (inner, after) = backtick(&chars, i + 1)?;
-                            substitutions.push(inner.clone());
-                            word.push_str(&format!("`{inner}`"));
+                            i = substitution(&chars, i, substitutions, &mut word)?;
                             expands = true;
-                            i = after;
                         }
                         '$' => {
                             expands = true;
@@ -242,20 +236,14 @@ fn tokenize(line: &str, substitutions: &mut Vec<String>) -> Result<Vec<Token>, L
                 }
             }
             '$' if next == Some('(') => {
-                let (inner, after) = balanced(&chars, i + 2)?;
-                substitutions.push(inner.clone());
-                word.push_str(&format!("$({inner})"));
+                i = substitution(&chars, i, substitutions, &mut word)?;
                 in_word = true;
                 expands = true;
-                i = after;
             }
             '`' => {
-                let (inner, after) = backtick(&chars, i + 1)?;
-                substitutions.push(inner.clone());
-                word.push_str(&format!("`{inner}`"));
+                i = substitution(&chars, i, substitutions, &mut word)?;
                 in_word = true;
                 expands = true;
-                i = after;
             }
             '<' | '>' if next == Some('(') && !in_word => {
                 // Process substitution: a command of its own.
@@ -305,6 +293,28 @@ fn tokenize(line: &str, substitutions: &mut Vec<String>) -> Result<Vec<Token>, L
     }
     flush(&mut tokens, &mut word, &mut in_word, &mut expands);
     Ok(tokens)
+}
+
+/// Reads the `$(…)` or backtick substitution starting at `chars[at]`:
+/// records its text as a command of its own, keeps it in `word` as
+/// written, and returns the index after it.
+fn substitution(
+    chars: &[char],
+    at: usize,
+    substitutions: &mut Vec<String>,
+    word: &mut String,
+) -> Result<usize, LexError> {
+    let (inner, after) = if chars[at] == '`' {
+        let (inner, after) = backtick(chars, at + 1)?;
+        word.push_str(&format!("`{inner}`"));
+        (inner, after)
+    } else {
+        let (inner, after) = balanced(chars, at + 2)?;
+        word.push_str(&format!("$({inner})"));
+        (inner, after)
+    };
+    substitutions.push(inner);
+    Ok(after)
 }
 
 fn backtick(chars: &[char], start: usize) -> Result<(String, usize), LexError> {
