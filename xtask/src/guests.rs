@@ -8,7 +8,12 @@ use anyhow::{Context, Result};
 use crate::{cargo, root, run, setup};
 
 /// Guests with C code (tree-sitter grammars) need clang, llvm and wasi-libc.
-const GUESTS_WITH_C: &[&str] = &[];
+const GUESTS_WITH_C: &[&str] = &[
+    "parser-rust",
+    "parser-python",
+    "parser-typescript",
+    "parser-markdown",
+];
 
 /// The cdylib members of the guests workspace, by package name.
 fn members() -> Result<Vec<String>> {

@@ -1,0 +1,223 @@
+//! The outline rules per language, natively, on small sources.
+
+use amber_parser_core::{Lang, Outliner, Symbol};
+
+fn outliner() -> Outliner {
+    Outliner::new(&[
+        (Lang::Rust, tree_sitter_rust::LANGUAGE),
+        (Lang::Python, tree_sitter_python::LANGUAGE),
+        (Lang::TypeScript, tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
+        (Lang::Tsx, tree_sitter_typescript::LANGUAGE_TSX),
+        (Lang::JavaScript, tree_sitter_typescript::LANGUAGE_TSX),
+        (Lang::Markdown, tree_sitter_md::LANGUAGE),
+    ])
+}
+
+/// `kind name (parent index)` per symbol, for compact assertions.
+fn shape(symbols: &[Symbol]) -> Vec<String> {
+    symbols
+        .iter()
+        .map(|s| match s.parent {
+            Some(p) => format!("{} {} <{}", s.kind, s.name, p),
+            None => format!("{} {}", s.kind, s.name),
+        })
+        .collect()
+}
+
+fn outline(lang: &str, src: &str) -> Vec<Symbol> {
+    outliner().outline(lang, src).unwrap()
+}
+
+#[test]
+fn rust_items_impls_and_modules() {
+    let src = "\
+/// A point.
+#[derive(Debug)]
+pub struct Point { x: i32 }
+
+impl Point {
+    pub fn new() -> Self { Point { x: 0 } }
+}
+
+impl std::fmt::Display for Point {
+    fn fmt(&self, f: &mut Formatter) -> fmt::Result { Ok(()) }
+}
+
+mod inner {
+    const LIMIT: usize = 3;
+    trait Shape { fn area(&self) -> f64; }
+}
+macro_rules! twice { ($e:expr) => { $e; $e }; }
+";
+    let symbols = outline("rust", src);
+    assert_eq!(
+        shape(&symbols),
+        [
+            "struct Point",
+            "impl impl Point",
+            "fn new <1",
+            "impl std::fmt::Display for Point",
+            "fn fmt <3",
+            "mod inner",
+            "const LIMIT <5",
+            "trait Shape <5",
+            "fn area <7",
+            "macro twice",
+        ]
+    );
+    // The docs and the attribute are glued to the struct.
+    assert_eq!(symbols[0].byte_start, 0);
+    assert_eq!(symbols[0].line_start, 1);
+    assert_eq!(symbols[0].line_end, 3);
+    // The signature ends where the body starts.
+    let new = &symbols[2];
+    assert_eq!(&src[new.byte_start as usize..new.signature_end as usize], "pub fn new() -> Self ");
+}
+
+#[test]
+fn a_comment_after_a_blank_line_or_trailing_code_is_not_glued() {
+    let src = "// about nothing\n\nfn a() {} // trailing\nfn b() {}\n";
+    let symbols = outline("rust", src);
+    assert_eq!(symbols[0].byte_start as usize, src.find("fn a").unwrap());
+    assert_eq!(symbols[1].byte_start as usize, src.find("fn b").unwrap());
+}
+
+#[test]
+fn python_classes_methods_and_decorators() {
+    let src = "\
+import os
+
+@dataclass
+class Config:
+    # the port
+    port: int = 80
+
+    def url(self):
+        return f'http://x:{self.port}'
+
+async def main():
+    pass
+";
+    let symbols = outline("python", src);
+    assert_eq!(shape(&symbols), ["class Config", "def url <0", "def main"]);
+    // The decorator belongs to the class.
+    assert_eq!(symbols[0].byte_start as usize, src.find("@dataclass").unwrap());
+}
+
+#[test]
+fn typescript_declarations_exports_and_arrow_functions() {
+    let src = "\
+export interface Shape { area(): number; }
+export class Circle implements Shape {
+  constructor(private r: number) {}
+  area(): number { return Math.PI * this.r ** 2; }
+}
+export const double = (x: number) => x * 2;
+type Id = string;
+enum Color { Red }
+function helper() {}
+namespace Geometry { export function unit() {} }
+";
+    let symbols = outline("typescript", src);
+    assert_eq!(
+        shape(&symbols),
+        [
+            "interface Shape",
+            "method area <0",
+            "class Circle",
+            "method constructor <2",
+            "method area <2",
+            "function double",
+            "type Id",
+            "enum Color",
+            "function helper",
+            "namespace Geometry",
+            "function unit <9",
+        ]
+    );
+    // `export` is part of the span.
+    assert_eq!(symbols[2].byte_start as usize, src.find("export class").unwrap());
+}
+
+#[test]
+fn javascript_and_jsx_parse_with_the_tsx_grammar() {
+    let src = "function App() { return <div>{greet()}</div>; }\nconst greet = function () { return 'hi'; };\n";
+    assert_eq!(shape(&outline("javascript", src)), ["function App", "function greet"]);
+}
+
+#[test]
+fn markdown_headings_nest_by_level() {
+    let src = "\
+# Guide
+
+Intro.
+
+## Quick start
+
+Run it.
+
+### Details
+
+Setext
+------
+
+# Reference
+";
+    let symbols = outline("markdown", src);
+    assert_eq!(
+        shape(&symbols),
+        [
+            "h1 Guide",
+            "h2 Quick start <0",
+            "h3 Details <1",
+            // tree-sitter-md opens no section at a setext heading.
+            "h2 Setext <2",
+            "h1 Reference",
+        ]
+    );
+    let quick = &symbols[1];
+    assert!(src[quick.byte_start as usize..quick.byte_end as usize].contains("Details"));
+}
+
+#[test]
+fn references_find_calls_in_paths_methods_and_macro_bodies() {
+    let src = "\
+fn run() {
+    helper(1);
+    crate::util::helper(2);
+    self.helper();
+    println!(\"{}\", helper(3));
+    assert_eq!(format!(\"{}\", helper(4)), \"x\");
+    let helper_count = 5;
+}
+";
+    let spans = outliner().references("rust", src, "helper").unwrap();
+    let lines: Vec<u32> = spans.iter().map(|s| s.line).collect();
+    assert_eq!(lines, [2, 3, 4, 5, 6]);
+    for span in &spans {
+        assert_eq!(&src[span.byte_start as usize..span.byte_end as usize], "helper");
+    }
+}
+
+#[test]
+fn references_in_python_and_typescript() {
+    let py = "def f():\n    g()\n    obj.g(1)\n    h(g)\n";
+    let lines: Vec<u32> = outliner().references("python", py, "g").unwrap().iter().map(|s| s.line).collect();
+    assert_eq!(lines, [2, 3]);
+    let ts = "function f() { g(); this.g(); new G(); }\n";
+    assert_eq!(outliner().references("typescript", ts, "g").unwrap().len(), 2);
+    assert_eq!(outliner().references("typescript", ts, "G").unwrap().len(), 1);
+}
+
+#[test]
+fn unknown_and_unlinked_languages_are_errors() {
+    assert!(outliner().outline("cobol", "").unwrap_err().contains("unknown language"));
+    let rust_only = &mut Outliner::new(&[(Lang::Rust, tree_sitter_rust::LANGUAGE)]);
+    assert!(rust_only.outline("python", "").unwrap_err().contains("does not parse"));
+}
+
+#[test]
+fn broken_source_still_outlines_what_parses() {
+    let symbols = outline("rust", "fn ok() {}\nfn broken( {\nstruct After;\n");
+    assert!(symbols.iter().any(|s| s.name == "ok"));
+}
