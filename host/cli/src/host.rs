@@ -10,7 +10,9 @@ use amber_config::Config;
 use amber_core::engine::Mode;
 use amber_core::policy::Policy;
 use amber_core::ports::CommandGate;
-use amber_core::Ledger;
+use amber_core::{CapabilityKind, Ledger};
+use amber_index::tools::CodeContext;
+use amber_index::{LedgerParsers, Parsers};
 use amber_runtime::imports::exec::ExecPolicy;
 use amber_runtime::manager::{bundle_dir, PluginManager, PluginPrefs};
 use amber_runtime::{AmberDirs, Permission, PluginRuntime, RuntimeLimits, RuntimeOptions};
@@ -129,5 +131,42 @@ pub fn loaded_with(
     for problem in manager.problems() {
         eprintln!("amber: warning: {problem}");
     }
+    install_code_tools(&manager, workspace)?;
     Ok(manager)
+}
+
+/// The ledger's parsers, fingerprinted by their plugins' content hashes so
+/// a changed parser never reuses another's cached outlines.
+pub fn parsers(manager: &PluginManager) -> Result<Arc<dyn Parsers>> {
+    let mut fingerprint: Vec<String> = manager
+        .list()?
+        .into_iter()
+        .filter(|p| {
+            p.status
+                .contributions
+                .iter()
+                .any(|c| c.kind == CapabilityKind::Parser)
+        })
+        .map(|p| format!("{}@{}", p.id, p.status.hash))
+        .collect();
+    fingerprint.sort();
+    Ok(Arc::new(LedgerParsers::new(
+        manager.runtime().ledger().clone(),
+        fingerprint.join(","),
+    )))
+}
+
+/// The host's code tools (`outline`, `show`, `callers`), installed in the
+/// ledger when any parser is, so the model can read by symbol.
+fn install_code_tools(manager: &PluginManager, workspace: &Path) -> Result<()> {
+    let ledger = manager.runtime().ledger();
+    if ledger.parsers().is_empty() {
+        return Ok(());
+    }
+    let context = CodeContext {
+        root: workspace.to_path_buf(),
+        parsers: parsers(manager)?,
+        cache_dir: AmberDirs::from_env().cache,
+    };
+    amber_index::tools::install(ledger, context).context("cannot install the code tools")
 }

@@ -48,6 +48,28 @@ enum Command {
     /// Show where the config file is and what it says.
     #[command(subcommand)]
     Config(commands::config::ConfigCommand),
+    /// Index the workspace's code into symbols with ids, spans and hashes.
+    ///
+    /// Every file a parser plugin serves is parsed in parallel; outlines are
+    /// cached by file content, so running it again parses only what changed.
+    Index(commands::code::IndexArgs),
+    /// Print a file's symbols with their kinds, line ranges and ids.
+    Outline(commands::code::OutlineArgs),
+    /// Print symbols' source by id (`src/app.rs::App/new`) or hash prefix.
+    ///
+    /// Ids are `<path>::<name-path>` as `amber outline` prints them; a hash
+    /// prefix is `b3:` and 8 or more hex digits of a symbol's hash.
+    Show(commands::code::ShowArgs),
+    /// Find the calls of functions or methods by name, with their callers.
+    ///
+    /// Each call is attributed to the symbol it is in; calls inside macro
+    /// bodies such as println! and assert_eq! count.
+    Callers(commands::code::CallersArgs),
+    /// Search files for a regex; each hit names the symbol it is in.
+    ///
+    /// Files are rejected on raw bytes first, and only the files that
+    /// matched are parsed.
+    Grep(commands::code::GrepArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +83,11 @@ fn main() -> ExitCode {
         Command::Tool(cmd) => done(commands::tool::run(cmd, &root)),
         Command::Providers(cmd) => done(commands::providers::run(cmd, &root)),
         Command::Config(cmd) => done(commands::config::run(cmd)),
+        Command::Index(args) => done(commands::code::index(args, &root)),
+        Command::Outline(args) => done(commands::code::outline(args, &root)),
+        Command::Show(args) => done(commands::code::show(args, &root)),
+        Command::Callers(args) => done(commands::code::callers(args, &root)),
+        Command::Grep(args) => done(commands::code::grep(args, &root)),
     });
     result.unwrap_or_else(|e| {
         eprintln!("amber: {e:#}");

@@ -311,6 +311,11 @@ impl Ledger {
         self.read().parsers.get(language)
     }
 
+    /// Parsers in install order.
+    pub fn parsers(&self) -> Vec<Arc<dyn Parser>> {
+        self.read().parsers.in_install_order()
+    }
+
     /// The parser claiming a file extension (without the dot); the first
     /// installed wins.
     pub fn parser_for_extension(&self, ext: &str) -> Option<Arc<dyn Parser>> {

@@ -1,5 +1,6 @@
 //! One module per command group.
 
+pub mod code;
 pub mod config;
 pub mod exec;
 pub mod plugin;

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The bundle, by guest name. Later issues add the parsers.
+/// The bundle, by guest name.
 pub const BUNDLED: &[&str] = &[
     "prompt-workspace",
     "provider-openai",
@@ -16,6 +16,10 @@ pub const BUNDLED: &[&str] = &[
     "tools-fs",
     "tool-shell",
     "tool-grep",
+    "parser-rust",
+    "parser-python",
+    "parser-typescript",
+    "parser-markdown",
 ];
 
 /// Where the bundled components are, if anywhere.

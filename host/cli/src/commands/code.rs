@@ -1,0 +1,240 @@
+//! `amber index | outline | show | callers | grep`: reading code by symbol
+//! (seed 003, ambits), served by the project index and the parser
+//! components.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use amber_index::{render, Index, Parsers, ShowOptions};
+use amber_runtime::manager::PluginManager;
+use amber_runtime::AmberDirs;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::json;
+
+use super::print_json;
+use crate::host;
+
+/// Index the workspace: every file a parser serves, parsed in parallel into
+/// symbols with ids, spans and BLAKE3 hashes. Outlines are cached by file
+/// content, so running it again parses only what changed.
+#[derive(Args)]
+pub struct IndexArgs {
+    /// The directory to index (default: the workspace).
+    path: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// With --json: also print every file and symbol.
+    #[arg(long, requires = "json")]
+    symbols: bool,
+}
+
+/// Print a file's symbols with their kinds, line ranges and ids.
+#[derive(Args)]
+pub struct OutlineArgs {
+    /// The file, relative to the workspace.
+    file: PathBuf,
+    #[arg(long)]
+    json: bool,
+}
+
+/// Print symbols' source by id (`src/app.rs::App/new`, as `amber outline`
+/// prints them) or by hash prefix (`b3:` and 8 or more hex digits).
+#[derive(Args)]
+pub struct ShowArgs {
+    /// One or more symbol ids or hash prefixes.
+    #[arg(required = true, value_name = "SYMBOL")]
+    symbols: Vec<String>,
+    /// Only the signature, not the body.
+    #[arg(long)]
+    no_body: bool,
+    /// Cut each symbol's source to this many bytes.
+    #[arg(long, value_name = "N")]
+    max_bytes: Option<usize>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// Find the calls of functions or methods by name, each with the symbol it
+/// is called from. Calls inside macro bodies (println!, assert_eq!) count.
+#[derive(Args)]
+pub struct CallersArgs {
+    /// One or more called names.
+    #[arg(required = true, value_name = "NAME")]
+    names: Vec<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// Search every file for a regex; each hit is annotated with the symbol it
+/// is in. Files are rejected on raw bytes first, and only matching files
+/// are parsed.
+#[derive(Args)]
+pub struct GrepArgs {
+    /// A regular expression (Rust regex syntax).
+    pattern: String,
+    /// Match case-insensitively.
+    #[arg(short = 'i', long)]
+    ignore_case: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+/// The loaded plugins and the parsers among them.
+struct Code {
+    _manager: PluginManager,
+    parsers: Arc<dyn Parsers>,
+    cache: PathBuf,
+}
+
+impl Code {
+    fn load(workspace: &Path) -> Result<Code> {
+        let manager = host::loaded(workspace)?;
+        let parsers = host::parsers(&manager)?;
+        if parsers.languages().is_empty() {
+            bail!("no parser plugin is installed or enabled (see `amber plugin list`)");
+        }
+        Ok(Code {
+            _manager: manager,
+            parsers,
+            cache: AmberDirs::from_env().cache,
+        })
+    }
+
+    fn index(&self, root: &Path) -> Index<'_> {
+        Index::new(root, self.parsers.as_ref(), &self.cache)
+    }
+}
+
+pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
+    let root = match &args.path {
+        Some(p) => std::fs::canonicalize(p).with_context(|| format!("cannot index {}", p.display()))?,
+        None => workspace.to_path_buf(),
+    };
+    if !root.is_dir() {
+        bail!("cannot index {}: not a directory", root.display());
+    }
+    let code = Code::load(&root)?;
+    let started = Instant::now();
+    let bar = indicatif::ProgressBar::new(0);
+    if args.json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} indexing {pos}/{len} files {wide_bar} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let (tree, report) = code.index(&root).build(&|p| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+    });
+    bar.finish_and_clear();
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if args.json {
+        let mut value = json!({
+            "root": root.display().to_string(),
+            "elapsed_ms": elapsed_ms,
+            "report": report,
+        });
+        if args.symbols {
+            value["files"] = serde_json::to_value(&tree.files)?;
+        }
+        return print_json(&value);
+    }
+    let languages: Vec<String> = report
+        .languages
+        .iter()
+        .map(|(l, n)| format!("{l} {n}"))
+        .collect();
+    println!(
+        "indexed {} files ({}): {} symbols; {} parsed, {} from the cache, in {:.0} ms",
+        report.files,
+        languages.join(", "),
+        report.symbols,
+        report.parsed,
+        report.cached,
+        elapsed_ms
+    );
+    for skip in &report.skipped {
+        eprintln!("amber: skipped {}: {}", skip.path, skip.reason);
+    }
+    for dropped in &report.dropped_languages {
+        eprintln!(
+            "amber: finished without {} ({} files not indexed): {}",
+            dropped.language, dropped.files, dropped.reason
+        );
+    }
+    Ok(())
+}
+
+pub fn outline(args: OutlineArgs, workspace: &Path) -> Result<()> {
+    let code = Code::load(workspace)?;
+    let entry = code.index(workspace).file(&args.file)?;
+    if args.json {
+        return print_json(&entry);
+    }
+    print!("{}", render::outline(&entry));
+    Ok(())
+}
+
+pub fn show(args: ShowArgs, workspace: &Path) -> Result<()> {
+    let code = Code::load(workspace)?;
+    let index = code.index(workspace);
+    let options = ShowOptions {
+        no_body: args.no_body,
+        max_bytes: args.max_bytes,
+    };
+    let mut shown = Vec::new();
+    let mut failures = 0;
+    for selector in &args.symbols {
+        match index.show(selector, options) {
+            Ok(s) => shown.push(s),
+            Err(e) => {
+                failures += 1;
+                eprintln!("amber: {e}");
+            }
+        }
+    }
+    if args.json {
+        print_json(&shown)?;
+    } else {
+        for (i, s) in shown.iter().enumerate() {
+            if i > 0 {
+                println!();
+            }
+            print!("{}", render::shown(s));
+        }
+    }
+    if failures > 0 {
+        bail!("{failures} of {} symbols not shown", args.symbols.len());
+    }
+    Ok(())
+}
+
+pub fn callers(args: CallersArgs, workspace: &Path) -> Result<()> {
+    let code = Code::load(workspace)?;
+    let found = code.index(workspace).callers(&args.names);
+    for skip in &found.skipped {
+        eprintln!("amber: not searched: {}: {}", skip.path, skip.reason);
+    }
+    if args.json {
+        return print_json(&found);
+    }
+    if found.sites.is_empty() {
+        eprintln!("amber: no calls of {} found", args.names.join(", "));
+    }
+    print!("{}", render::callers(&found.sites));
+    Ok(())
+}
+
+pub fn grep(args: GrepArgs, workspace: &Path) -> Result<()> {
+    let code = Code::load(workspace)?;
+    let hits = code.index(workspace).grep(&args.pattern, args.ignore_case)?;
+    if args.json {
+        return print_json(&hits);
+    }
+    print!("{}", render::grep(&hits));
+    Ok(())
+}

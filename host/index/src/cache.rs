@@ -1,0 +1,110 @@
+//! The outline cache: one snapshot per project root under the cache dir,
+//! holding every file's outline keyed by the file's content hash and
+//! language. A re-index hashes each file and parses only those whose hash
+//! is not here; renaming a file or switching branches back and forth costs
+//! no parse. One file per root, not one per source file, so a warm
+//! re-index opens one cache file instead of thousands.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use amber_core::ports::Symbol;
+use serde::{Deserialize, Serialize};
+
+/// Bumped whenever the snapshot's layout or the hashing changes.
+const FORMAT: u32 = 1;
+
+/// A file's outline as parsed, with each symbol's hash.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CachedOutline {
+    pub symbols: Vec<Symbol>,
+    pub hashes: Vec<[u8; 32]>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Snapshot {
+    format: u32,
+    fingerprint: String,
+    outlines: HashMap<([u8; 32], String), CachedOutline>,
+}
+
+/// The snapshot of one root, loaded or empty.
+pub struct OutlineCache {
+    path: PathBuf,
+    fingerprint: String,
+    outlines: HashMap<([u8; 32], String), CachedOutline>,
+    /// Keys used by this run; the rest are dropped on save.
+    used: std::collections::HashSet<([u8; 32], String)>,
+    changed: bool,
+}
+
+impl OutlineCache {
+    /// The cache of `root` under `cache_dir`. A missing, unreadable, older
+    /// or other-parser snapshot is an empty cache, never an error: the
+    /// cache only saves time.
+    pub fn load(cache_dir: &Path, root: &Path, fingerprint: &str) -> Self {
+        let key = blake3::hash(root.to_string_lossy().as_bytes()).to_hex();
+        let path = cache_dir.join("index").join(format!("{}.snapshot", &key[..16]));
+        let outlines = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| postcard::from_bytes::<Snapshot>(&bytes).ok())
+            .filter(|s| s.format == FORMAT && s.fingerprint == fingerprint)
+            .map(|s| s.outlines)
+            .unwrap_or_default();
+        OutlineCache {
+            path,
+            fingerprint: fingerprint.to_string(),
+            outlines,
+            used: Default::default(),
+            changed: false,
+        }
+    }
+
+    pub fn contains(&self, content: [u8; 32], language: &str) -> bool {
+        self.outlines.contains_key(&(content, language.to_string()))
+    }
+
+    pub fn get(&mut self, content: [u8; 32], language: &str) -> Option<&CachedOutline> {
+        let key = (content, language.to_string());
+        let found = self.outlines.get(&key);
+        if found.is_some() {
+            self.used.insert(key);
+        }
+        found
+    }
+
+    pub fn put(&mut self, content: [u8; 32], language: &str, outline: CachedOutline) {
+        let key = (content, language.to_string());
+        self.used.insert(key.clone());
+        self.outlines.insert(key, outline);
+        self.changed = true;
+    }
+
+    /// Writes the snapshot if anything changed. After a run over the whole
+    /// project (`whole`), only the outlines it used are kept, so the cache
+    /// never grows past the project. Written to a temporary file and
+    /// renamed, so a crash leaves the old snapshot.
+    pub fn save(mut self, whole: bool) -> std::io::Result<()> {
+        let before = self.outlines.len();
+        if whole {
+            let used = std::mem::take(&mut self.used);
+            self.outlines.retain(|k, _| used.contains(k));
+        }
+        if !self.changed && self.outlines.len() == before {
+            return Ok(());
+        }
+        let snapshot = Snapshot {
+            format: FORMAT,
+            fingerprint: self.fingerprint,
+            outlines: self.outlines,
+        };
+        let bytes = postcard::to_stdvec(&snapshot).map_err(std::io::Error::other)?;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(&bytes)?;
+        tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,197 @@
+//! `grep` and `callers`, served by the index.
+//!
+//! grep rejects on raw bytes first and parses only the files that matched
+//! (seed 003: "Search enters the parse side late"). callers is a separate
+//! path: it skips every file whose text lacks the name, asks the parser for
+//! call references (a second parse, macro bodies included), and borrows one
+//! thing from the tree: symbol byte ranges, to say which symbol each call
+//! is in.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::indexer::{parallel, Index, Routed, Skipped};
+use crate::source::{self, SourceFile};
+use crate::tree::FileEntry;
+use crate::IndexError;
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GrepHit {
+    pub path: String,
+    pub line: u32,
+    pub text: String,
+    /// The innermost symbol holding the match, when the file has a parser.
+    pub symbol: Option<String>,
+}
+
+/// One call of a name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallSite {
+    pub name: String,
+    pub path: String,
+    pub line: u32,
+    pub text: String,
+    /// The symbol the call is in; none for a call at the top level.
+    pub caller: Option<String>,
+}
+
+/// What `callers` found, and the files it could not search.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Callers {
+    pub sites: Vec<CallSite>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Lines shown are cut to this many bytes.
+const MAX_LINE: usize = 400;
+
+impl Index<'_> {
+    /// Lines matching `pattern` (a regex) in every walked file, each with
+    /// its enclosing symbol.
+    pub fn grep(&self, pattern: &str, ignore_case: bool) -> Result<Vec<GrepHit>, IndexError> {
+        let regex = regex::bytes::RegexBuilder::new(pattern)
+            .case_insensitive(ignore_case)
+            .multi_line(true)
+            .build()
+            .map_err(|e| IndexError::Pattern(e.to_string()))?;
+        let files = source::walk(self.root());
+        let matched: Vec<(SourceFile, Vec<(u32, u32, String)>)> = parallel(&files, self.threads(), |file| {
+            let bytes = source::read(file).ok()?;
+            if !regex.is_match(&bytes) {
+                return None;
+            }
+            let lines = Lines::new(&bytes);
+            let mut hits: Vec<(u32, u32, String)> = Vec::new();
+            for m in regex.find_iter(&bytes) {
+                let line = lines.line_of(m.start());
+                if hits.last().is_some_and(|(l, _, _)| *l == line) {
+                    continue;
+                }
+                hits.push((line, m.start() as u32, lines.text(&bytes, line)));
+            }
+            Some((file.clone(), hits))
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        let entries = self.entries(matched.iter().map(|(f, _)| f.clone()).collect());
+        Ok(matched
+            .into_iter()
+            .flat_map(|(file, hits)| {
+                let entry = entries.get(&file.rel);
+                hits.into_iter().map(move |(line, offset, text)| GrepHit {
+                    path: file.rel.clone(),
+                    line,
+                    text,
+                    symbol: entry.and_then(|e| e.enclosing(offset)).map(|s| s.id.clone()),
+                })
+            })
+            .collect())
+    }
+
+    /// The calls of each name, each attributed to the symbol it is in.
+    pub fn callers(&self, names: &[String]) -> Callers {
+        let routed = self.route(source::walk(self.root()));
+        // Rejected on raw bytes: a file without the name cannot call it.
+        let candidates: Vec<(&Routed, String)> = parallel(&routed, self.threads(), |r| {
+            let text = String::from_utf8(source::read(&r.file).ok()?).ok()?;
+            names.iter().any(|n| text.contains(n.as_str())).then_some(text)
+        })
+        .into_iter()
+        .zip(&routed)
+        .filter_map(|(text, r)| text.map(|t| (r, t)))
+        .collect();
+        let found = parallel(&candidates, self.threads(), |(r, text)| {
+            let mut calls = Vec::new();
+            for name in names.iter().filter(|n| text.contains(n.as_str())) {
+                let spans = r.parser.references(text, name).map_err(|e| e.to_string())?;
+                calls.extend(spans.into_iter().map(|s| (name.clone(), s)));
+            }
+            Ok::<_, String>(calls)
+        });
+        let with_calls: Vec<SourceFile> = candidates
+            .iter()
+            .zip(&found)
+            .filter(|(_, f)| f.as_ref().is_ok_and(|c| !c.is_empty()))
+            .map(|((r, _), _)| r.file.clone())
+            .collect();
+        let entries = self.entries(with_calls);
+        let mut out = Callers::default();
+        for ((r, text), calls) in candidates.iter().zip(found) {
+            let entry = entries.get(&r.file.rel);
+            let lines = Lines::new(text.as_bytes());
+            let calls = match calls {
+                Ok(calls) => calls,
+                Err(reason) => {
+                    out.skipped.push(Skipped {
+                        path: r.file.rel.clone(),
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            for (name, span) in calls {
+                out.sites.push(CallSite {
+                    name,
+                    path: r.file.rel.clone(),
+                    line: span.line,
+                    text: lines.text(text.as_bytes(), span.line),
+                    caller: entry
+                        .and_then(|e| e.enclosing(span.byte_start))
+                        .map(|s| s.id.clone()),
+                });
+            }
+        }
+        out.sites
+            .sort_by(|a, b| (&a.name, &a.path, a.line).cmp(&(&b.name, &b.path, b.line)));
+        out
+    }
+
+    /// The index entries of some files, by path: cached or parsed now.
+    fn entries(&self, files: Vec<SourceFile>) -> HashMap<String, FileEntry> {
+        let routed = self.route(files);
+        let (tree, _) = self.index(routed, false, &|_| {});
+        tree.files.into_iter().map(|f| (f.path.clone(), f)).collect()
+    }
+}
+
+/// Line starts of a text, for offsets to lines and lines to text.
+struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(bytes: &[u8]) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr_all(bytes));
+        Lines { starts }
+    }
+
+    /// The 1-based line of an offset.
+    fn line_of(&self, offset: usize) -> u32 {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i as u32 + 1,
+            Err(i) => i as u32,
+        }
+    }
+
+    /// A line's text without its newline, cut to [`MAX_LINE`] bytes.
+    fn text(&self, bytes: &[u8], line: u32) -> String {
+        let i = (line as usize).saturating_sub(1);
+        let start = self.starts.get(i).copied().unwrap_or(bytes.len());
+        let end = self.starts.get(i + 1).map_or(bytes.len(), |e| e - 1);
+        let slice = &bytes[start.min(end)..end];
+        let slice = &slice[..slice.len().min(MAX_LINE)];
+        String::from_utf8_lossy(slice).trim_end_matches('\r').to_string()
+    }
+}
+
+fn memchr_all(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+}

@@ -1,0 +1,109 @@
+//! `show`: a symbol's source by id or hash prefix.
+
+use serde::Serialize;
+
+use crate::indexer::Index;
+use crate::tree::{ProjectTree, Selector};
+use crate::IndexError;
+
+/// A symbol's source, as shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Shown {
+    pub id: String,
+    pub path: String,
+    pub kind: String,
+    pub line_start: u32,
+    pub line_end: u32,
+    pub hash: String,
+    /// The source: the whole symbol, or its signature alone.
+    pub source: String,
+    /// Whether `source` was cut to the byte limit.
+    pub truncated: bool,
+}
+
+/// How much of a symbol to show.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ShowOptions {
+    /// Only the signature (up to where the body starts).
+    pub no_body: bool,
+    /// Cut the source to this many bytes.
+    pub max_bytes: Option<usize>,
+}
+
+impl Index<'_> {
+    /// The symbols a selector names: an id is looked up in its file alone;
+    /// a hash prefix needs the whole index (cached), and one naming several
+    /// symbols is refused with their ids.
+    pub fn show(&self, selector: &str, options: ShowOptions) -> Result<Shown, IndexError> {
+        let parsed = Selector::parse(selector)?;
+        let tree = match parsed.path() {
+            Some(path) => ProjectTree {
+                files: vec![self.file(std::path::Path::new(path))?],
+            },
+            None => self.build(&|_| {}).0,
+        };
+        let found = tree.find(&parsed);
+        let (file, symbol) = match found.as_slice() {
+            [] => return Err(IndexError::NoSymbol(selector.to_string())),
+            [one] => *one,
+            many => {
+                let ids: Vec<&str> = many.iter().map(|(_, s)| s.id.as_str()).collect();
+                return Err(IndexError::Selector(format!(
+                    "`{selector}` names {} symbols: {}; give more hex digits",
+                    ids.len(),
+                    ids.join(", ")
+                )));
+            }
+        };
+        let abs = self.root().join(&file.path);
+        let bytes = std::fs::read(&abs).map_err(|e| IndexError::Read {
+            path: file.path.clone(),
+            reason: e.to_string(),
+        })?;
+        let end = if options.no_body {
+            symbol.signature_end
+        } else {
+            symbol.byte_end
+        };
+        let start = line_start_if_indent(&bytes, (symbol.byte_start as usize).min(bytes.len()));
+        let end = (end as usize).clamp(start, bytes.len());
+        let mut text = String::from_utf8_lossy(&bytes[start..end]).into_owned();
+        if options.no_body {
+            text = text.trim_end().to_string();
+        }
+        let mut truncated = false;
+        if let Some(max) = options.max_bytes {
+            if text.len() > max {
+                let mut cut = max;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.truncate(cut);
+                truncated = true;
+            }
+        }
+        Ok(Shown {
+            id: symbol.id.clone(),
+            path: file.path.clone(),
+            kind: symbol.kind.clone(),
+            line_start: symbol.line_start,
+            line_end: symbol.line_end,
+            hash: symbol.hash.clone(),
+            source: text,
+            truncated,
+        })
+    }
+}
+
+/// The start of the symbol's first line when only indentation precedes the
+/// symbol there, so a method shows at its own indentation like its body.
+fn line_start_if_indent(bytes: &[u8], start: usize) -> usize {
+    let line = bytes[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    match bytes[line..start].iter().all(|b| *b == b' ' || *b == b'\t') {
+        true => line,
+        false => start,
+    }
+}
