@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod exec_env;
 pub mod fake_llm;
+pub mod native_parsers;
 pub mod sse;
 
 use std::path::{Path, PathBuf};

@@ -124,9 +124,6 @@ impl<'p> Index<'p> {
     pub fn file(&self, path: &Path) -> Result<FileEntry, IndexError> {
         let outside = || IndexError::OutsideRoot(path.display().to_string());
         let file = source::single(&self.root, path).ok_or_else(outside)?;
-        if !file.abs.starts_with(&self.root) {
-            return Err(outside());
-        }
         let parser = self
             .parsers
             .for_extension(&file.ext)

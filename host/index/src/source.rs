@@ -31,13 +31,15 @@ pub fn walk(root: &Path) -> Vec<SourceFile> {
     files
 }
 
-/// The one file at `path` (relative to `root`, or absolute inside it).
+/// The one file at `path` (relative to `root`, or absolute inside it);
+/// none for a path leading out of the root, by `..` or by a symlink.
 pub fn single(root: &Path, path: &Path) -> Option<SourceFile> {
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        root.join(path)
-    };
+    let abs = amber_core::confine(root, &path.to_string_lossy()).ok()?;
+    if let (Ok(real), Ok(real_root)) = (abs.canonicalize(), root.canonicalize()) {
+        if !real.starts_with(real_root) {
+            return None;
+        }
+    }
     source_file(root, abs)
 }
 

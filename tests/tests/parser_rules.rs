@@ -1,17 +1,9 @@
-//! The outline rules per language, natively, on small sources.
+//! The outline and reference rules of the parser guests, per language, on
+//! small sources: the guests' own extraction code (`guests/parser-core`),
+//! compiled natively. The CLI tests run the same rules as components.
 
 use amber_parser_core::{Lang, Outliner, Symbol};
-
-fn outliner() -> Outliner {
-    Outliner::new(&[
-        (Lang::Rust, tree_sitter_rust::LANGUAGE),
-        (Lang::Python, tree_sitter_python::LANGUAGE),
-        (Lang::TypeScript, tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
-        (Lang::Tsx, tree_sitter_typescript::LANGUAGE_TSX),
-        (Lang::JavaScript, tree_sitter_typescript::LANGUAGE_TSX),
-        (Lang::Markdown, tree_sitter_md::LANGUAGE),
-    ])
-}
+use amber_tests::native_parsers::outliner;
 
 /// `kind name (parent index)` per symbol, for compact assertions.
 fn shape(symbols: &[Symbol]) -> Vec<String> {
