@@ -6,6 +6,7 @@
 mod context;
 mod engine;
 mod measure;
+mod parsers;
 mod runtime;
 mod tools;
 mod wire;
@@ -43,6 +44,9 @@ fn main() -> Result<()> {
     }
     if wanted("tools") || wanted("grep") || wanted("read_file") {
         tools::run(&mut rows)?;
+    }
+    if wanted("parse") || wanted("index") {
+        parsers::run(&mut rows)?;
     }
     Ok(())
 }

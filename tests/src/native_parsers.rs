@@ -9,7 +9,10 @@ pub fn outliner() -> Outliner {
     Outliner::new(&[
         (Lang::Rust, tree_sitter_rust::LANGUAGE),
         (Lang::Python, tree_sitter_python::LANGUAGE),
-        (Lang::TypeScript, tree_sitter_typescript::LANGUAGE_TYPESCRIPT),
+        (
+            Lang::TypeScript,
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+        ),
         (Lang::Tsx, tree_sitter_typescript::LANGUAGE_TSX),
         (Lang::JavaScript, tree_sitter_typescript::LANGUAGE_TSX),
         (Lang::Markdown, tree_sitter_md::LANGUAGE),

@@ -63,7 +63,10 @@ macro_rules! twice { ($e:expr) => { $e; $e }; }
     assert_eq!(symbols[0].line_end, 3);
     // The signature ends where the body starts.
     let new = &symbols[2];
-    assert_eq!(&src[new.byte_start as usize..new.signature_end as usize], "pub fn new() -> Self ");
+    assert_eq!(
+        &src[new.byte_start as usize..new.signature_end as usize],
+        "pub fn new() -> Self "
+    );
 }
 
 #[test]
@@ -93,7 +96,10 @@ async def main():
     let symbols = outline("python", src);
     assert_eq!(shape(&symbols), ["class Config", "def url <0", "def main"]);
     // The decorator belongs to the class.
-    assert_eq!(symbols[0].byte_start as usize, src.find("@dataclass").unwrap());
+    assert_eq!(
+        symbols[0].byte_start as usize,
+        src.find("@dataclass").unwrap()
+    );
 }
 
 #[test]
@@ -128,13 +134,19 @@ namespace Geometry { export function unit() {} }
         ]
     );
     // `export` is part of the span.
-    assert_eq!(symbols[2].byte_start as usize, src.find("export class").unwrap());
+    assert_eq!(
+        symbols[2].byte_start as usize,
+        src.find("export class").unwrap()
+    );
 }
 
 #[test]
 fn javascript_and_jsx_parse_with_the_tsx_grammar() {
     let src = "function App() { return <div>{greet()}</div>; }\nconst greet = function () { return 'hi'; };\n";
-    assert_eq!(shape(&outline("javascript", src)), ["function App", "function greet"]);
+    assert_eq!(
+        shape(&outline("javascript", src)),
+        ["function App", "function greet"]
+    );
 }
 
 #[test]
@@ -187,25 +199,45 @@ fn run() {
     let lines: Vec<u32> = spans.iter().map(|s| s.line).collect();
     assert_eq!(lines, [2, 3, 4, 5, 6]);
     for span in &spans {
-        assert_eq!(&src[span.byte_start as usize..span.byte_end as usize], "helper");
+        assert_eq!(
+            &src[span.byte_start as usize..span.byte_end as usize],
+            "helper"
+        );
     }
 }
 
 #[test]
 fn references_in_python_and_typescript() {
     let py = "def f():\n    g()\n    obj.g(1)\n    h(g)\n";
-    let lines: Vec<u32> = outliner().references("python", py, "g").unwrap().iter().map(|s| s.line).collect();
+    let lines: Vec<u32> = outliner()
+        .references("python", py, "g")
+        .unwrap()
+        .iter()
+        .map(|s| s.line)
+        .collect();
     assert_eq!(lines, [2, 3]);
     let ts = "function f() { g(); this.g(); new G(); }\n";
-    assert_eq!(outliner().references("typescript", ts, "g").unwrap().len(), 2);
-    assert_eq!(outliner().references("typescript", ts, "G").unwrap().len(), 1);
+    assert_eq!(
+        outliner().references("typescript", ts, "g").unwrap().len(),
+        2
+    );
+    assert_eq!(
+        outliner().references("typescript", ts, "G").unwrap().len(),
+        1
+    );
 }
 
 #[test]
 fn unknown_and_unlinked_languages_are_errors() {
-    assert!(outliner().outline("cobol", "").unwrap_err().contains("unknown language"));
+    assert!(outliner()
+        .outline("cobol", "")
+        .unwrap_err()
+        .contains("unknown language"));
     let rust_only = &mut Outliner::new(&[(Lang::Rust, tree_sitter_rust::LANGUAGE)]);
-    assert!(rust_only.outline("python", "").unwrap_err().contains("does not parse"));
+    assert!(rust_only
+        .outline("python", "")
+        .unwrap_err()
+        .contains("does not parse"));
 }
 
 #[test]

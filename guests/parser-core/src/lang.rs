@@ -57,6 +57,8 @@ impl Lang {
     }
 
     pub fn from_extension(ext: &str) -> Option<Lang> {
-        Lang::ALL.into_iter().find(|l| l.extensions().contains(&ext))
+        Lang::ALL
+            .into_iter()
+            .find(|l| l.extensions().contains(&ext))
     }
 }

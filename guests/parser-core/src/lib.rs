@@ -63,7 +63,10 @@ impl Outliner {
     /// An outliner for these languages, each with its grammar.
     pub fn new(grammars: &[(Lang, LanguageFn)]) -> Self {
         Outliner {
-            grammars: grammars.iter().map(|(l, g)| (*l, Language::new(*g))).collect(),
+            grammars: grammars
+                .iter()
+                .map(|(l, g)| (*l, Language::new(*g)))
+                .collect(),
             parsers: Vec::new(),
             queries: Vec::new(),
         }

@@ -16,7 +16,14 @@ pub(crate) fn extract(lang: Lang, tree: &Tree, src: &[u8]) -> Vec<Symbol> {
     out
 }
 
-fn walk(lang: Lang, container: Node, src: &[u8], parent: Option<u32>, depth: usize, out: &mut Vec<Symbol>) {
+fn walk(
+    lang: Lang,
+    container: Node,
+    src: &[u8],
+    parent: Option<u32>,
+    depth: usize,
+    out: &mut Vec<Symbol>,
+) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -95,6 +102,9 @@ fn is_inner_doc(node: Node, src: &[u8]) -> bool {
 /// trailing the previous statement is not taken for the next symbol's docs.
 fn starts_line(node: Node, src: &[u8]) -> bool {
     let before = &src[..node.start_byte()];
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     before[line_start..].iter().all(|b| b.is_ascii_whitespace())
 }

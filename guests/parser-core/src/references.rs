@@ -131,7 +131,8 @@ fn collect(
     while let Some(m) = matches.next() {
         for capture in m.captures.iter().filter(|c| c.index == name_capture) {
             let node = capture.node;
-            let inside = snippet.body.start <= node.start_byte() && node.end_byte() <= snippet.body.end;
+            let inside =
+                snippet.body.start <= node.start_byte() && node.end_byte() <= snippet.body.end;
             if !inside || node.utf8_text(text) != Ok(search.name) {
                 continue;
             }
@@ -162,7 +163,11 @@ fn queue_macro_bodies(tree: &Tree, snippet: &Snippet, search: &mut Search) {
                 // Inside the delimiters: `(`, `[` or `{` and its closer.
                 let (start, end) = (body.start_byte() + 1, body.end_byte().saturating_sub(1));
                 let inside = snippet.body.start <= start && end <= snippet.body.end;
-                if let Some(inner) = snippet.text.get(start..end).filter(|t| inside && t.contains(search.name)) {
+                if let Some(inner) = snippet
+                    .text
+                    .get(start..end)
+                    .filter(|t| inside && t.contains(search.name))
+                {
                     search
                         .work
                         .push(wrap(inner, snippet.to_source(start), snippet.depth + 1));
@@ -195,7 +200,13 @@ struct LineIndex {
 impl LineIndex {
     fn new(source: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(source.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(
+            source
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { starts }
     }
 

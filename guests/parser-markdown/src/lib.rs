@@ -9,7 +9,5 @@ amber_parser_core::parser_plugin!(
     MarkdownParser,
     "parser-markdown",
     "Markdown outlines: headings as symbols, each spanning its section.",
-    [
-        (Lang::Markdown, tree_sitter_md::LANGUAGE)
-    ]
+    [(Lang::Markdown, tree_sitter_md::LANGUAGE)]
 );

@@ -9,7 +9,5 @@ amber_parser_core::parser_plugin!(
     PythonParser,
     "parser-python",
     "Python outlines (classes, functions, methods) and call references.",
-    [
-        (Lang::Python, tree_sitter_python::LANGUAGE)
-    ]
+    [(Lang::Python, tree_sitter_python::LANGUAGE)]
 );

@@ -65,7 +65,12 @@ impl Code {
 
     fn fails(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stdout));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
         text(&out.stderr)
     }
 }
@@ -92,7 +97,10 @@ fn outlines_of_each_language_match_their_snapshots() {
         ("markdown", "markdown/guide.md"),
         ("tsx", "tsx/App.tsx"),
         ("typescript_merge", "typescript/source_utils_merge.ts"),
-        ("typescript_http_error", "typescript/source_errors_HTTPError.ts"),
+        (
+            "typescript_http_error",
+            "typescript/source_errors_HTTPError.ts",
+        ),
     ] {
         insta::assert_snapshot!(name, code.ok(&["outline", file]));
     }
@@ -125,7 +133,8 @@ fn python_stdlib() -> PathBuf {
         })
         .collect();
     dirs.sort();
-    dirs.pop().expect("a Python 3 standard library under /usr/lib")
+    dirs.pop()
+        .expect("a Python 3 standard library under /usr/lib")
 }
 
 #[test]
@@ -171,7 +180,11 @@ fn the_wasm_outline_equals_the_native_outline_on_real_files() {
                 g["kind"].as_str().unwrap(),
                 g["name"].as_str().unwrap(),
                 g["parent"].as_u64().map(|p| p as u32),
-                [g["byte_start"].as_u64(), g["byte_end"].as_u64(), g["signature_end"].as_u64()],
+                [
+                    g["byte_start"].as_u64(),
+                    g["byte_end"].as_u64(),
+                    g["signature_end"].as_u64(),
+                ],
                 [g["line_start"].as_u64(), g["line_end"].as_u64()],
             );
             let want = (
@@ -198,35 +211,72 @@ fn a_reindex_parses_only_changed_files_and_a_rename_parses_nothing() {
     code.write(".gitignore", "target/\n");
     let report = |code: &Code| code.json(&["index", "--json"])["report"].clone();
     let first = report(&code);
-    assert_eq!((first["files"].as_u64(), first["parsed"].as_u64(), first["cached"].as_u64()), (Some(3), Some(3), Some(0)));
+    assert_eq!(
+        (
+            first["files"].as_u64(),
+            first["parsed"].as_u64(),
+            first["cached"].as_u64()
+        ),
+        (Some(3), Some(3), Some(0))
+    );
     assert_eq!(first["symbols"], 5);
-    assert_eq!(first["languages"], serde_json::json!({"markdown": 1, "rust": 2}));
+    assert_eq!(
+        first["languages"],
+        serde_json::json!({"markdown": 1, "rust": 2})
+    );
     let again = report(&code);
-    assert_eq!((again["parsed"].as_u64(), again["cached"].as_u64()), (Some(0), Some(3)));
+    assert_eq!(
+        (again["parsed"].as_u64(), again["cached"].as_u64()),
+        (Some(0), Some(3))
+    );
     code.write("src/b.rs", "fn b() {}\nstruct B;\nenum C {}\n");
     let changed = report(&code);
-    assert_eq!((changed["parsed"].as_u64(), changed["cached"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(
+        (changed["parsed"].as_u64(), changed["cached"].as_u64()),
+        (Some(1), Some(2))
+    );
     assert_eq!(changed["symbols"], 6);
     std::fs::rename(code.ws.join("src/a.rs"), code.ws.join("src/renamed.rs")).unwrap();
     let renamed = report(&code);
-    assert_eq!((renamed["parsed"].as_u64(), renamed["cached"].as_u64()), (Some(0), Some(3)));
+    assert_eq!(
+        (renamed["parsed"].as_u64(), renamed["cached"].as_u64()),
+        (Some(0), Some(3))
+    );
     let plain = code.ok(&["index"]);
-    assert!(plain.starts_with("indexed 3 files (markdown 1, rust 2): 6 symbols; 0 parsed, 3 from the cache"), "{plain}");
+    assert!(
+        plain.starts_with(
+            "indexed 3 files (markdown 1, rust 2): 6 symbols; 0 parsed, 3 from the cache"
+        ),
+        "{plain}"
+    );
 }
 
 #[test]
 fn show_finds_symbols_by_id_and_by_hash_prefix() {
     let code = Code::with_fixtures();
     let out = code.ok(&["show", "rust/shapes.rs::Point/new"]);
-    assert!(out.starts_with("// rust/shapes.rs::Point/new (rust/shapes.rs:13-16, b3:"), "{out}");
+    assert!(
+        out.starts_with("// rust/shapes.rs::Point/new (rust/shapes.rs:13-16, b3:"),
+        "{out}"
+    );
     assert!(out.contains("    /// The origin.\n    pub fn new() -> Self {\n        Point { x: 0.0, y: 0.0 }\n    }\n"), "{out}");
     // The impl inside `mod geometry` is another symbol.
     let nested = code.ok(&["show", "rust/shapes.rs::geometry/Point/new"]);
     assert!(nested.contains("Point { x: 1.0, y: 1.0 }"), "{nested}");
-    let signature = code.ok(&["show", "--no-body", "rust/shapes.rs::fmt::Display for Point/fmt"]);
-    assert!(signature.ends_with("    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result\n"), "{signature}");
+    let signature = code.ok(&[
+        "show",
+        "--no-body",
+        "rust/shapes.rs::fmt::Display for Point/fmt",
+    ]);
+    assert!(
+        signature.ends_with("    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result\n"),
+        "{signature}"
+    );
     let heading = code.json(&["show", "--json", "markdown/guide.md::Guide/Quick start"]);
-    assert_eq!(heading[0]["source"], "## Quick start\n\nInstall, then run.\n\n### From source\n\nBuild it.\n\n");
+    assert_eq!(
+        heading[0]["source"],
+        "## Quick start\n\nInstall, then run.\n\n### From source\n\nBuild it.\n\n"
+    );
 
     // By hash: any 8 or more hex digits of the symbol's hash.
     let outline = code.json(&["outline", "--json", "python/inventory.py"]);
@@ -241,16 +291,37 @@ fn show_finds_symbols_by_id_and_by_hash_prefix() {
     assert_eq!(shown[0]["id"], "python/inventory.py::Item/restock");
     assert_eq!(shown[0]["line_start"], 16);
 
-    let cut = code.json(&["show", "--json", "--max-bytes", "10", "rust/shapes.rs::report"]);
-    assert_eq!((cut[0]["source"].as_str(), cut[0]["truncated"].as_bool()), (Some("fn report("), Some(true)));
+    let cut = code.json(&[
+        "show",
+        "--json",
+        "--max-bytes",
+        "10",
+        "rust/shapes.rs::report",
+    ]);
+    assert_eq!(
+        (cut[0]["source"].as_str(), cut[0]["truncated"].as_bool()),
+        (Some("fn report("), Some(true))
+    );
 
-    assert!(code.fails(&["show", "b3:12ab"]).contains("8 or more hex digits"));
-    assert!(code.fails(&["show", "rust/shapes.rs::Nope"]).contains("no symbol `rust/shapes.rs::Nope`"));
-    assert!(code.fails(&["show", "no-colons"]).contains("<path>::<name>"));
-    assert!(code.fails(&["show", "missing.rs::x"]).contains("missing.rs: no such file"));
-    assert!(code.fails(&["show", "../outside.rs::x"]).contains("outside the workspace"));
+    assert!(code
+        .fails(&["show", "b3:12ab"])
+        .contains("8 or more hex digits"));
+    assert!(code
+        .fails(&["show", "rust/shapes.rs::Nope"])
+        .contains("no symbol `rust/shapes.rs::Nope`"));
+    assert!(code
+        .fails(&["show", "no-colons"])
+        .contains("<path>::<name>"));
+    assert!(code
+        .fails(&["show", "missing.rs::x"])
+        .contains("missing.rs: no such file"));
+    assert!(code
+        .fails(&["show", "../outside.rs::x"])
+        .contains("outside the workspace"));
     std::os::unix::fs::symlink("/etc/hostname", code.ws.join("link.rs")).unwrap();
-    assert!(code.fails(&["outline", "link.rs"]).contains("outside the workspace"));
+    assert!(code
+        .fails(&["outline", "link.rs"])
+        .contains("outside the workspace"));
     // One bad selector does not hide the good ones.
     let out = code.run(&["show", "rust/shapes.rs::UNIT", "rust/shapes.rs::Nope"]);
     assert_eq!(out.status.code(), Some(1));
@@ -309,7 +380,10 @@ fn grep_annotates_hits_with_symbols_and_parses_only_matching_files() {
     );
     // Only src/a.rs was parsed: the index finds its outline cached.
     let report = code.json(&["index", "--json"])["report"].clone();
-    assert_eq!((report["parsed"].as_u64(), report["cached"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (report["parsed"].as_u64(), report["cached"].as_u64()),
+        (Some(2), Some(1))
+    );
     assert_eq!(code.ok(&["grep", "-i", "NEEDLE"]).lines().count(), 2);
     assert!(code.fails(&["grep", "("]).contains("invalid pattern"));
 }
@@ -324,11 +398,20 @@ fn a_trapping_parse_is_skipped_and_a_failed_parser_is_dropped() {
     code.write("src/lib.rs", "fn kept() {}\n");
     let report = code.json(&["index", "--json"])["report"].clone();
     assert_eq!(report["files"], 2, "{report}");
-    assert_eq!(report["languages"], serde_json::json!({"rust": 1, "trapfile": 1}));
+    assert_eq!(
+        report["languages"],
+        serde_json::json!({"rust": 1, "trapfile": 1})
+    );
     let skipped = report["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{report}");
     assert_eq!(skipped[0]["path"], "bad.trap");
-    assert!(skipped[0]["reason"].as_str().unwrap().contains("trap-parser"), "{report}");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("trap-parser"),
+        "{report}"
+    );
 
     // Enough traps in a row fail the plugin: the index finishes without
     // its language and says so.
@@ -339,7 +422,11 @@ fn a_trapping_parse_is_skipped_and_a_failed_parser_is_dropped() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("finished without trapfile"), "{stderr}");
-    assert!(text(&out.stdout).contains("rust 1"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("rust 1"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -365,14 +452,38 @@ reply = { text = "DONE" }
     run.assert_done("read");
     let results = run.results();
     assert_eq!(results[0].1, "ok");
-    assert!(results[0].2.starts_with("shapes.rs (rust, 20 symbols)\n"), "{}", results[0].2);
-    assert!(results[0].2.contains("    fn midpoint  L54-59  shapes.rs::geometry/midpoint\n"), "{}", results[0].2);
+    assert!(
+        results[0].2.starts_with("shapes.rs (rust, 20 symbols)\n"),
+        "{}",
+        results[0].2
+    );
+    assert!(
+        results[0]
+            .2
+            .contains("    fn midpoint  L54-59  shapes.rs::geometry/midpoint\n"),
+        "{}",
+        results[0].2
+    );
     assert_eq!(results[1].1, "ok");
-    assert!(results[1].2.ends_with("    pub fn midpoint(a: &Point, b: &Point) -> Point\n"), "{}", results[1].2);
+    assert!(
+        results[1]
+            .2
+            .ends_with("    pub fn midpoint(a: &Point, b: &Point) -> Point\n"),
+        "{}",
+        results[1].2
+    );
     assert_eq!(results[2].1, "ok");
-    assert!(results[2].2.contains("shapes.rs:70  shapes.rs::report"), "{}", results[2].2);
+    assert!(
+        results[2].2.contains("shapes.rs:70  shapes.rs::report"),
+        "{}",
+        results[2].2
+    );
     assert_eq!(results[3].1, "error");
-    assert!(results[3].2.contains("8 or more hex digits"), "{}", results[3].2);
+    assert!(
+        results[3].2.contains("8 or more hex digits"),
+        "{}",
+        results[3].2
+    );
 }
 
 #[test]

@@ -45,7 +45,9 @@ impl OutlineCache {
     /// cache only saves time.
     pub fn load(cache_dir: &Path, root: &Path, fingerprint: &str) -> Self {
         let key = blake3::hash(root.to_string_lossy().as_bytes()).to_hex();
-        let path = cache_dir.join("index").join(format!("{}.snapshot", &key[..16]));
+        let path = cache_dir
+            .join("index")
+            .join(format!("{}.snapshot", &key[..16]));
         let outlines = std::fs::read(&path)
             .ok()
             .and_then(|bytes| postcard::from_bytes::<Snapshot>(&bytes).ok())

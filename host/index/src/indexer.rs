@@ -139,7 +139,10 @@ impl<'p> Index<'p> {
         }
         let rel = file.rel.clone();
         let (tree, report) = self.index(vec![Routed { file, parser }], false, &|_| {});
-        match (tree.files.into_iter().next(), report.skipped.into_iter().next()) {
+        match (
+            tree.files.into_iter().next(),
+            report.skipped.into_iter().next(),
+        ) {
             (Some(entry), _) => Ok(entry),
             (None, Some(skip)) => Err(IndexError::Parse {
                 path: skip.path,
@@ -160,7 +163,8 @@ impl<'p> Index<'p> {
         whole: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> (ProjectTree, IndexReport) {
-        let mut cache = OutlineCache::load(&self.cache_dir, &self.root, &self.parsers.fingerprint());
+        let mut cache =
+            OutlineCache::load(&self.cache_dir, &self.root, &self.parsers.fingerprint());
         let total = files.len();
         let done = AtomicUsize::new(0);
         let tick = || {
@@ -222,11 +226,8 @@ impl<'p> Index<'p> {
         });
 
         let mut report = IndexReport::default();
-        let mut parsed_by_file: HashMap<usize, Result<CachedOutline, Option<String>>> = to_parse
-            .iter()
-            .map(|(i, _, _)| *i)
-            .zip(parsed)
-            .collect();
+        let mut parsed_by_file: HashMap<usize, Result<CachedOutline, Option<String>>> =
+            to_parse.iter().map(|(i, _, _)| *i).zip(parsed).collect();
         let dropped = dropped.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut tree = ProjectTree::default();
         for (i, (routed, read)) in files.iter().zip(&reads).enumerate() {
@@ -297,7 +298,11 @@ fn dropped_report(
             let skipped = report
                 .skipped
                 .iter()
-                .filter(|s| files.iter().any(|f| f.file.rel == s.path && f.language() == language))
+                .filter(|s| {
+                    files
+                        .iter()
+                        .any(|f| f.file.rel == s.path && f.language() == language)
+                })
                 .count();
             DroppedLanguage {
                 language: language.clone(),
@@ -357,7 +362,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// `f` over `items` on `threads` workers, results in item order.
-pub(crate) fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn parallel<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     if items.len() < 2 || threads < 2 {
         return items.iter().map(f).collect();
     }

@@ -28,7 +28,10 @@ pub struct LedgerParsers {
 impl LedgerParsers {
     /// `fingerprint` names the installed parser plugins and their versions.
     pub fn new(ledger: Arc<Ledger>, fingerprint: String) -> Self {
-        LedgerParsers { ledger, fingerprint }
+        LedgerParsers {
+            ledger,
+            fingerprint,
+        }
     }
 }
 

@@ -69,7 +69,10 @@ pub fn grep(hits: &[GrepHit]) -> String {
     let mut out = String::new();
     for hit in hits {
         match &hit.symbol {
-            Some(symbol) => out.push_str(&format!("{}:{}: {}  [{}]\n", hit.path, hit.line, hit.text, symbol)),
+            Some(symbol) => out.push_str(&format!(
+                "{}:{}: {}  [{}]\n",
+                hit.path, hit.line, hit.text, symbol
+            )),
             None => out.push_str(&format!("{}:{}: {}\n", hit.path, hit.line, hit.text)),
         }
     }

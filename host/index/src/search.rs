@@ -44,6 +44,9 @@ pub struct Callers {
     pub skipped: Vec<Skipped>,
 }
 
+/// A matching line: its number, the match's offset and the line's text.
+type LineHit = (u32, u32, String);
+
 /// Lines shown are cut to this many bytes.
 const MAX_LINE: usize = 400;
 
@@ -57,13 +60,13 @@ impl Index<'_> {
             .build()
             .map_err(|e| IndexError::Pattern(e.to_string()))?;
         let files = source::walk(self.root());
-        let matched: Vec<(SourceFile, Vec<(u32, u32, String)>)> = parallel(&files, self.threads(), |file| {
+        let matched: Vec<(SourceFile, Vec<LineHit>)> = parallel(&files, self.threads(), |file| {
             let bytes = source::read(file).ok()?;
             if !regex.is_match(&bytes) {
                 return None;
             }
             let lines = Lines::new(&bytes);
-            let mut hits: Vec<(u32, u32, String)> = Vec::new();
+            let mut hits: Vec<LineHit> = Vec::new();
             for m in regex.find_iter(&bytes) {
                 let line = lines.line_of(m.start());
                 if hits.last().is_some_and(|(l, _, _)| *l == line) {
@@ -85,7 +88,9 @@ impl Index<'_> {
                     path: file.rel.clone(),
                     line,
                     text,
-                    symbol: entry.and_then(|e| e.enclosing(offset)).map(|s| s.id.clone()),
+                    symbol: entry
+                        .and_then(|e| e.enclosing(offset))
+                        .map(|s| s.id.clone()),
                 })
             })
             .collect())
@@ -97,7 +102,10 @@ impl Index<'_> {
         // Rejected on raw bytes: a file without the name cannot call it.
         let candidates: Vec<(&Routed, String)> = parallel(&routed, self.threads(), |r| {
             let text = String::from_utf8(source::read(&r.file).ok()?).ok()?;
-            names.iter().any(|n| text.contains(n.as_str())).then_some(text)
+            names
+                .iter()
+                .any(|n| text.contains(n.as_str()))
+                .then_some(text)
         })
         .into_iter()
         .zip(&routed)
@@ -153,7 +161,10 @@ impl Index<'_> {
     fn entries(&self, files: Vec<SourceFile>) -> HashMap<String, FileEntry> {
         let routed = self.route(files);
         let (tree, _) = self.index(routed, false, &|_| {});
-        tree.files.into_iter().map(|f| (f.path.clone(), f)).collect()
+        tree.files
+            .into_iter()
+            .map(|f| (f.path.clone(), f))
+            .collect()
     }
 }
 
@@ -184,7 +195,9 @@ impl Lines {
         let end = self.starts.get(i + 1).map_or(bytes.len(), |e| e - 1);
         let slice = &bytes[start.min(end)..end];
         let slice = &slice[..slice.len().min(MAX_LINE)];
-        String::from_utf8_lossy(slice).trim_end_matches('\r').to_string()
+        String::from_utf8_lossy(slice)
+            .trim_end_matches('\r')
+            .to_string()
     }
 }
 

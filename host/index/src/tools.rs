@@ -144,7 +144,9 @@ impl Tool for ShowTool {
         let shown = self.context.index().show(symbol, options).map_err(failed)?;
         Ok(ToolOutput {
             content: render::shown(&shown),
-            meta: Some(json!({"id": shown.id, "path": shown.path, "lines": [shown.line_start, shown.line_end]})),
+            meta: Some(
+                json!({"id": shown.id, "path": shown.path, "lines": [shown.line_start, shown.line_end]}),
+            ),
         })
     }
 }

@@ -40,8 +40,8 @@ impl FileEntry {
     pub fn enclosing(&self, offset: u32) -> Option<&IndexedSymbol> {
         self.symbols
             .iter()
-            .filter(|s| s.byte_start <= offset && offset < s.byte_end)
-            .last()
+            .rev()
+            .find(|s| s.byte_start <= offset && offset < s.byte_end)
     }
 }
 

@@ -110,7 +110,9 @@ impl Code {
 
 pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
     let root = match &args.path {
-        Some(p) => std::fs::canonicalize(p).with_context(|| format!("cannot index {}", p.display()))?,
+        Some(p) => {
+            std::fs::canonicalize(p).with_context(|| format!("cannot index {}", p.display()))?
+        }
         None => workspace.to_path_buf(),
     };
     if !root.is_dir() {
@@ -123,8 +125,10 @@ pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} indexing {pos}/{len} files {wide_bar} {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "{spinner} indexing {pos}/{len} files {wide_bar} {elapsed}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let (tree, report) = code.index(&root).build(&|p| {
         bar.set_length(p.total as u64);
@@ -231,7 +235,9 @@ pub fn callers(args: CallersArgs, workspace: &Path) -> Result<()> {
 
 pub fn grep(args: GrepArgs, workspace: &Path) -> Result<()> {
     let code = Code::load(workspace)?;
-    let hits = code.index(workspace).grep(&args.pattern, args.ignore_case)?;
+    let hits = code
+        .index(workspace)
+        .grep(&args.pattern, args.ignore_case)?;
     if args.json {
         return print_json(&hits);
     }
