@@ -83,6 +83,19 @@ pub fn per_call_us(batches: usize, per_batch: usize, mut f: impl FnMut()) -> f64
     median(samples)
 }
 
+/// Median wall time in milliseconds of `rounds` runs of `f`, after one
+/// warm-up run (the page cache, instances, caches).
+pub fn time_ms(rounds: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    let mut samples = Vec::new();
+    for _ in 0..rounds {
+        let start = Instant::now();
+        f()?;
+        samples.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(samples))
+}
+
 /// The repository's built guests.
 pub fn guest(name: &str) -> Result<PathBuf> {
     let dir = std::env::var_os("AMBER_GUESTS_DIR")

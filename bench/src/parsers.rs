@@ -15,14 +15,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
-use std::time::Instant;
 
 use amber_core::Ledger;
 use amber_index::{Index, LedgerParsers, Parsers};
 use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
 use anyhow::{Context, Result};
 
-use crate::measure::{guest, median, Figure, Rows};
+use crate::measure::{guest, time_ms, Figure, Rows};
 
 const CORPUS_LINES: usize = 56_000;
 const ROUNDS: usize = 7;
@@ -97,19 +96,8 @@ fn make_corpus(corpus: &Path) -> Result<usize> {
     anyhow::bail!("the registry's crates give only {lines} lines of Rust, under {CORPUS_LINES}")
 }
 
-fn time_ms(mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?;
-    let mut samples = Vec::new();
-    for _ in 0..ROUNDS {
-        let start = Instant::now();
-        f()?;
-        samples.push(start.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok(median(samples))
-}
-
 fn ctags(corpus: &Path, tags: &Path) -> Result<f64> {
-    time_ms(|| {
+    time_ms(ROUNDS, || {
         let out = Command::new("ctags")
             .current_dir(corpus)
             .args(["-R", "-f"])
@@ -160,14 +148,14 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         .outline("rust", &source)
         .map_err(anyhow::Error::msg)?
         .len();
-    let wasm = time_ms(|| {
+    let wasm = time_ms(ROUNDS, || {
         let symbols = component
             .outline(&source)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         anyhow::ensure!(symbols.len() == expected, "the component's outline differs");
         Ok(())
     })?;
-    let native_ms = time_ms(|| {
+    let native_ms = time_ms(ROUNDS, || {
         native
             .outline("rust", &source)
             .map_err(anyhow::Error::msg)?;
@@ -189,7 +177,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     let tags = scratch.path().join("tags");
     let ctags_ms = ctags(&corpus, &tags)?;
     let mut round = 0;
-    let cold = time_ms(|| {
+    let cold = time_ms(ROUNDS, || {
         round += 1;
         let cache = scratch.path().join(format!("cold-cache-{round}"));
         let (_, report) = Index::new(&corpus, parsers.as_ref(), &cache).build(&|_| {});
@@ -211,7 +199,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         .row(),
     )?;
     let warm_cache = scratch.path().join("warm-cache");
-    let warm = time_ms(|| {
+    let warm = time_ms(ROUNDS, || {
         let (_, report) = Index::new(&corpus, parsers.as_ref(), &warm_cache).build(&|_| {});
         anyhow::ensure!(report.skipped.is_empty(), "{report:?}");
         Ok(())

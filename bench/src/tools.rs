@@ -10,14 +10,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
-use std::time::Instant;
 
 use amber_core::Ledger;
 use amber_runtime::{AmberDirs, Grants, Permission, PluginRuntime, RuntimeOptions};
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use crate::measure::{guest, median, Figure, Rows};
+use crate::measure::{guest, time_ms, Figure, Rows};
 
 const FILES: usize = 20_000;
 const ROUNDS: usize = 7;
@@ -53,19 +52,8 @@ fn runtime_over(home: &Path, workspace: &Path, guest_name: &str) -> Result<Plugi
     Ok(runtime)
 }
 
-fn time_ms(mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    f()?; // warm: the page cache, the instance, the index
-    let mut samples = Vec::new();
-    for _ in 0..ROUNDS {
-        let start = Instant::now();
-        f()?;
-        samples.push(start.elapsed().as_secs_f64() * 1e3);
-    }
-    Ok(median(samples))
-}
-
 fn rg(tree: &Path, threads: Option<&str>) -> Result<f64> {
-    time_ms(|| {
+    time_ms(ROUNDS, || {
         let mut cmd = Command::new("rg");
         cmd.current_dir(tree).args(["-n", "needle_[0-9]+", "."]);
         if let Some(j) = threads {
@@ -90,7 +78,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     let runtime = runtime_over(&scratch.path().join("home"), &tree, "tool-grep")?;
     let grep = runtime.ledger().tool("grep").context("grep is installed")?;
     let args = json!({"pattern": "needle_[0-9]+", "max_results": 100000});
-    let component = time_ms(|| {
+    let component = time_ms(ROUNDS, || {
         let out = grep
             .call(&args)
             .map_err(|e| anyhow::anyhow!("grep failed: {e}"))?;
@@ -146,7 +134,7 @@ fn read_range(rows: &mut Rows, scratch: &Path) -> Result<()> {
         .tool("read_file")
         .context("read_file is installed")?;
     let args = json!({"path": "big.log", "offset": offset, "limit": limit});
-    let component = time_ms(|| {
+    let component = time_ms(ROUNDS, || {
         let out = read
             .call(&args)
             .map_err(|e| anyhow::anyhow!("read_file failed: {e}"))?;
@@ -158,7 +146,7 @@ fn read_range(rows: &mut Rows, scratch: &Path) -> Result<()> {
     })?;
     // Native: the same work done the same way (stream line by line into
     // one reused buffer up to the range, keep the range's lines).
-    let native = time_ms(|| {
+    let native = time_ms(ROUNDS, || {
         let mut reader = BufReader::with_capacity(64 * 1024, std::fs::File::open(&path)?);
         let mut line = Vec::new();
         let mut kept = Vec::with_capacity(limit);

@@ -338,14 +338,7 @@ fn entry(path: &str, language: &str, hash: [u8; 32], outline: &CachedOutline) ->
         .zip(ids)
         .map(|((s, h), id)| IndexedSymbol {
             id,
-            kind: s.kind.clone(),
-            name: s.name.clone(),
-            parent: s.parent,
-            byte_start: s.byte_start,
-            byte_end: s.byte_end,
-            line_start: s.line_start,
-            line_end: s.line_end,
-            signature_end: s.signature_end,
+            symbol: s.clone(),
             hash: format!("b3:{}", blake3::Hash::from_bytes(*h).to_hex()),
         })
         .collect();

@@ -14,7 +14,8 @@ pub fn outline(entry: &FileEntry) -> String {
         entry.language,
         entry.symbols.len()
     );
-    for symbol in &entry.symbols {
+    for indexed in &entry.symbols {
+        let symbol = &indexed.symbol;
         let level = symbol
             .parent
             .and_then(|p| depth.get(p as usize))
@@ -27,7 +28,7 @@ pub fn outline(entry: &FileEntry) -> String {
             symbol.name,
             symbol.line_start,
             symbol.line_end,
-            symbol.id
+            indexed.id
         ));
     }
     out

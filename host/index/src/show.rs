@@ -43,7 +43,7 @@ impl Index<'_> {
             None => self.build(&|_| {}).0,
         };
         let found = tree.find(&parsed);
-        let (file, symbol) = match found.as_slice() {
+        let (file, indexed) = match found.as_slice() {
             [] => return Err(IndexError::NoSymbol(selector.to_string())),
             [one] => *one,
             many => {
@@ -55,6 +55,7 @@ impl Index<'_> {
                 )));
             }
         };
+        let symbol = &indexed.symbol;
         let abs = self.root().join(&file.path);
         let bytes = std::fs::read(&abs).map_err(|e| IndexError::Read {
             path: file.path.clone(),
@@ -83,12 +84,12 @@ impl Index<'_> {
             }
         }
         Ok(Shown {
-            id: symbol.id.clone(),
+            id: indexed.id.clone(),
             path: file.path.clone(),
             kind: symbol.kind.clone(),
             line_start: symbol.line_start,
             line_end: symbol.line_end,
-            hash: symbol.hash.clone(),
+            hash: indexed.hash.clone(),
             source: text,
             truncated,
         })

@@ -1,23 +1,18 @@
 //! The ProjectTree: files, their symbols with ids, spans and hashes, and
 //! the lookups `show`, `callers` and `grep` need.
 
+use amber_core::ports::Symbol;
 use serde::{Deserialize, Serialize};
 
 use crate::IndexError;
 
-/// One symbol of the index.
+/// One symbol of the index: the parser's symbol (its `parent` indexes the
+/// file's `symbols`) with its id and hash.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexedSymbol {
     pub id: String,
-    pub kind: String,
-    pub name: String,
-    /// Index of the parent in the file's `symbols`.
-    pub parent: Option<u32>,
-    pub byte_start: u32,
-    pub byte_end: u32,
-    pub line_start: u32,
-    pub line_end: u32,
-    pub signature_end: u32,
+    #[serde(flatten)]
+    pub symbol: Symbol,
     /// `b3:` and the BLAKE3 hash of the symbol's bytes, in hex.
     pub hash: String,
 }
@@ -41,7 +36,7 @@ impl FileEntry {
         self.symbols
             .iter()
             .rev()
-            .find(|s| s.byte_start <= offset && offset < s.byte_end)
+            .find(|s| s.symbol.byte_start <= offset && offset < s.symbol.byte_end)
     }
 }
 
