@@ -6,6 +6,8 @@
 //! - `index_cold_56k_lines`: indexing a corpus of ≥ 56k lines of Rust with
 //!   an empty outline cache vs `ctags -R` (Debian's universal-ctags) on the
 //!   same files;
+//! - `outline_56k_lines_native_floor`: the same outlines natively, on as
+//!   many threads: what the cold index could reach with no sandbox at all;
 //! - `index_warm_56k_lines`: indexing it again with nothing changed vs the
 //!   same `ctags -R`.
 //!
@@ -125,6 +127,35 @@ fn largest(corpus: &Path) -> Result<String> {
     Ok(std::fs::read_to_string(path)?)
 }
 
+/// Every corpus file outlined natively, split over the machine's threads
+/// as the index splits them.
+fn native_outline_all(corpus: &Path) -> Result<()> {
+    let mut files = Vec::new();
+    rust_files(corpus, &mut files);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let chunk = files.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || -> Result<()> {
+                    let mut outliner = amber_tests::native_parsers::outliner();
+                    for file in part {
+                        let source = std::fs::read_to_string(file)?;
+                        outliner
+                            .outline("rust", &source)
+                            .map_err(anyhow::Error::msg)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().map_err(|_| anyhow::anyhow!("a worker panicked"))?)
+    })
+}
+
 pub fn run(rows: &mut Rows) -> Result<()> {
     let scratch = tempfile::tempdir()?;
     let corpus = scratch.path().join("corpus");
@@ -195,6 +226,20 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             baseline: Some(("ctags_R", ctags_ms)),
             goal_value: None,
             goal_ratio: Some(2.0),
+        }
+        .row(),
+    )?;
+    // The floor under the cold index: the same extraction natively, on as
+    // many threads, with no walk, hashing or cache.
+    let floor = time_ms(ROUNDS, || native_outline_all(&corpus))?;
+    rows.push(
+        Figure {
+            name: "outline_56k_lines_native_floor",
+            unit: "ms",
+            value: floor,
+            baseline: Some(("ctags_R", ctags_ms)),
+            goal_value: None,
+            goal_ratio: None,
         }
         .row(),
     )?;
