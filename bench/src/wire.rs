@@ -68,21 +68,53 @@ fn runtime(home: &std::path::Path) -> Result<PluginRuntime> {
     Ok(runtime)
 }
 
+/// What a decode produced, for checking both sides agree: the text, the
+/// tool-call arguments, and how many chunks of each other kind.
+#[derive(Debug, Default, PartialEq)]
+struct Decoded {
+    text: String,
+    arguments: String,
+    others: usize,
+}
+
 fn decode_component(
     dialect: &dyn amber_core::ports::Dialect,
     events: &[SseEvent],
-) -> Result<usize> {
+) -> Result<Decoded> {
     let mut decoder = dialect.decoder()?;
-    let mut n = 0;
+    let mut decoded = Decoded::default();
+    let mut take = |chunks: Vec<StreamChunk>| {
+        for chunk in chunks {
+            match chunk {
+                StreamChunk::TextDelta(t) => decoded.text.push_str(&t),
+                StreamChunk::ToolCallDelta { arguments, .. } => {
+                    decoded.arguments.push_str(&arguments)
+                }
+                _ => decoded.others += 1,
+            }
+        }
+    };
     for batch in events.chunks(BATCH) {
-        n += decoder.decode(batch)?.len();
+        take(decoder.decode(batch)?);
     }
-    Ok(n + decoder.finish()?.len())
+    take(decoder.finish()?);
+    Ok(decoded)
 }
 
-fn decode_native(events: &[(Option<String>, String)]) -> usize {
+fn decode_native(events: &[(Option<String>, String)]) -> Decoded {
     let mut decoder = crate::chat_stream::ChatStream::default();
-    let mut n = 0;
+    let mut decoded = Decoded::default();
+    let mut take = |chunks: Vec<amber_sdk::StreamChunk>| {
+        for chunk in chunks {
+            match chunk {
+                amber_sdk::StreamChunk::TextDelta(t) => decoded.text.push_str(&t),
+                amber_sdk::StreamChunk::ToolCallDelta(d) => {
+                    decoded.arguments.push_str(&d.arguments)
+                }
+                _ => decoded.others += 1,
+            }
+        }
+    };
     for batch in events.chunks(BATCH) {
         let sdk: Vec<amber_sdk::SseEvent> = batch
             .iter()
@@ -91,9 +123,10 @@ fn decode_native(events: &[(Option<String>, String)]) -> usize {
                 data: data.clone(),
             })
             .collect();
-        n += decoder.decode(sdk).len();
+        take(decoder.decode(sdk));
     }
-    n + decoder.finish().len()
+    take(decoder.finish());
+    decoded
 }
 
 pub fn run(rows: &mut Rows) -> Result<()> {

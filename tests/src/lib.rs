@@ -147,6 +147,8 @@ pub struct Decoded {
     pub usage: Option<amber_core::ports::dialect::Usage>,
     pub stop: Option<amber_core::ports::dialect::StopReason>,
     pub errors: Vec<(String, String, bool)>,
+    /// Chunks other than text and argument deltas, which the SDK joins
+    /// when they arrive in one batch, so their count depends on batching.
     pub chunks: usize,
 }
 
@@ -164,8 +166,14 @@ pub fn decode_all(
         chunks.extend(decoder.decode(part).expect("decode does not fail"));
     }
     chunks.extend(decoder.finish().expect("finish does not fail"));
+    let joinable = |c: &StreamChunk| {
+        matches!(
+            c,
+            StreamChunk::TextDelta(_) | StreamChunk::ToolCallDelta { .. }
+        )
+    };
     let mut out = Decoded {
-        chunks: chunks.len(),
+        chunks: chunks.iter().filter(|c| !joinable(c)).count(),
         ..Decoded::default()
     };
     let mut calls: std::collections::BTreeMap<u32, (String, String, String)> = Default::default();

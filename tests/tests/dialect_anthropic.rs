@@ -47,6 +47,17 @@ impl Anthropic {
         self.decode(&read_fixture(name))
     }
 
+    /// The chunks of one decoder fed one event at a time.
+    fn chunks_one_by_one(&self, events: &[SseEvent]) -> Vec<StreamChunk> {
+        let mut decoder = self.dialect.decoder().expect("a decoder");
+        let mut chunks = Vec::new();
+        for event in events.chunks(1) {
+            chunks.extend(decoder.decode(event).expect("decode does not fail"));
+        }
+        chunks.extend(decoder.finish().expect("finish does not fail"));
+        chunks
+    }
+
     /// The raw chunks, in order, for assertions about sequence.
     fn chunks(&self, events: &[SseEvent]) -> Vec<StreamChunk> {
         let mut decoder = self.dialect.decoder().expect("a decoder");
@@ -89,13 +100,20 @@ fn text_stream_gives_the_text_its_usage_and_end_turn() {
     assert!(decoded.reasoning.is_empty());
     assert!(decoded.tool_calls.is_empty());
     assert!(decoded.errors.is_empty(), "{:?}", decoded.errors);
-    let chunks = anthropic.chunks(&read_fixture("anthropic-text.sse"));
+    let events = read_fixture("anthropic-text.sse");
+    let chunks = anthropic.chunks(&events);
     assert_eq!(stops(&chunks), 1);
-    let texts = chunks
-        .iter()
-        .filter(|c| matches!(c, StreamChunk::TextDelta(_)))
-        .count();
-    assert_eq!(texts, 9, "one chunk per text_delta");
+    let texts = |chunks: &[StreamChunk]| {
+        chunks
+            .iter()
+            .filter(|c| matches!(c, StreamChunk::TextDelta(_)))
+            .count()
+    };
+    // One chunk per text_delta event; deltas of one batch cross the
+    // boundary joined.
+    let one_by_one = anthropic.chunks_one_by_one(&events);
+    assert_eq!(texts(&one_by_one), 9, "one chunk per text_delta");
+    assert_eq!(texts(&chunks), 1, "one batch, one joined delta");
 }
 
 #[test]
@@ -167,7 +185,8 @@ fn thinking_comes_with_its_signature_before_the_text() {
         .iter()
         .filter(|c| matches!(c, StreamChunk::TextDelta(_)))
         .count();
-    assert_eq!(texts, 95);
+    // 95 text_delta events in one batch cross the boundary as one delta.
+    assert_eq!(texts, 1);
 }
 
 #[test]
@@ -229,8 +248,8 @@ fn a_midstream_api_error_follows_the_text_already_sent() {
     assert_eq!(
         chunks,
         vec![
-            StreamChunk::TextDelta("d with a replacement character".into()),
-            StreamChunk::TextDelta(" (".into()),
+            // Two text_delta events of one batch, joined.
+            StreamChunk::TextDelta("d with a replacement character (".into()),
             StreamChunk::Error {
                 kind: "api_error".into(),
                 message: "Internal server error".into(),

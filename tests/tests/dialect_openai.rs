@@ -37,6 +37,18 @@ fn chunks(flavor: &str, events: &[SseEvent]) -> Vec<StreamChunk> {
     out
 }
 
+/// The chunks of one decoder fed one event at a time.
+fn chunks_one_by_one(flavor: &str, events: &[SseEvent]) -> Vec<StreamChunk> {
+    let (_scratch, _runtime, dialect) = dialect(GUEST, flavor);
+    let mut decoder = dialect.decoder().unwrap();
+    let mut out = Vec::new();
+    for event in events.chunks(1) {
+        out.extend(decoder.decode(event).unwrap());
+    }
+    out.extend(decoder.finish().unwrap());
+    out
+}
+
 /// Every `data:` payload of a fixture that is JSON.
 fn payloads(name: &str) -> Vec<Value> {
     read_fixture(name)
@@ -74,11 +86,17 @@ fn chat_tool_call_split_over_41_deltas_reassembles_to_json() {
     // The first of the 41 is the empty piece that comes with the name.
     assert_eq!(pieces.len(), 41, "the fixture splits the arguments 41 ways");
     assert_eq!(pieces[0], "");
-    let deltas = chunks(CHAT, &read_fixture(name))
-        .into_iter()
-        .filter(|c| matches!(c, StreamChunk::ToolCallDelta { .. }))
-        .count();
-    assert_eq!(deltas, 40, "one delta per non-empty piece");
+    let deltas = |chunks: Vec<StreamChunk>| {
+        chunks
+            .into_iter()
+            .filter(|c| matches!(c, StreamChunk::ToolCallDelta { .. }))
+            .count()
+    };
+    let events = read_fixture(name);
+    let one_by_one = deltas(chunks_one_by_one(CHAT, &events));
+    assert_eq!(one_by_one, 40, "one delta per non-empty piece");
+    // Arriving in one batch, they cross the boundary joined.
+    assert_eq!(deltas(chunks(CHAT, &events)), 1);
     let d = decode_fixture(CHAT, name);
     assert_eq!(d.tool_calls.len(), 1);
     let (id, tool, args) = &d.tool_calls[0];

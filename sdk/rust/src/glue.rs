@@ -128,7 +128,7 @@ impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
 
     fn decode(&self, batch: provider::SseBatch) -> Vec<provider::StreamChunk> {
         match self.inner.borrow_mut().as_mut() {
-            Some(d) => d.decode(unpack(batch)),
+            Some(d) => coalesce(d.decode(unpack(batch))),
             None => vec![no_provider_chunk()],
         }
     }
@@ -163,6 +163,25 @@ fn unpack(batch: provider::SseBatch) -> Vec<SseEvent> {
             Some(SseEvent { event, data })
         })
         .collect()
+}
+
+/// Joins adjacent text deltas, and adjacent argument deltas of one tool
+/// call, before the chunks cross the boundary: a batch of 64 events of a
+/// word each then lifts as one string, not 64. They arrived together, so
+/// nobody could have seen them apart.
+fn coalesce(chunks: Vec<provider::StreamChunk>) -> Vec<provider::StreamChunk> {
+    use provider::StreamChunk as C;
+    let mut out: Vec<C> = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        match (out.last_mut(), chunk) {
+            (Some(C::TextDelta(text)), C::TextDelta(more)) => text.push_str(&more),
+            (Some(C::ToolCallDelta(call)), C::ToolCallDelta(more)) if call.index == more.index => {
+                call.arguments.push_str(&more.arguments)
+            }
+            (_, chunk) => out.push(chunk),
+        }
+    }
+    out
 }
 
 fn no_provider_chunk() -> provider::StreamChunk {
