@@ -13,8 +13,11 @@
 //! nothing of WebAssembly. Feedback is stored and changes nothing by
 //! itself: there is no autonomous learning.
 
+pub mod eligibility;
 pub mod error;
+mod fts_query;
 pub mod model;
+pub mod recall;
 mod schema;
 pub mod store;
 pub mod tokens;
@@ -26,4 +29,6 @@ pub use model::{
     Revision, Status, Verdict,
 };
 pub use schema::SCHEMA_VERSION;
+pub use eligibility::Suppression;
+pub use recall::{Hit, Recall, RecallQuery, Suppressed};
 pub use store::{Added, Check, ListFilter, Store};

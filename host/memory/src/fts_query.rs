@@ -1,0 +1,73 @@
+//! Turns free text into an FTS5 query that cannot be a syntax error.
+//! User text never reaches FTS5's grammar: it is cut into words, each
+//! word is quoted as a string, and the words are ORed, so `"`, `AND OR`,
+//! `foo*(` or `NEAR(` are just words (or nothing) and bm25 ranks records
+//! by how many of the words they share, and how rare those are.
+
+/// Words too common to tell records apart; dropping them keeps bm25 from
+/// rewarding records for sharing "how do we" with the question.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "an", "and", "any", "are", "as", "at", "be", "by", "can", "could", "did", "do",
+    "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its",
+    "me", "my", "not", "of", "on", "or", "our", "should", "so", "that", "the", "their", "them",
+    "then", "there", "these", "this", "those", "to", "us", "was", "we", "were", "what", "when",
+    "where", "which", "while", "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// At most this many words go into one query.
+pub const MAX_TERMS: usize = 32;
+
+/// The distinct, lowercase, non-stopword words of `text`, in order.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let word = word.to_lowercase();
+        if word.is_empty() || STOPWORDS.contains(&word.as_str()) || out.contains(&word) {
+            continue;
+        }
+        out.push(word);
+        if out.len() == MAX_TERMS {
+            break;
+        }
+    }
+    out
+}
+
+/// The MATCH expression for `text`, or `None` when it has no words.
+pub fn match_expression(text: &str) -> Option<String> {
+    let terms = terms(text);
+    if terms.is_empty() {
+        return None;
+    }
+    // Words hold only alphanumerics, so quoting needs no escaping.
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_and_quotes_become_plain_words_or_nothing() {
+        assert_eq!(match_expression("\""), None);
+        assert_eq!(match_expression("AND OR"), None);
+        assert_eq!(match_expression("foo*("), Some("\"foo\"".into()));
+        assert_eq!(match_expression("NEAR(a b"), Some("\"near\" OR \"b\"".into()));
+        assert_eq!(
+            match_expression("How do we parse_config?"),
+            Some("\"parse\" OR \"config\"".into())
+        );
+    }
+
+    #[test]
+    fn words_are_distinct_and_bounded() {
+        let many: String = (0..100).map(|i| format!("w{i} w{i} ")).collect();
+        assert_eq!(terms(&many).len(), MAX_TERMS);
+    }
+}
