@@ -13,6 +13,7 @@
 //! nothing of WebAssembly. Feedback is stored and changes nothing by
 //! itself: there is no autonomous learning.
 
+pub mod compiler;
 pub mod eligibility;
 pub mod error;
 mod fts_query;
