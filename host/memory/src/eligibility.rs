@@ -93,9 +93,9 @@ pub fn judge(
         // Globs were checked when the record was written; one that no
         // longer compiles matches nothing rather than everything.
         let applies = a.paths.is_empty()
-            || a.paths.iter().any(|g| {
-                Glob::new(g).is_ok_and(|g| g.compile_matcher().is_match(path))
-            });
+            || a.paths
+                .iter()
+                .any(|g| Glob::new(g).is_ok_and(|g| g.compile_matcher().is_match(path)));
         if !applies {
             return Err(Suppression::InapplicablePath);
         }
@@ -142,7 +142,12 @@ mod tests {
         let mut d = Draft::new(RecordType::Gotcha, "t", "c");
         assert_eq!(judge(&record(d.clone()), None, &at(5)), Ok(()));
         d.status = Status::Stale;
-        assert_eq!(judge(&record(d.clone()), None, &at(5)).unwrap_err().to_string(), "stale");
+        assert_eq!(
+            judge(&record(d.clone()), None, &at(5))
+                .unwrap_err()
+                .to_string(),
+            "stale"
+        );
         let admitted = [Status::Stale];
         let situation = Situation {
             statuses: &admitted,
@@ -151,14 +156,22 @@ mod tests {
         assert_eq!(judge(&record(d.clone()), None, &situation), Ok(()));
         d.status = Status::Validated;
         assert_eq!(
-            judge(&record(d.clone()), Some(9), &at(5)).unwrap_err().to_string(),
+            judge(&record(d.clone()), Some(9), &at(5))
+                .unwrap_err()
+                .to_string(),
             "superseded_by:9"
         );
         d.valid_until = Some(5);
-        assert_eq!(judge(&record(d.clone()), None, &at(5)), Err(Suppression::Expired));
+        assert_eq!(
+            judge(&record(d.clone()), None, &at(5)),
+            Err(Suppression::Expired)
+        );
         d.valid_until = None;
         d.valid_from = Some(6);
-        assert_eq!(judge(&record(d), None, &at(5)), Err(Suppression::NotYetValid));
+        assert_eq!(
+            judge(&record(d), None, &at(5)),
+            Err(Suppression::NotYetValid)
+        );
     }
 
     #[test]
@@ -178,11 +191,17 @@ mod tests {
             path: Some("guests/x.py"),
             ..at(0)
         };
-        assert_eq!(judge(&r, None, &outside), Err(Suppression::InapplicablePath));
+        assert_eq!(
+            judge(&r, None, &outside),
+            Err(Suppression::InapplicablePath)
+        );
         let python = Situation {
             language: Some("python"),
             ..at(0)
         };
-        assert_eq!(judge(&r, None, &python), Err(Suppression::InapplicableLanguage));
+        assert_eq!(
+            judge(&r, None, &python),
+            Err(Suppression::InapplicableLanguage)
+        );
     }
 }

@@ -58,7 +58,10 @@ mod tests {
         assert_eq!(match_expression("\""), None);
         assert_eq!(match_expression("AND OR"), None);
         assert_eq!(match_expression("foo*("), Some("\"foo\"".into()));
-        assert_eq!(match_expression("NEAR(a b"), Some("\"near\" OR \"b\"".into()));
+        assert_eq!(
+            match_expression("NEAR(a b"),
+            Some("\"near\" OR \"b\"".into())
+        );
         assert_eq!(
             match_expression("How do we parse_config?"),
             Some("\"parse\" OR \"config\"".into())

@@ -13,23 +13,27 @@
 //! nothing of WebAssembly. Feedback is stored and changes nothing by
 //! itself: there is no autonomous learning.
 
+pub mod assembly;
 pub mod compiler;
 pub mod eligibility;
 pub mod error;
 mod fts_query;
 pub mod model;
+pub mod namespace;
+pub mod prompt_block;
 pub mod recall;
 mod schema;
 pub mod store;
 pub mod tokens;
 pub mod validate;
 
+pub use eligibility::Suppression;
 pub use error::MemoryError;
 pub use model::{
     Applicability, ChangeKind, Draft, Edge, EdgeKind, Feedback, Provenance, Record, RecordType,
     Revision, Status, Verdict,
 };
-pub use schema::SCHEMA_VERSION;
-pub use eligibility::Suppression;
+pub use prompt_block::RecallBlock;
 pub use recall::{Hit, Recall, RecallQuery, Suppressed};
+pub use schema::SCHEMA_VERSION;
 pub use store::{Added, Check, ListFilter, Store};

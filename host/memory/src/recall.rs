@@ -194,7 +194,15 @@ impl Store {
                 "INSERT INTO receipts (namespace, query_digest, returned, suppressed, at) \
                  VALUES (?1, ?2, ?3, ?4, ?5)",
             )
-            .and_then(|mut s| s.execute(rusqlite::params![query.namespace, digest, returned, held, now()]))
+            .and_then(|mut s| {
+                s.execute(rusqlite::params![
+                    query.namespace,
+                    digest,
+                    returned,
+                    held,
+                    now()
+                ])
+            })
             .map_err(|e| self.sql(e))?;
         Ok(self.conn.last_insert_rowid())
     }
@@ -222,10 +230,27 @@ mod tests {
     #[test]
     fn the_best_match_comes_first() {
         let (_dir, mut store) = store();
-        add(&mut store, RecordType::Gotcha, "cargo lock", "Two builds at once fight over the target dir; wrap cargo in flock.");
-        let wal = add(&mut store, RecordType::Decision, "SQLite in WAL mode", "The memory store uses WAL so readers never block the writer.");
-        add(&mut store, RecordType::Procedure, "release", "Tag the commit, then push the tag.");
-        let recall = store.recall(&RecallQuery::new("ns", "why is sqlite in WAL mode?")).unwrap();
+        add(
+            &mut store,
+            RecordType::Gotcha,
+            "cargo lock",
+            "Two builds at once fight over the target dir; wrap cargo in flock.",
+        );
+        let wal = add(
+            &mut store,
+            RecordType::Decision,
+            "SQLite in WAL mode",
+            "The memory store uses WAL so readers never block the writer.",
+        );
+        add(
+            &mut store,
+            RecordType::Procedure,
+            "release",
+            "Tag the commit, then push the tag.",
+        );
+        let recall = store
+            .recall(&RecallQuery::new("ns", "why is sqlite in WAL mode?"))
+            .unwrap();
         assert_eq!(ids(&recall)[0], wal);
         assert!(recall.receipt > 0);
     }
@@ -234,7 +259,19 @@ mod tests {
     fn fts_syntax_in_a_query_is_never_an_error() {
         let (_dir, mut store) = store();
         add(&mut store, RecordType::Gotcha, "near", "foo bar NEAR baz");
-        for q in ["\"", "AND OR", "foo*(", "NEAR(", "title:foo", "-foo", "a\"b", "(((", "^", "*", ""] {
+        for q in [
+            "\"",
+            "AND OR",
+            "foo*(",
+            "NEAR(",
+            "title:foo",
+            "-foo",
+            "a\"b",
+            "(((",
+            "^",
+            "*",
+            "",
+        ] {
             store.recall(&RecallQuery::new("ns", q)).unwrap();
         }
         let r = store.recall(&RecallQuery::new("ns", "NEAR(foo")).unwrap();
@@ -244,12 +281,31 @@ mod tests {
     #[test]
     fn lifecycle_suppression_is_reported_with_reasons() {
         let (_dir, mut store) = store();
-        let old = add(&mut store, RecordType::Decision, "logging crate", "Use log for logging.");
-        let new = add(&mut store, RecordType::Decision, "logging crate", "Use tracing for logging.");
+        let old = add(
+            &mut store,
+            RecordType::Decision,
+            "logging crate",
+            "Use log for logging.",
+        );
+        let new = add(
+            &mut store,
+            RecordType::Decision,
+            "logging crate",
+            "Use tracing for logging.",
+        );
         store.link(new, old, EdgeKind::Supersedes).unwrap();
-        let stale = add(&mut store, RecordType::Gotcha, "logging noise", "Logging is noisy in tests.");
+        let stale = add(
+            &mut store,
+            RecordType::Gotcha,
+            "logging noise",
+            "Logging is noisy in tests.",
+        );
         store.set_status(stale, Status::Stale, None).unwrap();
-        let mut expired = Draft::new(RecordType::Gotcha, "logging freeze", "No logging changes this week.");
+        let mut expired = Draft::new(
+            RecordType::Gotcha,
+            "logging freeze",
+            "No logging changes this week.",
+        );
         expired.valid_until = Some(1);
         let expired = store.add("ns", expired).unwrap().id;
         let recall = store.recall(&RecallQuery::new("ns", "logging")).unwrap();
@@ -290,7 +346,12 @@ mod tests {
         d.tags = vec!["testing".into()];
         d.applicability.paths = vec!["tests/**".into()];
         let tagged = store.add("ns", d).unwrap().id;
-        add(&mut store, RecordType::Procedure, "tests", "Run tests with cargo xtask test.");
+        add(
+            &mut store,
+            RecordType::Procedure,
+            "tests",
+            "Run tests with cargo xtask test.",
+        );
         let mut q = RecallQuery::new("ns", "tests");
         q.types = vec![RecordType::Gotcha];
         assert_eq!(ids(&store.recall(&q).unwrap()), [tagged]);
@@ -307,20 +368,39 @@ mod tests {
     #[test]
     fn forgotten_records_never_come_back_and_namespaces_stay_apart() {
         let (_dir, mut store) = store();
-        let id = add(&mut store, RecordType::Gotcha, "token", "rotate the deploy token monthly");
-        store.add("elsewhere", Draft::new(RecordType::Gotcha, "token", "deploy token elsewhere")).unwrap();
+        let id = add(
+            &mut store,
+            RecordType::Gotcha,
+            "token",
+            "rotate the deploy token monthly",
+        );
+        store
+            .add(
+                "elsewhere",
+                Draft::new(RecordType::Gotcha, "token", "deploy token elsewhere"),
+            )
+            .unwrap();
         store.forget(id, None).unwrap();
-        let recall = store.recall(&RecallQuery::new("ns", "deploy token")).unwrap();
+        let recall = store
+            .recall(&RecallQuery::new("ns", "deploy token"))
+            .unwrap();
         assert!(recall.hits.is_empty() && recall.suppressed.is_empty());
     }
 
     #[test]
     fn feedback_is_stored_on_the_receipt_and_changes_nothing() {
         let (_dir, mut store) = store();
-        let id = add(&mut store, RecordType::Gotcha, "flaky", "the exec test is flaky under load");
+        let id = add(
+            &mut store,
+            RecordType::Gotcha,
+            "flaky",
+            "the exec test is flaky under load",
+        );
         let recall = store.recall(&RecallQuery::new("ns", "flaky test")).unwrap();
         let before = store.get(id).unwrap();
-        store.feedback(recall.receipt, Some(id), Verdict::Misleading, Some("fixed")).unwrap();
+        store
+            .feedback(recall.receipt, Some(id), Verdict::Misleading, Some("fixed"))
+            .unwrap();
         assert_eq!(store.get(id).unwrap(), before);
         let again = store.recall(&RecallQuery::new("ns", "flaky test")).unwrap();
         assert_eq!(ids(&again), [id]);

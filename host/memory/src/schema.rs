@@ -112,10 +112,14 @@ END;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Migration {
     /// Upgraded from this version (0 is a new database).
-    Upgraded { from: i64 },
+    Upgraded {
+        from: i64,
+    },
     Current,
     /// The file was written by a newer amber.
-    TooNew { found: i64 },
+    TooNew {
+        found: i64,
+    },
 }
 
 /// Brings the schema up to [`SCHEMA_VERSION`] in one immediate

@@ -215,7 +215,9 @@ impl Store {
     /// Reads one record, forgotten or not.
     pub fn get(&self, id: i64) -> Result<Record> {
         self.conn
-            .prepare_cached(&format!("SELECT {RECORD_COLUMNS} FROM records r WHERE r.id = ?1"))
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLUMNS} FROM records r WHERE r.id = ?1"
+            ))
             .and_then(|mut s| s.query_row([id], record_from_row).optional())
             .map_err(|e| self.sql(e))?
             .ok_or(MemoryError::NoSuchRecord(id))
@@ -347,7 +349,10 @@ impl Store {
     /// `to` superseded, in the same transaction.
     pub fn link(&mut self, from: i64, to: i64, kind: EdgeKind) -> Result<Edge> {
         if from == to {
-            return Err(MemoryError::invalid("edge", "a record cannot link to itself"));
+            return Err(MemoryError::invalid(
+                "edge",
+                "a record cannot link to itself",
+            ));
         }
         self.live(from)?;
         self.live(to)?;
@@ -407,7 +412,10 @@ impl Store {
         sql_text.push_str(" ORDER BY r.id DESC LIMIT ?5");
         let limit = filter.limit.map_or(-1, |l| l as i64);
         let tag = filter.tag.as_deref().map(validate::normal_tag);
-        let mut stmt = self.conn.prepare_cached(&sql_text).map_err(|e| self.sql(e))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(&sql_text)
+            .map_err(|e| self.sql(e))?;
         let records = stmt
             .query_map(
                 params![
@@ -435,7 +443,9 @@ impl Store {
     ) -> Result<Feedback> {
         let known: Option<i64> = self
             .conn
-            .query_row("SELECT id FROM receipts WHERE id = ?1", [receipt], |r| r.get(0))
+            .query_row("SELECT id FROM receipts WHERE id = ?1", [receipt], |r| {
+                r.get(0)
+            })
             .optional()
             .map_err(|e| self.sql(e))?;
         if known.is_none() {
@@ -679,9 +689,15 @@ mod tests {
         let d = Draft::new(RecordType::Gotcha, "flock", "Wrap cargo in flock.");
         let first = store.add("ns", d.clone()).unwrap();
         let again = store
-            .add("ns", Draft::new(RecordType::Decision, "other", "Wrap cargo in flock."))
+            .add(
+                "ns",
+                Draft::new(RecordType::Decision, "other", "Wrap cargo in flock."),
+            )
             .unwrap();
-        assert_eq!((again.id, again.created, again.evidence), (first.id, false, 2));
+        assert_eq!(
+            (again.id, again.created, again.evidence),
+            (first.id, false, 2)
+        );
         let history = store.history(first.id).unwrap();
         assert_eq!(
             history.iter().map(|r| r.change).collect::<Vec<_>>(),
@@ -706,25 +722,42 @@ mod tests {
         assert_eq!(history[0].content, "Use SQLite.");
         assert_eq!(history[1].content, "Use SQLite in WAL mode.");
         assert_eq!(history[1].reason.as_deref(), Some("more precise"));
-        assert_eq!(revised.tokens as usize, tokens::count(&memory_text("db", "Use SQLite in WAL mode.")).unwrap());
+        assert_eq!(
+            revised.tokens as usize,
+            tokens::count(&memory_text("db", "Use SQLite in WAL mode.")).unwrap()
+        );
     }
 
     #[test]
     fn revise_refuses_content_another_record_holds() {
         let (_dir, mut store) = store();
-        let a = store.add("ns", Draft::new(RecordType::Gotcha, "a", "one")).unwrap().id;
-        store.add("ns", Draft::new(RecordType::Gotcha, "b", "two")).unwrap();
+        let a = store
+            .add("ns", Draft::new(RecordType::Gotcha, "a", "one"))
+            .unwrap()
+            .id;
+        store
+            .add("ns", Draft::new(RecordType::Gotcha, "b", "two"))
+            .unwrap();
         let e = store
             .revise(a, Draft::new(RecordType::Gotcha, "a", "two"), None)
             .unwrap_err();
-        assert!(matches!(e, MemoryError::DuplicateContent { existing: 2 }), "{e}");
+        assert!(
+            matches!(e, MemoryError::DuplicateContent { existing: 2 }),
+            "{e}"
+        );
     }
 
     #[test]
     fn supersede_links_and_marks_the_old_record() {
         let (_dir, mut store) = store();
-        let old = store.add("ns", Draft::new(RecordType::Decision, "a", "old way")).unwrap().id;
-        let new = store.add("ns", Draft::new(RecordType::Decision, "a", "new way")).unwrap().id;
+        let old = store
+            .add("ns", Draft::new(RecordType::Decision, "a", "old way"))
+            .unwrap()
+            .id;
+        let new = store
+            .add("ns", Draft::new(RecordType::Decision, "a", "new way"))
+            .unwrap()
+            .id;
         store.link(new, old, EdgeKind::Supersedes).unwrap();
         assert_eq!(store.get(old).unwrap().draft.status, Status::Superseded);
         assert_eq!(store.edges(old).unwrap()[0].kind, EdgeKind::Supersedes);
@@ -734,20 +767,44 @@ mod tests {
     #[test]
     fn forget_erases_content_everywhere_and_keeps_the_lineage() {
         let (_dir, mut store) = store();
-        let id = store.add("ns", Draft::new(RecordType::Gotcha, "key", "secret detail")).unwrap().id;
-        store.revise(id, Draft::new(RecordType::Gotcha, "key", "secret detail 2"), None).unwrap();
-        let other = store.add("ns", Draft::new(RecordType::Gotcha, "x", "y")).unwrap().id;
+        let id = store
+            .add("ns", Draft::new(RecordType::Gotcha, "key", "secret detail"))
+            .unwrap()
+            .id;
+        store
+            .revise(
+                id,
+                Draft::new(RecordType::Gotcha, "key", "secret detail 2"),
+                None,
+            )
+            .unwrap();
+        let other = store
+            .add("ns", Draft::new(RecordType::Gotcha, "x", "y"))
+            .unwrap()
+            .id;
         store.link(other, id, EdgeKind::Contradicts).unwrap();
         let gone = store.forget(id, Some("asked to")).unwrap();
-        assert!(gone.is_forgotten() && gone.draft.content.is_empty() && gone.content_hash.is_none());
+        assert!(
+            gone.is_forgotten() && gone.draft.content.is_empty() && gone.content_hash.is_none()
+        );
         let history = store.history(id).unwrap();
         assert_eq!(history.len(), 3);
-        assert!(history.iter().all(|r| r.content.is_empty() && r.title.is_empty()));
+        assert!(history
+            .iter()
+            .all(|r| r.content.is_empty() && r.title.is_empty()));
         assert_eq!(history[2].change, ChangeKind::Forgotten);
         assert_eq!(store.edges(id).unwrap().len(), 1);
-        assert!(matches!(store.forget(id, None), Err(MemoryError::Forgotten(_))));
+        assert!(matches!(
+            store.forget(id, None),
+            Err(MemoryError::Forgotten(_))
+        ));
         // The content may be stored again, as a new record.
-        let again = store.add("ns", Draft::new(RecordType::Gotcha, "key", "secret detail 2")).unwrap();
+        let again = store
+            .add(
+                "ns",
+                Draft::new(RecordType::Gotcha, "key", "secret detail 2"),
+            )
+            .unwrap();
         assert!(again.created);
         assert!(store.check().unwrap().ok());
     }
@@ -758,7 +815,9 @@ mod tests {
         let mut d = Draft::new(RecordType::Procedure, "release", "tag then push");
         d.tags = vec!["Release".into()];
         store.add("ns", d).unwrap();
-        store.add("ns", Draft::new(RecordType::Gotcha, "g", "c")).unwrap();
+        store
+            .add("ns", Draft::new(RecordType::Gotcha, "g", "c"))
+            .unwrap();
         let tagged = ListFilter {
             tag: Some("release".into()),
             ..ListFilter::default()
@@ -769,7 +828,10 @@ mod tests {
             ..ListFilter::default()
         };
         assert_eq!(store.list("ns", &typed).unwrap()[0].draft.title, "g");
-        assert!(store.list("elsewhere", &ListFilter::default()).unwrap().is_empty());
+        assert!(store
+            .list("elsewhere", &ListFilter::default())
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

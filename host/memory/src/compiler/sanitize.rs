@@ -28,7 +28,10 @@ const SECRET_PATTERNS: &[(&str, &str)] = &[
         r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         REDACTED,
     ),
-    (r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/-]{16,}=*", "${1}[REDACTED]"),
+    (
+        r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/-]{16,}=*",
+        "${1}[REDACTED]",
+    ),
     (
         r#"(?i)\b((?:api[_-]?key|access[_-]?key|secret|token|password|passwd|pwd)\s*[:=]\s*)["']?[^\s"']{8,}["']?"#,
         "${1}[REDACTED]",
@@ -128,7 +131,11 @@ mod tests {
         ];
         for case in cases {
             let s = sanitize(case);
-            assert!(s.redacted && s.text.contains(REDACTED), "{case} -> {}", s.text);
+            assert!(
+                s.redacted && s.text.contains(REDACTED),
+                "{case} -> {}",
+                s.text
+            );
         }
         let s = sanitize("token: abcdefghijkl");
         assert_eq!(s.text, "token: [REDACTED]");

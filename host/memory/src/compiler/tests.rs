@@ -155,7 +155,10 @@ fn every_omission_reason_is_explicit() {
             ("memory:3@r1".into(), "empty_after_sanitization".into()),
             ("memory:0@r1".into(), "invalid_item".into()),
             ("repo:x#f".into(), "invalid_item".into()),
-            ("memory:9@r2".into(), "governed_suppressed:superseded".into()),
+            (
+                "memory:9@r2".into(),
+                "governed_suppressed:superseded".into()
+            ),
         ]
     );
     assert_eq!(c.manifest.counts.candidates, 6);
@@ -175,7 +178,12 @@ fn secrets_are_redacted_and_the_manifest_holds_no_titles_or_bodies() {
     assert!(c.rendered.contains("[REDACTED]"));
     assert!(c.manifest.selected[0].redacted);
     let json = serde_json::to_string(&c.manifest).unwrap();
-    for body in ["Deploy with", "staging", "then run deploy", "deploy the service"] {
+    for body in [
+        "Deploy with",
+        "staging",
+        "then run deploy",
+        "deploy the service",
+    ] {
         assert!(!json.contains(body), "the manifest leaks `{body}`: {json}");
     }
 }
