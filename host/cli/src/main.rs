@@ -48,6 +48,8 @@ enum Command {
     /// Show where the config file is and what it says.
     #[command(subcommand)]
     Config(commands::config::ConfigCommand),
+    /// Governed engineering memory: store, recall, revise, forget, compile.
+    Memory(commands::memory::MemoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Tool(cmd) => done(commands::tool::run(cmd, &root)),
         Command::Providers(cmd) => done(commands::providers::run(cmd, &root)),
         Command::Config(cmd) => done(commands::config::run(cmd)),
+        Command::Memory(args) => done(commands::memory::run(args, &root)),
     });
     result.unwrap_or_else(|e| {
         eprintln!("amber: {e:#}");

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod exec;
+pub mod memory;
 pub mod plugin;
 pub mod providers;
 pub mod sessions;

@@ -1,0 +1,588 @@
+//! `amber memory …`: governed engineering memory (seed 004) from the
+//! command line. One database per user data dir (`$AMBER_HOME/data/
+//! memory.db` under `AMBER_HOME`), one namespace per project by default
+//! (from the workspace root), so memories of one repository never leak
+//! into another's recall.
+
+mod output;
+mod transfer;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use amber_memory::compiler::input::{CompileInput, SessionItem, StateItem, DEFAULT_BUDGET};
+use amber_memory::compiler::{compile, CompileError};
+use amber_memory::{
+    namespace, Draft, EdgeKind, ListFilter, Provenance, RecallQuery, RecordType, Status, Store,
+    Verdict,
+};
+use amber_runtime::AmberDirs;
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+
+use super::print_json;
+
+#[derive(Args)]
+pub struct MemoryArgs {
+    /// The namespace to work in (default: `project:<workspace root>`).
+    #[arg(long, global = true, value_name = "NS")]
+    pub namespace: Option<String>,
+    #[command(subcommand)]
+    pub command: MemoryCommand,
+}
+
+/// The fields a record is written with; `add` needs type, title and
+/// content, `revise` keeps what is not given.
+#[derive(Args, Default)]
+pub struct RecordFields {
+    /// decision, gotcha, procedure, concept, belief, domain-note or summary.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub record_type: Option<RecordType>,
+    #[arg(long)]
+    pub title: Option<String>,
+    /// A tag (repeatable); replaces all tags on `revise`.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// How sure the writer is, 0 to 1 (default 0.5).
+    #[arg(long)]
+    pub confidence: Option<f64>,
+    /// candidate (default), validated, stale, superseded or retracted.
+    #[arg(long)]
+    pub status: Option<Status>,
+    /// A workspace path glob the record applies to (repeatable; none: everywhere).
+    #[arg(long = "path", value_name = "GLOB")]
+    pub paths: Vec<String>,
+    /// A language the record applies to (repeatable; none: all).
+    #[arg(long = "language", value_name = "LANG")]
+    pub languages: Vec<String>,
+    /// Unix seconds before which the record is not eligible.
+    #[arg(long, value_name = "SECS")]
+    pub valid_from: Option<i64>,
+    /// Unix seconds from which the record has expired.
+    #[arg(long, value_name = "SECS")]
+    pub valid_until: Option<i64>,
+    /// Who wrote it (default: user).
+    #[arg(long)]
+    pub actor: Option<String>,
+    /// The session it came from.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// The model that wrote it.
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+#[derive(Clone, Copy, Default, ValueEnum)]
+pub enum ExportFormat {
+    #[default]
+    Markdown,
+    Json,
+}
+
+#[derive(Subcommand)]
+pub enum MemoryCommand {
+    /// Store a memory. The same content again only raises its evidence count.
+    ///
+    /// Content is at most 16 KiB, a title at most 512 bytes.
+    Add {
+        #[command(flatten)]
+        fields: RecordFields,
+        /// The content; `-` reads it from stdin.
+        content: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find the memories that match a query and may be used now.
+    ///
+    /// Stale, superseded, retracted, expired and inapplicable records are
+    /// held back and listed with the reason. Every recall prints a receipt
+    /// id for `amber memory feedback`.
+    Recall {
+        query: String,
+        /// How many records to return.
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// Only this type (repeatable).
+        #[arg(long = "type", value_name = "TYPE")]
+        types: Vec<RecordType>,
+        /// Only records with this tag (repeatable: all of them).
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// Admit this status (repeatable; default: candidate and validated).
+        #[arg(long = "status", value_name = "STATUS")]
+        statuses: Vec<Status>,
+        /// The workspace path the work is about; records for other paths are held back.
+        #[arg(long)]
+        path: Option<String>,
+        /// The language the work is in; records for other languages are held back.
+        #[arg(long)]
+        language: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a record with its full history and its edges.
+    Show {
+        id: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a new revision of a record; the old one stays in its history.
+    ///
+    /// Fields not given keep their values. Only --status: a status change.
+    Revise {
+        id: i64,
+        #[command(flatten)]
+        fields: RecordFields,
+        /// New content; `-` reads it from stdin.
+        #[arg(long)]
+        content: Option<String>,
+        /// Why, kept in the history.
+        #[arg(long)]
+        reason: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Link two records with a typed edge: FROM supports|contradicts|supersedes|depends_on TO.
+    ///
+    /// `supersedes` also marks TO superseded.
+    Link {
+        from: i64,
+        kind: EdgeKind,
+        to: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a record: its text is erased from it and its history; a
+    /// tombstone keeps its id, lineage and edges.
+    Forget {
+        id: i64,
+        #[arg(long)]
+        reason: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List records, newest first.
+    List {
+        #[arg(long = "type", value_name = "TYPE")]
+        record_type: Option<RecordType>,
+        #[arg(long)]
+        status: Option<Status>,
+        #[arg(long)]
+        tag: Option<String>,
+        /// Include tombstones of forgotten records.
+        #[arg(long)]
+        forgotten: bool,
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every record of the namespace, with its history, as markdown or JSON.
+    Export {
+        #[arg(long, value_enum, default_value_t)]
+        format: ExportFormat,
+    },
+    /// Store the records of a JSON export (or a JSON list of records);
+    /// each is its own transaction, so an interrupted import keeps whole records.
+    Import {
+        /// The file; `-` reads stdin.
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record a verdict on a recall: helpful, misleading, outdated or not_used.
+    ///
+    /// Feedback is kept for review; it changes no record and no ranking.
+    Feedback {
+        /// The receipt id a recall printed.
+        receipt: i64,
+        verdict: Verdict,
+        /// The record the verdict is about.
+        #[arg(long)]
+        record: Option<i64>,
+        #[arg(long)]
+        note: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compile the context for a task within a token budget.
+    ///
+    /// Prints the rendered context (which is never stored), or with
+    /// --manifest the manifest: references, digests, token accounting,
+    /// omissions with reasons; never titles or bodies.
+    Compile {
+        task: String,
+        /// The token budget (cl100k_base tokens).
+        #[arg(long, default_value_t = DEFAULT_BUDGET)]
+        budget: usize,
+        /// Print the manifest instead of the rendered context.
+        #[arg(long)]
+        manifest: bool,
+        /// Required state, KEY=VALUE (repeatable); the compile fails if it cannot fit.
+        #[arg(long = "state", value_name = "KEY=VALUE")]
+        state: Vec<String>,
+        /// A session-local note for this compile only (repeatable).
+        #[arg(long = "note", value_name = "TEXT")]
+        notes: Vec<String>,
+        /// How many memories to recall as candidates.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// The workspace path the task is about.
+        #[arg(long)]
+        path: Option<String>,
+        /// The language the task is in.
+        #[arg(long)]
+        language: Option<String>,
+        /// Print {rendered, manifest, receipt}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the database: SQLite integrity, the search index, and that
+    /// every record is whole.
+    Check {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The database path for this process's data dir.
+pub fn database() -> PathBuf {
+    AmberDirs::from_env()
+        .data
+        .join(amber_memory::store::DATABASE_FILE)
+}
+
+fn open() -> Result<Store> {
+    Ok(Store::open_in(&AmberDirs::from_env().data)?)
+}
+
+fn read_text(arg: &str, what: &str) -> Result<String> {
+    if arg != "-" {
+        return Ok(arg.to_string());
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read the {what} from stdin"))?;
+    Ok(text)
+}
+
+pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
+    let ns = args
+        .namespace
+        .unwrap_or_else(|| namespace::for_workspace(workspace));
+    match args.command {
+        MemoryCommand::Add {
+            fields,
+            content,
+            json,
+        } => add(&ns, fields, &content, json),
+        MemoryCommand::Recall {
+            query,
+            limit,
+            types,
+            tags,
+            statuses,
+            path,
+            language,
+            json,
+        } => {
+            let mut q = RecallQuery::new(&ns, &query);
+            q.limit = limit;
+            q.types = types;
+            q.tags = tags;
+            q.statuses = statuses;
+            q.path = path;
+            q.language = language;
+            recall(&q, json)
+        }
+        MemoryCommand::Show { id, json } => show(id, json),
+        MemoryCommand::Revise {
+            id,
+            fields,
+            content,
+            reason,
+            json,
+        } => revise(id, fields, content, reason.as_deref(), json),
+        MemoryCommand::Link {
+            from,
+            kind,
+            to,
+            json,
+        } => {
+            let edge = open()?.link(from, to, kind)?;
+            if json {
+                return print_json(&edge);
+            }
+            println!("#{from} {kind} #{to}");
+            Ok(())
+        }
+        MemoryCommand::Forget { id, reason, json } => {
+            let record = open()?.forget(id, reason.as_deref())?;
+            if json {
+                return print_json(&record);
+            }
+            println!(
+                "forgot #{id}; its lineage stays (revision {})",
+                record.revision
+            );
+            Ok(())
+        }
+        MemoryCommand::List {
+            record_type,
+            status,
+            tag,
+            forgotten,
+            limit,
+            json,
+        } => {
+            let filter = ListFilter {
+                record_type,
+                status,
+                tag,
+                forgotten,
+                limit,
+            };
+            let records = open()?.list(&ns, &filter)?;
+            if json {
+                return print_json(&json!({ "namespace": ns, "records": records }));
+            }
+            output::list(&ns, &records);
+            Ok(())
+        }
+        MemoryCommand::Export { format } => transfer::export(&open()?, &ns, format),
+        MemoryCommand::Import { file, json } => transfer::import(&mut open()?, &ns, &file, json),
+        MemoryCommand::Feedback {
+            receipt,
+            verdict,
+            record,
+            note,
+            json,
+        } => {
+            let fb = open()?.feedback(receipt, record, verdict, note.as_deref())?;
+            if json {
+                return print_json(&fb);
+            }
+            println!("feedback {} stored on receipt {receipt}: {verdict}", fb.id);
+            Ok(())
+        }
+        MemoryCommand::Compile {
+            task,
+            budget,
+            manifest,
+            state,
+            notes,
+            limit,
+            path,
+            language,
+            json,
+        } => {
+            let mut q = RecallQuery::new(&ns, &task);
+            q.limit = limit;
+            q.path = path;
+            q.language = language;
+            compile_task(&q, budget, &state, &notes, manifest, json)
+        }
+        MemoryCommand::Check { json } => {
+            let check = open()?.check()?;
+            if json {
+                print_json(&check)?;
+            } else {
+                output::check(&check);
+            }
+            if !check.ok() {
+                bail!(
+                    "the memory database {} failed its check",
+                    database().display()
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn draft_from(fields: RecordFields, content: String) -> Result<Draft> {
+    let (Some(record_type), Some(title)) = (fields.record_type, fields.title.clone()) else {
+        bail!("a memory needs --type and --title");
+    };
+    let mut draft = Draft::new(record_type, &title, &content);
+    apply(&mut draft, fields);
+    if draft.provenance.actor.is_none() {
+        draft.provenance.actor = Some("user".into());
+    }
+    Ok(draft)
+}
+
+/// Writes the given fields over `draft`.
+fn apply(draft: &mut Draft, f: RecordFields) {
+    if let Some(t) = f.record_type {
+        draft.record_type = t;
+    }
+    if let Some(title) = f.title {
+        draft.title = title;
+    }
+    if !f.tags.is_empty() {
+        draft.tags = f.tags;
+    }
+    if let Some(c) = f.confidence {
+        draft.confidence = c;
+    }
+    if let Some(s) = f.status {
+        draft.status = s;
+    }
+    if !f.paths.is_empty() {
+        draft.applicability.paths = f.paths;
+    }
+    if !f.languages.is_empty() {
+        draft.applicability.languages = f.languages;
+    }
+    if f.valid_from.is_some() {
+        draft.valid_from = f.valid_from;
+    }
+    if f.valid_until.is_some() {
+        draft.valid_until = f.valid_until;
+    }
+    let p = &mut draft.provenance;
+    let given = Provenance {
+        actor: f.actor,
+        session: f.session,
+        model: f.model,
+    };
+    if given != Provenance::default() {
+        *p = given;
+    }
+}
+
+fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> {
+    let content = read_text(content, "content")?;
+    let draft = draft_from(fields, content)?;
+    let added = open()?.add(ns, draft).context("cannot store the memory")?;
+    if json {
+        return print_json(&added);
+    }
+    if added.created {
+        println!("stored #{}", added.id);
+    } else {
+        println!(
+            "#{} already holds this content; evidence is now {}",
+            added.id, added.evidence
+        );
+    }
+    Ok(())
+}
+
+fn recall(query: &RecallQuery, json: bool) -> Result<()> {
+    let recall = open()?.recall(query)?;
+    if json {
+        return print_json(&recall);
+    }
+    output::recall(&recall);
+    Ok(())
+}
+
+fn show(id: i64, json: bool) -> Result<()> {
+    let store = open()?;
+    let record = store.get(id)?;
+    let history = store.history(id)?;
+    let edges = store.edges(id)?;
+    if json {
+        return print_json(&json!({ "record": record, "history": history, "edges": edges }));
+    }
+    output::show(&record, &history, &edges);
+    Ok(())
+}
+
+fn revise(
+    id: i64,
+    fields: RecordFields,
+    content: Option<String>,
+    reason: Option<&str>,
+    json: bool,
+) -> Result<()> {
+    let mut store = open()?;
+    let current = store.get(id)?;
+    let only_status = content.is_none()
+        && fields.status.is_some()
+        && fields.record_type.is_none()
+        && fields.title.is_none()
+        && fields.tags.is_empty()
+        && fields.confidence.is_none()
+        && fields.paths.is_empty()
+        && fields.languages.is_empty()
+        && fields.valid_from.is_none()
+        && fields.valid_until.is_none();
+    let record = match (only_status, fields.status) {
+        (true, Some(status)) => store.set_status(id, status, reason)?,
+        _ => {
+            let mut draft = current.draft.clone();
+            if let Some(content) = content {
+                draft.content = read_text(&content, "content")?;
+            }
+            apply(&mut draft, fields);
+            store
+                .revise(id, draft, reason)
+                .with_context(|| format!("cannot revise #{id}"))?
+        }
+    };
+    if json {
+        return print_json(&record);
+    }
+    println!("#{id} is at revision {}", record.revision);
+    Ok(())
+}
+
+/// `KEY=VALUE` as required state, read now from the command line.
+fn state_item(arg: &str) -> Result<StateItem> {
+    let Some((key, value)) = arg.split_once('=') else {
+        bail!("--state `{arg}` is not KEY=VALUE");
+    };
+    Ok(StateItem {
+        key: key.trim().to_string(),
+        version: 1,
+        epoch: "cli".into(),
+        value: value.to_string(),
+    })
+}
+
+fn compile_task(
+    query: &RecallQuery,
+    budget: usize,
+    state: &[String],
+    notes: &[String],
+    manifest: bool,
+    json: bool,
+) -> Result<()> {
+    let mut store = open()?;
+    let recall = store.recall(query)?;
+    let mut input = CompileInput::new(&query.text);
+    input.budget = budget;
+    input.memory = store.task_memory(query, &recall)?;
+    input.required = state.iter().map(|s| state_item(s)).collect::<Result<_>>()?;
+    input.session = notes
+        .iter()
+        .enumerate()
+        .map(|(i, text)| SessionItem {
+            id: format!("note-{}", i + 1),
+            text: text.clone(),
+        })
+        .collect();
+    let compiled = compile(&input).map_err(|e| match e {
+        CompileError::RequiredDoesNotFit { .. } | CompileError::RequiredUnusable { .. } => {
+            anyhow::anyhow!("the compile failed closed: {e}")
+        }
+        CompileError::Tokens(e) => anyhow::Error::from(e),
+    })?;
+    if json {
+        return print_json(&json!({
+            "receipt": recall.receipt,
+            "rendered": compiled.rendered,
+            "manifest": compiled.manifest,
+        }));
+    }
+    if manifest {
+        return print_json(&compiled.manifest);
+    }
+    print!("{}", compiled.rendered);
+    Ok(())
+}
