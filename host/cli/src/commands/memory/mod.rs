@@ -9,9 +9,12 @@ mod transfer;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use amber_core::{Ledger, Owner, Service};
 use amber_memory::compiler::input::{CompileInput, SessionItem, StateItem, DEFAULT_BUDGET};
 use amber_memory::compiler::{compile, CompileError};
+use amber_memory::prompt_block::{RecallBlock, DEFAULT_BLOCK_BUDGET};
 use amber_memory::{
     namespace, Draft, EdgeKind, ListFilter, Provenance, RecallQuery, RecordType, Status, Store,
     Verdict,
@@ -244,6 +247,25 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Installs the memory recall block (a host-native head block) in the
+/// ledger when this user has a memory database; a warning when the name
+/// is taken.
+pub fn install_recall_block(ledger: &Ledger, workspace: &Path) -> Option<String> {
+    let db = database();
+    if !db.exists() {
+        return None;
+    }
+    let block = RecallBlock::new(
+        db,
+        namespace::for_workspace(workspace),
+        DEFAULT_BLOCK_BUDGET,
+    );
+    ledger
+        .install(&Owner::Host, Service::Prompt(Arc::new(block)))
+        .err()
+        .map(|e| format!("{e}; memory recall is off for this run"))
 }
 
 /// The database path for this process's data dir.
