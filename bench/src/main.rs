@@ -6,6 +6,7 @@
 mod context;
 mod engine;
 mod measure;
+mod memory;
 mod runtime;
 mod tools;
 mod wire;
@@ -43,6 +44,9 @@ fn main() -> Result<()> {
     }
     if wanted("tools") || wanted("grep") || wanted("read_file") {
         tools::run(&mut rows)?;
+    }
+    if wanted("memory") {
+        memory::run(&mut rows)?;
     }
     Ok(())
 }

@@ -33,9 +33,8 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
-/// The MATCH expression for `text`, or `None` when it has no words.
-pub fn match_expression(text: &str) -> Option<String> {
-    let terms = terms(text);
+/// The MATCH expression for any of `terms`, or `None` when there are none.
+pub fn any_of(terms: &[String]) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
@@ -43,15 +42,41 @@ pub fn match_expression(text: &str) -> Option<String> {
     Some(
         terms
             .iter()
-            .map(|t| format!("\"{t}\""))
+            .map(|t| phrase(t))
             .collect::<Vec<_>>()
             .join(" OR "),
     )
 }
 
+/// The MATCH expression for records holding at least two of `terms`:
+/// every pair ANDed, the pairs ORed. Each word appears in the same number
+/// of pairs, so bm25 over it ranks exactly as over the words ORed, only
+/// among fewer records. One word alone is just that word.
+pub fn at_least_two(terms: &[String]) -> Option<String> {
+    if terms.len() < 2 {
+        return any_of(terms);
+    }
+    let mut pairs = Vec::new();
+    for (i, a) in terms.iter().enumerate() {
+        for b in &terms[i + 1..] {
+            pairs.push(format!("({} AND {})", phrase(a), phrase(b)));
+        }
+    }
+    Some(pairs.join(" OR "))
+}
+
+/// One word as an FTS5 string, which FTS5 never reads as syntax.
+pub fn phrase(term: &str) -> String {
+    format!("\"{term}\"")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn match_expression(text: &str) -> Option<String> {
+        any_of(&terms(text))
+    }
 
     #[test]
     fn operators_and_quotes_become_plain_words_or_nothing() {
@@ -66,6 +91,16 @@ mod tests {
             match_expression("How do we parse_config?"),
             Some("\"parse\" OR \"config\"".into())
         );
+    }
+
+    #[test]
+    fn at_least_two_pairs_every_word_with_every_other() {
+        let words: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            at_least_two(&words).unwrap(),
+            "(\"a\" AND \"b\") OR (\"a\" AND \"c\") OR (\"b\" AND \"c\")"
+        );
+        assert_eq!(at_least_two(&words[..1]).unwrap(), "\"a\"");
     }
 
     #[test]

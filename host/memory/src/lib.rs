@@ -21,6 +21,7 @@ mod fts_query;
 pub mod model;
 pub mod namespace;
 pub mod prompt_block;
+mod ranking;
 pub mod recall;
 mod schema;
 pub mod store;

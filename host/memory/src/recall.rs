@@ -3,26 +3,16 @@
 //! (what came back and what was held back, never the query text), which
 //! feedback can later refer to.
 
-use rusqlite::{params_from_iter, types::Value, OptionalExtension};
+use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use crate::eligibility::{judge, Situation, Suppression};
 use crate::error::Result;
-use crate::fts_query;
 use crate::model::{Record, RecordType, Status};
-use crate::store::{now, record_from_row, Store, RECORD_COLUMNS};
-use crate::validate::normal_tag;
-
-/// bm25 column weights: a word in the title says more about what a record
-/// is than one in its body; tags sit between.
-const WEIGHTS: (f64, f64, f64) = (4.0, 1.0, 2.0);
+use crate::store::{now, Store};
 
 /// The default number of records a recall returns.
 pub const DEFAULT_LIMIT: usize = 5;
-
-/// How many candidates to read per wanted hit: enough that suppressed
-/// records rarely starve a recall, few enough to stay fast.
-const CANDIDATES_PER_HIT: usize = 4;
 
 #[derive(Debug, Clone)]
 pub struct RecallQuery {
@@ -92,10 +82,8 @@ pub struct Recall {
 impl Store {
     /// Recalls the records that match `query` and may be used now.
     pub fn recall(&mut self, query: &RecallQuery) -> Result<Recall> {
-        let (hits, suppressed) = match fts_query::match_expression(&query.text) {
-            Some(expression) => self.search(query, &expression)?,
-            None => (Vec::new(), Vec::new()),
-        };
+        let ranked = self.rank(query)?;
+        let (hits, suppressed) = self.judge_ranked(query, ranked)?;
         let receipt = self.write_receipt(query, &hits, &suppressed)?;
         Ok(Recall {
             receipt,
@@ -104,54 +92,20 @@ impl Store {
         })
     }
 
-    fn search(&self, query: &RecallQuery, expression: &str) -> Result<(Vec<Hit>, Vec<Suppressed>)> {
-        let (w_title, w_content, w_tags) = WEIGHTS;
-        let mut sql = format!(
-            "SELECT {RECORD_COLUMNS}, bm25(records_fts, {w_title:.1}, {w_content:.1}, {w_tags:.1}) AS score \
-             FROM records_fts JOIN records r ON r.id = records_fts.rowid \
-             WHERE records_fts MATCH ?1 AND r.namespace = ?2"
-        );
-        let mut args: Vec<Value> = vec![
-            Value::Text(expression.to_string()),
-            Value::Text(query.namespace.clone()),
-        ];
-        if !query.types.is_empty() {
-            let marks: Vec<String> = query
-                .types
-                .iter()
-                .map(|t| {
-                    args.push(Value::Text(t.as_str().to_string()));
-                    format!("?{}", args.len())
-                })
-                .collect();
-            sql.push_str(&format!(" AND r.type IN ({})", marks.join(", ")));
-        }
-        for tag in &query.tags {
-            args.push(Value::Text(normal_tag(tag)));
-            sql.push_str(&format!(
-                " AND ' ' || r.tags || ' ' LIKE '% ' || ?{} || ' %'",
-                args.len()
-            ));
-        }
-        let window = query.limit.max(1) * CANDIDATES_PER_HIT + 16;
-        args.push(Value::Integer(window as i64));
-        sql.push_str(&format!(" ORDER BY score LIMIT ?{}", args.len()));
-
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.sql(e))?;
-        let candidates = stmt
-            .query_map(params_from_iter(args), |row| {
-                Ok((record_from_row(row)?, row.get::<_, f64>(22)?))
-            })
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.sql(e))?;
-
+    /// Judges ranked candidates in order until `limit` are eligible.
+    fn judge_ranked(
+        &self,
+        query: &RecallQuery,
+        ranked: Vec<(i64, f64)>,
+    ) -> Result<(Vec<Hit>, Vec<Suppressed>)> {
         let situation = query.situation();
         let mut hits = Vec::new();
         let mut suppressed = Vec::new();
-        for (record, score) in candidates {
+        for (id, score) in ranked {
             if hits.len() == query.limit {
                 break;
             }
+            let record = self.get(id)?;
             let by = self.superseded_by(record.id)?;
             match judge(&record, by, &situation) {
                 Ok(()) => hits.push(Hit { record, score }),
@@ -212,6 +166,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::model::{Draft, EdgeKind, Verdict};
+    use crate::ranking::Plan;
 
     fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
@@ -253,6 +208,42 @@ mod tests {
             .unwrap();
         assert_eq!(ids(&recall)[0], wal);
         assert!(recall.receipt > 0);
+    }
+
+    #[test]
+    fn on_a_large_store_the_commonest_words_are_dropped() {
+        let (_dir, mut store) = store();
+        let drafts = (0..crate::ranking::SCORED_ROWS + 10)
+            .map(|i| {
+                Draft::new(
+                    RecordType::Gotcha,
+                    "common",
+                    &format!("common words number {i}"),
+                )
+            })
+            .collect();
+        store.add_many("ns", drafts).unwrap();
+        let rare = add(
+            &mut store,
+            RecordType::Gotcha,
+            "rare",
+            "a zeppelin note with common words",
+        );
+        let plan = |q: &str| store.plan(crate::fts_query::terms(q)).unwrap();
+        assert_eq!(
+            plan("common zeppelin"),
+            Plan::Large {
+                rarest: vec!["zeppelin".into(), "common".into()],
+                budgeted: 1
+            }
+        );
+        assert_eq!(plan("common unheard"), Plan::Every(vec!["common".into()]));
+        assert_eq!(
+            ids(&store
+                .recall(&RecallQuery::new("ns", "common zeppelin"))
+                .unwrap())[0],
+            rare
+        );
     }
 
     #[test]

@@ -212,6 +212,28 @@ impl Store {
         Ok(added)
     }
 
+    /// Stores many drafts in one transaction: all of them or none. What
+    /// each did is returned in order; the first invalid draft stops the
+    /// batch before anything is written.
+    pub fn add_many(&mut self, namespace: &str, drafts: Vec<Draft>) -> Result<Vec<Added>> {
+        let mut prepared = Vec::with_capacity(drafts.len());
+        for draft in drafts {
+            let draft = validate::draft(draft)?;
+            let hash = content_hash(&draft.content);
+            let tokens = tokens::count(&memory_text(&draft.title, &draft.content))? as i64;
+            prepared.push((draft, hash, tokens));
+        }
+        let at = now();
+        let path = self.path.clone();
+        let tx = self.write()?;
+        let mut out = Vec::with_capacity(prepared.len());
+        for (draft, hash, tokens) in &prepared {
+            out.push(add_in(&tx, namespace, draft, hash, *tokens, at).map_err(|e| sql(&path, e))?);
+        }
+        tx.commit().map_err(|e| sql(&path, e))?;
+        Ok(out)
+    }
+
     /// Reads one record, forgotten or not.
     pub fn get(&self, id: i64) -> Result<Record> {
         self.conn
@@ -705,6 +727,20 @@ mod tests {
         );
         // Another namespace is another project: no deduplication across.
         assert!(store.add("other", d).unwrap().created);
+    }
+
+    #[test]
+    fn add_many_writes_all_or_nothing() {
+        let (_dir, mut store) = store();
+        let good = Draft::new(RecordType::Gotcha, "a", "one");
+        let bad = Draft::new(RecordType::Gotcha, "", "two");
+        assert!(store.add_many("ns", vec![good.clone(), bad]).is_err());
+        assert!(store.list("ns", &ListFilter::default()).unwrap().is_empty());
+        let added = store.add_many("ns", vec![good.clone(), good]).unwrap();
+        assert_eq!(
+            (added[0].created, added[1].created, added[1].evidence),
+            (true, false, 2)
+        );
     }
 
     #[test]
