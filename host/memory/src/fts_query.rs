@@ -22,7 +22,10 @@ pub fn terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
         let word = word.to_lowercase();
-        if word.is_empty() || STOPWORDS.contains(&word.as_str()) || out.contains(&word) {
+        // One letter alone is a fragment ("guest's" gives "s"), not a word.
+        let fragment = word.chars().count() < 2 && !word.chars().all(|c| c.is_ascii_digit());
+        if word.is_empty() || fragment || STOPWORDS.contains(&word.as_str()) || out.contains(&word)
+        {
             continue;
         }
         out.push(word);
@@ -83,9 +86,10 @@ mod tests {
         assert_eq!(match_expression("\""), None);
         assert_eq!(match_expression("AND OR"), None);
         assert_eq!(match_expression("foo*("), Some("\"foo\"".into()));
+        assert_eq!(match_expression("NEAR(a b"), Some("\"near\"".into()));
         assert_eq!(
-            match_expression("NEAR(a b"),
-            Some("\"near\" OR \"b\"".into())
+            match_expression("a guest's 5 ms"),
+            Some("\"guest\" OR \"5\" OR \"ms\"".into())
         );
         assert_eq!(
             match_expression("How do we parse_config?"),

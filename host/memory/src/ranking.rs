@@ -7,7 +7,7 @@
 //! 1. records holding at least two of the question's rarest words,
 //!    scored by bm25 over all of those words: far fewer records, and the
 //!    ones that share more of the question;
-//! 2. if that leaves the window short, records holding one of the rarest
+//! 2. if that leaves fewer than the wanted number, records holding one of the rarest
 //!    words, keeping words only while their records add up to
 //!    [`SCORED_ROWS`] (words that common weigh almost nothing in bm25,
 //!    so they act as stopwords learned from the data).
@@ -36,7 +36,7 @@ pub const SCORED_ROWS: usize = 2000;
 
 /// How many of the rarest words the two-word pass pairs up (their pairs
 /// grow quadratically).
-const PAIRED_TERMS: usize = 8;
+const PAIRED_TERMS: usize = 5;
 
 /// How a query's words are ranked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +110,9 @@ impl Store {
                     Some(expression) => self.ranked_by(query, &expression, window)?,
                     None => Vec::new(),
                 };
-                if ranked.len() < window {
+                // Scoring single-word matches is the costly part; it is
+                // only worth it when too few records share two words.
+                if ranked.len() < query.limit {
                     if let Some(expression) = any_of(&rarest[..budgeted]) {
                         for (id, score) in self.ranked_by(query, &expression, window)? {
                             if ranked.len() == window {

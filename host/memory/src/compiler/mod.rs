@@ -161,6 +161,20 @@ fn candidates(input: &CompileInput) -> Vec<Candidate> {
     out
 }
 
+/// The tokens of `heading`, counted once per compile: candidates past
+/// the budget ask again and again.
+fn heading_tokens(
+    counts: &mut Vec<(&'static str, usize)>,
+    heading: &'static str,
+) -> Result<usize, CompileError> {
+    if let Some((_, n)) = counts.iter().find(|(h, _)| *h == heading) {
+        return Ok(*n);
+    }
+    let n = tokens::count(heading)?;
+    counts.push((heading, n));
+    Ok(n)
+}
+
 /// Compiles `input` within its budget.
 pub fn compile(input: &CompileInput) -> Result<Compiled, CompileError> {
     let budget = input.budget;
@@ -172,6 +186,7 @@ pub fn compile(input: &CompileInput) -> Result<Compiled, CompileError> {
     let mut omitted: Vec<Omission> = Vec::new();
     let mut seen: HashSet<blake3::Hash> = HashSet::new();
     let mut open_heading: Option<&'static str> = None;
+    let mut heading_counts: Vec<(&'static str, usize)> = Vec::new();
     let all = candidates(input);
     let count = all.len() + input.memory.suppressed.len();
 
@@ -219,7 +234,7 @@ pub fn compile(input: &CompileInput) -> Result<Compiled, CompileError> {
         }
         let new_heading = open_heading != Some(c.heading);
         if new_heading {
-            extra += tokens::count(c.heading)?;
+            extra += heading_tokens(&mut heading_counts, c.heading)?;
         }
         let cost = item_tokens + extra;
         if used + cost > budget {

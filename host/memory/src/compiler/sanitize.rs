@@ -11,29 +11,31 @@ use regex::{Regex, RegexSet};
 /// What a redacted secret becomes.
 pub const REDACTED: &str = "[REDACTED]";
 
-/// Secret shapes and what replaces each match. The named-assignment
+/// Secret shapes and what replaces each match. Word boundaries are
+/// ASCII (`(?-u:\b)`): Unicode ones keep the regex engine off its fast
+/// path, and every shape here is ASCII. The named-assignment
 /// pattern keeps the name so the text still reads.
 const SECRET_PATTERNS: &[(&str, &str)] = &[
     (
         r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
         REDACTED,
     ),
-    (r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}", REDACTED),
-    (r"\bgh[pousr]_[A-Za-z0-9]{20,}", REDACTED),
-    (r"\bgithub_pat_[A-Za-z0-9_]{20,}", REDACTED),
-    (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", REDACTED),
-    (r"\bxox[abprs]-[A-Za-z0-9-]{10,}", REDACTED),
-    (r"\bAIza[0-9A-Za-z_-]{35}", REDACTED),
+    (r"(?-u:\b)(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}", REDACTED),
+    (r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{20,}", REDACTED),
+    (r"(?-u:\b)github_pat_[A-Za-z0-9_]{20,}", REDACTED),
+    (r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)", REDACTED),
+    (r"(?-u:\b)xox[abprs]-[A-Za-z0-9-]{10,}", REDACTED),
+    (r"(?-u:\b)AIza[0-9A-Za-z_-]{35}", REDACTED),
     (
-        r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         REDACTED,
     ),
     (
-        r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/-]{16,}=*",
+        r"(?i)(?-u:\b)(bearer\s+)[A-Za-z0-9._~+/-]{16,}=*",
         "${1}[REDACTED]",
     ),
     (
-        r#"(?i)\b((?:api[_-]?key|access[_-]?key|secret|token|password|passwd|pwd)\s*[:=]\s*)["']?[^\s"']{8,}["']?"#,
+        r#"(?i)(?-u:\b)((?:api[_-]?key|access[_-]?key|secret|token|password|passwd|pwd)\s*[:=]\s*)["']?[^\s"']{8,}["']?"#,
         "${1}[REDACTED]",
     ),
 ];
@@ -90,6 +92,9 @@ pub fn sanitize(text: &str) -> Sanitized {
 /// CRLF to LF, control characters (but tab and newline) dropped, trailing
 /// spaces cut, runs of blank lines folded to one, ends trimmed.
 fn normalise(text: &str) -> String {
+    if is_normal(text) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     let mut blank_run = 0;
     for line in text.split('\n') {
@@ -110,6 +115,24 @@ fn normalise(text: &str) -> String {
         out.push('\n');
     }
     out.trim().to_string()
+}
+
+/// Whether [`normalise`] would leave `text` as it is: the common case,
+/// checked in one pass without allocating.
+fn is_normal(text: &str) -> bool {
+    if text.trim() != text || text.contains("\n\n\n") {
+        return false;
+    }
+    let mut previous = '\n';
+    for c in text.chars() {
+        let bad = (c.is_control() && c != '\n' && c != '\t')
+            || (c == '\n' && previous != '\n' && previous.is_whitespace());
+        if bad {
+            return false;
+        }
+        previous = c;
+    }
+    true
 }
 
 #[cfg(test)]
@@ -146,6 +169,17 @@ mod tests {
         let text = "Run `cargo test -p amber-memory`; the token budget is 2048.\nSee sk-8 notes.";
         let s = sanitize(text);
         assert_eq!((s.text.as_str(), s.redacted), (text, false));
+    }
+
+    #[test]
+    fn normal_text_is_recognised_without_changing_it() {
+        for text in ["a\n\nb", "a\tb", "x", "line one\nline two"] {
+            assert!(is_normal(text), "{text:?}");
+            assert_eq!(normalise(text), text);
+        }
+        for text in ["a \nb", "a\r\nb", "a\n\n\nb", " a", "a\u{7}", "a\n \n\nb"] {
+            assert!(!is_normal(text), "{text:?}");
+        }
     }
 
     #[test]
