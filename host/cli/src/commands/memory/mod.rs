@@ -4,6 +4,8 @@
 //! (from the workspace root), so memories of one repository never leak
 //! into another's recall.
 
+mod compile;
+mod fields;
 mod output;
 mod transfer;
 
@@ -12,12 +14,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use amber_core::{Ledger, Owner, Service};
-use amber_memory::compiler::input::{CompileInput, SessionItem, StateItem, DEFAULT_BUDGET};
-use amber_memory::compiler::{compile, CompileError};
+use amber_memory::compiler::input::DEFAULT_BUDGET;
 use amber_memory::prompt_block::{RecallBlock, DEFAULT_BLOCK_BUDGET};
 use amber_memory::{
-    namespace, Draft, EdgeKind, ListFilter, Provenance, RecallQuery, RecordType, Status, Store,
-    Verdict,
+    namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Status, Store, Verdict,
 };
 use amber_runtime::AmberDirs;
 use anyhow::{bail, Context, Result};
@@ -25,6 +25,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::print_json;
+use fields::{apply, draft_from, RecordFields};
 
 #[derive(Args)]
 pub struct MemoryArgs {
@@ -33,47 +34,6 @@ pub struct MemoryArgs {
     pub namespace: Option<String>,
     #[command(subcommand)]
     pub command: MemoryCommand,
-}
-
-/// The fields a record is written with; `add` needs type, title and
-/// content, `revise` keeps what is not given.
-#[derive(Args, Default)]
-pub struct RecordFields {
-    /// decision, gotcha, procedure, concept, belief, domain-note or summary.
-    #[arg(long = "type", value_name = "TYPE")]
-    pub record_type: Option<RecordType>,
-    #[arg(long)]
-    pub title: Option<String>,
-    /// A tag (repeatable); replaces all tags on `revise`.
-    #[arg(long = "tag", value_name = "TAG")]
-    pub tags: Vec<String>,
-    /// How sure the writer is, 0 to 1 (default 0.5).
-    #[arg(long)]
-    pub confidence: Option<f64>,
-    /// candidate (default), validated, stale, superseded or retracted.
-    #[arg(long)]
-    pub status: Option<Status>,
-    /// A workspace path glob the record applies to (repeatable; none: everywhere).
-    #[arg(long = "path", value_name = "GLOB")]
-    pub paths: Vec<String>,
-    /// A language the record applies to (repeatable; none: all).
-    #[arg(long = "language", value_name = "LANG")]
-    pub languages: Vec<String>,
-    /// Unix seconds before which the record is not eligible.
-    #[arg(long, value_name = "SECS")]
-    pub valid_from: Option<i64>,
-    /// Unix seconds from which the record has expired.
-    #[arg(long, value_name = "SECS")]
-    pub valid_until: Option<i64>,
-    /// Who wrote it (default: user).
-    #[arg(long)]
-    pub actor: Option<String>,
-    /// The session it came from.
-    #[arg(long)]
-    pub session: Option<String>,
-    /// The model that wrote it.
-    #[arg(long)]
-    pub model: Option<String>,
 }
 
 #[derive(Clone, Copy, Default, ValueEnum)]
@@ -404,7 +364,7 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             q.limit = limit;
             q.path = path;
             q.language = language;
-            compile_task(&q, budget, &state, &notes, manifest, json)
+            compile::compile_task(&q, budget, &state, &notes, manifest, json)
         }
         MemoryCommand::Check { json } => {
             let check = open()?.check()?;
@@ -421,58 +381,6 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             }
             Ok(())
         }
-    }
-}
-
-fn draft_from(fields: RecordFields, content: String) -> Result<Draft> {
-    let (Some(record_type), Some(title)) = (fields.record_type, fields.title.clone()) else {
-        bail!("a memory needs --type and --title");
-    };
-    let mut draft = Draft::new(record_type, &title, &content);
-    apply(&mut draft, fields);
-    if draft.provenance.actor.is_none() {
-        draft.provenance.actor = Some("user".into());
-    }
-    Ok(draft)
-}
-
-/// Writes the given fields over `draft`.
-fn apply(draft: &mut Draft, f: RecordFields) {
-    if let Some(t) = f.record_type {
-        draft.record_type = t;
-    }
-    if let Some(title) = f.title {
-        draft.title = title;
-    }
-    if !f.tags.is_empty() {
-        draft.tags = f.tags;
-    }
-    if let Some(c) = f.confidence {
-        draft.confidence = c;
-    }
-    if let Some(s) = f.status {
-        draft.status = s;
-    }
-    if !f.paths.is_empty() {
-        draft.applicability.paths = f.paths;
-    }
-    if !f.languages.is_empty() {
-        draft.applicability.languages = f.languages;
-    }
-    if f.valid_from.is_some() {
-        draft.valid_from = f.valid_from;
-    }
-    if f.valid_until.is_some() {
-        draft.valid_until = f.valid_until;
-    }
-    let p = &mut draft.provenance;
-    let given = Provenance {
-        actor: f.actor,
-        session: f.session,
-        model: f.model,
-    };
-    if given != Provenance::default() {
-        *p = given;
     }
 }
 
@@ -551,60 +459,5 @@ fn revise(
         return print_json(&record);
     }
     println!("#{id} is at revision {}", record.revision);
-    Ok(())
-}
-
-/// `KEY=VALUE` as required state, read now from the command line.
-fn state_item(arg: &str) -> Result<StateItem> {
-    let Some((key, value)) = arg.split_once('=') else {
-        bail!("--state `{arg}` is not KEY=VALUE");
-    };
-    Ok(StateItem {
-        key: key.trim().to_string(),
-        version: 1,
-        epoch: "cli".into(),
-        value: value.to_string(),
-    })
-}
-
-fn compile_task(
-    query: &RecallQuery,
-    budget: usize,
-    state: &[String],
-    notes: &[String],
-    manifest: bool,
-    json: bool,
-) -> Result<()> {
-    let mut store = open()?;
-    let recall = store.recall(query)?;
-    let mut input = CompileInput::new(&query.text);
-    input.budget = budget;
-    input.memory = store.task_memory(query, &recall)?;
-    input.required = state.iter().map(|s| state_item(s)).collect::<Result<_>>()?;
-    input.session = notes
-        .iter()
-        .enumerate()
-        .map(|(i, text)| SessionItem {
-            id: format!("note-{}", i + 1),
-            text: text.clone(),
-        })
-        .collect();
-    let compiled = compile(&input).map_err(|e| match e {
-        CompileError::RequiredDoesNotFit { .. } | CompileError::RequiredUnusable { .. } => {
-            anyhow::anyhow!("the compile failed closed: {e}")
-        }
-        CompileError::Tokens(e) => anyhow::Error::from(e),
-    })?;
-    if json {
-        return print_json(&json!({
-            "receipt": recall.receipt,
-            "rendered": compiled.rendered,
-            "manifest": compiled.manifest,
-        }));
-    }
-    if manifest {
-        return print_json(&compiled.manifest);
-    }
-    print!("{}", compiled.rendered);
     Ok(())
 }
