@@ -125,6 +125,12 @@ impl Store {
         &self.path
     }
 
+    /// Waits up to `timeout` for another process's write lock instead of
+    /// [`BUSY_TIMEOUT`]; past it, a write fails with [`MemoryError::Busy`].
+    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<()> {
+        self.conn.busy_timeout(timeout).map_err(|e| self.sql(e))
+    }
+
     pub(crate) fn sql(&self, e: rusqlite::Error) -> MemoryError {
         sql(&self.path, e)
     }

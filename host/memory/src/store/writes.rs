@@ -411,4 +411,29 @@ mod tests {
         assert!(again.created);
         assert!(store.check().unwrap().ok());
     }
+
+    #[test]
+    fn a_write_lock_held_too_long_is_a_clear_busy_error_and_nothing_half_written() {
+        let (dir, mut store) = store();
+        let other = rusqlite::Connection::open(store.path()).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        store
+            .set_busy_timeout(std::time::Duration::from_millis(50))
+            .unwrap();
+        let e = store
+            .add("ns", Draft::new(RecordType::Gotcha, "t", "c"))
+            .unwrap_err();
+        assert!(matches!(e, MemoryError::Busy { .. }), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&dir.path().join("memory.db").display().to_string())
+                && text.contains("is busy"),
+            "{text}"
+        );
+        other.execute_batch("COMMIT").unwrap();
+        assert!(store.list("ns", &ListFilter::default()).unwrap().is_empty());
+        store
+            .add("ns", Draft::new(RecordType::Gotcha, "t", "c"))
+            .unwrap();
+    }
 }
