@@ -62,6 +62,7 @@ pub enum MemoryCommand {
     /// held back and listed with the reason. Every recall prints a receipt
     /// id for `amber memory feedback`.
     Recall {
+        /// What to look for, in plain words (FTS5 syntax is not interpreted).
         query: String,
         /// How many records to return.
         #[arg(long, default_value_t = 5)]
@@ -86,6 +87,7 @@ pub enum MemoryCommand {
     },
     /// Show a record with its full history and its edges.
     Show {
+        /// The record id (see `amber memory list`).
         id: i64,
         #[arg(long)]
         json: bool,
@@ -94,6 +96,7 @@ pub enum MemoryCommand {
     ///
     /// Fields not given keep their values. Only --status: a status change.
     Revise {
+        /// The record id.
         id: i64,
         #[command(flatten)]
         fields: RecordFields,
@@ -110,8 +113,11 @@ pub enum MemoryCommand {
     ///
     /// `supersedes` also marks TO superseded.
     Link {
+        /// The record the edge starts at.
         from: i64,
+        /// supports, contradicts, supersedes or depends_on.
         kind: EdgeKind,
+        /// The record the edge points to.
         to: i64,
         #[arg(long)]
         json: bool,
@@ -119,6 +125,7 @@ pub enum MemoryCommand {
     /// Forget a record: its text is erased from it and its history; a
     /// tombstone keeps its id, lineage and edges.
     Forget {
+        /// The record id.
         id: i64,
         #[arg(long)]
         reason: Option<String>,
@@ -160,6 +167,7 @@ pub enum MemoryCommand {
     Feedback {
         /// The receipt id a recall printed.
         receipt: i64,
+        /// helpful, misleading, outdated or not_used.
         verdict: Verdict,
         /// The record the verdict is about.
         #[arg(long)]
@@ -175,6 +183,7 @@ pub enum MemoryCommand {
     /// --manifest the manifest: references, digests, token accounting,
     /// omissions with reasons; never titles or bodies.
     Compile {
+        /// The task, in plain words: it selects the memories and only its digest is kept.
         task: String,
         /// The token budget (cl100k_base tokens).
         #[arg(long, default_value_t = DEFAULT_BUDGET)]
