@@ -168,11 +168,7 @@ mod tests {
     use crate::model::{Draft, EdgeKind, Verdict};
     use crate::ranking::Plan;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_in(dir.path()).unwrap();
-        (dir, store)
-    }
+    use crate::store::scratch as store;
 
     fn add(store: &mut Store, t: RecordType, title: &str, content: &str) -> i64 {
         store.add("ns", Draft::new(t, title, content)).unwrap().id

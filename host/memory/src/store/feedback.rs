@@ -79,11 +79,7 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_in(dir.path()).unwrap();
-        (dir, store)
-    }
+    use crate::store::scratch as store;
 
     #[test]
     fn feedback_needs_a_real_receipt_and_changes_no_record() {

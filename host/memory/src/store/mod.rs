@@ -143,6 +143,14 @@ impl Store {
     }
 }
 
+/// A store in a fresh temporary directory, for tests.
+#[cfg(test)]
+pub(crate) fn scratch() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::TempDir::new().expect("a temporary directory");
+    let store = Store::open_in(dir.path()).expect("a new store opens");
+    (dir, store)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,11 +117,7 @@ mod tests {
     use super::*;
     use crate::model::{Draft, RecordType};
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_in(dir.path()).unwrap();
-        (dir, store)
-    }
+    use crate::store::scratch as store;
 
     #[test]
     fn list_filters_by_type_status_and_tag() {

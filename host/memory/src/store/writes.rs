@@ -13,15 +13,9 @@ impl Store {
     /// Stores `draft` in `namespace`. The same content again only bumps
     /// the existing record's evidence count (with a history row).
     pub fn add(&mut self, namespace: &str, draft: Draft) -> Result<Added> {
-        let draft = validate::draft(draft)?;
-        let hash = content_hash(&draft.content);
-        let tokens = tokens::count(&memory_text(&draft.title, &draft.content))? as i64;
-        let at = now();
-        let path = self.path.clone();
-        let tx = self.write()?;
-        let added = add_in(&tx, namespace, &draft, &hash, tokens, at).map_err(|e| sql(&path, e))?;
-        tx.commit().map_err(|e| sql(&path, e))?;
-        Ok(added)
+        self.add_many(namespace, vec![draft])?
+            .pop()
+            .ok_or_else(|| MemoryError::invalid("draft", "nothing was stored"))
     }
 
     /// Stores many drafts in one transaction: all of them or none. What
@@ -266,11 +260,7 @@ mod tests {
     use crate::model::RecordType;
     use crate::store::ListFilter;
 
-    fn store() -> (tempfile::TempDir, Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_in(dir.path()).unwrap();
-        (dir, store)
-    }
+    use crate::store::scratch as store;
 
     #[test]
     fn the_same_content_again_only_bumps_evidence_with_a_history_row() {
