@@ -1,7 +1,8 @@
 //! Writes: every change to a record is one immediate transaction that
 //! updates the record and appends its history row.
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter, OptionalExtension, Transaction};
 
 use super::rows::json;
 use super::{content_hash, memory_text, now, Added, Store};
@@ -61,31 +62,12 @@ impl Store {
         if let Some(existing) = clash {
             return Err(MemoryError::DuplicateContent { existing });
         }
-        let a = &draft.applicability;
         tx.execute(
             "UPDATE records SET type = ?2, title = ?3, content = ?4, tags = ?5, actor = ?6, \
              session = ?7, model = ?8, confidence = ?9, status = ?10, valid_from = ?11, \
              valid_until = ?12, paths = ?13, languages = ?14, content_hash = ?15, tokens = ?16, \
              revision = revision + 1, updated_at = ?17 WHERE id = ?1",
-            params![
-                id,
-                draft.record_type.as_str(),
-                draft.title,
-                draft.content,
-                draft.tags.join(" "),
-                draft.provenance.actor,
-                draft.provenance.session,
-                draft.provenance.model,
-                draft.confidence,
-                draft.status.as_str(),
-                draft.valid_from,
-                draft.valid_until,
-                json(&a.paths),
-                json(&a.languages),
-                hash,
-                tokens,
-                at,
-            ],
+            params_from_iter(draft_values(Value::Integer(id), &draft, &hash, tokens, at)),
         )
         .map_err(|e| sql(&path, e))?;
         snapshot(&tx, id, ChangeKind::Revised, reason, at).map_err(|e| sql(&path, e))?;
@@ -187,32 +169,19 @@ fn add_in(
             evidence,
         });
     }
-    let a = &draft.applicability;
     tx.prepare_cached(
         "INSERT INTO records (namespace, type, title, content, tags, actor, session, model, \
          confidence, status, valid_from, valid_until, paths, languages, content_hash, evidence, \
          tokens, revision, created_at, updated_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 1, ?16, 1, ?17, ?17)",
     )?
-    .execute(params![
-        namespace,
-        draft.record_type.as_str(),
-        draft.title,
-        draft.content,
-        draft.tags.join(" "),
-        draft.provenance.actor,
-        draft.provenance.session,
-        draft.provenance.model,
-        draft.confidence,
-        draft.status.as_str(),
-        draft.valid_from,
-        draft.valid_until,
-        json(&a.paths),
-        json(&a.languages),
+    .execute(params_from_iter(draft_values(
+        Value::Text(namespace.to_string()),
+        draft,
         hash,
         tokens,
         at,
-    ])?;
+    )))?;
     let id = tx.last_insert_rowid();
     snapshot(tx, id, ChangeKind::Created, None, at)?;
     Ok(Added {
@@ -220,6 +189,35 @@ fn add_in(
         created: true,
         evidence: 1,
     })
+}
+
+/// The values both writes of a draft bind, numbered as their statements
+/// number them: `?1` is the key (the namespace on insert, the id on
+/// update), then the draft's columns, the hash, the tokens and the time.
+fn draft_values(key: Value, draft: &Draft, hash: &str, tokens: i64, at: i64) -> Vec<Value> {
+    let text = |s: &str| Value::Text(s.to_string());
+    let maybe_text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
+    let maybe_int = |n: Option<i64>| n.map_or(Value::Null, Value::Integer);
+    let (p, a) = (&draft.provenance, &draft.applicability);
+    vec![
+        key,
+        text(draft.record_type.as_str()),
+        text(&draft.title),
+        text(&draft.content),
+        Value::Text(draft.tags.join(" ")),
+        maybe_text(&p.actor),
+        maybe_text(&p.session),
+        maybe_text(&p.model),
+        Value::Real(draft.confidence),
+        text(draft.status.as_str()),
+        maybe_int(draft.valid_from),
+        maybe_int(draft.valid_until),
+        Value::Text(json(&a.paths)),
+        Value::Text(json(&a.languages)),
+        text(hash),
+        Value::Integer(tokens),
+        Value::Integer(at),
+    ]
 }
 
 fn set_status_in(
