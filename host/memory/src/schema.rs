@@ -123,9 +123,18 @@ pub enum Migration {
 }
 
 /// Brings the schema up to [`SCHEMA_VERSION`] in one immediate
-/// transaction, so two processes opening a new database do not both
-/// migrate it.
+/// transaction that reads the version again, so two processes opening a
+/// new database do not both migrate it.
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<Migration> {
+    // Reading the version takes no write lock, so opening a current
+    // database never waits for another process's writes.
+    let seen: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if seen > SCHEMA_VERSION {
+        return Ok(Migration::TooNew { found: seen });
+    }
+    if seen == SCHEMA_VERSION {
+        return Ok(Migration::Current);
+    }
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let found: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if found > SCHEMA_VERSION {

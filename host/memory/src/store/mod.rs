@@ -173,4 +173,21 @@ mod tests {
             .unwrap();
         assert_eq!((mode.as_str(), fk, version), ("wal", 1, SCHEMA_VERSION));
     }
+
+    #[test]
+    fn opening_a_current_database_does_not_wait_for_a_writer() {
+        let (dir, store) = scratch();
+        drop(store);
+        let writer = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
+        writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let started = std::time::Instant::now();
+        let store = Store::open_in(dir.path()).unwrap();
+        assert!(started.elapsed() < BUSY_TIMEOUT / 2);
+        store.set_busy_timeout(Duration::from_millis(20)).unwrap();
+        // Reads go on; the index check, an insert, says it is busy.
+        assert!(store.list("ns", &ListFilter::default()).unwrap().is_empty());
+        assert!(matches!(store.check(), Err(MemoryError::Busy { .. })));
+        writer.execute_batch("COMMIT").unwrap();
+        assert!(store.check().unwrap().ok());
+    }
 }
