@@ -7,6 +7,7 @@ mod context;
 mod engine;
 mod measure;
 mod parsers;
+mod memory;
 mod runtime;
 mod tools;
 mod wire;
@@ -47,6 +48,9 @@ fn main() -> Result<()> {
     }
     if wanted("parse") || wanted("index") {
         parsers::run(&mut rows)?;
+    }
+    if wanted("memory") {
+        memory::run(&mut rows)?;
     }
     Ok(())
 }

@@ -70,6 +70,8 @@ enum Command {
     /// Files are rejected on raw bytes first, and only the files that
     /// matched are parsed.
     Grep(commands::code::GrepArgs),
+    /// Governed engineering memory: store, recall, revise, forget, compile.
+    Memory(commands::memory::MemoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -88,6 +90,7 @@ fn main() -> ExitCode {
         Command::Show(args) => done(commands::code::show(args, &root)),
         Command::Callers(args) => done(commands::code::callers(args, &root)),
         Command::Grep(args) => done(commands::code::grep(args, &root)),
+        Command::Memory(args) => done(commands::memory::run(args, &root)),
     });
     result.unwrap_or_else(|e| {
         eprintln!("amber: {e:#}");

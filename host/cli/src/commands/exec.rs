@@ -352,6 +352,7 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     });
     let model: Arc<dyn ModelClient> = Arc::new(client);
     let mut tools = ledger.tools();
+    warnings.extend(super::memory::install_recall_block(ledger, workspace));
     let blocks = ledger.prompt_blocks();
     let task = TaskTool::new(
         TaskContext {

@@ -3,6 +3,7 @@
 pub mod code;
 pub mod config;
 pub mod exec;
+pub mod memory;
 pub mod plugin;
 pub mod providers;
 pub mod sessions;

@@ -1,0 +1,66 @@
+//! `amber memory compile`: recall, governed assembly and the context
+//! compiler, with required state and session notes from the command line.
+
+use amber_memory::compiler::input::{CompileInput, SessionItem, StateItem};
+use amber_memory::compiler::{compile, CompileError};
+use amber_memory::RecallQuery;
+use anyhow::{bail, Result};
+use serde_json::json;
+
+use super::open;
+use crate::commands::print_json;
+
+/// `KEY=VALUE` as required state, read now from the command line.
+fn state_item(arg: &str) -> Result<StateItem> {
+    let Some((key, value)) = arg.split_once('=') else {
+        bail!("--state `{arg}` is not KEY=VALUE");
+    };
+    Ok(StateItem {
+        key: key.trim().to_string(),
+        version: 1,
+        epoch: "cli".into(),
+        value: value.to_string(),
+    })
+}
+
+pub fn compile_task(
+    query: &RecallQuery,
+    budget: usize,
+    state: &[String],
+    notes: &[String],
+    manifest: bool,
+    json: bool,
+) -> Result<()> {
+    let mut store = open()?;
+    let recall = store.recall(query)?;
+    let mut input = CompileInput::new(&query.text);
+    input.budget = budget;
+    input.memory = store.task_memory(query, &recall)?;
+    input.required = state.iter().map(|s| state_item(s)).collect::<Result<_>>()?;
+    input.session = notes
+        .iter()
+        .enumerate()
+        .map(|(i, text)| SessionItem {
+            id: format!("note-{}", i + 1),
+            text: text.clone(),
+        })
+        .collect();
+    let compiled = compile(&input).map_err(|e| match e {
+        CompileError::RequiredDoesNotFit { .. } | CompileError::RequiredUnusable { .. } => {
+            anyhow::anyhow!("the compile failed closed: {e}")
+        }
+        CompileError::Tokens(e) => anyhow::Error::from(e),
+    })?;
+    if json {
+        return print_json(&json!({
+            "receipt": recall.receipt,
+            "rendered": compiled.rendered,
+            "manifest": compiled.manifest,
+        }));
+    }
+    if manifest {
+        return print_json(&compiled.manifest);
+    }
+    print!("{}", compiled.rendered);
+    Ok(())
+}

@@ -1,0 +1,472 @@
+//! `amber memory …`: governed engineering memory (seed 004) from the
+//! command line. One database per user data dir (`$AMBER_HOME/data/
+//! memory.db` under `AMBER_HOME`), one namespace per project by default
+//! (from the workspace root), so memories of one repository never leak
+//! into another's recall.
+
+mod compile;
+mod fields;
+mod output;
+mod transfer;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use amber_core::{Ledger, Owner, Service};
+use amber_memory::compiler::input::DEFAULT_BUDGET;
+use amber_memory::prompt_block::{RecallBlock, DEFAULT_BLOCK_BUDGET};
+use amber_memory::{
+    namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Status, Store, Verdict,
+};
+use amber_runtime::AmberDirs;
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+
+use super::print_json;
+use fields::{apply, draft_from, RecordFields};
+
+#[derive(Args)]
+pub struct MemoryArgs {
+    /// The namespace to work in (default: `project:<workspace root>`).
+    #[arg(long, global = true, value_name = "NS")]
+    pub namespace: Option<String>,
+    #[command(subcommand)]
+    pub command: MemoryCommand,
+}
+
+#[derive(Clone, Copy, Default, ValueEnum)]
+pub enum ExportFormat {
+    #[default]
+    Markdown,
+    Json,
+}
+
+#[derive(Subcommand)]
+pub enum MemoryCommand {
+    /// Store a memory. The same content again only raises its evidence count.
+    ///
+    /// Content is at most 16 KiB, a title at most 512 bytes.
+    Add {
+        #[command(flatten)]
+        fields: RecordFields,
+        /// The content; `-` reads it from stdin.
+        content: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find the memories that match a query and may be used now.
+    ///
+    /// Stale, superseded, retracted, expired and inapplicable records are
+    /// held back and listed with the reason. Every recall prints a receipt
+    /// id for `amber memory feedback`.
+    Recall {
+        /// What to look for, in plain words (FTS5 syntax is not interpreted).
+        query: String,
+        /// How many records to return.
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// Only this type (repeatable).
+        #[arg(long = "type", value_name = "TYPE")]
+        types: Vec<RecordType>,
+        /// Only records with this tag (repeatable: all of them).
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// Admit this status (repeatable; default: candidate and validated).
+        #[arg(long = "status", value_name = "STATUS")]
+        statuses: Vec<Status>,
+        /// The workspace path the work is about; records for other paths are held back.
+        #[arg(long)]
+        path: Option<String>,
+        /// The language the work is in; records for other languages are held back.
+        #[arg(long)]
+        language: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a record with its full history and its edges.
+    Show {
+        /// The record id (see `amber memory list`).
+        id: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a new revision of a record; the old one stays in its history.
+    ///
+    /// Fields not given keep their values. Only --status: a status change.
+    Revise {
+        /// The record id.
+        id: i64,
+        #[command(flatten)]
+        fields: RecordFields,
+        /// New content; `-` reads it from stdin.
+        #[arg(long)]
+        content: Option<String>,
+        /// Why, kept in the history.
+        #[arg(long)]
+        reason: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Link two records with a typed edge: FROM supports|contradicts|supersedes|depends_on TO.
+    ///
+    /// `supersedes` also marks TO superseded.
+    Link {
+        /// The record the edge starts at.
+        from: i64,
+        /// supports, contradicts, supersedes or depends_on.
+        kind: EdgeKind,
+        /// The record the edge points to.
+        to: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a record: its text is erased from it and its history; a
+    /// tombstone keeps its id, lineage and edges.
+    Forget {
+        /// The record id.
+        id: i64,
+        #[arg(long)]
+        reason: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List records, newest first.
+    List {
+        #[arg(long = "type", value_name = "TYPE")]
+        record_type: Option<RecordType>,
+        #[arg(long)]
+        status: Option<Status>,
+        #[arg(long)]
+        tag: Option<String>,
+        /// Include tombstones of forgotten records.
+        #[arg(long)]
+        forgotten: bool,
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print every record of the namespace, with its history, as markdown or JSON.
+    Export {
+        #[arg(long, value_enum, default_value_t)]
+        format: ExportFormat,
+    },
+    /// Store the records of a JSON export (or a JSON list of records);
+    /// each is its own transaction, so an interrupted import keeps whole records.
+    Import {
+        /// The file; `-` reads stdin.
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record a verdict on a recall: helpful, misleading, outdated or not_used.
+    ///
+    /// Feedback is kept for review; it changes no record and no ranking.
+    Feedback {
+        /// The receipt id a recall printed.
+        receipt: i64,
+        /// helpful, misleading, outdated or not_used.
+        verdict: Verdict,
+        /// The record the verdict is about.
+        #[arg(long)]
+        record: Option<i64>,
+        #[arg(long)]
+        note: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compile the context for a task within a token budget.
+    ///
+    /// Prints the rendered context (which is never stored), or with
+    /// --manifest the manifest: references, digests, token accounting,
+    /// omissions with reasons; never titles or bodies.
+    Compile {
+        /// The task, in plain words: it selects the memories and only its digest is kept.
+        task: String,
+        /// The token budget (cl100k_base tokens).
+        #[arg(long, default_value_t = DEFAULT_BUDGET)]
+        budget: usize,
+        /// Print the manifest instead of the rendered context.
+        #[arg(long)]
+        manifest: bool,
+        /// Required state, KEY=VALUE (repeatable); the compile fails if it cannot fit.
+        #[arg(long = "state", value_name = "KEY=VALUE")]
+        state: Vec<String>,
+        /// A session-local note for this compile only (repeatable).
+        #[arg(long = "note", value_name = "TEXT")]
+        notes: Vec<String>,
+        /// How many memories to recall as candidates.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// The workspace path the task is about.
+        #[arg(long)]
+        path: Option<String>,
+        /// The language the task is in.
+        #[arg(long)]
+        language: Option<String>,
+        /// Print {rendered, manifest, receipt}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the database: SQLite integrity, the search index, and that
+    /// every record is whole.
+    Check {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Installs the memory recall block (a host-native head block) in the
+/// ledger when this user has a memory database; a warning when the name
+/// is taken.
+pub fn install_recall_block(ledger: &Ledger, workspace: &Path) -> Option<String> {
+    let db = database();
+    if !db.exists() {
+        return None;
+    }
+    let block = RecallBlock::new(
+        db,
+        namespace::for_workspace(workspace),
+        DEFAULT_BLOCK_BUDGET,
+    );
+    ledger
+        .install(&Owner::Host, Service::Prompt(Arc::new(block)))
+        .err()
+        .map(|e| format!("{e}; memory recall is off for this run"))
+}
+
+/// The database path for this process's data dir.
+pub fn database() -> PathBuf {
+    AmberDirs::from_env()
+        .data
+        .join(amber_memory::store::DATABASE_FILE)
+}
+
+fn open() -> Result<Store> {
+    Ok(Store::open_in(&AmberDirs::from_env().data)?)
+}
+
+fn read_text(arg: &str, what: &str) -> Result<String> {
+    if arg != "-" {
+        return Ok(arg.to_string());
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read the {what} from stdin"))?;
+    Ok(text)
+}
+
+pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
+    let ns = args
+        .namespace
+        .unwrap_or_else(|| namespace::for_workspace(workspace));
+    match args.command {
+        MemoryCommand::Add {
+            fields,
+            content,
+            json,
+        } => add(&ns, fields, &content, json),
+        MemoryCommand::Recall {
+            query,
+            limit,
+            types,
+            tags,
+            statuses,
+            path,
+            language,
+            json,
+        } => {
+            let mut q = RecallQuery::new(&ns, &query);
+            q.limit = limit;
+            q.types = types;
+            q.tags = tags;
+            q.statuses = statuses;
+            q.path = path;
+            q.language = language;
+            recall(&q, json)
+        }
+        MemoryCommand::Show { id, json } => show(id, json),
+        MemoryCommand::Revise {
+            id,
+            fields,
+            content,
+            reason,
+            json,
+        } => revise(id, fields, content, reason.as_deref(), json),
+        MemoryCommand::Link {
+            from,
+            kind,
+            to,
+            json,
+        } => {
+            let edge = open()?.link(from, to, kind)?;
+            if json {
+                return print_json(&edge);
+            }
+            println!("#{from} {kind} #{to}");
+            Ok(())
+        }
+        MemoryCommand::Forget { id, reason, json } => {
+            let record = open()?.forget(id, reason.as_deref())?;
+            if json {
+                return print_json(&record);
+            }
+            println!(
+                "forgot #{id}; its lineage stays (revision {})",
+                record.revision
+            );
+            Ok(())
+        }
+        MemoryCommand::List {
+            record_type,
+            status,
+            tag,
+            forgotten,
+            limit,
+            json,
+        } => {
+            let filter = ListFilter {
+                record_type,
+                status,
+                tag,
+                forgotten,
+                limit,
+            };
+            let records = open()?.list(&ns, &filter)?;
+            if json {
+                return print_json(&json!({ "namespace": ns, "records": records }));
+            }
+            output::list(&ns, &records);
+            Ok(())
+        }
+        MemoryCommand::Export { format } => transfer::export(&open()?, &ns, format),
+        MemoryCommand::Import { file, json } => transfer::import(&mut open()?, &ns, &file, json),
+        MemoryCommand::Feedback {
+            receipt,
+            verdict,
+            record,
+            note,
+            json,
+        } => {
+            let fb = open()?.feedback(receipt, record, verdict, note.as_deref())?;
+            if json {
+                return print_json(&fb);
+            }
+            println!("feedback {} stored on receipt {receipt}: {verdict}", fb.id);
+            Ok(())
+        }
+        MemoryCommand::Compile {
+            task,
+            budget,
+            manifest,
+            state,
+            notes,
+            limit,
+            path,
+            language,
+            json,
+        } => {
+            let mut q = RecallQuery::new(&ns, &task);
+            q.limit = limit;
+            q.path = path;
+            q.language = language;
+            compile::compile_task(&q, budget, &state, &notes, manifest, json)
+        }
+        MemoryCommand::Check { json } => {
+            let check = open()?.check()?;
+            if json {
+                print_json(&check)?;
+            } else {
+                output::check(&check);
+            }
+            if !check.ok() {
+                bail!(
+                    "the memory database {} failed its check",
+                    database().display()
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> {
+    let content = read_text(content, "content")?;
+    let draft = draft_from(fields, content)?;
+    let added = open()?.add(ns, draft).context("cannot store the memory")?;
+    if json {
+        return print_json(&added);
+    }
+    if added.created {
+        println!("stored #{}", added.id);
+    } else {
+        println!(
+            "#{} already holds this content; evidence is now {}",
+            added.id, added.evidence
+        );
+    }
+    Ok(())
+}
+
+fn recall(query: &RecallQuery, json: bool) -> Result<()> {
+    let recall = open()?.recall(query)?;
+    if json {
+        return print_json(&recall);
+    }
+    output::recall(&recall);
+    Ok(())
+}
+
+fn show(id: i64, json: bool) -> Result<()> {
+    let store = open()?;
+    let record = store.get(id)?;
+    let history = store.history(id)?;
+    let edges = store.edges(id)?;
+    if json {
+        return print_json(&json!({ "record": record, "history": history, "edges": edges }));
+    }
+    output::show(&record, &history, &edges);
+    Ok(())
+}
+
+fn revise(
+    id: i64,
+    fields: RecordFields,
+    content: Option<String>,
+    reason: Option<&str>,
+    json: bool,
+) -> Result<()> {
+    let mut store = open()?;
+    let current = store.get(id)?;
+    let only_status = content.is_none()
+        && fields.status.is_some()
+        && fields.record_type.is_none()
+        && fields.title.is_none()
+        && fields.tags.is_empty()
+        && fields.confidence.is_none()
+        && fields.paths.is_empty()
+        && fields.languages.is_empty()
+        && fields.valid_from.is_none()
+        && fields.valid_until.is_none();
+    let record = match (only_status, fields.status) {
+        (true, Some(status)) => store.set_status(id, status, reason)?,
+        _ => {
+            let mut draft = current.draft.clone();
+            if let Some(content) = content {
+                draft.content = read_text(&content, "content")?;
+            }
+            apply(&mut draft, fields);
+            store
+                .revise(id, draft, reason)
+                .with_context(|| format!("cannot revise #{id}"))?
+        }
+    };
+    if json {
+        return print_json(&record);
+    }
+    println!("#{id} is at revision {}", record.revision);
+    Ok(())
+}

@@ -1,0 +1,609 @@
+//! `amber memory` end to end: the real binary over a real SQLite file in a
+//! scratch `AMBER_HOME`, including a process killed mid-write and two
+//! processes writing at once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use amber_tests::cli::amber_command;
+use amber_tests::exec_env::{fake, sent_messages, Env};
+use serde_json::{json, Value};
+
+const AMBER: &str = env!("CARGO_BIN_EXE_amber");
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    ws: PathBuf,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let ws = dir.path().join("project");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        Home {
+            _dir: dir,
+            home,
+            ws,
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.home.join("data/memory.db")
+    }
+
+    fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = amber_command(AMBER, &self.home, &self.ws);
+        cmd.args(["memory"]).args(args);
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Runs and expects success; returns stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "amber memory {args:?} failed: {}",
+            text(&out.stderr)
+        );
+        text(&out.stdout)
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        let out = self.ok(&args);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    }
+
+    fn add(&self, kind: &str, title: &str, content: &str) -> i64 {
+        self.json(&["add", "--type", kind, "--title", title, content])["id"]
+            .as_i64()
+            .unwrap()
+    }
+
+    fn recall_ids(&self, query: &str) -> Vec<i64> {
+        self.json(&["recall", query])["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["record"]["id"].as_i64().unwrap())
+            .collect()
+    }
+
+    fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.busy_timeout(Duration::from_secs(5)).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// A JSON list of `n` records whose every field says which record it is,
+/// so a half-written record would show.
+fn records_file(dir: &Path, name: &str, n: usize) -> PathBuf {
+    let records: Vec<Value> = (0..n)
+        .map(|i| {
+            json!({
+                "type": "gotcha",
+                "title": format!("{name} title {i}"),
+                "content": format!("{name} body {i}: the build cache for crate {i} needs a clean after a toolchain bump. END-{i}"),
+                "tags": [format!("{name}-{i}")],
+            })
+        })
+        .collect();
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, serde_json::to_string(&records).unwrap()).unwrap();
+    path
+}
+
+/// Every record is whole: its title, content and tags belong to one
+/// generated record, and it has its history row.
+fn assert_whole(db: &Path) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let integrity: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok");
+    let mut stmt = conn
+        .prepare(
+            "SELECT r.title, r.content, r.tags, \
+             (SELECT count(*) FROM revisions v WHERE v.record_id = r.id) FROM records r",
+        )
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
+        })
+        .unwrap();
+    for row in rows {
+        let (title, content, tags, history) = row.unwrap();
+        let (name, i) = title.split_once(" title ").unwrap();
+        assert!(
+            content.starts_with(&format!("{name} body {i}:"))
+                && content.ends_with(&format!("END-{i}")),
+            "half record: {title} / {content}"
+        );
+        assert_eq!(tags, format!("{name}-{i}"));
+        assert_eq!(history, 1, "{title} has no history row");
+    }
+}
+
+#[test]
+fn add_recall_revise_and_forget_keep_a_durable_history() {
+    let h = Home::new();
+    let flock = h.add(
+        "gotcha",
+        "cargo needs flock",
+        "Two cargo builds at once thrash the shared target dir; wrap each in flock.",
+    );
+    h.add(
+        "decision",
+        "SQLite in WAL mode",
+        "The memory store runs SQLite in WAL mode so recall never waits for a writer.",
+    );
+    let recall = h.json(&["recall", "why wrap cargo in flock?"]);
+    assert_eq!(recall["hits"][0]["record"]["id"], flock);
+    assert!(recall["receipt"].as_i64().unwrap() > 0);
+
+    let again = h.json(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "x",
+        "Two cargo builds at once thrash the shared target dir; wrap each in flock.",
+    ]);
+    assert_eq!(
+        (again["id"].as_i64(), again["created"].as_bool()),
+        (Some(flock), Some(false))
+    );
+    assert_eq!(again["evidence"], 2);
+
+    let flock_text = flock.to_string();
+    h.ok(&[
+        "revise",
+        &flock_text,
+        "--content",
+        "Wrap every cargo command in flock on a shared target dir.",
+        "--reason",
+        "shorter",
+    ]);
+    let shown = h.json(&["show", &flock_text]);
+    let history = shown["history"].as_array().unwrap();
+    assert_eq!(history.len(), 3, "{shown:#}");
+    assert_eq!(history[0]["change"], "created");
+    assert!(history[0]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("Two cargo builds"));
+    assert_eq!(history[2]["change"], "revised");
+    assert_eq!(history[2]["reason"], "shorter");
+
+    h.ok(&["forget", &flock_text, "--reason", "no longer true"]);
+    assert!(h.recall_ids("flock cargo").is_empty());
+    let shown = h.json(&["show", &flock_text]);
+    assert_eq!(shown["record"]["content"], "");
+    assert!(shown["record"]["forgotten_at"].is_i64());
+    let history = shown["history"].as_array().unwrap();
+    assert_eq!(history.len(), 4);
+    assert!(history.iter().all(|r| r["content"] == ""));
+    let exported = h.ok(&["export", "--format", "json"]);
+    assert!(!exported.contains("flock on a shared"), "{exported}");
+}
+
+#[test]
+fn superseded_stale_and_expired_records_are_held_back_with_reasons() {
+    let h = Home::new();
+    let old = h.add("decision", "logging", "Log with the log crate.");
+    let new = h.add("decision", "logging", "Log with tracing spans.");
+    h.ok(&["link", &new.to_string(), "supersedes", &old.to_string()]);
+    let stale = h.add("gotcha", "logging noise", "Logging floods test output.");
+    h.ok(&["revise", &stale.to_string(), "--status", "stale"]);
+    let expired = h.json(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "log freeze",
+        "--valid-until",
+        "1",
+        "No logging changes during the freeze.",
+    ])["id"]
+        .as_i64()
+        .unwrap();
+    let scoped = h.json(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "python logging",
+        "--path",
+        "scripts/**",
+        "Python scripts log with the logging module.",
+    ])["id"]
+        .as_i64()
+        .unwrap();
+    let recall = h.json(&[
+        "recall",
+        "logging log",
+        "--path",
+        "host/core/src/lib.rs",
+        "--limit",
+        "10",
+    ]);
+    let hits: Vec<i64> = recall["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["record"]["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(hits, [new]);
+    let mut held: Vec<(i64, String)> = recall["suppressed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_i64().unwrap(),
+                s["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    held.sort();
+    assert_eq!(
+        held,
+        [
+            (old, "superseded".to_string()),
+            (stale, "stale".into()),
+            (expired, "expired".into()),
+            (scoped, "inapplicable_path".into()),
+        ]
+    );
+    let plain = h.ok(&[
+        "recall",
+        "logging",
+        "--path",
+        "host/core/src/lib.rs",
+        "--limit",
+        "10",
+    ]);
+    assert!(
+        plain.contains(&format!("held back: #{old} (superseded)")),
+        "{plain}"
+    );
+}
+
+#[test]
+fn oversized_content_is_refused_naming_the_limit() {
+    let h = Home::new();
+    let big = "x".repeat(16 * 1024 + 1);
+    let out = h.run(&["add", "--type", "gotcha", "--title", "big", &big]);
+    assert!(!out.status.success());
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "amber: cannot store the memory: content is 16385 bytes; the limit is 16384 bytes"
+    );
+}
+
+#[test]
+fn fts_syntax_in_a_query_never_crashes() {
+    let h = Home::new();
+    h.add(
+        "gotcha",
+        "near",
+        "The foo parser breaks NEAR the end of a file.",
+    );
+    for query in [
+        "\"",
+        "AND OR",
+        "foo*(",
+        "NEAR(",
+        "NEAR(foo",
+        "title:foo",
+        "-foo",
+        "(((",
+        "^*",
+        "'",
+        "\u{1}",
+        "foo AND",
+        "OR foo OR",
+        "{a b}",
+        "a:b:c",
+    ] {
+        let out = h.run(&["recall", "--json", "--", query]);
+        assert!(out.status.success(), "{query:?}: {}", text(&out.stderr));
+        let out = h.run(&["compile", "--manifest", "--", query]);
+        assert!(out.status.success(), "{query:?}: {}", text(&out.stderr));
+    }
+    assert_eq!(h.recall_ids("foo*(").len(), 1);
+}
+
+#[test]
+fn feedback_is_stored_on_the_receipt_and_changes_nothing() {
+    let h = Home::new();
+    let id = h.add(
+        "gotcha",
+        "flaky exec test",
+        "The exec test is flaky under load.",
+    );
+    let receipt = h.json(&["recall", "flaky exec"])["receipt"]
+        .as_i64()
+        .unwrap();
+    let before = h.json(&["show", &id.to_string()]);
+    let fb = h.json(&[
+        "feedback",
+        &receipt.to_string(),
+        "outdated",
+        "--record",
+        &id.to_string(),
+        "--note",
+        "fixed in 25acc01",
+    ]);
+    assert_eq!(fb["verdict"], "outdated");
+    assert_eq!(h.json(&["show", &id.to_string()]), before);
+    assert_eq!(h.recall_ids("flaky exec"), [id]);
+    let out = h.run(&["feedback", "999", "helpful"]);
+    assert!(text(&out.stderr).contains("recall receipt 999 does not exist"));
+}
+
+#[test]
+fn compile_prints_the_context_and_a_reproducible_manifest_without_bodies() {
+    let h = Home::new();
+    h.add(
+        "procedure",
+        "release steps",
+        "Tag the release commit, then push the tag to trigger CI.",
+    );
+    h.add(
+        "gotcha",
+        "release key",
+        "The release job reads token=abcdef0123456789 from CI secrets.",
+    );
+    let rendered = h.ok(&["compile", "how do I cut a release?", "--budget", "400"]);
+    assert!(
+        rendered.contains("## Procedures\n- release steps: Tag the release commit"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("token=[REDACTED]") && !rendered.contains("abcdef0123456789"));
+    let a = h.ok(&[
+        "compile",
+        "how do I cut a release?",
+        "--budget",
+        "400",
+        "--manifest",
+    ]);
+    let b = h.ok(&[
+        "compile",
+        "how do I cut a release?",
+        "--budget",
+        "400",
+        "--manifest",
+    ]);
+    assert_eq!(a, b, "the same inputs give the same manifest");
+    let manifest: Value = serde_json::from_str(&a).unwrap();
+    assert_eq!(manifest["schema"], "amber.context-manifest/1");
+    assert_eq!(manifest["counts"]["selected"], 2);
+    for body in [
+        "release steps",
+        "Tag the release",
+        "CI secrets",
+        "cut a release",
+    ] {
+        assert!(!a.contains(body), "the manifest leaks `{body}`");
+    }
+    let tight: Value =
+        serde_json::from_str(&h.ok(&["compile", "release", "--budget", "45", "--manifest"]))
+            .unwrap();
+    let omitted = tight["omitted"].as_array().unwrap();
+    assert!(omitted.iter().any(|o| o["reason"] == "budget_exceeded" && o["required_tokens"].as_u64().unwrap() > 0), "{tight:#}");
+
+    let out = h.run(&[
+        "compile",
+        "release",
+        "--budget",
+        "10",
+        "--state",
+        "branch=release/1.2 is frozen until the audit ends",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr)
+            .contains("the compile failed closed: required item state:branch@1/cli needs"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn export_and_import_round_trip_into_another_namespace() {
+    let h = Home::new();
+    h.add(
+        "concept",
+        "ledger",
+        "The ledger is the one record of what is installed.",
+    );
+    let gone = h.add("gotcha", "temp", "A note to forget.");
+    h.ok(&["forget", &gone.to_string()]);
+    let markdown = h.ok(&["export"]);
+    assert!(
+        markdown.contains("## #1 ledger") && markdown.contains(&format!("## #{gone} (forgotten)")),
+        "{markdown}"
+    );
+    let json_export = h.ok(&["export", "--format", "json"]);
+    let file = h.ws.join("export.json");
+    std::fs::write(&file, &json_export).unwrap();
+    let report = h.json(&["--namespace", "other", "import", file.to_str().unwrap()]);
+    assert_eq!(
+        (
+            report["created"].as_i64(),
+            report["skipped_forgotten"].as_i64()
+        ),
+        (Some(1), Some(1))
+    );
+    let listed = h.json(&["--namespace", "other", "list"]);
+    assert_eq!(listed["records"][0]["title"], "ledger");
+    std::fs::write(
+        &file,
+        "[{\"type\": \"lemma\", \"title\": \"t\", \"content\": \"c\"}]",
+    )
+    .unwrap();
+    let out = h.run(&["import", file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("export.json: record 1: unknown variant `lemma`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn namespaces_follow_the_workspace() {
+    let h = Home::new();
+    h.add("gotcha", "secret sauce", "This project pins wasmtime 48.");
+    let elsewhere = h.ws.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let out = h
+        .command(&["recall", "wasmtime", "--json"])
+        .env("AMBER_WORKSPACE", &elsewhere)
+        .output()
+        .unwrap();
+    let recall: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(recall["hits"].as_array().unwrap().len(), 0);
+    assert_eq!(h.recall_ids("wasmtime").len(), 1);
+}
+
+#[test]
+fn a_kill_9_during_writes_leaves_only_whole_records() {
+    let h = Home::new();
+    // Opening the store creates the database, so it can be watched.
+    h.ok(&["list"]);
+    let file = records_file(&h.ws, "kill", 20_000);
+    let mut child = h.spawn(&["import", file.to_str().unwrap()]);
+    let start = Instant::now();
+    while count(&h.db(), "SELECT count(*) FROM records") < 50 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the import never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let jitter = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos()
+        % 150;
+    std::thread::sleep(Duration::from_millis(u64::from(jitter)));
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the import finished before the kill");
+    let stored = count(&h.db(), "SELECT count(*) FROM records");
+    assert!(stored > 0 && stored < 20_000, "{stored}");
+    assert_whole(&h.db());
+    let check = h.json(&["check"]);
+    assert_eq!(check["integrity"], "ok");
+    assert_eq!(check["fts"], "ok");
+    assert_eq!(check["broken"], json!([]));
+    // The database is usable: a new write lands and recall finds it.
+    let id = h.add(
+        "gotcha",
+        "after the crash",
+        "The database opened fine after kill -9.",
+    );
+    assert_eq!(h.recall_ids("database opened fine")[0], id);
+}
+
+#[test]
+fn two_processes_writing_at_once_lose_nothing() {
+    let h = Home::new();
+    h.ok(&["list"]);
+    let a = records_file(&h.ws, "alpha", 400);
+    let b = records_file(&h.ws, "beta", 400);
+    let children = [
+        h.spawn(&["import", a.to_str().unwrap(), "--json"]),
+        h.spawn(&["import", b.to_str().unwrap(), "--json"]),
+    ];
+    let mut created = 0;
+    let mut succeeded = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        if out.status.success() {
+            succeeded += 1;
+            let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+            created += report["created"].as_i64().unwrap();
+        } else {
+            // The only acceptable failure is a clear busy error.
+            assert!(stderr.contains("is busy"), "{stderr}");
+            if let Ok(report) = serde_json::from_slice::<Value>(&out.stdout) {
+                created += report["created"].as_i64().unwrap();
+            }
+        }
+    }
+    // Nothing lost: every record a process reported stored is there.
+    assert_eq!(count(&h.db(), "SELECT count(*) FROM records"), created);
+    assert!(
+        succeeded >= 1 && created >= 400,
+        "{succeeded} succeeded, {created} stored"
+    );
+    assert_whole(&h.db());
+}
+
+#[test]
+fn the_recall_block_puts_relevant_memories_into_the_request() {
+    let env = Env::new(AMBER);
+    let out = env.run(&[
+        "memory",
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "a.txt encoding",
+        "a.txt must stay ASCII; the fixture checker rejects UTF-8 there.",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let server =
+        fake("[[turns]]\nreply = { text = \"fine\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
+    let run = env.exec(&server, &[], "may I put UTF-8 in a.txt?");
+    run.assert_done("fine");
+    let said = sent_messages(&server.received()[0].body);
+    let block = said
+        .iter()
+        .find(|m| m.contains("# Engineering memory"))
+        .unwrap_or_else(|| panic!("no memory block in {said:#?}"));
+    assert!(
+        block.starts_with("system: ") && block.contains("a.txt must stay ASCII"),
+        "{block}"
+    );
+    // The block is in the request only, never in the session.
+    let shown = env.show(&run.session_id());
+    assert!(!shown.to_string().contains("must stay ASCII"));
+}

@@ -1,0 +1,40 @@
+//! Governed engineering memory (seed 004, Agent Memory Bridge).
+//!
+//! Three layers, kept apart as the seed asks:
+//! - **durable authority**: [`Store`], one SQLite file of records, their
+//!   full revision history, typed edges, recall receipts and feedback;
+//! - **derived views**: [`recall`] (FTS5 + bm25 with lifecycle-aware
+//!   eligibility) and [`assembly`] (the governed task-memory report);
+//! - **transient context**: [`compiler`], which turns explicit inputs into
+//!   a rendered string that lives in memory only, plus a manifest of
+//!   digests and accounting that never holds titles or bodies.
+//!
+//! The crate knows the core's ports ([`prompt_block`] is a head block) and
+//! nothing of WebAssembly. Feedback is stored and changes nothing by
+//! itself: there is no autonomous learning.
+
+pub mod assembly;
+pub mod compiler;
+pub mod eligibility;
+pub mod error;
+mod fts_query;
+pub mod model;
+pub mod namespace;
+pub mod prompt_block;
+mod ranking;
+pub mod recall;
+mod schema;
+pub mod store;
+pub mod tokens;
+pub mod validate;
+
+pub use eligibility::Suppression;
+pub use error::MemoryError;
+pub use model::{
+    Applicability, ChangeKind, Draft, Edge, EdgeKind, Feedback, Provenance, Record, RecordType,
+    Revision, Status, Verdict,
+};
+pub use prompt_block::RecallBlock;
+pub use recall::{Hit, Recall, RecallQuery, Suppressed};
+pub use schema::SCHEMA_VERSION;
+pub use store::{Added, Check, ListFilter, Store};

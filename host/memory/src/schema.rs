@@ -1,0 +1,177 @@
+//! The schema and its forward migrations. The version lives in SQLite's
+//! `user_version`; each migration runs once, in order, inside the
+//! transaction that bumps the version, so a crash leaves either the old
+//! schema or the new one.
+
+use rusqlite::Connection;
+
+/// One migration per schema version, starting at version 1.
+const MIGRATIONS: &[&str] = &[V1];
+
+/// The schema version this code writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Records are the current state; `revisions` is the durable history
+/// (every change writes a full snapshot there); `records_fts` is a
+/// rebuildable index kept in step by triggers.
+const V1: &str = r#"
+CREATE TABLE records (
+    id INTEGER PRIMARY KEY,
+    namespace TEXT NOT NULL,
+    type TEXT NOT NULL CHECK (type IN ('decision','gotcha','procedure','concept','belief','domain-note','summary')),
+    title TEXT NOT NULL,
+    content TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    actor TEXT,
+    session TEXT,
+    model TEXT,
+    confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+    status TEXT NOT NULL CHECK (status IN ('candidate','validated','stale','superseded','retracted')),
+    valid_from INTEGER,
+    valid_until INTEGER,
+    paths TEXT NOT NULL,
+    languages TEXT NOT NULL,
+    content_hash TEXT,
+    evidence INTEGER NOT NULL DEFAULT 1,
+    tokens INTEGER NOT NULL,
+    revision INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    forgotten_at INTEGER
+);
+CREATE UNIQUE INDEX records_live_hash ON records (namespace, content_hash)
+    WHERE content_hash IS NOT NULL;
+CREATE INDEX records_namespace ON records (namespace, id);
+
+CREATE TABLE revisions (
+    record_id INTEGER NOT NULL REFERENCES records (id),
+    revision INTEGER NOT NULL,
+    change TEXT NOT NULL CHECK (change IN ('created','revised','evidence','status','forgotten')),
+    title TEXT NOT NULL,
+    content TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    status TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    content_hash TEXT,
+    actor TEXT,
+    reason TEXT,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (record_id, revision)
+) WITHOUT ROWID;
+
+CREATE TABLE edges (
+    src INTEGER NOT NULL REFERENCES records (id),
+    dst INTEGER NOT NULL REFERENCES records (id),
+    kind TEXT NOT NULL CHECK (kind IN ('supports','contradicts','supersedes','depends_on')),
+    at INTEGER NOT NULL,
+    PRIMARY KEY (src, dst, kind),
+    CHECK (src <> dst)
+) WITHOUT ROWID;
+CREATE INDEX edges_dst ON edges (dst, kind);
+
+CREATE TABLE receipts (
+    id INTEGER PRIMARY KEY,
+    namespace TEXT NOT NULL,
+    query_digest TEXT NOT NULL,
+    returned TEXT NOT NULL,
+    suppressed TEXT NOT NULL,
+    at INTEGER NOT NULL
+);
+
+CREATE TABLE feedback (
+    id INTEGER PRIMARY KEY,
+    receipt_id INTEGER NOT NULL REFERENCES receipts (id),
+    record_id INTEGER REFERENCES records (id),
+    verdict TEXT NOT NULL CHECK (verdict IN ('helpful','misleading','outdated','not_used')),
+    note TEXT,
+    at INTEGER NOT NULL
+);
+
+CREATE VIRTUAL TABLE records_fts USING fts5 (
+    title, content, tags,
+    content = 'records', content_rowid = 'id',
+    tokenize = 'porter unicode61'
+);
+CREATE TRIGGER records_fts_insert AFTER INSERT ON records BEGIN
+    INSERT INTO records_fts (rowid, title, content, tags)
+        VALUES (new.id, new.title, new.content, new.tags);
+END;
+CREATE TRIGGER records_fts_delete AFTER DELETE ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, title, content, tags)
+        VALUES ('delete', old.id, old.title, old.content, old.tags);
+END;
+CREATE TRIGGER records_fts_update AFTER UPDATE OF title, content, tags ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, title, content, tags)
+        VALUES ('delete', old.id, old.title, old.content, old.tags);
+    INSERT INTO records_fts (rowid, title, content, tags)
+        VALUES (new.id, new.title, new.content, new.tags);
+END;
+"#;
+
+/// What [`migrate`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Migration {
+    /// Upgraded from this version (0 is a new database).
+    Upgraded {
+        from: i64,
+    },
+    Current,
+    /// The file was written by a newer amber.
+    TooNew {
+        found: i64,
+    },
+}
+
+/// Brings the schema up to [`SCHEMA_VERSION`] in one immediate
+/// transaction that reads the version again, so two processes opening a
+/// new database do not both migrate it.
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<Migration> {
+    // Reading the version takes no write lock, so opening a current
+    // database never waits for another process's writes.
+    let seen: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if seen > SCHEMA_VERSION {
+        return Ok(Migration::TooNew { found: seen });
+    }
+    if seen == SCHEMA_VERSION {
+        return Ok(Migration::Current);
+    }
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let found: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if found > SCHEMA_VERSION {
+        return Ok(Migration::TooNew { found });
+    }
+    if found == SCHEMA_VERSION {
+        return Ok(Migration::Current);
+    }
+    for step in &MIGRATIONS[found as usize..] {
+        tx.execute_batch(step)?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.commit()?;
+    Ok(Migration::Upgraded { from: found })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_database_migrates_once_and_then_is_current() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        assert_eq!(migrate(&mut conn).unwrap(), Migration::Upgraded { from: 0 });
+        assert_eq!(migrate(&mut conn).unwrap(), Migration::Current);
+    }
+
+    #[test]
+    fn a_newer_schema_is_reported_not_touched() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        assert_eq!(
+            migrate(&mut conn).unwrap(),
+            Migration::TooNew {
+                found: SCHEMA_VERSION + 1
+            }
+        );
+    }
+}

@@ -1,0 +1,92 @@
+//! Feedback on recall receipts: stored as evidence for review, never
+//! acted on automatically (seed 004: no autonomous learning).
+
+use rusqlite::{params, OptionalExtension};
+
+use super::rows::bad_column;
+use super::{now, Store};
+use crate::error::{MemoryError, Result};
+use crate::model::{Feedback, Verdict};
+
+impl Store {
+    /// Stores a verdict on a recall receipt. It changes no record and no
+    /// ranking: it is evidence for a human to review.
+    pub fn feedback(
+        &mut self,
+        receipt: i64,
+        record: Option<i64>,
+        verdict: Verdict,
+        note: Option<&str>,
+    ) -> Result<Feedback> {
+        let known: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM receipts WHERE id = ?1", [receipt], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        if known.is_none() {
+            return Err(MemoryError::NoSuchReceipt(receipt));
+        }
+        if let Some(id) = record {
+            self.get(id)?;
+        }
+        let at = now();
+        self.conn
+            .execute(
+                "INSERT INTO feedback (receipt_id, record_id, verdict, note, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![receipt, record, verdict.as_str(), note, at],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(Feedback {
+            id: self.conn.last_insert_rowid(),
+            receipt,
+            record,
+            verdict,
+            note: note.map(str::to_string),
+            at,
+        })
+    }
+
+    /// Feedback stored on `receipt`, oldest first.
+    pub fn feedback_on(&self, receipt: i64) -> Result<Vec<Feedback>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, receipt_id, record_id, verdict, note, at FROM feedback \
+                 WHERE receipt_id = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([receipt], |row| {
+                let verdict: String = row.get(3)?;
+                Ok(Feedback {
+                    id: row.get(0)?,
+                    receipt: row.get(1)?,
+                    record: row.get(2)?,
+                    verdict: verdict.parse().map_err(|e| bad_column(3, e))?,
+                    note: row.get(4)?,
+                    at: row.get(5)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.sql(e))?;
+        Ok(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::store::scratch as store;
+
+    #[test]
+    fn feedback_needs_a_real_receipt_and_changes_no_record() {
+        let (_dir, mut store) = store();
+        assert!(matches!(
+            store.feedback(7, None, Verdict::Helpful, None),
+            Err(MemoryError::NoSuchReceipt(7))
+        ));
+    }
+}
