@@ -6,8 +6,8 @@
 mod context;
 mod engine;
 mod measure;
-mod parsers;
 mod memory;
+mod parsers;
 mod runtime;
 mod tools;
 mod wire;

@@ -607,3 +607,32 @@ fn the_recall_block_puts_relevant_memories_into_the_request() {
     let shown = env.show(&run.session_id());
     assert!(!shown.to_string().contains("must stay ASCII"));
 }
+
+#[test]
+fn the_recall_block_can_be_switched_off_in_the_config() {
+    let env = Env::new(AMBER);
+    let out = env.run(&[
+        "memory",
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "a.txt encoding",
+        "a.txt must stay ASCII; the fixture checker rejects UTF-8 there.",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[memory]\nrecall_block = false\n",
+    )
+    .unwrap();
+    let server =
+        fake("[[turns]]\nreply = { text = \"fine\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
+    let run = env.exec(&server, &[], "may I put UTF-8 in a.txt?");
+    run.assert_done("fine");
+    let said = sent_messages(&server.received()[0].body);
+    assert!(
+        !said.iter().any(|m| m.contains("must stay ASCII")),
+        "{said:#?}"
+    );
+}

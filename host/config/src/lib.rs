@@ -28,6 +28,27 @@ pub struct Config {
     pub limits: LimitsConfig,
     pub exec: ExecConfig,
     pub agent: AgentConfig,
+    pub memory: MemoryConfig,
+}
+
+/// Governed memory in the agent's prompt (docs/memory.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemoryConfig {
+    /// Put the memories relevant to each request in the prompt (the
+    /// `memory-recall` head block), when the memory database exists.
+    pub recall_block: bool,
+    /// Tokens the recall block may use (64-8192).
+    pub recall_budget: u32,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        MemoryConfig {
+            recall_block: true,
+            recall_budget: 512,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -226,6 +247,11 @@ impl Config {
                 threshold > 0.0 && threshold <= 1.0,
                 "agent.compress_threshold",
                 "must be above 0 and at most 1",
+            ),
+            (
+                (64..=8192).contains(&self.memory.recall_budget),
+                "memory.recall_budget",
+                "must be between 64 and 8192",
             ),
         ];
         for (holds, key, reason) in ranges {

@@ -108,3 +108,16 @@ fn the_effective_config_round_trips_through_toml() {
     assert_eq!(config, again);
     let _ = PathBuf::new();
 }
+
+#[test]
+fn the_memory_section_has_defaults_and_a_checked_budget() {
+    let config = parse("").unwrap();
+    assert!(config.memory.recall_block);
+    assert_eq!(config.memory.recall_budget, 512);
+    let off = parse("[memory]\nrecall_block = false\nrecall_budget = 1024\n").unwrap();
+    assert!(!off.memory.recall_block);
+    assert_eq!(off.memory.recall_budget, 1024);
+    let err = parse("[memory]\nrecall_budget = 10\n").unwrap_err();
+    assert!(err.contains("memory.recall_budget"), "{err}");
+    assert!(err.contains("must be between 64 and 8192"), "{err}");
+}

@@ -352,7 +352,11 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     });
     let model: Arc<dyn ModelClient> = Arc::new(client);
     let mut tools = ledger.tools();
-    warnings.extend(super::memory::install_recall_block(ledger, workspace));
+    warnings.extend(super::memory::install_recall_block(
+        ledger,
+        workspace,
+        &config.memory,
+    ));
     let blocks = ledger.prompt_blocks();
     let task = TaskTool::new(
         TaskContext {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use amber_core::{Ledger, Owner, Service};
 use amber_memory::compiler::input::DEFAULT_BUDGET;
-use amber_memory::prompt_block::{RecallBlock, DEFAULT_BLOCK_BUDGET};
+use amber_memory::prompt_block::RecallBlock;
 use amber_memory::{
     namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Status, Store, Verdict,
 };
@@ -221,15 +221,19 @@ pub enum MemoryCommand {
 /// Installs the memory recall block (a host-native head block) in the
 /// ledger when this user has a memory database; a warning when the name
 /// is taken.
-pub fn install_recall_block(ledger: &Ledger, workspace: &Path) -> Option<String> {
+pub fn install_recall_block(
+    ledger: &Ledger,
+    workspace: &Path,
+    config: &amber_config::MemoryConfig,
+) -> Option<String> {
     let db = database();
-    if !db.exists() {
+    if !config.recall_block || !db.exists() {
         return None;
     }
     let block = RecallBlock::new(
         db,
         namespace::for_workspace(workspace),
-        DEFAULT_BLOCK_BUDGET,
+        config.recall_budget as usize,
     );
     ledger
         .install(&Owner::Host, Service::Prompt(Arc::new(block)))
