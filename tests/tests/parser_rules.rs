@@ -245,3 +245,37 @@ fn broken_source_still_outlines_what_parses() {
     let symbols = outline("rust", "fn ok() {}\nfn broken( {\nstruct After;\n");
     assert!(symbols.iter().any(|s| s.name == "ok"));
 }
+
+#[test]
+fn a_markdown_preamble_is_not_named_by_a_setext_heading_inside_it() {
+    let src = "[![badge](b.svg)](x)\n\nTitle\n=====\n\nText.\n\n# Next\n";
+    let symbols = outline("markdown", src);
+    assert_eq!(shape(&symbols), ["h1 Title", "h1 Next"]);
+    // The setext heading spans its own lines.
+    assert_eq!((symbols[0].line_start, symbols[0].line_end), (3, 4));
+}
+
+#[test]
+fn exported_and_declared_typescript_spans_its_keyword_and_docs() {
+    let src = "\
+/** Doubles. */
+export const double = (x: number) => x * 2;
+declare function external(): void;
+/** A namespace. */
+namespace Geo { }
+";
+    let symbols = outline("typescript", src);
+    assert_eq!(
+        shape(&symbols),
+        ["function double", "function external", "namespace Geo"]
+    );
+    assert_eq!(
+        symbols[0].byte_start, 0,
+        "the JSDoc is glued through `export`"
+    );
+    assert_eq!(symbols[1].byte_start as usize, src.find("declare").unwrap());
+    assert_eq!(
+        symbols[2].byte_start as usize,
+        src.find("/** A namespace").unwrap()
+    );
+}

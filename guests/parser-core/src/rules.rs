@@ -135,6 +135,25 @@ fn is_function_value(node: Node) -> bool {
     )
 }
 
+/// The symbol of `inner`, spanning `outer` (an `export` or `declare`
+/// around it). A `const` list of one function-valued declarator is that
+/// function, so `export const f = () => …` spans its `export`.
+fn wrapped<'t>(outer: Node<'t>, inner: Node<'t>, src: &[u8]) -> Step<'t> {
+    let single = match inner.kind() {
+        "lexical_declaration" | "variable_declaration" if inner.named_child_count() == 1 => {
+            inner.named_child(0)
+        }
+        _ => None,
+    };
+    match script(single.unwrap_or(inner), src) {
+        Step::Item(item) => Step::Item(Item {
+            node: outer,
+            ..item
+        }),
+        other => other,
+    }
+}
+
 fn script<'t>(node: Node<'t>, src: &[u8]) -> Step<'t> {
     match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => {
@@ -150,17 +169,20 @@ fn script<'t>(node: Node<'t>, src: &[u8]) -> Step<'t> {
         "internal_module" | "module" => named(node, src, "namespace", true),
         // `namespace A {}` at the top level is an expression statement.
         "expression_statement" => match node.named_child(0) {
-            Some(inner) if inner.kind() == "internal_module" => script(inner, src),
+            Some(inner) if inner.kind() == "internal_module" => wrapped(node, inner, src),
             _ => Step::Skip,
         },
-        "export_statement" => match node.child_by_field_name("declaration") {
-            Some(decl) => match script(decl, src) {
-                // `export function f` spans the `export` too.
-                Step::Item(item) => Step::Item(Item { node, ..item }),
-                other => other,
-            },
-            None => Step::Skip,
-        },
+        // `export function f` and `declare function f` span the keyword
+        // too, so the docs above them are glued.
+        "export_statement" | "ambient_declaration" => {
+            let inner = node
+                .child_by_field_name("declaration")
+                .or_else(|| node.named_child(0));
+            match inner {
+                Some(decl) => wrapped(node, decl, src),
+                None => Step::Skip,
+            }
+        }
         "lexical_declaration" | "variable_declaration" => Step::Descend,
         // `const f = () => {}`: a function by the name it is given.
         "variable_declarator" => {
@@ -211,10 +233,12 @@ fn markdown<'t>(node: Node<'t>, src: &[u8]) -> Step<'t> {
     if node.kind() != "section" {
         return Step::Skip;
     }
-    let mut cursor = node.walk();
+    // A section is named by the heading it opens with; the text before a
+    // document's first ATX heading is a section too, and a setext heading
+    // inside it is its own symbol (above), not the section's name.
     let heading = node
-        .named_children(&mut cursor)
-        .find(|c| matches!(c.kind(), "atx_heading" | "setext_heading"));
+        .named_child(0)
+        .filter(|c| matches!(c.kind(), "atx_heading" | "setext_heading"));
     let Some(heading) = heading else {
         return Step::Descend;
     };

@@ -131,7 +131,9 @@ pub fn loaded_with(
     for problem in manager.problems() {
         eprintln!("amber: warning: {problem}");
     }
-    install_code_tools(&manager, workspace)?;
+    for problem in install_code_tools(&manager, workspace)? {
+        eprintln!("amber: warning: {problem}");
+    }
     Ok(manager)
 }
 
@@ -157,16 +159,18 @@ pub fn parsers(manager: &PluginManager) -> Result<Arc<dyn Parsers>> {
 }
 
 /// The host's code tools (`outline`, `show`, `callers`), installed in the
-/// ledger when any parser is, so the model can read by symbol.
-fn install_code_tools(manager: &PluginManager, workspace: &Path) -> Result<()> {
+/// ledger when any parser is, so the model can read by symbol. A plugin
+/// tool of the same name keeps its name: that host tool is left out with a
+/// warning, and every command still works (including removing the plugin).
+fn install_code_tools(manager: &PluginManager, workspace: &Path) -> Result<Vec<String>> {
     let ledger = manager.runtime().ledger();
     if ledger.parsers().is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let context = CodeContext {
         root: workspace.to_path_buf(),
         parsers: parsers(manager)?,
         cache_dir: AmberDirs::from_env().cache,
     };
-    amber_index::tools::install(ledger, context).context("cannot install the code tools")
+    Ok(amber_index::tools::install(ledger, context))
 }

@@ -309,6 +309,9 @@ fn show_finds_symbols_by_id_and_by_hash_prefix() {
     assert!(code
         .fails(&["show", "rust/shapes.rs::Nope"])
         .contains("no symbol `rust/shapes.rs::Nope`"));
+    // A path written another way names the same file.
+    let dotted = code.json(&["show", "--json", "./rust/../rust/shapes.rs::UNIT"]);
+    assert_eq!(dotted[0]["id"], "rust/shapes.rs::UNIT");
     assert!(code
         .fails(&["show", "no-colons"])
         .contains("<path>::<name>"));
@@ -386,6 +389,18 @@ fn grep_annotates_hits_with_symbols_and_parses_only_matching_files() {
     );
     assert_eq!(code.ok(&["grep", "-i", "NEEDLE"]).lines().count(), 2);
     assert!(code.fails(&["grep", "("]).contains("invalid pattern"));
+    // Files without an extension are searched; CRLF lines end at `$`;
+    // binary files are not searched.
+    code.write("Makefile", "build:\r\n\tcargo build;\r\n");
+    std::fs::write(code.ws.join("blob.rs"), b"cargo build;\0\n").unwrap();
+    let hits = code.json(&["grep", "--json", "build;$"]);
+    assert_eq!(
+        hits,
+        serde_json::json!([{"path": "Makefile", "line": 2, "text": "\tcargo build;", "symbol": null}])
+    );
+    assert!(code
+        .fails(&["outline", "Makefile"])
+        .contains("no parser handles `Makefile`"));
 }
 
 #[test]
@@ -395,6 +410,7 @@ fn a_trapping_parse_is_skipped_and_a_failed_parser_is_dropped() {
     assert!(add.status.success(), "{}", text(&add.stderr));
     code.write("good.trap", "item one\nitem two\n");
     code.write("bad.trap", "item TRAP\n");
+    code.write("unordered.trap", "BADPARENT\n");
     code.write("src/lib.rs", "fn kept() {}\n");
     let report = code.json(&["index", "--json"])["report"].clone();
     assert_eq!(report["files"], 2, "{report}");
@@ -403,13 +419,14 @@ fn a_trapping_parse_is_skipped_and_a_failed_parser_is_dropped() {
         serde_json::json!({"rust": 1, "trapfile": 1})
     );
     let skipped = report["skipped"].as_array().unwrap();
-    assert_eq!(skipped.len(), 1, "{report}");
+    assert_eq!(skipped.len(), 2, "{report}");
     assert_eq!(skipped[0]["path"], "bad.trap");
+    let reason = |i: usize| skipped[i]["reason"].as_str().unwrap().to_string();
+    assert!(reason(0).contains("trap-parser"), "{report}");
+    // An outline the index cannot trust is refused, not half used.
+    assert_eq!(skipped[1]["path"], "unordered.trap");
     assert!(
-        skipped[0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("trap-parser"),
+        reason(1).contains("bad outline: symbol 0 names parent 1"),
         "{report}"
     );
 

@@ -15,6 +15,9 @@ use crate::source::{self, SourceFile};
 use crate::tree::{FileEntry, IndexedSymbol, ProjectTree};
 use crate::{ids, IndexError, Parsers};
 
+/// Parse workers at most: the instances a plugin's pool keeps warm.
+const MAX_WORKERS: usize = 4;
+
 /// Files done of files to do, for a progress bar.
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
@@ -82,7 +85,11 @@ enum Read {
 
 impl<'p> Index<'p> {
     pub fn new(root: &Path, parsers: &'p dyn Parsers, cache_dir: &Path) -> Self {
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        // A plugin's pool keeps this many instances warm; more workers
+        // would instantiate afresh per file and lose the parsers' caches.
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(MAX_WORKERS);
         Index {
             root: root.to_path_buf(),
             parsers,
@@ -106,6 +113,7 @@ impl<'p> Index<'p> {
         let mut routes: HashMap<String, Option<Arc<dyn Parser>>> = HashMap::new();
         files
             .into_iter()
+            .filter(|file| !file.ext.is_empty())
             .filter_map(|file| {
                 let parser = routes
                     .entry(file.ext.clone())
@@ -211,7 +219,12 @@ impl<'p> Index<'p> {
                 Err(None)
             } else {
                 match routed.parser.outline(text) {
-                    Ok(symbols) => Ok(outline_with_hashes(symbols, text)),
+                    Ok(symbols) => match check_outline(&symbols, text.len()) {
+                        Ok(()) => Ok(outline_with_hashes(symbols, text)),
+                        Err(reason) => {
+                            Err(Some(format!("its parser gave a bad outline: {reason}")))
+                        }
+                    },
                     Err(e) => {
                         // A plugin that failed is unwound: stop asking it.
                         if !self.parsers.serves(language) {
@@ -290,19 +303,15 @@ fn dropped_report(
     files: &[Routed],
     report: &IndexReport,
 ) -> Vec<DroppedLanguage> {
+    let skipped_paths: HashSet<&str> = report.skipped.iter().map(|s| s.path.as_str()).collect();
     let mut out: Vec<DroppedLanguage> = dropped
         .iter()
         .map(|language| {
             let indexed = report.languages.get(language).copied().unwrap_or(0);
             let all = files.iter().filter(|f| f.language() == language).count();
-            let skipped = report
-                .skipped
+            let skipped = files
                 .iter()
-                .filter(|s| {
-                    files
-                        .iter()
-                        .any(|f| f.file.rel == s.path && f.language() == language)
-                })
+                .filter(|f| f.language() == language && skipped_paths.contains(f.file.rel.as_str()))
                 .count();
             DroppedLanguage {
                 language: language.clone(),
@@ -314,6 +323,35 @@ fn dropped_report(
         .collect();
     out.sort_by(|a, b| a.language.cmp(&b.language));
     out
+}
+
+/// Nesting deeper than this in an outline is refused: ids and indentation
+/// grow with depth, and a plugin must not make the host pay for a chain.
+const MAX_OUTLINE_DEPTH: usize = 64;
+
+/// Checks what the index relies on in a plugin's outline: parents come
+/// before their children (pre-order), spans lie inside the text, and the
+/// nesting is bounded.
+fn check_outline(symbols: &[Symbol], len: usize) -> Result<(), String> {
+    let mut depth: Vec<usize> = Vec::with_capacity(symbols.len());
+    for (i, s) in symbols.iter().enumerate() {
+        let level = match s.parent {
+            None => 0,
+            Some(p) if (p as usize) < i => depth[p as usize] + 1,
+            Some(p) => return Err(format!("symbol {i} names parent {p}, not an earlier one")),
+        };
+        if level > MAX_OUTLINE_DEPTH {
+            return Err(format!(
+                "symbol {i} is nested over {MAX_OUTLINE_DEPTH} deep"
+            ));
+        }
+        let (start, end) = (s.byte_start as usize, s.byte_end as usize);
+        if start > end || end > len || (s.signature_end as usize) > len {
+            return Err(format!("symbol {i} spans bytes {start}..{end} of {len}"));
+        }
+        depth.push(level);
+    }
+    Ok(())
 }
 
 fn outline_with_hashes(symbols: Vec<Symbol>, text: &str) -> CachedOutline {

@@ -57,12 +57,15 @@ impl Index<'_> {
         let regex = regex::bytes::RegexBuilder::new(pattern)
             .case_insensitive(ignore_case)
             .multi_line(true)
+            .crlf(true)
             .build()
             .map_err(|e| IndexError::Pattern(e.to_string()))?;
         let files = source::walk(self.root());
         let matched: Vec<(SourceFile, Vec<LineHit>)> = parallel(&files, self.threads(), |file| {
+            // Unreadable and oversized files are passed over as rg passes
+            // them; binary files are not searched.
             let bytes = source::read(file).ok()?;
-            if !regex.is_match(&bytes) {
+            if source::is_binary(&bytes) || !regex.is_match(&bytes) {
                 return None;
             }
             let lines = Lines::new(&bytes);
@@ -100,17 +103,28 @@ impl Index<'_> {
     pub fn callers(&self, names: &[String]) -> Callers {
         let routed = self.route(source::walk(self.root()));
         // Rejected on raw bytes: a file without the name cannot call it.
-        let candidates: Vec<(&Routed, String)> = parallel(&routed, self.threads(), |r| {
-            let text = String::from_utf8(source::read(&r.file).ok()?).ok()?;
-            names
-                .iter()
-                .any(|n| text.contains(n.as_str()))
-                .then_some(text)
-        })
-        .into_iter()
-        .zip(&routed)
-        .filter_map(|(text, r)| text.map(|t| (r, t)))
-        .collect();
+        let read = parallel(&routed, self.threads(), |r| {
+            let bytes = source::read(&r.file)?;
+            let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
+            Ok::<_, String>(
+                names
+                    .iter()
+                    .any(|n| text.contains(n.as_str()))
+                    .then_some(text),
+            )
+        });
+        let mut out = Callers::default();
+        let mut candidates: Vec<(&Routed, String)> = Vec::new();
+        for (r, text) in routed.iter().zip(read) {
+            match text {
+                Ok(Some(text)) => candidates.push((r, text)),
+                Ok(None) => {}
+                Err(reason) => out.skipped.push(Skipped {
+                    path: r.file.rel.clone(),
+                    reason,
+                }),
+            }
+        }
         let found = parallel(&candidates, self.threads(), |(r, text)| {
             let mut calls = Vec::new();
             for name in names.iter().filter(|n| text.contains(n.as_str())) {
@@ -126,7 +140,6 @@ impl Index<'_> {
             .map(|((r, _), _)| r.file.clone())
             .collect();
         let entries = self.entries(with_calls);
-        let mut out = Callers::default();
         for ((r, text), calls) in candidates.iter().zip(found) {
             let entry = entries.get(&r.file.rel);
             let lines = Lines::new(text.as_bytes());
@@ -176,7 +189,7 @@ struct Lines {
 impl Lines {
     fn new(bytes: &[u8]) -> Self {
         let mut starts = vec![0];
-        starts.extend(memchr_all(bytes));
+        starts.extend(newline_ends(bytes));
         Lines { starts }
     }
 
@@ -201,7 +214,8 @@ impl Lines {
     }
 }
 
-fn memchr_all(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+/// The offsets just after each `\n`: where the next line starts.
+fn newline_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     bytes
         .iter()
         .enumerate()

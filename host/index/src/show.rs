@@ -36,11 +36,15 @@ impl Index<'_> {
     /// symbols is refused with their ids.
     pub fn show(&self, selector: &str, options: ShowOptions) -> Result<Shown, IndexError> {
         let parsed = Selector::parse(selector)?;
-        let tree = match parsed.path() {
-            Some(path) => ProjectTree {
-                files: vec![self.file(std::path::Path::new(path))?],
-            },
-            None => self.build(&|_| {}).0,
+        let (tree, parsed) = match &parsed {
+            Selector::Id(id) => {
+                let (path, name) = id.split_once("::").unwrap_or((id, ""));
+                let entry = self.file(std::path::Path::new(path))?;
+                // `./src/a.rs::f` names what `src/a.rs::f` names.
+                let id = Selector::Id(format!("{}::{name}", entry.path));
+                (ProjectTree { files: vec![entry] }, id)
+            }
+            Selector::Hash(_) => (self.build(&|_| {}).0, parsed.clone()),
         };
         let found = tree.find(&parsed);
         let (file, indexed) = match found.as_slice() {
@@ -48,8 +52,14 @@ impl Index<'_> {
             [one] => *one,
             many => {
                 let ids: Vec<&str> = many.iter().map(|(_, s)| s.id.as_str()).collect();
+                // Symbols with the same bytes have the same hash: no
+                // prefix tells them apart, only their ids do.
+                let advice = match many.iter().all(|(_, s)| s.hash == many[0].1.hash) {
+                    true => "their bytes are identical; show one by its id",
+                    false => "give more hex digits, or an id",
+                };
                 return Err(IndexError::Selector(format!(
-                    "`{selector}` names {} symbols: {}; give more hex digits",
+                    "`{selector}` names {} symbols: {}; {advice}",
                     ids.len(),
                     ids.join(", ")
                 )));

@@ -14,6 +14,8 @@ pub struct SourceFile {
     pub abs: PathBuf,
     /// Relative to the root, with `/` separators: the path part of ids.
     pub rel: String,
+    /// Lowercase, without the dot; empty for `Makefile` and the like,
+    /// which grep searches but no parser serves.
     pub ext: String,
 }
 
@@ -43,6 +45,12 @@ pub fn single(root: &Path, path: &Path) -> Option<SourceFile> {
     source_file(root, abs)
 }
 
+/// Whether the bytes look binary (a NUL in the first 8 KiB), as ripgrep
+/// decides: grep skips such files.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8 << 10)].contains(&0)
+}
+
 fn source_file(root: &Path, abs: PathBuf) -> Option<SourceFile> {
     let rel = abs.strip_prefix(root).ok()?;
     let rel = rel
@@ -50,7 +58,10 @@ fn source_file(root: &Path, abs: PathBuf) -> Option<SourceFile> {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/");
-    let ext = abs.extension()?.to_string_lossy().to_ascii_lowercase();
+    let ext = abs
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     Some(SourceFile { abs, rel, ext })
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
-use amber_core::{Ledger, LedgerError, Owner, Service};
+use amber_core::{Ledger, Owner, Service};
 use serde_json::{json, Value};
 
 use crate::show::ShowOptions;
@@ -16,6 +16,8 @@ use crate::{render, Index, IndexError, Parsers};
 const SHOW_MAX_BYTES: usize = 64 << 10;
 /// The most call sites `callers` lists.
 const CALLERS_MAX: usize = 200;
+/// The most files `callers` lists as not searched.
+const SKIPPED_MAX: usize = 20;
 
 /// What every code tool needs: the root, the parsers and the cache.
 #[derive(Clone)]
@@ -31,17 +33,23 @@ impl CodeContext {
     }
 }
 
-/// Installs the three tools for the host.
-pub fn install(ledger: &Ledger, context: CodeContext) -> Result<(), LedgerError> {
+/// Installs the three tools for the host. A name a plugin already holds
+/// stays the plugin's: that tool is left out, and the returned problems say
+/// so; the others are still installed.
+pub fn install(ledger: &Ledger, context: CodeContext) -> Vec<String> {
     let tools: [Arc<dyn Tool>; 3] = [
         Arc::new(OutlineTool::new(context.clone())),
         Arc::new(ShowTool::new(context.clone())),
         Arc::new(CallersTool::new(context)),
     ];
+    let mut problems = Vec::new();
     for tool in tools {
-        ledger.install(&Owner::Host, Service::Tool(tool))?;
+        let name = tool.spec().name.clone();
+        if let Err(e) = ledger.install(&Owner::Host, Service::Tool(tool)) {
+            problems.push(format!("the host's `{name}` tool is left out: {e}"));
+        }
     }
-    Ok(())
+    problems
 }
 
 fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
@@ -54,11 +62,15 @@ fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
     }
 }
 
+/// What the model asked wrong is `InvalidArgs` (it should ask again
+/// differently); anything else is the tool failing.
 fn failed(e: IndexError) -> ToolError {
     match e {
-        IndexError::Selector(_) | IndexError::NoSymbol(_) | IndexError::OutsideRoot(_) => {
-            ToolError::InvalidArgs(e.to_string())
-        }
+        IndexError::Selector(_)
+        | IndexError::NoSymbol(_)
+        | IndexError::OutsideRoot(_)
+        | IndexError::NoParser { .. }
+        | IndexError::Read { .. } => ToolError::InvalidArgs(e.to_string()),
         other => ToolError::Failed(other.to_string()),
     }
 }
@@ -189,12 +201,70 @@ impl Tool for CallersTool {
         if total > CALLERS_MAX {
             content.push_str(&format!("… and {} more\n", total - CALLERS_MAX));
         }
-        for skip in &found.skipped {
+        for skip in found.skipped.iter().take(SKIPPED_MAX) {
             content.push_str(&format!("(not searched: {}: {})\n", skip.path, skip.reason));
+        }
+        if found.skipped.len() > SKIPPED_MAX {
+            content.push_str(&format!(
+                "(… and {} more files not searched)\n",
+                found.skipped.len() - SKIPPED_MAX
+            ));
         }
         Ok(ToolOutput {
             content,
             meta: Some(json!({"calls": total})),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amber_core::ports::Parser;
+
+    /// No parsers: the tools are only installed here, never called.
+    struct NoParsers;
+
+    impl Parsers for NoParsers {
+        fn for_extension(&self, _ext: &str) -> Option<Arc<dyn Parser>> {
+            None
+        }
+        fn serves(&self, _language: &str) -> bool {
+            false
+        }
+        fn languages(&self) -> Vec<String> {
+            Vec::new()
+        }
+        fn fingerprint(&self) -> String {
+            String::new()
+        }
+    }
+
+    #[test]
+    fn a_plugin_tool_of_the_same_name_keeps_it_and_the_others_install() {
+        let ledger = Ledger::new();
+        let context = CodeContext {
+            root: PathBuf::from("/ws"),
+            parsers: Arc::new(NoParsers),
+            cache_dir: PathBuf::from("/cache"),
+        };
+        let plugin_show: Arc<dyn Tool> = Arc::new(ShowTool::new(context.clone()));
+        ledger
+            .install(&Owner::Plugin("other".into()), Service::Tool(plugin_show))
+            .unwrap();
+        let problems = install(&ledger, context);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("the host's `show` tool is left out"),
+            "{problems:?}"
+        );
+        let owners: Vec<(String, String)> = ledger
+            .records()
+            .into_iter()
+            .map(|(owner, c)| (c.name, owner.to_string()))
+            .collect();
+        assert!(owners.contains(&("show".into(), "plugin `other`".into())));
+        assert!(owners.contains(&("outline".into(), "host".into())));
+        assert!(owners.contains(&("callers".into(), "host".into())));
     }
 }

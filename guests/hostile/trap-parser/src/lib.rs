@@ -1,5 +1,6 @@
 //! A parser for `.trap` files that panics (a trap, to the host) on any
-//! source holding `TRAP`, and otherwise outlines each line starting with
+//! source holding `TRAP`, answers an outline that is not pre-order for one
+//! holding `BADPARENT`, and otherwise outlines each line starting with
 //! `item ` as one symbol. Never bundled.
 
 use amber_sdk::prelude::*;
@@ -25,6 +26,20 @@ impl ParserPlugin for TrapParser {
     fn outline(&mut self, _language: &str, source: &str) -> Result<Vec<Symbol>, String> {
         if source.contains("TRAP") {
             panic!("asked to trap");
+        }
+        if source.contains("BADPARENT") {
+            // A symbol whose parent comes after it: not pre-order.
+            let bad = |parent| Symbol {
+                kind: "item".into(),
+                name: "bad".into(),
+                parent,
+                byte_start: 0,
+                byte_end: 1,
+                line_start: 1,
+                line_end: 1,
+                signature_end: 1,
+            };
+            return Ok(vec![bad(Some(1)), bad(None)]);
         }
         let mut symbols = Vec::new();
         let mut offset = 0u32;
