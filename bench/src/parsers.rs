@@ -204,7 +204,10 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         .row(),
     )?;
 
-    let parsers: Arc<dyn Parsers> = Arc::new(LedgerParsers::new(ledger, "bench".into()));
+    let parsers: Arc<dyn Parsers> = Arc::new(LedgerParsers::new(
+        ledger,
+        [("rust".to_string(), "bench".to_string())].into(),
+    ));
     let tags = scratch.path().join("tags");
     let ctags_ms = ctags(&corpus, &tags)?;
     let mut round = 0;

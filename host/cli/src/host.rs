@@ -137,24 +137,25 @@ pub fn loaded_with(
     Ok(manager)
 }
 
-/// The ledger's parsers, fingerprinted by their plugins' content hashes so
-/// a changed parser never reuses another's cached outlines.
+/// The ledger's parsers, each language fingerprinted by its plugin's id
+/// and content hash, so a changed parser never reuses another's cached
+/// outlines and the other languages keep theirs.
 pub fn parsers(manager: &PluginManager) -> Result<Arc<dyn Parsers>> {
-    let mut fingerprint: Vec<String> = manager
+    let fingerprints: std::collections::BTreeMap<String, String> = manager
         .list()?
         .into_iter()
-        .filter(|p| {
+        .flat_map(|p| {
+            let owner = format!("{}@{}", p.id, p.status.hash);
             p.status
                 .contributions
-                .iter()
-                .any(|c| c.kind == CapabilityKind::Parser)
+                .into_iter()
+                .filter(|c| c.kind == CapabilityKind::Parser)
+                .map(move |c| (c.name, owner.clone()))
         })
-        .map(|p| format!("{}@{}", p.id, p.status.hash))
         .collect();
-    fingerprint.sort();
     Ok(Arc::new(LedgerParsers::new(
         manager.runtime().ledger().clone(),
-        fingerprint.join(","),
+        fingerprints,
     )))
 }
 

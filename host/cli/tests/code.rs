@@ -242,6 +242,19 @@ fn a_reindex_parses_only_changed_files_and_a_rename_parses_nothing() {
         (renamed["parsed"].as_u64(), renamed["cached"].as_u64()),
         (Some(0), Some(3))
     );
+    // Turning one parser off keeps the other languages' outlines cached.
+    code.ok(&["plugin", "disable", "parser-markdown"]);
+    let without = report(&code);
+    assert_eq!(
+        (
+            without["files"].as_u64(),
+            without["parsed"].as_u64(),
+            without["cached"].as_u64()
+        ),
+        (Some(2), Some(0), Some(2))
+    );
+    // Back on (the same build), its outlines were never thrown away.
+    code.ok(&["plugin", "enable", "parser-markdown"]);
     let plain = code.ok(&["index"]);
     assert!(
         plain.starts_with(

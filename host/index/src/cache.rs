@@ -5,7 +5,7 @@
 //! no parse. One file per root, not one per source file, so a warm
 //! re-index opens one cache file instead of thousands.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ use amber_core::ports::Symbol;
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever the snapshot's layout or the hashing changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// A file's outline as parsed, with each symbol's hash.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -25,14 +25,16 @@ pub struct CachedOutline {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Snapshot {
     format: u32,
-    fingerprint: String,
+    /// Per language, what parsed its outlines (plugin id and wasm hash).
+    fingerprints: BTreeMap<String, String>,
     outlines: HashMap<([u8; 32], String), CachedOutline>,
 }
 
 /// The snapshot of one root, loaded or empty.
 pub struct OutlineCache {
     path: PathBuf,
-    fingerprint: String,
+    /// Per language, the parser now serving it.
+    fingerprints: BTreeMap<String, String>,
     outlines: HashMap<([u8; 32], String), CachedOutline>,
     /// Keys used by this run; the rest are dropped on save.
     used: std::collections::HashSet<([u8; 32], String)>,
@@ -40,23 +42,33 @@ pub struct OutlineCache {
 }
 
 impl OutlineCache {
-    /// The cache of `root` under `cache_dir`. A missing, unreadable, older
-    /// or other-parser snapshot is an empty cache, never an error: the
-    /// cache only saves time.
-    pub fn load(cache_dir: &Path, root: &Path, fingerprint: &str) -> Self {
+    /// The cache of `root` under `cache_dir`, keeping the outlines of the
+    /// languages whose parser is still the one that made them (`current`
+    /// names a language's parser): updating or removing one parser keeps
+    /// the others' outlines. A missing, unreadable or older snapshot is an
+    /// empty cache, never an error: the cache only saves time.
+    pub fn load(cache_dir: &Path, root: &Path, current: &dyn Fn(&str) -> String) -> Self {
         let key = blake3::hash(root.to_string_lossy().as_bytes()).to_hex();
         let path = cache_dir
             .join("index")
             .join(format!("{}.snapshot", &key[..16]));
-        let outlines = std::fs::read(&path)
+        let snapshot = std::fs::read(&path)
             .ok()
             .and_then(|bytes| postcard::from_bytes::<Snapshot>(&bytes).ok())
-            .filter(|s| s.format == FORMAT && s.fingerprint == fingerprint)
-            .map(|s| s.outlines)
+            .filter(|s| s.format == FORMAT)
             .unwrap_or_default();
+        let fingerprints: BTreeMap<String, String> = snapshot
+            .fingerprints
+            .keys()
+            .map(|language| (language.clone(), current(language)))
+            .collect();
+        let mut outlines = snapshot.outlines;
+        outlines.retain(|(_, language), _| {
+            snapshot.fingerprints.get(language) == fingerprints.get(language)
+        });
         OutlineCache {
             path,
-            fingerprint: fingerprint.to_string(),
+            fingerprints,
             outlines,
             used: Default::default(),
             changed: false,
@@ -76,7 +88,16 @@ impl OutlineCache {
         found
     }
 
-    pub fn put(&mut self, content: [u8; 32], language: &str, outline: CachedOutline) {
+    /// Stores an outline made by `fingerprint`, the language's parser.
+    pub fn put(
+        &mut self,
+        content: [u8; 32],
+        language: &str,
+        fingerprint: &str,
+        outline: CachedOutline,
+    ) {
+        self.fingerprints
+            .insert(language.to_string(), fingerprint.to_string());
         let key = (content, language.to_string());
         self.used.insert(key.clone());
         self.outlines.insert(key, outline);
@@ -96,9 +117,17 @@ impl OutlineCache {
         if !self.changed && self.outlines.len() == before {
             return Ok(());
         }
+        let kept: std::collections::HashSet<&String> =
+            self.outlines.keys().map(|(_, language)| language).collect();
+        let fingerprints = self
+            .fingerprints
+            .iter()
+            .filter(|(language, _)| kept.contains(language))
+            .map(|(l, f)| (l.clone(), f.clone()))
+            .collect();
         let snapshot = Snapshot {
             format: FORMAT,
-            fingerprint: self.fingerprint,
+            fingerprints,
             outlines: self.outlines,
         };
         let bytes = postcard::to_stdvec(&snapshot).map_err(std::io::Error::other)?;

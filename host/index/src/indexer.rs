@@ -171,8 +171,9 @@ impl<'p> Index<'p> {
         whole: bool,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> (ProjectTree, IndexReport) {
-        let mut cache =
-            OutlineCache::load(&self.cache_dir, &self.root, &self.parsers.fingerprint());
+        let mut cache = OutlineCache::load(&self.cache_dir, &self.root, &|l| {
+            self.parsers.fingerprint(l)
+        });
         let total = files.len();
         let done = AtomicUsize::new(0);
         let tick = || {
@@ -275,7 +276,7 @@ impl<'p> Index<'p> {
                 },
             };
             if let Some(outline) = outline {
-                cache.put(hash, language, outline);
+                cache.put(hash, language, &self.parsers.fingerprint(language), outline);
             }
             let Some(outline) = cache.get(hash, language) else {
                 continue;

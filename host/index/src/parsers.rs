@@ -1,6 +1,7 @@
 //! Which parser serves a file. The index asks through this trait, so it
 //! never learns where parsers come from; the CLI answers from the ledger.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use amber_core::ports::Parser;
@@ -14,23 +15,23 @@ pub trait Parsers: Send + Sync {
     fn serves(&self, language: &str) -> bool;
     /// The languages served, for messages.
     fn languages(&self) -> Vec<String>;
-    /// Names what the parsers are (plugin ids and versions): cached outlines
-    /// made by other parsers are not reused.
-    fn fingerprint(&self) -> String;
+    /// Names the parser serving `language` (its plugin id and wasm hash):
+    /// cached outlines made by another parser are not reused.
+    fn fingerprint(&self, language: &str) -> String;
 }
 
 /// The parsers installed in a ledger.
 pub struct LedgerParsers {
     ledger: Arc<Ledger>,
-    fingerprint: String,
+    fingerprints: BTreeMap<String, String>,
 }
 
 impl LedgerParsers {
-    /// `fingerprint` names the installed parser plugins and their versions.
-    pub fn new(ledger: Arc<Ledger>, fingerprint: String) -> Self {
+    /// `fingerprints` names, per language, the plugin serving it.
+    pub fn new(ledger: Arc<Ledger>, fingerprints: BTreeMap<String, String>) -> Self {
         LedgerParsers {
             ledger,
-            fingerprint,
+            fingerprints,
         }
     }
 }
@@ -49,7 +50,7 @@ impl Parsers for LedgerParsers {
         parsers.iter().map(|p| p.language().name.clone()).collect()
     }
 
-    fn fingerprint(&self) -> String {
-        self.fingerprint.clone()
+    fn fingerprint(&self, language: &str) -> String {
+        self.fingerprints.get(language).cloned().unwrap_or_default()
     }
 }

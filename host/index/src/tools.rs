@@ -235,7 +235,7 @@ mod tests {
         fn languages(&self) -> Vec<String> {
             Vec::new()
         }
-        fn fingerprint(&self) -> String {
+        fn fingerprint(&self, _language: &str) -> String {
             String::new()
         }
     }
