@@ -7,7 +7,7 @@ use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use amber_tests::cli::amber_command;
-use amber_tests::exec_env::{fake, sent_messages, Env};
+use amber_tests::exec_env::{fake, sent_messages, Env, Run};
 use serde_json::{json, Value};
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
@@ -577,9 +577,10 @@ fn two_processes_writing_at_once_lose_nothing() {
     assert_whole(&h.db());
 }
 
-#[test]
-fn the_recall_block_puts_relevant_memories_into_the_request() {
-    let env = Env::new(AMBER);
+/// Stores an "a.txt must stay ASCII" gotcha, then asks `amber exec` about
+/// a.txt (after `config`, when given, is written); returns the run and
+/// what the model was sent.
+fn ask_about_a_txt(env: &Env, config: Option<&str>) -> (Run, Vec<String>) {
     let out = env.run(&[
         "memory",
         "add",
@@ -590,11 +591,21 @@ fn the_recall_block_puts_relevant_memories_into_the_request() {
         "a.txt must stay ASCII; the fixture checker rejects UTF-8 there.",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    if let Some(config) = config {
+        std::fs::write(env.home.join("config.toml"), config).unwrap();
+    }
     let server =
         fake("[[turns]]\nreply = { text = \"fine\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
     let run = env.exec(&server, &[], "may I put UTF-8 in a.txt?");
     run.assert_done("fine");
     let said = sent_messages(&server.received()[0].body);
+    (run, said)
+}
+
+#[test]
+fn the_recall_block_puts_relevant_memories_into_the_request() {
+    let env = Env::new(AMBER);
+    let (run, said) = ask_about_a_txt(&env, None);
     let block = said
         .iter()
         .find(|m| m.contains("# Engineering memory"))
@@ -611,26 +622,7 @@ fn the_recall_block_puts_relevant_memories_into_the_request() {
 #[test]
 fn the_recall_block_can_be_switched_off_in_the_config() {
     let env = Env::new(AMBER);
-    let out = env.run(&[
-        "memory",
-        "add",
-        "--type",
-        "gotcha",
-        "--title",
-        "a.txt encoding",
-        "a.txt must stay ASCII; the fixture checker rejects UTF-8 there.",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    std::fs::write(
-        env.home.join("config.toml"),
-        "[memory]\nrecall_block = false\n",
-    )
-    .unwrap();
-    let server =
-        fake("[[turns]]\nreply = { text = \"fine\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
-    let run = env.exec(&server, &[], "may I put UTF-8 in a.txt?");
-    run.assert_done("fine");
-    let said = sent_messages(&server.received()[0].body);
+    let (_, said) = ask_about_a_txt(&env, Some("[memory]\nrecall_block = false\n"));
     assert!(
         !said.iter().any(|m| m.contains("must stay ASCII")),
         "{said:#?}"
