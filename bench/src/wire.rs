@@ -101,11 +101,15 @@ fn decode_component(
     Ok(decoded)
 }
 
-fn decode_native(events: &[(Option<String>, String)]) -> Decoded {
+/// The native side gets the events as a native host would hold them after
+/// framing (owned, built before the clock starts) and decodes each in
+/// place: no copies, no boundary.
+fn decode_native(events: &[amber_sdk::SseEvent]) -> Decoded {
     let mut decoder = crate::chat_stream::ChatStream::default();
     let mut decoded = Decoded::default();
-    let mut take = |chunks: Vec<amber_sdk::StreamChunk>| {
-        for chunk in chunks {
+    let mut out = Vec::new();
+    let mut take = |chunks: &mut Vec<amber_sdk::StreamChunk>| {
+        for chunk in chunks.drain(..) {
             match chunk {
                 amber_sdk::StreamChunk::TextDelta(t) => decoded.text.push_str(&t),
                 amber_sdk::StreamChunk::ToolCallDelta(d) => {
@@ -115,17 +119,15 @@ fn decode_native(events: &[(Option<String>, String)]) -> Decoded {
             }
         }
     };
+    // Batches of the same size as the component's, decoded into one list
+    // as the SDK's glue does.
     for batch in events.chunks(BATCH) {
-        let sdk: Vec<amber_sdk::SseEvent> = batch
-            .iter()
-            .map(|(event, data)| amber_sdk::SseEvent {
-                event: event.clone(),
-                data: data.clone(),
-            })
-            .collect();
-        take(decoder.decode(sdk));
+        for event in batch {
+            decoder.event(event, &mut out);
+        }
+        take(&mut out);
     }
-    take(decoder.finish());
+    take(&mut decoder.finish());
     decoded
 }
 
@@ -144,8 +146,15 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             data: d.clone(),
         })
         .collect();
+    let sdk_events: Vec<amber_sdk::SseEvent> = raw
+        .iter()
+        .map(|(event, data)| amber_sdk::SseEvent {
+            event: event.clone(),
+            data: data.clone(),
+        })
+        .collect();
     let (mut component, mut native) = (Vec::new(), Vec::new());
-    let expected = decode_native(&raw);
+    let expected = decode_native(&sdk_events);
     anyhow::ensure!(
         decode_component(&*dialect, &events)? == expected,
         "both decoders agree"
@@ -155,7 +164,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         std::hint::black_box(decode_component(&*dialect, &events)?);
         component.push(start.elapsed().as_secs_f64() * 1e3);
         let start = Instant::now();
-        std::hint::black_box(decode_native(&raw));
+        std::hint::black_box(decode_native(&sdk_events));
         native.push(start.elapsed().as_secs_f64() * 1e3);
     }
     rows.push(

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use amber_sdk::bindings::exports::amber::plugin::provider::{
     Reasoning, StopReason, ToolCallDelta, ToolCallStart, Usage,
 };
-use amber_sdk::{Decoder, SseEvent, StreamChunk, Value};
+use amber_sdk::{push_text, Decoder, SseEvent, StreamChunk, Value};
 
 use crate::vendor_error;
 
@@ -356,12 +356,6 @@ fn text_field<'a>(delta: &'a Value, field: &str) -> Result<&'a str, Malformed> {
     delta[field]
         .as_str()
         .ok_or_else(|| format!("has a delta without a string `{field}`"))
-}
-
-fn push_text(out: &mut Vec<StreamChunk>, text: &str) {
-    if !text.is_empty() {
-        out.push(StreamChunk::TextDelta(text.to_string()));
-    }
 }
 
 /// Anthropic thinking blocks have no id; the signature follows at the stop.

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use amber_sdk::{Decoder, Reasoning, SseEvent, StopReason, StreamChunk, Usage, Value};
+use amber_sdk::{push_text, Decoder, Reasoning, SseEvent, StopReason, StreamChunk, Usage, Value};
 
 use crate::errors;
 use crate::tool_calls::ToolCalls;
@@ -174,8 +174,8 @@ impl ResponsesStream {
 }
 
 fn text(payload: &Value, out: &mut Vec<StreamChunk>) {
-    if let Some(delta) = payload["delta"].as_str().filter(|d| !d.is_empty()) {
-        out.push(StreamChunk::TextDelta(delta.to_string()));
+    if let Some(delta) = payload["delta"].as_str() {
+        push_text(out, delta);
     }
 }
 

@@ -45,19 +45,26 @@ pub struct SseEvent {
     pub data: String,
 }
 
+/// Pushes a text delta onto `out`, joined to the chunk before it when that
+/// is text as well. Deltas decoded in one batch reach the host together
+/// anyway, so nothing is lost, and the decoder saves a string per event.
+/// Empty text pushes nothing.
+pub fn push_text(out: &mut Vec<StreamChunk>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    match out.last_mut() {
+        Some(StreamChunk::TextDelta(last)) => last.push_str(text),
+        _ => out.push(StreamChunk::TextDelta(text.to_string())),
+    }
+}
+
 /// Decoding state for one stream.
 pub trait Decoder {
-    /// Decodes one event, pushing the chunks it yields onto `out`.
+    /// Decodes one event, pushing the chunks it yields onto `out`. The glue
+    /// calls it for each event of a batch, in order, through one reused
+    /// `SseEvent`, and joins adjacent text (and argument) deltas itself.
     fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>);
-
-    /// Decodes a batch; by default, each event in order.
-    fn decode(&mut self, events: Vec<SseEvent>) -> Vec<StreamChunk> {
-        let mut out = Vec::new();
-        for event in &events {
-            self.event(event, &mut out);
-        }
-        out
-    }
 
     /// The stream ended; flush anything buffered.
     fn finish(&mut self) -> Vec<StreamChunk> {

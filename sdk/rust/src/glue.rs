@@ -128,7 +128,7 @@ impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
 
     fn decode(&self, batch: provider::SseBatch) -> Vec<provider::StreamChunk> {
         match self.inner.borrow_mut().as_mut() {
-            Some(d) => coalesce(d.decode(unpack(batch))),
+            Some(d) => decode_packed(d.as_mut(), &batch),
             None => vec![no_provider_chunk()],
         }
     }
@@ -141,34 +141,54 @@ impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
     }
 }
 
-/// The events of a packed batch. A span outside the text (which the host
+/// Decodes a packed batch event by event through one reused [`SseEvent`],
+/// so an event costs a copy into buffers that keep their capacity rather
+/// than an allocation of its own. A span outside the text (which the host
 /// never sends) is skipped rather than trusted.
-fn unpack(batch: provider::SseBatch) -> Vec<SseEvent> {
+fn decode_packed(
+    decoder: &mut dyn Decoder,
+    batch: &provider::SseBatch,
+) -> Vec<provider::StreamChunk> {
     let slice = |(start, len): (u32, u32)| {
         let start = start as usize;
-        batch
-            .text
-            .get(start..start.checked_add(len as usize)?)
-            .map(str::to_string)
+        batch.text.get(start..start.checked_add(len as usize)?)
     };
-    batch
-        .events
-        .iter()
-        .filter_map(|span| {
-            let data = slice(span.data)?;
-            let event = match span.name {
-                Some(range) => Some(slice(range)?),
-                None => None,
-            };
-            Some(SseEvent { event, data })
-        })
-        .collect()
+    let mut event = SseEvent {
+        event: None,
+        data: String::new(),
+    };
+    let mut out = Vec::new();
+    for span in &batch.events {
+        let Some(data) = slice(span.data) else {
+            continue;
+        };
+        let name = match span.name {
+            Some(range) => match slice(range) {
+                Some(name) => Some(name),
+                None => continue,
+            },
+            None => None,
+        };
+        event.data.clear();
+        event.data.push_str(data);
+        match (name, event.event.as_mut()) {
+            (Some(name), Some(buffer)) => {
+                buffer.clear();
+                buffer.push_str(name);
+            }
+            (Some(name), None) => event.event = Some(name.to_string()),
+            (None, _) => event.event = None,
+        }
+        decoder.event(&event, &mut out);
+    }
+    coalesce(out)
 }
 
 /// Joins adjacent text deltas, and adjacent argument deltas of one tool
 /// call, before the chunks cross the boundary: a batch of 64 events of a
 /// word each then lifts as one string, not 64. They arrived together, so
-/// nobody could have seen them apart.
+/// nobody could have seen them apart. Decoders that push text with
+/// [`crate::push_text`] have joined theirs already.
 fn coalesce(chunks: Vec<provider::StreamChunk>) -> Vec<provider::StreamChunk> {
     use provider::StreamChunk as C;
     let mut out: Vec<C> = Vec::with_capacity(chunks.len());

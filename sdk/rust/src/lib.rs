@@ -38,7 +38,8 @@ pub mod glue;
 mod manifest;
 
 pub use capability::{
-    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent, ToolPlugin,
+    push_text, CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent,
+    ToolPlugin,
 };
 pub use manifest::API_VERSION;
 
