@@ -50,7 +50,7 @@ impl Query<'_> {
     pub fn walk(&self) -> impl Iterator<Item = ignore::DirEntry> {
         ignore::WalkBuilder::new(self.root)
             .require_git(false)
-            .sort_by_file_path(|a, b| a.cmp(b))
+            .sort_by_file_name(|a, b| a.cmp(b))
             .build()
             .flatten()
     }
