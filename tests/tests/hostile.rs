@@ -161,6 +161,98 @@ fn a_symlink_planted_in_the_workspace_cannot_lead_outside() {
     }
 }
 
+/// The `files` import (batched reads and a native walk) confines exactly
+/// as the WASI preopen does.
+#[test]
+fn the_files_import_reads_and_walks_only_inside_the_workspace() {
+    let scratch = Scratch::new();
+    let ws = &scratch.workspace;
+    std::fs::write(ws.join("inside.txt"), "in the workspace").unwrap();
+    std::fs::create_dir(ws.join("sub")).unwrap();
+    std::fs::write(ws.join("sub/a.txt"), "a").unwrap();
+    std::fs::write(ws.join(".gitignore"), "ignored.txt\n").unwrap();
+    std::fs::write(ws.join("ignored.txt"), "skip me").unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", ws.join("passwd-link")).unwrap();
+    std::os::unix::fs::symlink("/etc", ws.join("etc-link")).unwrap();
+    let fifo = std::ffi::CString::new(ws.join("pipe").to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: a valid, NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let runtime = hostile_runtime(&scratch, |_| {});
+
+    let paths = [
+        "inside.txt",
+        "/workspace/inside.txt",
+        "./sub/a.txt",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "/workspace/../../etc/passwd",
+        "passwd-link",
+        "etc-link/passwd",
+        "pipe",
+        "sub",
+        "missing.txt",
+    ];
+    let read = call_tool(&runtime, "read-many", json!({ "paths": paths })).unwrap();
+    let lines: Vec<&str> = read.lines().collect();
+    assert_eq!(lines.len(), paths.len(), "{read}");
+    assert_eq!(lines[0], "inside.txt: ok in the workspace");
+    assert_eq!(lines[1], "/workspace/inside.txt: ok in the workspace");
+    assert_eq!(lines[2], "./sub/a.txt: ok a");
+    for (line, path) in lines[3..].iter().zip(&paths[3..]) {
+        assert!(
+            line.starts_with(&format!("{path}: failed")) && !line.contains("root:"),
+            "{line}"
+        );
+    }
+    assert!(lines[8].contains("not a regular file"), "{}", lines[8]);
+    let capped = call_tool(
+        &runtime,
+        "read-many",
+        json!({"paths": ["inside.txt"], "max_bytes": 3}),
+    )
+    .unwrap();
+    assert_eq!(capped, "inside.txt: too large 16");
+
+    let walked = call_tool(&runtime, "walk", json!({"root": "."})).unwrap();
+    assert_eq!(
+        walked.lines().collect::<Vec<_>>(),
+        [
+            "folder .",
+            "symlink ./etc-link",
+            "file ./inside.txt",
+            "symlink ./passwd-link",
+            "other ./pipe",
+            "folder ./sub",
+            "file ./sub/a.txt",
+        ],
+        "gitignored and hidden files are left out, symlinks are not followed"
+    );
+    let sub = call_tool(&runtime, "walk", json!({"root": "/workspace/sub"})).unwrap();
+    assert_eq!(sub, "folder /workspace/sub\nfile /workspace/sub/a.txt");
+    for root in ["etc-link", "../..", "/etc", "/workspace/../.."] {
+        let err = contained(&runtime, "walk", json!({ "root": root }));
+        assert!(
+            err.contains(&format!("cannot walk {root}")),
+            "{root}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_files_import_answers_an_ungranted_plugin_with_an_error() {
+    let scratch = Scratch::new();
+    let runtime = scratch.runtime_with(scratch.options());
+    enable(&runtime, "misbehave", Grants::none());
+    let expected = "workspace-read is not granted to plugin `misbehave`; grant it with `amber plugin grant misbehave workspace-read`";
+    for (tool, args) in [
+        ("read-many", json!({"paths": ["a.txt"]})),
+        ("walk", json!({"root": "."})),
+    ] {
+        let err = call_tool(&runtime, tool, args).unwrap_err();
+        assert!(err.contains(expected), "{tool}: {err}");
+    }
+}
+
 #[test]
 fn environment_variables_are_invisible() {
     std::env::set_var("AMBER_TEST_SECRET", "sk-must-not-leak");

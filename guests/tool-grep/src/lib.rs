@@ -3,7 +3,8 @@
 //! identifiers and words, cached per root and glob and rebuilt when files
 //! change; anything else (`regex`, the default, or `literal`) is the grep
 //! path, built on ripgrep's own crates: `ignore` walks the tree honouring
-//! .gitignore, `grep-regex` matches, `grep-searcher` reads with context.
+//! .gitignore (in the host, through the `files` import, for the grep path),
+//! `grep-regex` matches, `grep-searcher` searches with context.
 
 mod bm25;
 mod search;

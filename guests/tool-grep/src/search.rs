@@ -1,14 +1,24 @@
-//! The grep path: `ignore` walks (honouring .gitignore, skipping hidden
-//! files and binaries), `grep-searcher` reads each file once with line
-//! numbers and context, `grep-regex` matches.
+//! The grep path: the host walks (the `files` import: .gitignore honoured,
+//! hidden files skipped, as ripgrep's `ignore` crate does) and reads the
+//! files in batches, one crossing for many files; `grep-searcher` searches
+//! each with line numbers and context, skipping binaries, and `grep-regex`
+//! matches.
 
 use std::fmt::Write as _;
 
+use amber_sdk::files::EntryKind;
 use amber_sdk::prelude::*;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use crate::Query;
+
+/// Files read per crossing: few at first, since a search with a low
+/// `max_results` may stop early, then more.
+const FIRST_BATCH: usize = 32;
+const LAST_BATCH: usize = 256;
+/// Larger files are searched as a stream rather than read whole.
+const SLICE_MAX: u64 = 8 << 20;
 
 /// Collects rg-style lines: `path:line:text` for matches, `path-line-text`
 /// for context, `--` between groups that are not adjacent.
@@ -75,30 +85,55 @@ pub fn grep(q: &Query<'_>) -> Result<ToolOutput, ToolError> {
     let mut matches = 0usize;
     let mut files = 0usize;
     let mut last_line = None;
-    for entry in q.walk() {
-        if matches >= q.max {
+    let mut walk = amber_sdk::files::walk(q.root).map_err(ToolError::Failed)?;
+    let mut batch_size = FIRST_BATCH;
+    let mut batch: Vec<(String, String)> = Vec::with_capacity(LAST_BATCH);
+    while matches < q.max {
+        batch.clear();
+        for entry in walk.by_ref() {
+            if entry.kind != EntryKind::File {
+                continue;
+            }
+            let Some(shown) = q.selects(std::path::Path::new(&entry.path)) else {
+                continue;
+            };
+            batch.push((entry.path, shown));
+            if batch.len() == batch_size {
+                break;
+            }
+        }
+        if batch.is_empty() {
             break;
         }
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let path = entry.path();
-        let Some(shown) = q.selects(path) else {
-            continue;
-        };
-        let before = matches;
-        let sink = Collect {
-            path: &shown,
-            out: &mut out,
-            matches: &mut matches,
-            max: q.max,
-            separate: q.context > 0,
-            last_line: &mut last_line,
-        };
-        // An unreadable file is skipped, as rg does.
-        let _ = searcher.search_path(&matcher, path, sink);
-        if matches > before {
-            files += 1;
+        batch_size = (batch_size * 2).min(LAST_BATCH);
+        let paths: Vec<&str> = batch.iter().map(|(path, _)| path.as_str()).collect();
+        // Without the batch import (not granted, an old host) every file
+        // is read through WASI, one by one.
+        let mut contents = amber_sdk::files::read_many(&paths, SLICE_MAX)
+            .map(Vec::into_iter)
+            .ok();
+        for (path, shown) in &batch {
+            if matches >= q.max {
+                break;
+            }
+            let before = matches;
+            let sink = Collect {
+                path: shown,
+                out: &mut out,
+                matches: &mut matches,
+                max: q.max,
+                separate: q.context > 0,
+                last_line: &mut last_line,
+            };
+            // An unreadable file is skipped, as rg does. A file too large
+            // for one read, or past the batch's budget, is streamed.
+            let _ = match contents.as_mut().and_then(Iterator::next) {
+                Some(Ok(bytes)) => searcher.search_slice(&matcher, &bytes, sink),
+                _ => searcher.search_path(&matcher, path, sink),
+            };
+            if matches > before {
+                files += 1;
+            }
         }
     }
     let truncated = matches >= q.max;

@@ -5,11 +5,20 @@
 //! that points out of it. Components get the same guarantee from their
 //! WASI preopen.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
 use crate::confine::confine;
+
+/// What [`WorkspaceDir::read_capped`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CappedRead {
+    Bytes(Vec<u8>),
+    /// The file's size, over the cap.
+    TooLarge(u64),
+}
 
 pub struct WorkspaceDir {
     root: PathBuf,
@@ -49,6 +58,38 @@ impl WorkspaceDir {
         self.dir
             .read(&relative)
             .map_err(|e| format!("cannot read {path}: {e}"))
+    }
+
+    /// The bytes of a regular file of at most `max` bytes, or its size when
+    /// it is larger. Opened without blocking, so a pipe planted in the
+    /// workspace fails instead of waiting for a writer that never comes.
+    pub fn read_capped(&self, path: &str, max: u64) -> Result<CappedRead, String> {
+        let relative = self.relative(path)?;
+        let file = self
+            .dir
+            .open_with(
+                &relative,
+                OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK),
+            )
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        let metadata = file
+            .metadata()
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        if !metadata.is_file() {
+            return Err(format!("cannot read {path}: not a regular file"));
+        }
+        if metadata.len() > max {
+            return Ok(CappedRead::TooLarge(metadata.len()));
+        }
+        // A file growing while we read is still cut at one byte past the cap.
+        let mut bytes = Vec::with_capacity(metadata.len() as usize + 1);
+        file.take(max + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        if bytes.len() as u64 > max {
+            return Ok(CappedRead::TooLarge(bytes.len() as u64));
+        }
+        Ok(CappedRead::Bytes(bytes))
     }
 
     pub fn write(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
@@ -92,5 +133,36 @@ mod tests {
             .read("../x")
             .unwrap_err()
             .contains("outside the workspace"));
+    }
+
+    #[test]
+    fn a_capped_read_gives_the_bytes_or_the_size_and_reads_only_regular_files() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().canonicalize().unwrap();
+        std::fs::write(root.join("small.txt"), "12345").unwrap();
+        std::fs::create_dir(root.join("folder")).unwrap();
+        let fifo = std::ffi::CString::new(root.join("pipe").to_string_lossy().as_bytes()).unwrap();
+        // SAFETY: a valid, NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "top secret").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("link.txt"))
+            .unwrap();
+        let dir = WorkspaceDir::open(&root).unwrap();
+        assert_eq!(
+            dir.read_capped("small.txt", 5).unwrap(),
+            CappedRead::Bytes(b"12345".to_vec())
+        );
+        assert_eq!(
+            dir.read_capped("small.txt", 4).unwrap(),
+            CappedRead::TooLarge(5)
+        );
+        // A pipe with no writer fails at once instead of blocking.
+        for path in ["folder", "pipe"] {
+            let err = dir.read_capped(path, 100).unwrap_err();
+            assert!(err.contains("not a regular file"), "{path}: {err}");
+        }
+        assert!(dir.read_capped("link.txt", 100).is_err());
+        assert!(dir.read_capped("../small.txt", 100).is_err());
     }
 }

@@ -74,10 +74,12 @@ impl PluginContext {
 /// The data of one Store.
 pub struct HostState {
     wasi: WasiCtx,
-    table: ResourceTable,
+    pub(crate) table: ResourceTable,
     pub(crate) limiter: GuestLimiter,
     pub(crate) clock: GuestClock,
     pub(crate) plugin: Arc<PluginContext>,
+    /// The workspace for the `files` import, opened on its first use.
+    pub(crate) workspace_dir: Option<amber_core::workspace_fs::WorkspaceDir>,
 }
 
 impl WasiView for HostState {
@@ -183,6 +185,7 @@ impl InstancePool {
             limiter: GuestLimiter::new(context.limits.memory_bytes),
             clock: GuestClock::new(context.limits.deadline),
             plugin: context,
+            workspace_dir: None,
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|state| &mut state.limiter);

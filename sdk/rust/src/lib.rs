@@ -33,6 +33,7 @@ pub mod bindings {
 }
 
 mod capability;
+pub mod files;
 #[doc(hidden)]
 pub mod glue;
 mod manifest;

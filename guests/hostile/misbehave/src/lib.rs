@@ -36,6 +36,8 @@ const TOOLS: &[&str] = &[
     "read",
     "env",
     "exec",
+    "read-many",
+    "walk",
     "ok",
 ];
 
@@ -86,6 +88,47 @@ impl ToolPlugin for Misbehave {
                 let code = out.exit_code.map_or("none".to_string(), |c| c.to_string());
                 Ok(ToolOutput::text(out.stdout)
                     .with_meta(json!({"exit": code, "timed_out": out.timed_out})))
+            }
+            "read-many" => {
+                let paths: Vec<String> = args["paths"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| p.as_str().map(String::from))
+                    .collect();
+                let max = args["max_bytes"].as_u64().unwrap_or(1 << 20);
+                let read = amber_sdk::files::read_many(&paths, max).map_err(ToolError::Failed)?;
+                let lines: Vec<String> = paths
+                    .iter()
+                    .zip(read)
+                    .map(|(path, result)| match result {
+                        Ok(bytes) => format!("{path}: ok {}", String::from_utf8_lossy(&bytes)),
+                        Err(amber_sdk::files::ReadError::TooLarge(size)) => {
+                            format!("{path}: too large {size}")
+                        }
+                        Err(amber_sdk::files::ReadError::Failed(why)) => {
+                            format!("{path}: failed {why}")
+                        }
+                    })
+                    .collect();
+                Ok(ToolOutput::text(lines.join("\n")))
+            }
+            "walk" => {
+                let root = args["root"].as_str().unwrap_or(".");
+                let walk = amber_sdk::files::walk(root).map_err(ToolError::Failed)?;
+                let lines: Vec<String> = walk
+                    .map(|entry| {
+                        use amber_sdk::files::EntryKind;
+                        let kind = match entry.kind {
+                            EntryKind::File => "file",
+                            EntryKind::Folder => "folder",
+                            EntryKind::Symlink => "symlink",
+                            EntryKind::Other => "other",
+                        };
+                        format!("{kind} {}", entry.path)
+                    })
+                    .collect();
+                Ok(ToolOutput::text(lines.join("\n")))
             }
             "ok" => Ok(ToolOutput::text("still here")),
             other => Err(ToolError::Failed(format!("no tool `{other}`"))),

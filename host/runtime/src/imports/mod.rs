@@ -3,6 +3,7 @@
 //! plugin was not granted answers with an error; linking never fails.
 
 pub mod exec;
+pub mod files;
 pub mod host;
 
 use wasmtime::component::{HasSelf, Linker};
