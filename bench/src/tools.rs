@@ -147,7 +147,8 @@ fn read_range(rows: &mut Rows, scratch: &Path) -> Result<()> {
     // Native: the same work done the same way (stream line by line into
     // one reused buffer up to the range, keep the range's lines).
     let native = time_ms(ROUNDS, || {
-        let mut reader = BufReader::with_capacity(64 * 1024, std::fs::File::open(&path)?);
+        // The component's buffer size (1 MiB).
+        let mut reader = BufReader::with_capacity(1 << 20, std::fs::File::open(&path)?);
         let mut line = Vec::new();
         let mut kept = Vec::with_capacity(limit);
         let mut number = 0;

@@ -239,6 +239,18 @@ fn the_files_import_reads_and_walks_only_inside_the_workspace() {
 }
 
 #[test]
+fn walks_never_dropped_cannot_use_up_the_hosts_file_descriptors() {
+    let scratch = Scratch::new();
+    std::fs::create_dir_all(scratch.workspace.join("a/b/c")).unwrap();
+    let runtime = hostile_runtime(&scratch, |_| {});
+    let err = contained(&runtime, "walk-leak", json!({}));
+    assert!(
+        err.contains("cannot walk .: 16 walks are open already; drop one first"),
+        "{err}"
+    );
+}
+
+#[test]
 fn the_files_import_answers_an_ungranted_plugin_with_an_error() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime_with(scratch.options());

@@ -18,6 +18,9 @@ const MAX_LINE: usize = 2000;
 /// How much is sniffed for NUL bytes.
 const SNIFF: usize = 8192;
 
+/// Bytes read per refill while scanning to the asked range.
+const READ_BUFFER: usize = 1 << 20;
+
 pub fn read_file(args: &Value) -> Result<ToolOutput, ToolError> {
     let path = path_arg(args)?;
     let offset = args["offset"].as_u64().unwrap_or(1).max(1);
@@ -38,7 +41,8 @@ pub fn read_file(args: &Value) -> Result<ToolOutput, ToolError> {
             meta.len()
         )));
     }
-    let reader = BufReader::with_capacity(64 * 1024, std::io::Cursor::new(head).chain(file));
+    // A large buffer: each refill is a WASI read, a host call and a copy.
+    let reader = BufReader::with_capacity(READ_BUFFER, std::io::Cursor::new(head).chain(file));
     let mut out = String::new();
     let mut line_no = 0u64;
     let mut lossy = false;

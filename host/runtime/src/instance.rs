@@ -80,6 +80,8 @@ pub struct HostState {
     pub(crate) plugin: Arc<PluginContext>,
     /// The workspace for the `files` import, opened on its first use.
     pub(crate) workspace_dir: Option<amber_core::workspace_fs::WorkspaceDir>,
+    /// Walks of the `files` import this instance holds open.
+    pub(crate) open_walks: usize,
 }
 
 impl WasiView for HostState {
@@ -186,6 +188,7 @@ impl InstancePool {
             clock: GuestClock::new(context.limits.deadline),
             plugin: context,
             workspace_dir: None,
+            open_walks: 0,
         };
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|state| &mut state.limiter);

@@ -38,6 +38,7 @@ const TOOLS: &[&str] = &[
     "exec",
     "read-many",
     "walk",
+    "walk-leak",
     "ok",
 ];
 
@@ -129,6 +130,13 @@ impl ToolPlugin for Misbehave {
                     })
                     .collect();
                 Ok(ToolOutput::text(lines.join("\n")))
+            }
+            "walk-leak" => {
+                for _ in 0..100 {
+                    let walk = amber_sdk::files::walk(".").map_err(ToolError::Failed)?;
+                    std::mem::forget(walk);
+                }
+                Ok(ToolOutput::text("opened 100 walks"))
             }
             "ok" => Ok(ToolOutput::text("still here")),
             other => Err(ToolError::Failed(format!("no tool `{other}`"))),

@@ -25,6 +25,11 @@ use crate::sandbox::WORKSPACE_MOUNT;
 /// again", so a plugin cannot make the host hold the whole workspace.
 pub const BATCH_BUDGET: u64 = 64 << 20;
 
+/// Walks one instance may hold open at once. A walk keeps a directory
+/// handle open per level it is inside, so walks a plugin never drops must
+/// not be able to use up the host's file descriptors.
+pub const MAX_OPEN_WALKS: usize = 16;
+
 /// A path as the plugin sees it, as the host's path relative to the
 /// workspace root: absolute ones must be under the mount.
 fn host_path(path: &str) -> Result<String, String> {
@@ -185,6 +190,11 @@ fn entry(handle: &Resource<files::Walk>) -> Resource<Walk> {
 impl HostWalk for HostState {
     fn start(&mut self, root: String) -> Result<Resource<files::Walk>, String> {
         self.refuse_unless_readable()?;
+        if self.open_walks >= MAX_OPEN_WALKS {
+            return Err(format!(
+                "cannot walk {root}: {MAX_OPEN_WALKS} walks are open already; drop one first"
+            ));
+        }
         let started = Instant::now();
         let walk = Walk::start(&self.plugin.workspace, &root);
         self.clock.add_import_time(started.elapsed());
@@ -192,6 +202,7 @@ impl HostWalk for HostState {
             .table
             .push(walk?)
             .map_err(|e| format!("cannot walk {root}: {e}"))?;
+        self.open_walks += 1;
         Ok(Resource::new_own(stored.rep()))
     }
 
@@ -208,6 +219,7 @@ impl HostWalk for HostState {
     fn drop(&mut self, walk: Resource<files::Walk>) -> wasmtime::Result<()> {
         let owned: Resource<Walk> = Resource::new_own(walk.rep());
         self.table.delete(owned)?;
+        self.open_walks = self.open_walks.saturating_sub(1);
         Ok(())
     }
 }
