@@ -172,6 +172,10 @@ fn the_files_import_reads_and_walks_only_inside_the_workspace() {
     std::fs::write(ws.join("sub/a.txt"), "a").unwrap();
     std::fs::write(ws.join(".gitignore"), "ignored.txt\n").unwrap();
     std::fs::write(ws.join("ignored.txt"), "skip me").unwrap();
+    // The root's rules apply to a walk of a subfolder too.
+    std::fs::write(ws.join("sub/ignored.txt"), "skip me too").unwrap();
+    // Nothing above the workspace is read: this would hide everything.
+    std::fs::write(ws.parent().unwrap().join(".gitignore"), "*\n").unwrap();
     std::os::unix::fs::symlink("/etc/passwd", ws.join("passwd-link")).unwrap();
     std::os::unix::fs::symlink("/etc", ws.join("etc-link")).unwrap();
     let fifo = std::ffi::CString::new(ws.join("pipe").to_string_lossy().as_bytes()).unwrap();

@@ -55,6 +55,52 @@ pub struct Walk {
     guest_root: String,
 }
 
+/// The ignore files of the folders from the workspace root down to just
+/// above a walk's root, deepest first: a walk of `src/` still honours the
+/// root's `.gitignore`, and nothing outside the workspace is read.
+struct AboveTheRoot(Vec<ignore::gitignore::Gitignore>);
+
+fn above_the_root(workspace: &Path, root: &Path) -> AboveTheRoot {
+    let mut rules = Vec::new();
+    // A folder's own ignore files are read by the walk; for a file, its
+    // folder's are above it. Either way, start at the parent.
+    let mut dir = root.parent();
+    while let Some(folder) = dir.filter(|d| d.starts_with(workspace)) {
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(folder);
+        for name in [".gitignore", ".ignore"] {
+            let file = folder.join(name);
+            if file.is_file() {
+                // A bad pattern drops only itself, as in ripgrep.
+                let _ = builder.add(file);
+            }
+        }
+        if let Ok(matcher) = builder.build() {
+            if !matcher.is_empty() {
+                rules.push(matcher);
+            }
+        }
+        dir = folder.parent();
+    }
+    AboveTheRoot(rules)
+}
+
+impl AboveTheRoot {
+    /// The deepest folder with a say decides: ignored, or kept by a `!`
+    /// pattern.
+    fn ignores(&self, path: &Path, is_dir: bool) -> bool {
+        for rules in &self.0 {
+            let verdict = rules.matched_path_or_any_parents(path, is_dir);
+            if verdict.is_ignore() {
+                return true;
+            }
+            if verdict.is_whitelist() {
+                return false;
+            }
+        }
+        false
+    }
+}
+
 impl Walk {
     /// What `start` does once the plugin may read: the root confined by
     /// text, then by its real path, so a symlink inside the workspace that
@@ -72,9 +118,19 @@ impl Walk {
                 "cannot walk {root}: it leads outside the workspace"
             ));
         }
+        // Nothing above the workspace is read: no parent folders' ignore
+        // files and no user-wide git excludes, as when the walk ran inside
+        // the sandbox. The folders between the workspace root and the
+        // walk's root still count, through `above_the_root`.
+        let above = above_the_root(&real_workspace, &real);
         let entries = ignore::WalkBuilder::new(&real)
             .require_git(false)
+            .parents(false)
+            .git_global(false)
             .sort_by_file_name(|a, b| a.cmp(b))
+            .filter_entry(move |entry| {
+                !above.ignores(entry.path(), entry.file_type().is_some_and(|t| t.is_dir()))
+            })
             .build();
         Ok(Walk {
             entries,
