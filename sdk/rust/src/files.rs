@@ -92,5 +92,14 @@ pub fn read_many<P: AsRef<str>>(
         .iter()
         .map(|path| from_cwd(cwd.as_deref(), path.as_ref()))
         .collect();
-    wit::read_many(&absolute, max_bytes)
+    let read = wit::read_many(&absolute, max_bytes)?;
+    // Errors name each path as the caller wrote it.
+    Ok(read
+        .into_iter()
+        .zip(paths.iter().zip(&absolute))
+        .map(|(result, (path, sent))| match result {
+            Err(ReadError::Failed(why)) => Err(ReadError::Failed(why.replace(sent, path.as_ref()))),
+            other => other,
+        })
+        .collect())
 }

@@ -6,15 +6,18 @@
 //! than searching. The files are read through the host's own
 //! [`WorkspaceDir`], which confines exactly as the WASI preopen does: the
 //! lexical check refuses `..` and outside absolute paths, and the cap-std
-//! directory refuses symlinks that lead out. The time spent here does not
-//! count toward the plugin's guest deadline.
+//! directory refuses symlinks that lead out; the walk opens every folder
+//! from its parent's handle (see [`super::walker`]). Unlike `exec`, the
+//! time spent here counts toward the plugin's guest deadline, and each call
+//! handles at most [`MAX_BATCH`] paths or entries: a plugin cannot make the
+//! host work for it without limit.
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::Path;
 
 use amber_core::workspace_fs::{CappedRead, WorkspaceDir};
 use wasmtime::component::Resource;
 
+use super::walker::{Kind, Walker};
 use crate::bindings::amber::plugin::files::{
     self, EntryKind, Host, HostWalk, ReadError, WalkEntry,
 };
@@ -24,6 +27,10 @@ use crate::sandbox::WORKSPACE_MOUNT;
 /// Bytes one batch may return in all; the files after it fail with "ask
 /// again", so a plugin cannot make the host hold the whole workspace.
 pub const BATCH_BUDGET: u64 = 64 << 20;
+
+/// Entries one `walk.next` returns at most, and paths one `read-many`
+/// takes at most: each call's work stays bounded.
+pub const MAX_BATCH: usize = 4096;
 
 /// Walks one instance may hold open at once. A walk keeps a directory
 /// handle open per level it is inside, so walks a plugin never drops must
@@ -48,124 +55,53 @@ fn host_path(path: &str) -> Result<String, String> {
 /// A walk in progress, held in the store's resource table. The plugin holds
 /// a `files::Walk` handle with the same index.
 pub struct Walk {
-    entries: ignore::Walk,
-    /// Where the walk started on the host, its real path.
-    host_root: PathBuf,
-    /// The same root as the plugin wrote it; entries are given under it.
+    entries: Walker,
+    /// The root as the plugin wrote it; entries are given under it.
     guest_root: String,
-}
-
-/// The ignore files of the folders from the workspace root down to just
-/// above a walk's root, deepest first: a walk of `src/` still honours the
-/// root's `.gitignore`, and nothing outside the workspace is read.
-struct AboveTheRoot(Vec<ignore::gitignore::Gitignore>);
-
-fn above_the_root(workspace: &Path, root: &Path) -> AboveTheRoot {
-    let mut rules = Vec::new();
-    // A folder's own ignore files are read by the walk; for a file, its
-    // folder's are above it. Either way, start at the parent.
-    let mut dir = root.parent();
-    while let Some(folder) = dir.filter(|d| d.starts_with(workspace)) {
-        let mut builder = ignore::gitignore::GitignoreBuilder::new(folder);
-        for name in [".gitignore", ".ignore"] {
-            let file = folder.join(name);
-            if file.is_file() {
-                // A bad pattern drops only itself, as in ripgrep.
-                let _ = builder.add(file);
-            }
-        }
-        if let Ok(matcher) = builder.build() {
-            if !matcher.is_empty() {
-                rules.push(matcher);
-            }
-        }
-        dir = folder.parent();
-    }
-    AboveTheRoot(rules)
-}
-
-impl AboveTheRoot {
-    /// The deepest folder with a say decides: ignored, or kept by a `!`
-    /// pattern.
-    fn ignores(&self, path: &Path, is_dir: bool) -> bool {
-        for rules in &self.0 {
-            let verdict = rules.matched_path_or_any_parents(path, is_dir);
-            if verdict.is_ignore() {
-                return true;
-            }
-            if verdict.is_whitelist() {
-                return false;
-            }
-        }
-        false
-    }
 }
 
 impl Walk {
     /// What `start` does once the plugin may read: the root confined by
-    /// text, then by its real path, so a symlink inside the workspace that
-    /// points out of it is not walked.
+    /// text, then opened through the workspace's cap-std handle, so a
+    /// symlink that points out of the workspace is refused.
     fn start(workspace: &Path, root: &str) -> Result<Walk, String> {
-        let relative = host_path(root).map_err(|e| format!("cannot walk {root}: {e}"))?;
-        let confined = amber_core::confine(workspace, &relative)
-            .map_err(|e| format!("cannot walk {root}: {e}"))?;
-        let real =
-            std::fs::canonicalize(&confined).map_err(|e| format!("cannot walk {root}: {e}"))?;
-        let real_workspace = std::fs::canonicalize(workspace)
-            .map_err(|e| format!("cannot open the workspace {}: {e}", workspace.display()))?;
-        if !real.starts_with(&real_workspace) {
-            return Err(format!(
-                "cannot walk {root}: it leads outside the workspace"
-            ));
-        }
-        // Nothing above the workspace is read: no parent folders' ignore
-        // files and no user-wide git excludes, as when the walk ran inside
-        // the sandbox. The folders between the workspace root and the
-        // walk's root still count, through `above_the_root`.
-        let above = above_the_root(&real_workspace, &real);
-        let entries = ignore::WalkBuilder::new(&real)
-            .require_git(false)
-            .parents(false)
-            .git_global(false)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .filter_entry(move |entry| {
-                !above.ignores(entry.path(), entry.file_type().is_some_and(|t| t.is_dir()))
-            })
-            .build();
+        let cannot = |e: &dyn std::fmt::Display| {
+            // The plugin sees the workspace as the mount, never the host's
+            // path to it.
+            let why = e
+                .to_string()
+                .replace(&*workspace.to_string_lossy(), WORKSPACE_MOUNT);
+            format!("cannot walk {root}: {why}")
+        };
+        let relative = host_path(root).map_err(|e| cannot(&e))?;
+        let confined = amber_core::confine(workspace, &relative).map_err(|e| cannot(&e))?;
+        let inside = confined.strip_prefix(workspace).unwrap_or(Path::new(""));
+        let dir = cap_std::fs::Dir::open_ambient_dir(workspace, cap_std::ambient_authority())
+            .map_err(|e| cannot(&e))?;
+        let entries = Walker::start(workspace, &dir, inside).map_err(|e| cannot(&e))?;
         Ok(Walk {
             entries,
-            host_root: real,
             guest_root: root.to_string(),
         })
     }
 
-    /// Up to `max` entries; unreadable ones are left out, as rg does.
+    /// Up to `max` entries.
     fn next_batch(&mut self, max: usize) -> Vec<WalkEntry> {
-        let mut out = Vec::with_capacity(max.min(4096));
-        while out.len() < max {
-            let Some(entry) = self.entries.next() else {
-                break;
-            };
-            let Ok(entry) = entry else {
-                continue;
-            };
-            let rest = entry
-                .path()
-                .strip_prefix(&self.host_root)
-                .unwrap_or(entry.path());
-            let path = if rest.as_os_str().is_empty() {
+        let mut out = Vec::with_capacity(max.min(MAX_BATCH));
+        for entry in self.entries.by_ref().take(max) {
+            let path = if entry.path.as_os_str().is_empty() {
                 self.guest_root.clone()
             } else {
                 Path::new(&self.guest_root)
-                    .join(rest)
+                    .join(&entry.path)
                     .to_string_lossy()
                     .into_owned()
             };
-            let kind = match entry.file_type() {
-                Some(t) if t.is_file() => EntryKind::File,
-                Some(t) if t.is_dir() => EntryKind::Folder,
-                Some(t) if t.is_symlink() => EntryKind::Symlink,
-                _ => EntryKind::Other,
+            let kind = match entry.kind {
+                Kind::File => EntryKind::File,
+                Kind::Folder => EntryKind::Folder,
+                Kind::Symlink => EntryKind::Symlink,
+                Kind::Other => EntryKind::Other,
             };
             out.push(WalkEntry { path, kind });
         }
@@ -202,39 +138,48 @@ impl Host for HostState {
         max_bytes: u64,
     ) -> Result<Vec<Result<Vec<u8>, ReadError>>, String> {
         self.refuse_unless_readable()?;
-        let started = Instant::now();
-        let result = self.workspace_dir().map(|dir| {
-            let mut budget = BATCH_BUDGET;
-            paths
-                .iter()
-                .map(|path| {
-                    if budget == 0 {
-                        return Err(ReadError::Failed(format!(
-                            "{path}: not read, the batch passed {} MiB; ask again",
-                            BATCH_BUDGET >> 20
-                        )));
+        if paths.len() > MAX_BATCH {
+            return Err(format!(
+                "{} paths in one read-many; at most {MAX_BATCH}",
+                paths.len()
+            ));
+        }
+        let workspace = self.plugin.workspace.to_string_lossy().into_owned();
+        let dir = self.workspace_dir()?;
+        let mut left = BATCH_BUDGET;
+        let ask_again = |path: &str| {
+            ReadError::Failed(format!(
+                "{path}: not read, the batch passed {} MiB; ask again",
+                BATCH_BUDGET >> 20
+            ))
+        };
+        Ok(paths
+            .iter()
+            .map(|path| {
+                let relative = host_path(path).map_err(ReadError::Failed)?;
+                match dir.read_capped(&relative, max_bytes.min(left)) {
+                    Ok(CappedRead::Bytes(bytes)) => {
+                        left -= bytes.len() as u64;
+                        Ok(bytes)
                     }
-                    let relative = host_path(path).map_err(ReadError::Failed)?;
-                    match dir.read_capped(&relative, max_bytes.min(budget)) {
-                        Ok(CappedRead::Bytes(bytes)) => {
-                            budget -= bytes.len() as u64;
-                            Ok(bytes)
-                        }
-                        Ok(CappedRead::TooLarge(size)) if size <= max_bytes => {
-                            budget = 0;
-                            Err(ReadError::Failed(format!(
-                                "{path}: not read, the batch passed {} MiB; ask again",
-                                BATCH_BUDGET >> 20
-                            )))
-                        }
-                        Ok(CappedRead::TooLarge(size)) => Err(ReadError::TooLarge(size)),
-                        Err(e) => Err(ReadError::Failed(e.replace(&relative, path))),
+                    // It would fit in a batch of its own: "ask again" is
+                    // an answer that ends; anything larger never would.
+                    Ok(CappedRead::TooLarge(size))
+                        if size <= max_bytes && size <= BATCH_BUDGET && left < BATCH_BUDGET =>
+                    {
+                        left = 0;
+                        Err(ask_again(path))
                     }
-                })
-                .collect()
-        });
-        self.clock.add_import_time(started.elapsed());
-        result
+                    Ok(CappedRead::TooLarge(size)) => Err(ReadError::TooLarge(size)),
+                    // The plugin sees the workspace as the mount, never the
+                    // host's path to it.
+                    Err(e) => Err(ReadError::Failed(
+                        e.replace(&relative, path)
+                            .replace(&workspace, WORKSPACE_MOUNT),
+                    )),
+                }
+            })
+            .collect())
     }
 }
 
@@ -251,9 +196,7 @@ impl HostWalk for HostState {
                 "cannot walk {root}: {MAX_OPEN_WALKS} walks are open already; drop one first"
             ));
         }
-        let started = Instant::now();
         let walk = Walk::start(&self.plugin.workspace, &root);
-        self.clock.add_import_time(started.elapsed());
         let stored = self
             .table
             .push(walk?)
@@ -263,13 +206,10 @@ impl HostWalk for HostState {
     }
 
     fn next(&mut self, walk: Resource<files::Walk>, max: u32) -> Vec<WalkEntry> {
-        let started = Instant::now();
-        let entries = match self.table.get_mut(&entry(&walk)) {
-            Ok(walk) => walk.next_batch(max as usize),
+        match self.table.get_mut(&entry(&walk)) {
+            Ok(walk) => walk.next_batch((max as usize).min(MAX_BATCH)),
             Err(_) => Vec::new(),
-        };
-        self.clock.add_import_time(started.elapsed());
-        entries
+        }
     }
 
     fn drop(&mut self, walk: Resource<files::Walk>) -> wasmtime::Result<()> {

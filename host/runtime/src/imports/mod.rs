@@ -5,6 +5,7 @@
 pub mod exec;
 pub mod files;
 pub mod host;
+mod walker;
 
 use wasmtime::component::{HasSelf, Linker};
 
