@@ -209,6 +209,9 @@ fn the_files_import_reads_and_walks_only_inside_the_workspace() {
         );
     }
     assert!(lines[8].contains("not a regular file"), "{}", lines[8]);
+    // Errors show paths as the plugin wrote them, never the host's path.
+    let host_path = scratch.workspace.to_string_lossy().into_owned();
+    assert!(!read.contains(&host_path), "{read}");
     let capped = call_tool(
         &runtime,
         "read-many",
@@ -235,6 +238,7 @@ fn the_files_import_reads_and_walks_only_inside_the_workspace() {
     assert_eq!(sub, "folder /workspace/sub\nfile /workspace/sub/a.txt");
     for root in ["etc-link", "../..", "/etc", "/workspace/../.."] {
         let err = contained(&runtime, "walk", json!({ "root": root }));
+        assert!(!err.contains(&host_path), "{root}: {err}");
         assert!(
             err.contains(&format!("cannot walk {root}")),
             "{root}: {err}"
