@@ -253,7 +253,7 @@ fn walks_never_dropped_cannot_use_up_the_hosts_file_descriptors() {
     let runtime = hostile_runtime(&scratch, |_| {});
     let err = contained(&runtime, "walk-leak", json!({}));
     assert!(
-        err.contains("cannot walk .: 16 walks are open already; drop one first"),
+        err.contains("cannot walk .: 8 walks are open already; drop one first"),
         "{err}"
     );
 }

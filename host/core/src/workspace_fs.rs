@@ -83,7 +83,7 @@ impl WorkspaceDir {
         }
         // A file growing while we read is still cut at one byte past the cap.
         let mut bytes = Vec::with_capacity(metadata.len() as usize + 1);
-        file.take(max + 1)
+        file.take(max.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read {path}: {e}"))?;
         if bytes.len() as u64 > max {

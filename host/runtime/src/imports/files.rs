@@ -35,7 +35,7 @@ pub const MAX_BATCH: usize = 4096;
 /// Walks one instance may hold open at once. A walk keeps a directory
 /// handle open per level it is inside, so walks a plugin never drops must
 /// not be able to use up the host's file descriptors.
-pub const MAX_OPEN_WALKS: usize = 16;
+pub const MAX_OPEN_WALKS: usize = 8;
 
 /// A path as the plugin sees it, as the host's path relative to the
 /// workspace root: absolute ones must be under the mount.
@@ -73,7 +73,10 @@ impl Walk {
                 .replace(&*workspace.to_string_lossy(), WORKSPACE_MOUNT);
             format!("cannot walk {root}: {why}")
         };
-        let relative = host_path(root).map_err(|e| cannot(&e))?;
+        let relative = match host_path(root).map_err(|e| cannot(&e))? {
+            empty if empty.is_empty() => ".".to_string(),
+            relative => relative,
+        };
         let confined = amber_core::confine(workspace, &relative).map_err(|e| cannot(&e))?;
         let inside = confined.strip_prefix(workspace).unwrap_or(Path::new(""));
         let dir = cap_std::fs::Dir::open_ambient_dir(workspace, cap_std::ambient_authority())
@@ -173,10 +176,14 @@ impl Host for HostState {
                     Ok(CappedRead::TooLarge(size)) => Err(ReadError::TooLarge(size)),
                     // The plugin sees the workspace as the mount, never the
                     // host's path to it.
-                    Err(e) => Err(ReadError::Failed(
-                        e.replace(&relative, path)
-                            .replace(&workspace, WORKSPACE_MOUNT),
-                    )),
+                    Err(e) => {
+                        let e = e.replace(&workspace, WORKSPACE_MOUNT);
+                        Err(ReadError::Failed(if relative == "." {
+                            e
+                        } else {
+                            e.replace(&relative, path)
+                        }))
+                    }
                 }
             })
             .collect())

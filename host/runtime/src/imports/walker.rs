@@ -37,8 +37,13 @@ pub struct Entry {
     pub kind: Kind,
 }
 
-/// The rules in force in a folder, shallowest first.
-type Rules = Arc<Vec<Gitignore>>;
+/// The rules in force in a folder, shallowest first; shared, never copied.
+type Rules = Arc<Vec<Arc<Gitignore>>>;
+
+/// Folders deeper than this below the walk's root are listed but not
+/// entered: each level holds a directory handle open, and walks must not
+/// use up the host's file descriptors.
+pub const MAX_DEPTH: usize = 48;
 
 struct Level {
     dir: Dir,
@@ -106,7 +111,7 @@ fn with_folder_rules(rules: &Rules, dir: &Dir, folder: &Path, extra: Option<Stri
     match builder.build() {
         Ok(matcher) if any && !matcher.is_empty() => {
             let mut more = rules.as_ref().clone();
-            more.push(matcher);
+            more.push(Arc::new(matcher));
             Arc::new(more)
         }
         _ => Arc::clone(rules),
@@ -114,7 +119,7 @@ fn with_folder_rules(rules: &Rules, dir: &Dir, folder: &Path, extra: Option<Stri
 }
 
 /// The deepest folder with a say decides: ignored, or kept by a `!` rule.
-fn ignored(rules: &[Gitignore], path: &Path, is_dir: bool) -> bool {
+fn ignored(rules: &[Arc<Gitignore>], path: &Path, is_dir: bool) -> bool {
     for matcher in rules.iter().rev() {
         let verdict = matcher.matched(path, is_dir);
         if verdict.is_ignore() {
@@ -137,7 +142,13 @@ fn listing(dir: &Dir) -> Vec<(OsString, Kind)> {
                 if name.as_encoded_bytes().first() == Some(&b'.') {
                     return None;
                 }
-                Some((name, kind_of(entry.file_type().ok()?)))
+                let mut kind = kind_of(entry.file_type().ok()?);
+                // Some filesystems give no type in the listing; ask the
+                // entry itself, without following it.
+                if kind == Kind::Other {
+                    kind = kind_of(entry.metadata().ok()?.file_type());
+                }
+                Some((name, kind))
             })
             .collect(),
         Err(_) => Vec::new(),
@@ -169,8 +180,10 @@ impl Walker {
             .map(|p| p.components().collect())
             .unwrap_or_default();
         for component in parents {
-            folder = folder.open_dir(component)?;
             at.push(component);
+            // From the workspace's handle: a symlink on the way may lead
+            // anywhere inside the workspace, never out of it.
+            folder = workspace_dir.open_dir(&at)?;
             rules = with_folder_rules(&rules, &folder, &workspace.join(&at), None);
         }
         let target = if root.as_os_str().is_empty() {
@@ -222,6 +235,7 @@ impl Iterator for Walker {
             return Some(first);
         }
         loop {
+            let depth = self.stack.len();
             let level = self.stack.last_mut()?;
             let Some((name, kind)) = level.entries.next() else {
                 self.stack.pop();
@@ -234,7 +248,7 @@ impl Iterator for Walker {
             }
             // A folder is opened from its parent's handle: if it was
             // swapped for a symlink, cap-std keeps it inside the workspace.
-            let child = if is_dir {
+            let child = if is_dir && depth < MAX_DEPTH {
                 level.dir.open_dir(&name).ok().map(|dir| {
                     let rules =
                         with_folder_rules(&level.rules, &dir, &self.workspace.join(&at), None);
