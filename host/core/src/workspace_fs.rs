@@ -20,6 +20,31 @@ pub enum CappedRead {
     TooLarge(u64),
 }
 
+/// Reads `path` in `dir` if it is a regular file of at most `max` bytes,
+/// or gives its size when it is larger. Opened without blocking, so a pipe
+/// planted in the workspace fails instead of waiting for a writer that
+/// never comes; cap-std keeps the open beneath `dir`.
+pub fn read_regular(dir: &Dir, path: &Path, max: u64) -> std::io::Result<CappedRead> {
+    let file = dir.open_with(
+        path,
+        OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK),
+    )?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    if metadata.len() > max {
+        return Ok(CappedRead::TooLarge(metadata.len()));
+    }
+    // A file growing while we read is still cut at one byte past the cap.
+    let mut bytes = Vec::with_capacity(metadata.len() as usize + 1);
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Ok(CappedRead::TooLarge(bytes.len() as u64));
+    }
+    Ok(CappedRead::Bytes(bytes))
+}
+
 pub struct WorkspaceDir {
     root: PathBuf,
     dir: Dir,
@@ -35,8 +60,13 @@ impl WorkspaceDir {
         })
     }
 
+    /// The handle every access goes through.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
     /// `path` (relative, or absolute inside the root) relative to the root.
-    fn relative(&self, path: &str) -> Result<PathBuf, String> {
+    pub fn relative(&self, path: &str) -> Result<PathBuf, String> {
         let confined = confine(&self.root, path).map_err(|e| e.to_string())?;
         let relative = confined.strip_prefix(&self.root).unwrap_or(&confined);
         Ok(if relative.as_os_str().is_empty() {
@@ -61,35 +91,10 @@ impl WorkspaceDir {
     }
 
     /// The bytes of a regular file of at most `max` bytes, or its size when
-    /// it is larger. Opened without blocking, so a pipe planted in the
-    /// workspace fails instead of waiting for a writer that never comes.
+    /// it is larger (see [`read_regular`]).
     pub fn read_capped(&self, path: &str, max: u64) -> Result<CappedRead, String> {
         let relative = self.relative(path)?;
-        let file = self
-            .dir
-            .open_with(
-                &relative,
-                OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK),
-            )
-            .map_err(|e| format!("cannot read {path}: {e}"))?;
-        let metadata = file
-            .metadata()
-            .map_err(|e| format!("cannot read {path}: {e}"))?;
-        if !metadata.is_file() {
-            return Err(format!("cannot read {path}: not a regular file"));
-        }
-        if metadata.len() > max {
-            return Ok(CappedRead::TooLarge(metadata.len()));
-        }
-        // A file growing while we read is still cut at one byte past the cap.
-        let mut bytes = Vec::with_capacity(metadata.len() as usize + 1);
-        file.take(max.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read {path}: {e}"))?;
-        if bytes.len() as u64 > max {
-            return Ok(CappedRead::TooLarge(bytes.len() as u64));
-        }
-        Ok(CappedRead::Bytes(bytes))
+        read_regular(&self.dir, &relative, max).map_err(|e| format!("cannot read {path}: {e}"))
     }
 
     pub fn write(&self, path: &str, bytes: &[u8]) -> Result<(), String> {

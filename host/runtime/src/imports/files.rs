@@ -13,6 +13,7 @@
 //! host work for it without limit.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use amber_core::workspace_fs::{CappedRead, WorkspaceDir};
 use wasmtime::component::Resource;
@@ -64,7 +65,7 @@ impl Walk {
     /// What `start` does once the plugin may read: the root confined by
     /// text, then opened through the workspace's cap-std handle, so a
     /// symlink that points out of the workspace is refused.
-    fn start(workspace: &Path, root: &str) -> Result<Walk, String> {
+    fn start(dir: &WorkspaceDir, workspace: &Path, root: &str) -> Result<Walk, String> {
         let cannot = |e: &dyn std::fmt::Display| {
             // The plugin sees the workspace as the mount, never the host's
             // path to it.
@@ -77,11 +78,8 @@ impl Walk {
             empty if empty.is_empty() => ".".to_string(),
             relative => relative,
         };
-        let confined = amber_core::confine(workspace, &relative).map_err(|e| cannot(&e))?;
-        let inside = confined.strip_prefix(workspace).unwrap_or(Path::new(""));
-        let dir = cap_std::fs::Dir::open_ambient_dir(workspace, cap_std::ambient_authority())
-            .map_err(|e| cannot(&e))?;
-        let entries = Walker::start(workspace, &dir, inside).map_err(|e| cannot(&e))?;
+        let inside = dir.relative(&relative).map_err(|e| cannot(&e))?;
+        let entries = Walker::start(workspace, dir.dir(), &inside).map_err(|e| cannot(&e))?;
         Ok(Walk {
             entries,
             guest_root: root.to_string(),
@@ -126,7 +124,11 @@ impl HostState {
 
     fn workspace_dir(&mut self) -> Result<&WorkspaceDir, String> {
         if self.workspace_dir.is_none() {
-            self.workspace_dir = Some(WorkspaceDir::open(&self.plugin.workspace)?);
+            let workspace = &self.plugin.workspace;
+            // Said to the plugin: the mount, never the host's path.
+            let dir = WorkspaceDir::open(workspace)
+                .map_err(|e| e.replace(&*workspace.to_string_lossy(), WORKSPACE_MOUNT))?;
+            self.workspace_dir = Some(dir);
         }
         self.workspace_dir
             .as_ref()
@@ -203,7 +205,8 @@ impl HostWalk for HostState {
                 "cannot walk {root}: {MAX_OPEN_WALKS} walks are open already; drop one first"
             ));
         }
-        let walk = Walk::start(&self.plugin.workspace, &root);
+        let workspace = Arc::clone(&self.plugin);
+        let walk = Walk::start(self.workspace_dir()?, &workspace.workspace, &root);
         let stored = self
             .table
             .push(walk?)

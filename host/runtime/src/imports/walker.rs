@@ -12,11 +12,11 @@
 //! workspace root and the walk's root apply.
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use amber_core::workspace_fs::{read_regular, CappedRead};
+use cap_std::fs::Dir;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 /// An ignore file larger than this is not read: rule files are small.
@@ -74,22 +74,13 @@ fn kind_of(file_type: cap_std::fs::FileType) -> Kind {
     }
 }
 
-/// A small regular file in `dir`, without following it out of `dir` and
-/// without blocking on a pipe; `None` for anything else.
+/// A small regular file in `dir`, read without following it out of `dir`
+/// and without blocking on a pipe; `None` for anything else.
 fn small_file(dir: &Dir, name: &Path) -> Option<String> {
-    let file = dir
-        .open_with(
-            name,
-            OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK),
-        )
-        .ok()?;
-    let metadata = file.metadata().ok()?;
-    if !metadata.is_file() || metadata.len() > MAX_RULES_FILE {
-        return None;
+    match read_regular(dir, name, MAX_RULES_FILE) {
+        Ok(CappedRead::Bytes(bytes)) => String::from_utf8(bytes).ok(),
+        _ => None,
     }
-    let mut text = String::new();
-    file.take(MAX_RULES_FILE).read_to_string(&mut text).ok()?;
-    Some(text)
 }
 
 /// `rules` with the folder's own ignore files added (`.ignore` after
@@ -171,10 +162,8 @@ impl Walker {
             Ok(m) if m.is_dir() => small_file(workspace_dir, Path::new(".git/info/exclude")),
             _ => None,
         };
-        let mut rules: Rules = Arc::new(Vec::new());
-        let mut folder = workspace_dir.try_clone()?;
+        let mut rules = with_folder_rules(&Arc::new(Vec::new()), workspace_dir, workspace, exclude);
         let mut at = PathBuf::new();
-        rules = with_folder_rules(&rules, &folder, workspace, exclude);
         let parents: Vec<_> = root
             .parent()
             .map(|p| p.components().collect())
@@ -183,7 +172,7 @@ impl Walker {
             at.push(component);
             // From the workspace's handle: a symlink on the way may lead
             // anywhere inside the workspace, never out of it.
-            folder = workspace_dir.open_dir(&at)?;
+            let folder = workspace_dir.open_dir(&at)?;
             rules = with_folder_rules(&rules, &folder, &workspace.join(&at), None);
         }
         let target = if root.as_os_str().is_empty() {
@@ -197,13 +186,7 @@ impl Walker {
             root: root.clone(),
             first: Some(Entry {
                 path: PathBuf::new(),
-                kind: if metadata.is_dir() {
-                    Kind::Folder
-                } else if metadata.is_file() {
-                    Kind::File
-                } else {
-                    Kind::Other
-                },
+                kind: kind_of(metadata.file_type()),
             }),
             stack: Vec::new(),
         };
