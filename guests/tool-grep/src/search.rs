@@ -107,12 +107,9 @@ pub fn grep(q: &Query<'_>) -> Result<ToolOutput, ToolError> {
         }
         batch_size = (batch_size * 2).min(LAST_BATCH);
         let paths: Vec<&str> = batch.iter().map(|(path, _)| path.as_str()).collect();
-        // Without the batch import (not granted, an old host) every file
-        // is read through WASI, one by one.
-        let mut contents = amber_sdk::files::read_many(&paths, SLICE_MAX)
-            .map(Vec::into_iter)
-            .ok();
-        for (path, shown) in &batch {
+        // The walk above needed the same grant, so only single files fail.
+        let contents = amber_sdk::files::read_many(&paths, SLICE_MAX).map_err(ToolError::Failed)?;
+        for ((path, shown), content) in batch.iter().zip(contents) {
             if matches >= q.max {
                 break;
             }
@@ -127,9 +124,9 @@ pub fn grep(q: &Query<'_>) -> Result<ToolOutput, ToolError> {
             };
             // An unreadable file is skipped, as rg does. A file too large
             // for one read, or past the batch's budget, is streamed.
-            let _ = match contents.as_mut().and_then(Iterator::next) {
-                Some(Ok(bytes)) => searcher.search_slice(&matcher, &bytes, sink),
-                _ => searcher.search_path(&matcher, path, sink),
+            let _ = match content {
+                Ok(bytes) => searcher.search_slice(&matcher, &bytes, sink),
+                Err(_) => searcher.search_path(&matcher, path, sink),
             };
             if matches > before {
                 files += 1;

@@ -19,7 +19,7 @@ fn from_cwd(cwd: Option<&Path>, path: &str) -> String {
 }
 
 /// The workspace below `root` (a folder, or one file), in path order, as
-/// ripgrep walks it: .gitignore, .ignore and git's excludes honoured, even
+/// ripgrep walks it: .gitignore, .ignore and the repository's excludes honoured, even
 /// outside a git repository, hidden files skipped, symlinks listed but not
 /// followed. The host walks natively and hands entries over in batches;
 /// each entry's path starts with `root` as written here.
@@ -82,7 +82,7 @@ impl Iterator for Walk {
 /// unless the plugin changed folder). A file larger than `max_bytes` comes
 /// back as [`ReadError::TooLarge`] with its size, so it can be streamed
 /// with `std::fs` instead. The whole call fails only when the plugin may
-/// not read the workspace.
+/// not read the workspace, or asks for more than 4096 paths at once.
 pub fn read_many<P: AsRef<str>>(
     paths: &[P],
     max_bytes: u64,
