@@ -19,9 +19,9 @@ fn from_cwd(cwd: Option<&Path>, path: &str) -> String {
 }
 
 /// The workspace below `root` (a folder, or one file), in path order, as
-/// ripgrep walks it: .gitignore, .ignore and the repository's excludes honoured, even
-/// outside a git repository, hidden files skipped, symlinks listed but not
-/// followed. The host walks natively and hands entries over in batches;
+/// ripgrep walks it: .gitignore, .ignore and the repository's excludes
+/// honoured, even outside a git repository, hidden files skipped, symlinks
+/// listed but not followed. The host walks natively and hands entries over in batches;
 /// each entry's path starts with `root` as written here.
 pub fn walk(root: &str) -> Result<Walk, String> {
     let cwd = std::env::current_dir().ok();
