@@ -111,7 +111,7 @@ pub struct MessagesDecoder {
 }
 
 impl Decoder for MessagesDecoder {
-    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
         self.on_event(event, out);
     }
 
@@ -126,14 +126,14 @@ impl Decoder for MessagesDecoder {
 }
 
 impl MessagesDecoder {
-    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn on_event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
         if event.data.trim().is_empty() {
             return;
         }
-        let data: Value = match serde_json::from_str(&event.data) {
+        let data: Value = match serde_json::from_str(event.data) {
             Ok(data) => data,
             Err(e) => {
-                let name = event.event.as_deref().unwrap_or("unnamed");
+                let name = event.event.unwrap_or("unnamed");
                 let why = format!("has data that is not JSON ({e})");
                 out.push(vendor_error::malformed(name, &why));
                 return;
@@ -142,7 +142,6 @@ impl MessagesDecoder {
         // The event name always equals the payload's type; either will do.
         let name = event
             .event
-            .as_deref()
             .or_else(|| data["type"].as_str())
             .unwrap_or("unnamed");
         let handled = match name {

@@ -20,7 +20,7 @@ pub struct ChatStream {
 }
 
 impl Decoder for ChatStream {
-    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
         self.on_event(event, out);
     }
 
@@ -121,8 +121,8 @@ fn filled<'s>(text: &'s Option<Cow<'_, str>>) -> Option<&'s str> {
 
 impl ChatStream {
     /// The fast path; false when the chunk needs the general one.
-    fn typed(&mut self, event: &SseEvent, data: &str, out: &mut Vec<StreamChunk>) -> bool {
-        if event.event.as_deref() == Some("error") {
+    fn typed(&mut self, event: &SseEvent<'_>, data: &str, out: &mut Vec<StreamChunk>) -> bool {
+        if event.event == Some("error") {
             return false;
         }
         let Ok(chunk) = serde_json::from_str::<Chunk>(data) else {
@@ -163,7 +163,7 @@ impl ChatStream {
         true
     }
 
-    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn on_event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
         let data = event.data.trim();
         if self.done || data.is_empty() {
             return;
@@ -180,7 +180,7 @@ impl ChatStream {
             Err(e) => return out.push(errors::malformed("chat", event, &e)),
         };
         let has_error = payload.get("error").is_some_and(|e| !e.is_null());
-        if event.event.as_deref() == Some("error") || has_error {
+        if event.event == Some("error") || has_error {
             return out.push(errors::from_vendor(errors::vendor_error(&payload)));
         }
         let choices = payload["choices"].as_array().map(Vec::as_slice);

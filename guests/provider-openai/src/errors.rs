@@ -15,11 +15,11 @@ pub fn chunk(kind: &str, message: String, retryable: bool) -> StreamChunk {
 }
 
 /// An event whose data is not JSON. Decoding goes on after it.
-pub fn malformed(dialect: &str, event: &SseEvent, error: &serde_json::Error) -> StreamChunk {
-    let name = event.event.as_deref().unwrap_or("message");
+pub fn malformed(dialect: &str, event: &SseEvent<'_>, error: &serde_json::Error) -> StreamChunk {
+    let name = event.event.unwrap_or("message");
     let message = format!(
         "{dialect} stream: event `{name}` is not JSON ({error}): {}",
-        cut(&event.data, 120)
+        cut(event.data, 120)
     );
     chunk("malformed-event", message, false)
 }

@@ -86,7 +86,7 @@ struct UnknownFlavor {
 }
 
 impl Decoder for UnknownFlavor {
-    fn event(&mut self, _event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn event(&mut self, _event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
         if !std::mem::replace(&mut self.reported, true) {
             let message = unknown_flavor(&self.flavor);
             out.push(errors::chunk("unknown-flavor", message, false));

@@ -21,7 +21,7 @@ pub struct ResponsesStream {
 }
 
 impl Decoder for ResponsesStream {
-    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
         self.on_event(event, out);
     }
 
@@ -33,7 +33,7 @@ impl Decoder for ResponsesStream {
 }
 
 impl ResponsesStream {
-    fn on_event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>) {
+    fn on_event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
         let data = event.data.trim();
         if data.is_empty() || data == "[DONE]" {
             return;
@@ -42,10 +42,7 @@ impl ResponsesStream {
             Ok(payload) => payload,
             Err(e) => return out.push(errors::malformed("responses", event, &e)),
         };
-        let kind = payload["type"]
-            .as_str()
-            .or(event.event.as_deref())
-            .unwrap_or_default();
+        let kind = payload["type"].as_str().or(event.event).unwrap_or_default();
         match kind {
             "response.output_text.delta" => text(&payload, out),
             "response.refusal.delta" => {

@@ -38,11 +38,12 @@ pub trait ProviderPlugin {
 
 /// One server-sent event: the host frames the stream and hands a decoder
 /// batches of these (they cross the boundary packed, see `sse-batch`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
+/// Both fields borrow from the batch, so an event costs no copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEvent<'a> {
     /// The `event:` name; None for unnamed events.
-    pub event: Option<String>,
-    pub data: String,
+    pub event: Option<&'a str>,
+    pub data: &'a str,
 }
 
 /// Pushes a text delta onto `out`, joined to the chunk before it when that
@@ -62,9 +63,9 @@ pub fn push_text(out: &mut Vec<StreamChunk>, text: &str) {
 /// Decoding state for one stream.
 pub trait Decoder {
     /// Decodes one event, pushing the chunks it yields onto `out`. The glue
-    /// calls it for each event of a batch, in order, through one reused
-    /// `SseEvent`, and joins adjacent text (and argument) deltas itself.
-    fn event(&mut self, event: &SseEvent, out: &mut Vec<StreamChunk>);
+    /// calls it for each event of a batch, in order, with the event borrowed
+    /// from the batch, and joins adjacent text (and argument) deltas itself.
+    fn event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>);
 
     /// The stream ended; flush anything buffered.
     fn finish(&mut self) -> Vec<StreamChunk> {

@@ -141,44 +141,27 @@ impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
     }
 }
 
-/// Decodes a packed batch event by event through one reused [`SseEvent`],
-/// so an event costs a copy into buffers that keep their capacity rather
-/// than an allocation of its own. A span outside the text (which the host
-/// never sends) is skipped rather than trusted.
+/// Decodes a packed batch event by event, each borrowed from the batch's
+/// text, so an event costs neither an allocation nor a copy. A span outside
+/// the text, or a short last quad (which the host never sends), is skipped
+/// rather than trusted.
 fn decode_packed(
     decoder: &mut dyn Decoder,
     batch: &provider::SseBatch,
 ) -> Vec<provider::StreamChunk> {
-    let slice = |(start, len): (u32, u32)| {
+    let slice = |start: u32, len: u32| {
         let start = start as usize;
         batch.text.get(start..start.checked_add(len as usize)?)
     };
-    let mut event = SseEvent {
-        event: None,
-        data: String::new(),
-    };
     let mut out = Vec::new();
-    for span in &batch.events {
-        let Some(data) = slice(span.data) else {
+    for quad in batch.spans.chunks_exact(4) {
+        let (Some(name), Some(data)) = (slice(quad[0], quad[1]), slice(quad[2], quad[3])) else {
             continue;
         };
-        let name = match span.name {
-            Some(range) => match slice(range) {
-                Some(name) => Some(name),
-                None => continue,
-            },
-            None => None,
+        let event = SseEvent {
+            event: (!name.is_empty()).then_some(name),
+            data,
         };
-        event.data.clear();
-        event.data.push_str(data);
-        match (name, event.event.as_mut()) {
-            (Some(name), Some(buffer)) => {
-                buffer.clear();
-                buffer.push_str(name);
-            }
-            (Some(name), None) => event.event = Some(name.to_string()),
-            (None, _) => event.event = None,
-        }
         decoder.event(&event, &mut out);
     }
     coalesce(out)

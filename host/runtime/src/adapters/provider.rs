@@ -154,21 +154,16 @@ fn pack(events: &[SseEvent]) -> wit::SseBatch {
         .map(|e| e.data.len() + e.event.as_ref().map_or(0, String::len))
         .sum();
     let mut text = String::with_capacity(total);
-    let mut spans = Vec::with_capacity(events.len());
-    let push = |s: &str, text: &mut String| {
-        let range = (text.len() as u32, s.len() as u32);
+    let mut spans = Vec::with_capacity(events.len() * 4);
+    let mut push = |s: &str, text: &mut String| {
+        spans.extend([text.len() as u32, s.len() as u32]);
         text.push_str(s);
-        range
     };
     for e in events {
-        let name = e.event.as_deref().map(|n| push(n, &mut text));
-        let data = push(&e.data, &mut text);
-        spans.push(wit::SseSpan { name, data });
+        push(e.event.as_deref().unwrap_or(""), &mut text);
+        push(&e.data, &mut text);
     }
-    wit::SseBatch {
-        text,
-        events: spans,
-    }
+    wit::SseBatch { text, spans }
 }
 
 fn chunks_size(chunks: &[wit::StreamChunk]) -> usize {
