@@ -46,6 +46,50 @@ pub struct SseEvent<'a> {
     pub data: &'a str,
 }
 
+/// The events of one batch as the host packed them (see `sse-batch`),
+/// each borrowed from the batch's text. A span outside the text, or a
+/// short last quad (which the host never sends), is skipped rather than
+/// trusted.
+#[derive(Debug, Clone)]
+pub struct SseEvents<'a> {
+    text: &'a str,
+    spans: std::slice::ChunksExact<'a, u32>,
+}
+
+impl<'a> SseEvents<'a> {
+    /// The events of `text` at `spans`: four numbers an event, name start,
+    /// name length, data start, data length; a name of length 0 is none.
+    pub fn new(text: &'a str, spans: &'a [u32]) -> Self {
+        SseEvents {
+            text,
+            spans: spans.chunks_exact(4),
+        }
+    }
+
+    fn slice(&self, start: u32, len: u32) -> Option<&'a str> {
+        let start = start as usize;
+        self.text.get(start..start.checked_add(len as usize)?)
+    }
+}
+
+impl<'a> Iterator for SseEvents<'a> {
+    type Item = SseEvent<'a>;
+
+    fn next(&mut self) -> Option<SseEvent<'a>> {
+        loop {
+            let quad = self.spans.next()?;
+            if let (Some(name), Some(data)) =
+                (self.slice(quad[0], quad[1]), self.slice(quad[2], quad[3]))
+            {
+                return Some(SseEvent {
+                    event: (!name.is_empty()).then_some(name),
+                    data,
+                });
+            }
+        }
+    }
+}
+
 /// Pushes a text delta onto `out`, joined to the chunk before it when that
 /// is text as well. Deltas decoded in one batch reach the host together
 /// anyway, so nothing is lost, and the decoder saves a string per event.
@@ -66,6 +110,16 @@ pub trait Decoder {
     /// calls it for each event of a batch, in order, with the event borrowed
     /// from the batch, and joins adjacent text (and argument) deltas itself.
     fn event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>);
+
+    /// Decodes a batch of events in order. The glue calls this once per
+    /// batch; the default calls [`Decoder::event`] for each, and since it
+    /// is compiled for each decoder, that call is direct (and inlined)
+    /// rather than one dynamic call per event. Rarely worth overriding.
+    fn events(&mut self, events: SseEvents<'_>, out: &mut Vec<StreamChunk>) {
+        for event in events {
+            self.event(&event, out);
+        }
+    }
 
     /// The stream ended; flush anything buffered.
     fn finish(&mut self) -> Vec<StreamChunk> {

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use crate::bindings::amber::plugin::types::{Capability, InitContext, PluginManifest as Manifest};
 use crate::bindings::exports::amber::plugin::{command, parser, plugin, prompt, provider, tool};
 use crate::capability::{
-    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent, ToolPlugin,
+    CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvents, ToolPlugin,
 };
 use crate::Plugin;
 
@@ -141,29 +141,15 @@ impl<W: Wiring> provider::GuestDecoder for DecoderHandle<W> {
     }
 }
 
-/// Decodes a packed batch event by event, each borrowed from the batch's
-/// text, so an event costs neither an allocation nor a copy. A span outside
-/// the text, or a short last quad (which the host never sends), is skipped
-/// rather than trusted.
+/// Decodes a packed batch through the decoder's `events`, each event
+/// borrowed from the batch's text, so an event costs neither an allocation
+/// nor a copy, and one dynamic call serves the whole batch.
 fn decode_packed(
     decoder: &mut dyn Decoder,
     batch: &provider::SseBatch,
 ) -> Vec<provider::StreamChunk> {
-    let slice = |start: u32, len: u32| {
-        let start = start as usize;
-        batch.text.get(start..start.checked_add(len as usize)?)
-    };
     let mut out = Vec::new();
-    for quad in batch.spans.chunks_exact(4) {
-        let (Some(name), Some(data)) = (slice(quad[0], quad[1]), slice(quad[2], quad[3])) else {
-            continue;
-        };
-        let event = SseEvent {
-            event: (!name.is_empty()).then_some(name),
-            data,
-        };
-        decoder.event(&event, &mut out);
-    }
+    decoder.events(SseEvents::new(&batch.text, &batch.spans), &mut out);
     coalesce(out)
 }
 

@@ -40,7 +40,7 @@ mod manifest;
 
 pub use capability::{
     push_text, CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent,
-    ToolPlugin,
+    SseEvents, ToolPlugin,
 };
 pub use manifest::API_VERSION;
 
