@@ -14,7 +14,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
-use crate::{cargo, guests, root, run, setup};
+use crate::{cargo, guests, root, run, setup, target_dir};
 
 pub fn run_all(filter: &[String]) -> Result<()> {
     // The baselines of later benchmarks (grep vs rg, index vs ctags).
@@ -24,11 +24,11 @@ pub fn run_all(filter: &[String]) -> Result<()> {
     run(cargo()
         .current_dir(root())
         .args(["build", "--release", "--quiet", "-p", "amber-bench"]))?;
-    let out_dir = root().join("target/bench");
+    let out_dir = target_dir().join("bench");
     std::fs::create_dir_all(&out_dir)?;
     let rows_path = out_dir.join("rows.jsonl");
     let _ = std::fs::remove_file(&rows_path);
-    run(Command::new(root().join("target/release/amber-bench"))
+    run(Command::new(target_dir().join("release/amber-bench"))
         .args(filter)
         .env("AMBER_BENCH_ROWS", &rows_path)
         .env("AMBER_GUESTS_DIR", &guests))?;

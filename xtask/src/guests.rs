@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::{cargo, root, run, setup};
+use crate::{cargo, root, run, setup, target_dir};
 
 /// Guests with C code (tree-sitter grammars) need clang, llvm and wasi-libc.
 const GUESTS_WITH_C: &[&str] = &[
@@ -83,8 +83,8 @@ pub fn build_all() -> Result<PathBuf> {
             .args(["rustc", "--release", "--lib", "-p", name, "--"])
             .args(INLINE_FLAGS))?;
     }
-    let built = root().join("target/wasm32-wasip2/release");
-    let out = root().join("target/guests");
+    let built = target_dir().join("wasm32-wasip2/release");
+    let out = target_dir().join("guests");
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     for name in &names {
         let from = built.join(format!("{}.wasm", name.replace('-', "_")));

@@ -20,6 +20,8 @@ commands:
   test     install what is missing, build the guests, run every test
   guests   build every guest in release into target/guests/<name>.wasm
   bench    build in release and run every benchmark; writes target/bench/summary.json
+
+Everything builds into one target dir: CARGO_TARGET_DIR when set, else target/.
 ";
 
 fn main() -> ExitCode {
@@ -63,7 +65,27 @@ pub fn run(cmd: &mut Command) -> Result<()> {
 }
 
 pub fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // Every build, host or guest, in the one target dir the xtask reads
+    // from, whichever folder it runs in.
+    cmd.env("CARGO_TARGET_DIR", target_dir());
+    cmd
+}
+
+/// The one target dir of host and guests: `CARGO_TARGET_DIR` (or
+/// `CARGO_BUILD_TARGET_DIR`) when set, relative to where the xtask was
+/// started as cargo reads it, else `target/` at the root.
+pub fn target_dir() -> PathBuf {
+    for var in ["CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR"] {
+        if let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty()) {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                return dir;
+            }
+            return std::env::current_dir().unwrap_or_else(|_| root()).join(dir);
+        }
+    }
+    root().join("target")
 }
 
 fn test(extra: &[String]) -> Result<()> {
@@ -96,12 +118,12 @@ fn demo() -> Result<()> {
         "--bin",
         "amber-fake-llm",
     ]))?;
-    let amber = root().join("target/debug/amber");
+    let amber = target_dir().join("debug/amber");
     let scratch = tempdir_path("amber-demo")?;
     let repo = scratch.join("thermo");
     copy_tree(&root().join("fixtures/demo-repo"), &repo)?;
     let session = root().join("fixtures/demo/session.toml");
-    let mut server = Command::new(root().join("target/debug/amber-fake-llm"))
+    let mut server = Command::new(target_dir().join("debug/amber-fake-llm"))
         .args(["--script", &session.to_string_lossy(), "--port", "0"])
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -130,7 +152,7 @@ fn demo() -> Result<()> {
         ])
         .args(["--base-url", &format!("http://127.0.0.1:{port}/v1"), prompt])
         .env("AMBER_HOME", scratch.join("home"))
-        .env("AMBER_CACHE_DIR", root().join("target/demo-cache"))
+        .env("AMBER_CACHE_DIR", target_dir().join("demo-cache"))
         .env("OPENAI_API_KEY", "demo-key-for-the-fake-server")
         .status()
         .context("cannot run amber")?;
@@ -145,7 +167,8 @@ fn demo() -> Result<()> {
     println!(
         "\nThe same against a real model: set OPENAI_API_KEY (or ANTHROPIC_API_KEY with \
          --provider anthropic, or run ollama and use --provider ollama), then\n  \
-         target/debug/amber -C {} exec --yes \"{prompt}\"",
+         {} -C {} exec --yes \"{prompt}\"",
+        target_dir().join("debug/amber").display(),
         repo.display()
     );
     Ok(())
