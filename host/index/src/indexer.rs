@@ -2,6 +2,7 @@
 //! rest in parallel (one parser instance per worker: the plugin's pool
 //! hands each concurrent call its own), and save the cache.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -68,6 +69,10 @@ pub struct Index<'p> {
 pub(crate) struct Routed {
     pub(crate) file: SourceFile,
     pub(crate) parser: Arc<dyn Parser>,
+    /// The file's bytes when the caller has read them already (grep and
+    /// callers): the index then hashes and parses exactly the bytes they
+    /// searched, without reading the file a second time.
+    pub(crate) bytes: Option<Vec<u8>>,
 }
 
 impl Routed {
@@ -110,16 +115,25 @@ impl<'p> Index<'p> {
 
     /// The files a parser serves, each with it.
     pub(crate) fn route(&self, files: Vec<SourceFile>) -> Vec<Routed> {
+        self.route_read(files.into_iter().map(|f| (f, None)).collect())
+    }
+
+    /// [`Index::route`] for files some of which were read already.
+    pub(crate) fn route_read(&self, files: Vec<(SourceFile, Option<Vec<u8>>)>) -> Vec<Routed> {
         let mut routes: HashMap<String, Option<Arc<dyn Parser>>> = HashMap::new();
         files
             .into_iter()
-            .filter(|file| !file.ext.is_empty())
-            .filter_map(|file| {
+            .filter(|(file, _)| !file.ext.is_empty())
+            .filter_map(|(file, bytes)| {
                 let parser = routes
                     .entry(file.ext.clone())
                     .or_insert_with(|| self.parsers.for_extension(&file.ext))
                     .clone()?;
-                Some(Routed { file, parser })
+                Some(Routed {
+                    file,
+                    parser,
+                    bytes,
+                })
             })
             .collect()
     }
@@ -146,7 +160,12 @@ impl<'p> Index<'p> {
             });
         }
         let rel = file.rel.clone();
-        let (tree, report) = self.index(vec![Routed { file, parser }], false, &|_| {});
+        let routed = Routed {
+            file,
+            parser,
+            bytes: None,
+        };
+        let (tree, report) = self.index(vec![routed], false, &|_| {});
         match (
             tree.files.into_iter().next(),
             report.skipped.into_iter().next(),
@@ -184,14 +203,18 @@ impl<'p> Index<'p> {
         // Read and hash everything; keep the text only of what must be parsed.
         let known: &OutlineCache = &cache;
         let reads = parallel(&files, self.threads, |routed| {
-            let read = match source::read(&routed.file) {
+            let bytes = match &routed.bytes {
+                Some(bytes) => Ok(Cow::Borrowed(bytes.as_slice())),
+                None => source::read(&routed.file).map(Cow::Owned),
+            };
+            let read = match bytes {
                 Err(reason) => Read::Failed(reason),
                 Ok(bytes) => {
                     let hash = *blake3::hash(&bytes).as_bytes();
                     if known.contains(hash, routed.language()) {
                         Read::Cached(hash)
                     } else {
-                        match String::from_utf8(bytes) {
+                        match String::from_utf8(bytes.into_owned()) {
                             Ok(text) => Read::ToParse(hash, text),
                             Err(_) => Read::Failed("not UTF-8 text".into()),
                         }

@@ -8,6 +8,7 @@
 //! is in.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
@@ -50,6 +51,11 @@ type LineHit = (u32, u32, String);
 /// Lines shown are cut to this many bytes.
 const MAX_LINE: usize = 400;
 
+/// grep keeps the bytes of matching files, for the index to hash and
+/// parse, up to this many in all; past it, files are read again. A broad
+/// pattern over a large tree would otherwise hold the whole tree.
+const KEPT_BYTES: usize = 64 << 20;
+
 impl Index<'_> {
     /// Lines matching `pattern` (a regex) in every walked file, each with
     /// its enclosing symbol.
@@ -61,31 +67,41 @@ impl Index<'_> {
             .build()
             .map_err(|e| IndexError::Pattern(e.to_string()))?;
         let files = source::walk(self.root());
-        let matched: Vec<(SourceFile, Vec<LineHit>)> = parallel(&files, self.threads(), |file| {
-            // Unreadable and oversized files are passed over as rg passes
-            // them; binary files are not searched.
-            let bytes = source::read(file).ok()?;
-            if source::is_binary(&bytes) || !regex.is_match(&bytes) {
-                return None;
-            }
-            let lines = Lines::new(&bytes);
-            let mut hits: Vec<LineHit> = Vec::new();
-            for m in regex.find_iter(&bytes) {
-                let line = lines.line_of(m.start());
-                if hits.last().is_some_and(|(l, _, _)| *l == line) {
-                    continue;
+        let kept = AtomicUsize::new(0);
+        let mut matched: Vec<(SourceFile, Vec<LineHit>, Option<Vec<u8>>)> =
+            parallel(&files, self.threads(), |file| {
+                // Unreadable and oversized files are passed over as rg passes
+                // them; binary files are not searched.
+                let bytes = source::read(file).ok()?;
+                if source::is_binary(&bytes) || !regex.is_match(&bytes) {
+                    return None;
                 }
-                hits.push((line, m.start() as u32, lines.text(&bytes, line)));
-            }
-            Some((file.clone(), hits))
-        })
-        .into_iter()
-        .flatten()
-        .collect();
-        let entries = self.entries(matched.iter().map(|(f, _)| f.clone()).collect());
+                let lines = Lines::new(&bytes);
+                let mut hits: Vec<LineHit> = Vec::new();
+                for m in regex.find_iter(&bytes) {
+                    let line = lines.line_of(m.start());
+                    if hits.last().is_some_and(|(l, _, _)| *l == line) {
+                        continue;
+                    }
+                    hits.push((line, m.start() as u32, lines.text(&bytes, line)));
+                }
+                // The symbols must be those of the bytes the hits are in.
+                let keep =
+                    kept.fetch_add(bytes.len(), Ordering::Relaxed) + bytes.len() <= KEPT_BYTES;
+                Some((file.clone(), hits, keep.then_some(bytes)))
+            })
+            .into_iter()
+            .flatten()
+            .collect();
+        let entries = self.entries(
+            matched
+                .iter_mut()
+                .map(|(file, _, bytes)| (file.clone(), bytes.take()))
+                .collect(),
+        );
         Ok(matched
             .into_iter()
-            .flat_map(|(file, hits)| {
+            .flat_map(|(file, hits, _)| {
                 let entry = entries.get(&file.rel);
                 hits.into_iter().map(move |(line, offset, text)| GrepHit {
                     path: file.rel.clone(),
@@ -133,11 +149,12 @@ impl Index<'_> {
             }
             Ok::<_, String>(calls)
         });
-        let with_calls: Vec<SourceFile> = candidates
+        // The callers are found in the text the calls were found in.
+        let with_calls: Vec<(SourceFile, Option<Vec<u8>>)> = candidates
             .iter()
             .zip(&found)
             .filter(|(_, f)| f.as_ref().is_ok_and(|c| !c.is_empty()))
-            .map(|((r, _), _)| r.file.clone())
+            .map(|((r, text), _)| (r.file.clone(), Some(text.clone().into_bytes())))
             .collect();
         let entries = self.entries(with_calls);
         for ((r, text), calls) in candidates.iter().zip(found) {
@@ -170,9 +187,10 @@ impl Index<'_> {
         out
     }
 
-    /// The index entries of some files, by path: cached or parsed now.
-    fn entries(&self, files: Vec<SourceFile>) -> HashMap<String, FileEntry> {
-        let routed = self.route(files);
+    /// The index entries of some files, by path: cached or parsed now,
+    /// from the bytes given or, without them, read from disk.
+    fn entries(&self, files: Vec<(SourceFile, Option<Vec<u8>>)>) -> HashMap<String, FileEntry> {
+        let routed = self.route_read(files);
         let (tree, _) = self.index(routed, false, &|_| {});
         tree.files
             .into_iter()
