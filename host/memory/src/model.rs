@@ -226,6 +226,14 @@ pub struct Revision {
     pub actor: Option<String>,
     pub reason: Option<String>,
     pub at: i64,
+    /// The rest of the snapshot. History written before schema 2 did not
+    /// keep it: there `record_type`, `applicability` and these are None.
+    pub record_type: Option<RecordType>,
+    pub valid_from: Option<i64>,
+    pub valid_until: Option<i64>,
+    pub applicability: Option<Applicability>,
+    pub session: Option<String>,
+    pub model: Option<String>,
 }
 
 /// A typed edge between two records.

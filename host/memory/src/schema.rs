@@ -6,7 +6,7 @@
 use rusqlite::Connection;
 
 /// One migration per schema version, starting at version 1.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The schema version this code writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -108,6 +108,24 @@ CREATE TRIGGER records_fts_update AFTER UPDATE OF title, content, tags ON record
 END;
 "#;
 
+/// History rows become full snapshots: a revision also keeps the type,
+/// validity window, applicability and the rest of the provenance, which
+/// `revise` can change. Rows written before this have them NULL.
+///
+/// And FTS5's secure delete: a forgotten record's words are removed from
+/// the index's segments at once, not left there until a merge (SQLite
+/// 3.44; `secure_delete` on the connection clears the freed pages).
+const V2: &str = r#"
+ALTER TABLE revisions ADD COLUMN type TEXT;
+ALTER TABLE revisions ADD COLUMN valid_from INTEGER;
+ALTER TABLE revisions ADD COLUMN valid_until INTEGER;
+ALTER TABLE revisions ADD COLUMN paths TEXT;
+ALTER TABLE revisions ADD COLUMN languages TEXT;
+ALTER TABLE revisions ADD COLUMN session TEXT;
+ALTER TABLE revisions ADD COLUMN model TEXT;
+INSERT INTO records_fts (records_fts, rank) VALUES ('secure-delete', 1);
+"#;
+
 /// What [`migrate`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Migration {
@@ -160,6 +178,35 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         assert_eq!(migrate(&mut conn).unwrap(), Migration::Upgraded { from: 0 });
         assert_eq!(migrate(&mut conn).unwrap(), Migration::Current);
+    }
+
+    #[test]
+    fn a_version_1_database_keeps_its_history_through_the_upgrade() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("memory.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(V1).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.execute_batch(
+                "INSERT INTO records (id, namespace, type, title, content, tags, confidence, \
+                 status, paths, languages, tokens, revision, created_at, updated_at) \
+                 VALUES (1, 'ns', 'gotcha', 't', 'old words', '', 0.5, 'candidate', '[]', '[]', \
+                 3, 1, 0, 0); \
+                 INSERT INTO revisions (record_id, revision, change, title, content, tags, \
+                 status, confidence, at) \
+                 VALUES (1, 1, 'created', 't', 'old words', '', 'candidate', 0.5, 0);",
+            )
+            .unwrap();
+        }
+        let mut store = crate::Store::open(&path).unwrap();
+        let old = &store.history(1).unwrap()[0];
+        assert_eq!(old.content, "old words");
+        assert!(old.record_type.is_none() && old.applicability.is_none());
+        // Written after the upgrade: the whole snapshot.
+        store.forget(1, None).unwrap();
+        let history = store.history(1).unwrap();
+        assert_eq!(history[1].record_type, Some(crate::RecordType::Gotcha));
     }
 
     #[test]

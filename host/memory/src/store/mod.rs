@@ -105,6 +105,10 @@ impl Store {
             .map_err(|e| sql(path, e))?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| sql(path, e))?;
+        // Freed pages are zeroed, so what `forget` erases is gone from the
+        // file, not left in free space.
+        conn.pragma_update(None, "secure_delete", "ON")
+            .map_err(|e| sql(path, e))?;
         match schema::migrate(&mut conn).map_err(|e| sql(path, e))? {
             Migration::TooNew { found } => {
                 return Err(MemoryError::SchemaTooNew {

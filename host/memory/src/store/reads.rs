@@ -2,10 +2,10 @@
 
 use rusqlite::{params, OptionalExtension};
 
-use super::rows::{bad_column, edge_from_row, record_from_row, words, RECORD_COLUMNS};
+use super::rows::{bad_column, edge_from_row, json_list, record_from_row, words, RECORD_COLUMNS};
 use super::{ListFilter, Store};
 use crate::error::{MemoryError, Result};
-use crate::model::{Edge, Record, Revision};
+use crate::model::{Applicability, Edge, Record, Revision};
 use crate::validate;
 
 impl Store {
@@ -35,7 +35,8 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT record_id, revision, change, title, content, tags, status, confidence, \
-                 content_hash, actor, reason, at FROM revisions WHERE record_id = ?1 \
+                 content_hash, actor, reason, at, type, valid_from, valid_until, paths, \
+                 languages, session, model FROM revisions WHERE record_id = ?1 \
                  ORDER BY revision",
             )
             .map_err(|e| self.sql(e))?;
@@ -56,6 +57,24 @@ impl Store {
                     actor: row.get(9)?,
                     reason: row.get(10)?,
                     at: row.get(11)?,
+                    record_type: row
+                        .get::<_, Option<String>>(12)?
+                        .map(|t| t.parse().map_err(|e| bad_column(12, e)))
+                        .transpose()?,
+                    valid_from: row.get(13)?,
+                    valid_until: row.get(14)?,
+                    applicability: match (
+                        row.get::<_, Option<String>>(15)?,
+                        row.get::<_, Option<String>>(16)?,
+                    ) {
+                        (Some(paths), Some(languages)) => Some(Applicability {
+                            paths: json_list(15, &paths)?,
+                            languages: json_list(16, &languages)?,
+                        }),
+                        _ => None,
+                    },
+                    session: row.get(17)?,
+                    model: row.get(18)?,
                 })
             })
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())

@@ -20,7 +20,7 @@ pub(crate) fn words(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
 }
 
-fn json_list(index: usize, text: &str) -> rusqlite::Result<Vec<String>> {
+pub(crate) fn json_list(index: usize, text: &str) -> rusqlite::Result<Vec<String>> {
     serde_json::from_str(text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
     })

@@ -116,7 +116,11 @@ impl Store {
 
     /// Forgets `id`: its title, content and tags are erased from the
     /// record and from every revision; the record, its history rows
-    /// (with their hashes) and its edges stay as a tombstone.
+    /// (with their hashes) and its edges stay as a tombstone. The erased
+    /// text leaves the file too: freed pages are zeroed (`secure_delete`),
+    /// the full-text index drops its words at once (FTS5 secure-delete),
+    /// and the write-ahead log is checkpointed and truncated, unless
+    /// another process is reading, when the next checkpoint does it.
     pub fn forget(&mut self, id: i64, reason: Option<&str>) -> Result<Record> {
         self.live(id)?;
         let at = now();
@@ -137,6 +141,10 @@ impl Store {
         })()
         .map_err(|e| sql(&path, e))?;
         tx.commit().map_err(|e| sql(&path, e))?;
+        // Best effort: a reader elsewhere keeps the log until it is done.
+        let _ = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         self.get(id)
     }
 }
@@ -244,8 +252,10 @@ fn snapshot(
 ) -> rusqlite::Result<()> {
     tx.prepare_cached(
         "INSERT INTO revisions (record_id, revision, change, title, content, tags, status, \
-         confidence, content_hash, actor, reason, at) \
-         SELECT id, revision, ?2, title, content, tags, status, confidence, content_hash, actor, ?3, ?4 \
+         confidence, content_hash, actor, reason, at, type, valid_from, valid_until, paths, \
+         languages, session, model) \
+         SELECT id, revision, ?2, title, content, tags, status, confidence, content_hash, actor, \
+         ?3, ?4, type, valid_from, valid_until, paths, languages, session, model \
          FROM records WHERE id = ?1",
     )?
     .execute(params![id, change.as_str(), reason, at])?;
@@ -317,6 +327,71 @@ mod tests {
             revised.tokens as usize,
             tokens::count(&memory_text("db", "Use SQLite in WAL mode.")).unwrap()
         );
+    }
+
+    #[test]
+    fn every_revision_is_a_full_snapshot() {
+        let (_dir, mut store) = store();
+        let mut first = Draft::new(RecordType::Gotcha, "lint", "Run clippy.");
+        first.valid_from = Some(100);
+        first.valid_until = Some(200);
+        first.applicability.paths = vec!["host/**".into()];
+        first.applicability.languages = vec!["rust".into()];
+        first.provenance.session = Some("s1".into());
+        first.provenance.model = Some("m1".into());
+        let id = store.add("ns", first).unwrap().id;
+        // A revision that changes every field but the content's subject.
+        let mut second = Draft::new(RecordType::Procedure, "lint", "Run clippy -D warnings.");
+        second.provenance.session = Some("s2".into());
+        store.revise(id, second, None).unwrap();
+        let history = store.history(id).unwrap();
+        let old = &history[0];
+        assert_eq!(old.record_type, Some(RecordType::Gotcha));
+        assert_eq!((old.valid_from, old.valid_until), (Some(100), Some(200)));
+        let scope = old.applicability.as_ref().expect("kept");
+        assert_eq!(scope.paths, ["host/**"]);
+        assert_eq!(scope.languages, ["rust"]);
+        assert_eq!(old.session.as_deref(), Some("s1"));
+        assert_eq!(old.model.as_deref(), Some("m1"));
+        let new = &history[1];
+        assert_eq!(new.record_type, Some(RecordType::Procedure));
+        assert_eq!((new.valid_from, new.valid_until), (None, None));
+        assert!(new
+            .applicability
+            .as_ref()
+            .is_some_and(|a| a.paths.is_empty()));
+        assert_eq!(new.session.as_deref(), Some("s2"));
+    }
+
+    #[test]
+    fn forgotten_text_leaves_the_database_files() {
+        let (dir, mut store) = store();
+        let marker = "zebra quokka 4711 pangolin";
+        let id = store
+            .add("ns", Draft::new(RecordType::Gotcha, "animals", marker))
+            .unwrap()
+            .id;
+        // Many records, so the forgotten one shares pages with live ones.
+        for i in 0..200 {
+            let text = format!("filler record number {i} about nothing in particular");
+            store
+                .add("ns", Draft::new(RecordType::Gotcha, "filler", &text))
+                .unwrap();
+        }
+        let on_disk = |dir: &std::path::Path| -> Vec<u8> {
+            let mut bytes = Vec::new();
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                bytes.extend(std::fs::read(entry.path()).unwrap_or_default());
+            }
+            bytes
+        };
+        let holds =
+            |bytes: &[u8], word: &str| bytes.windows(word.len()).any(|w| w == word.as_bytes());
+        assert!(holds(&on_disk(dir.path()), marker), "stored before");
+        store.forget(id, None).unwrap();
+        let bytes = on_disk(dir.path());
+        assert!(!holds(&bytes, marker), "the content left the files");
+        assert!(!holds(&bytes, "pangolin"), "and the index's words");
     }
 
     #[test]
