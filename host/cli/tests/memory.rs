@@ -369,6 +369,129 @@ fn feedback_is_stored_on_the_receipt_and_changes_nothing() {
     assert_eq!(h.recall_ids("flaky exec"), [id]);
     let out = h.run(&["feedback", "999", "helpful"]);
     assert!(text(&out.stderr).contains("recall receipt 999 does not exist"));
+    // Feedback is about what the recall did: a record it never saw is
+    // refused, and so is a note past the limit.
+    let unseen = h.add("gotcha", "unrelated", "Nothing about tests here.");
+    let out = h.run(&[
+        "feedback",
+        &receipt.to_string(),
+        "helpful",
+        "--record",
+        &unseen.to_string(),
+    ]);
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "memory #{unseen} was not in recall receipt {receipt}, which returned [#{id}]"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    let long = "n".repeat(3000);
+    let out = h.run(&["feedback", &receipt.to_string(), "helpful", "--note", &long]);
+    assert!(
+        text(&out.stderr).contains("note is 3000 bytes; the limit is 2048 bytes"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn commands_by_id_refuse_another_namespaces_records() {
+    let h = Home::new();
+    let mine = h.add("gotcha", "mine", "A memory of this project.");
+    let theirs = h.json(&[
+        "--namespace",
+        "project:elsewhere",
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "theirs",
+        "A memory of another project.",
+    ])["id"]
+        .as_i64()
+        .unwrap();
+    let (mine, theirs) = (mine.to_string(), theirs.to_string());
+    let refusals: [&[&str]; 4] = [
+        &["show", &theirs],
+        &["revise", &theirs, "--title", "taken over"],
+        &["forget", &theirs],
+        &["link", &mine, "supersedes", &theirs],
+    ];
+    for args in refusals {
+        let out = h.run(args);
+        assert!(!out.status.success(), "{args:?} was refused");
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "memory record {theirs} belongs to namespace `project:elsewhere`"
+            )) && text(&out.stderr).contains("pass --namespace project:elsewhere"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // Untouched, and reachable from its own namespace.
+    let record = h.json(&["--namespace", "project:elsewhere", "show", &theirs]);
+    assert_eq!(record["record"]["title"], "theirs");
+    assert_eq!(record["record"]["revision"], 1);
+    // A receipt of another namespace takes no feedback here.
+    let receipt = h.json(&["--namespace", "project:elsewhere", "recall", "memory"])["receipt"]
+        .as_i64()
+        .unwrap();
+    let out = h.run(&["feedback", &receipt.to_string(), "helpful"]);
+    assert!(
+        text(&out.stderr).contains(&format!(
+            "recall receipt {receipt} belongs to namespace `project:elsewhere`"
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn tags_are_matched_whole_never_as_patterns() {
+    let h = Home::new();
+    let dash = h.json(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "dash",
+        "--tag",
+        "build-cache",
+        "Dashed tag.",
+    ])["id"]
+        .as_i64()
+        .unwrap();
+    let under = h.json(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "under",
+        "--tag",
+        "build_cache",
+        "Underscored tag.",
+    ])["id"]
+        .as_i64()
+        .unwrap();
+    let listed = |tag: &str| -> Vec<i64> {
+        h.json(&["list", "--tag", tag])["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(listed("build_cache"), [under]);
+    assert_eq!(listed("build-cache"), [dash]);
+    assert!(listed("%").is_empty());
+    let recalled = h.json(&["recall", "tag", "--tag", "build_cache"])["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["record"]["id"].as_i64().unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(recalled, [under]);
 }
 
 #[test]
@@ -455,6 +578,11 @@ fn export_and_import_round_trip_into_another_namespace() {
         "{markdown}"
     );
     let json_export = h.ok(&["export", "--format", "json"]);
+    assert_eq!(
+        h.ok(&["export", "--json"]),
+        json_export,
+        "--json is --format json"
+    );
     let file = h.ws.join("export.json");
     std::fs::write(&file, &json_export).unwrap();
     let report = h.json(&["--namespace", "other", "import", file.to_str().unwrap()]);

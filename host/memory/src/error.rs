@@ -46,6 +46,15 @@ pub enum MemoryError {
     Forgotten(i64),
     #[error("recall receipt {0} does not exist")]
     NoSuchReceipt(i64),
+    #[error(
+        "{what} {id} belongs to namespace `{namespace}`, not `{asked}`; pass --namespace {namespace} to work on it"
+    )]
+    OtherNamespace {
+        what: &'static str,
+        id: i64,
+        namespace: String,
+        asked: String,
+    },
     #[error("the same content is already stored as record {existing}")]
     DuplicateContent { existing: i64 },
 }

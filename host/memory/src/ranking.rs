@@ -162,7 +162,8 @@ impl Store {
         for tag in &query.tags {
             args.push(Value::Text(normal_tag(tag)));
             sql.push_str(&format!(
-                " AND ' ' || r.tags || ' ' LIKE '% ' || ?{} || ' %'",
+                // instr, not LIKE: a tag's `_` or `%` is a character.
+                " AND instr(' ' || r.tags || ' ', ' ' || ?{} || ' ') > 0",
                 args.len()
             ));
         }

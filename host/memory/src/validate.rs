@@ -12,6 +12,20 @@ pub const MAX_CONTENT_BYTES: usize = 16 * 1024;
 pub const MAX_TAGS: usize = 32;
 pub const MAX_TAG_BYTES: usize = 64;
 pub const MAX_APPLICABILITY_ENTRIES: usize = 64;
+/// A feedback note, or the reason given for a change.
+pub const MAX_NOTE_BYTES: usize = 2048;
+
+/// Checks a note or reason against [`MAX_NOTE_BYTES`].
+pub fn note(field: &'static str, text: Option<&str>) -> Result<()> {
+    match text {
+        Some(text) if text.len() > MAX_NOTE_BYTES => Err(MemoryError::TooLarge {
+            field,
+            size: text.len(),
+            limit: MAX_NOTE_BYTES,
+        }),
+        _ => Ok(()),
+    }
+}
 
 fn limit(field: &'static str, size: usize, limit: usize) -> Result<()> {
     if size > limit {

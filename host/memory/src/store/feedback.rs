@@ -7,10 +7,13 @@ use super::rows::bad_column;
 use super::{now, Store};
 use crate::error::{MemoryError, Result};
 use crate::model::{Feedback, Verdict};
+use crate::validate;
 
 impl Store {
     /// Stores a verdict on a recall receipt. It changes no record and no
-    /// ranking: it is evidence for a human to review.
+    /// ranking: it is evidence for a human to review. A record named must
+    /// be one the receipt returned or held back: feedback is about what a
+    /// recall did.
     pub fn feedback(
         &mut self,
         receipt: i64,
@@ -18,18 +21,26 @@ impl Store {
         verdict: Verdict,
         note: Option<&str>,
     ) -> Result<Feedback> {
-        let known: Option<i64> = self
-            .conn
-            .query_row("SELECT id FROM receipts WHERE id = ?1", [receipt], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(|e| self.sql(e))?;
-        if known.is_none() {
-            return Err(MemoryError::NoSuchReceipt(receipt));
-        }
+        validate::note("note", note)?;
+        let (returned, held) = self.receipt_lists(receipt)?;
         if let Some(id) = record {
             self.get(id)?;
+            if !returned.contains(&id) && !held.contains(&id) {
+                let list = |ids: &[i64]| {
+                    ids.iter()
+                        .map(|i| format!("#{i}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                return Err(MemoryError::invalid(
+                    "record",
+                    format!(
+                        "memory #{id} was not in recall receipt {receipt}, which returned [{}] and held back [{}]",
+                        list(&returned),
+                        list(&held)
+                    ),
+                ));
+            }
         }
         let at = now();
         self.conn
@@ -46,6 +57,37 @@ impl Store {
             note: note.map(str::to_string),
             at,
         })
+    }
+
+    /// The namespace a recall receipt was made in.
+    pub fn receipt_namespace(&self, receipt: i64) -> Result<String> {
+        self.conn
+            .query_row(
+                "SELECT namespace FROM receipts WHERE id = ?1",
+                [receipt],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.sql(e))?
+            .ok_or(MemoryError::NoSuchReceipt(receipt))
+    }
+
+    /// The ids a receipt returned, and those it held back.
+    fn receipt_lists(&self, receipt: i64) -> Result<(Vec<i64>, Vec<i64>)> {
+        let (returned, held): (String, String) = self
+            .conn
+            .query_row(
+                "SELECT returned, suppressed FROM receipts WHERE id = ?1",
+                [receipt],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.sql(e))?
+            .ok_or(MemoryError::NoSuchReceipt(receipt))?;
+        let returned: Vec<i64> = serde_json::from_str(&returned).unwrap_or_default();
+        let held: Vec<serde_json::Value> = serde_json::from_str(&held).unwrap_or_default();
+        let held = held.iter().filter_map(|s| s["id"].as_i64()).collect();
+        Ok((returned, held))
     }
 
     /// Feedback stored on `receipt`, oldest first.

@@ -82,6 +82,22 @@ impl Store {
         Ok(rows)
     }
 
+    /// Reads one record of `namespace`. Ids are global to the database,
+    /// so a command working in one project refuses another's record
+    /// rather than read, revise, link or forget it by a mistyped id.
+    pub fn get_in(&self, namespace: &str, id: i64) -> Result<Record> {
+        let record = self.get(id)?;
+        if record.namespace != namespace {
+            return Err(MemoryError::OtherNamespace {
+                what: "memory record",
+                id,
+                namespace: record.namespace,
+                asked: namespace.to_string(),
+            });
+        }
+        Ok(record)
+    }
+
     /// Every edge into or out of `id`.
     pub fn edges(&self, id: i64) -> Result<Vec<Edge>> {
         let mut stmt = self
@@ -102,7 +118,7 @@ impl Store {
         let mut sql_text = format!(
             "SELECT {RECORD_COLUMNS} FROM records r WHERE r.namespace = ?1 \
              AND (?2 IS NULL OR r.type = ?2) AND (?3 IS NULL OR r.status = ?3) \
-             AND (?4 IS NULL OR ' ' || r.tags || ' ' LIKE '% ' || ?4 || ' %')"
+             AND (?4 IS NULL OR instr(' ' || r.tags || ' ', ' ' || ?4 || ' ') > 0)"
         );
         if !filter.forgotten {
             sql_text.push_str(" AND r.forgotten_at IS NULL");

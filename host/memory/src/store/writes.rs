@@ -44,6 +44,7 @@ impl Store {
     /// Replaces the writable fields of `id` with `draft`, as a new
     /// revision; the old one stays in the history.
     pub fn revise(&mut self, id: i64, draft: Draft, reason: Option<&str>) -> Result<Record> {
+        validate::note("reason", reason)?;
         let draft = validate::draft(draft)?;
         let hash = content_hash(&draft.content);
         let tokens = tokens::count(&memory_text(&draft.title, &draft.content))? as i64;
@@ -77,6 +78,7 @@ impl Store {
 
     /// Moves `id` to `status`, with a history row.
     pub fn set_status(&mut self, id: i64, status: Status, reason: Option<&str>) -> Result<Record> {
+        validate::note("reason", reason)?;
         self.live(id)?;
         let at = now();
         let path = self.path.clone();
@@ -122,6 +124,7 @@ impl Store {
     /// and the write-ahead log is checkpointed and truncated, unless
     /// another process is reading, when the next checkpoint does it.
     pub fn forget(&mut self, id: i64, reason: Option<&str>) -> Result<Record> {
+        validate::note("reason", reason)?;
         self.live(id)?;
         let at = now();
         let path = self.path.clone();

@@ -152,6 +152,9 @@ pub enum MemoryCommand {
     Export {
         #[arg(long, value_enum, default_value_t)]
         format: ExportFormat,
+        /// The same as `--format json`.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
     },
     /// Store the records of a JSON export (or a JSON list of records);
     /// each is its own transaction, so an interrupted import keeps whole records.
@@ -292,21 +295,24 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             q.language = language;
             recall(&q, json)
         }
-        MemoryCommand::Show { id, json } => show(id, json),
+        MemoryCommand::Show { id, json } => show(&ns, id, json),
         MemoryCommand::Revise {
             id,
             fields,
             content,
             reason,
             json,
-        } => revise(id, fields, content, reason.as_deref(), json),
+        } => revise(&ns, id, fields, content, reason.as_deref(), json),
         MemoryCommand::Link {
             from,
             kind,
             to,
             json,
         } => {
-            let edge = open()?.link(from, to, kind)?;
+            let mut store = open()?;
+            store.get_in(&ns, from)?;
+            store.get_in(&ns, to)?;
+            let edge = store.link(from, to, kind)?;
             if json {
                 return print_json(&edge);
             }
@@ -314,7 +320,9 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             Ok(())
         }
         MemoryCommand::Forget { id, reason, json } => {
-            let record = open()?.forget(id, reason.as_deref())?;
+            let mut store = open()?;
+            store.get_in(&ns, id)?;
+            let record = store.forget(id, reason.as_deref())?;
             if json {
                 return print_json(&record);
             }
@@ -346,7 +354,10 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             output::list(&ns, &records);
             Ok(())
         }
-        MemoryCommand::Export { format } => transfer::export(&open()?, &ns, format),
+        MemoryCommand::Export { format, json } => {
+            let format = if json { ExportFormat::Json } else { format };
+            transfer::export(&open()?, &ns, format)
+        }
         MemoryCommand::Import { file, json } => transfer::import(&mut open()?, &ns, &file, json),
         MemoryCommand::Feedback {
             receipt,
@@ -355,7 +366,17 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             note,
             json,
         } => {
-            let fb = open()?.feedback(receipt, record, verdict, note.as_deref())?;
+            let mut store = open()?;
+            let made_in = store.receipt_namespace(receipt)?;
+            if made_in != ns {
+                bail!(amber_memory::MemoryError::OtherNamespace {
+                    what: "recall receipt",
+                    id: receipt,
+                    namespace: made_in,
+                    asked: ns,
+                });
+            }
+            let fb = store.feedback(receipt, record, verdict, note.as_deref())?;
             if json {
                 return print_json(&fb);
             }
@@ -424,9 +445,9 @@ fn recall(query: &RecallQuery, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn show(id: i64, json: bool) -> Result<()> {
+fn show(ns: &str, id: i64, json: bool) -> Result<()> {
     let store = open()?;
-    let record = store.get(id)?;
+    let record = store.get_in(ns, id)?;
     let history = store.history(id)?;
     let edges = store.edges(id)?;
     if json {
@@ -437,6 +458,7 @@ fn show(id: i64, json: bool) -> Result<()> {
 }
 
 fn revise(
+    ns: &str,
     id: i64,
     fields: RecordFields,
     content: Option<String>,
@@ -444,7 +466,7 @@ fn revise(
     json: bool,
 ) -> Result<()> {
     let mut store = open()?;
-    let current = store.get(id)?;
+    let current = store.get_in(ns, id)?;
     let only_status = content.is_none()
         && fields.status.is_some()
         && fields.record_type.is_none()
