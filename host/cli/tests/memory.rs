@@ -299,6 +299,61 @@ fn superseded_stale_and_expired_records_are_held_back_with_reasons() {
 }
 
 #[test]
+fn recall_judges_path_and_language_scopes() {
+    let h = Home::new();
+    let id = h.json(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "unsafe blocks",
+        "--path",
+        "src/*.rs",
+        "--language",
+        "rust",
+        "Every unsafe block carries a SAFETY comment.",
+    ])["id"]
+        .as_i64()
+        .unwrap();
+    let judged = |extra: &[&str]| -> (Vec<i64>, Vec<String>) {
+        let mut args = vec!["recall", "unsafe block"];
+        args.extend_from_slice(extra);
+        let recall = h.json(&args);
+        let hits = recall["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["record"]["id"].as_i64().unwrap())
+            .collect();
+        let held = recall["suppressed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["reason"].as_str().unwrap().to_string())
+            .collect();
+        (hits, held)
+    };
+    // An absolute path inside the workspace is the same file.
+    let absolute = h.ws.join("src/lib.rs").display().to_string();
+    assert_eq!(judged(&["--path", &absolute]).0, [id]);
+    assert_eq!(
+        judged(&["--path", "src/lib.rs", "--language", "rust"]).0,
+        [id]
+    );
+    // `*` stays in its folder.
+    assert_eq!(
+        judged(&["--path", "src/deep/lib.rs"]).1,
+        ["inapplicable_path"]
+    );
+    assert_eq!(
+        judged(&["--language", "python"]).1,
+        ["inapplicable_language"]
+    );
+    // Asked in general, a scoped record still comes back.
+    assert_eq!(judged(&[]).0, [id]);
+}
+
+#[test]
 fn oversized_content_is_refused_naming_the_limit() {
     let h = Home::new();
     let big = "x".repeat(16 * 1024 + 1);

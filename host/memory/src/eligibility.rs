@@ -4,7 +4,6 @@
 
 use std::fmt;
 
-use globset::Glob;
 use serde::{Serialize, Serializer};
 
 use crate::model::{Record, Status};
@@ -58,6 +57,9 @@ pub struct Situation<'a> {
     pub path: Option<&'a str>,
     /// The language the work is in.
     pub language: Option<&'a str>,
+    /// Scoped records need a path (language) named above that they apply
+    /// to; see [`crate::RecallQuery::scope_must_match`].
+    pub scope_must_match: bool,
     /// Unix seconds.
     pub now: i64,
 }
@@ -88,26 +90,46 @@ pub fn judge(
         return Err(Suppression::NotYetValid);
     }
     let a = &d.applicability;
-    if let Some(path) = situation.path {
-        let path = path.trim_start_matches("./");
-        // Globs were checked when the record was written; one that no
-        // longer compiles matches nothing rather than everything.
-        let applies = a.paths.is_empty()
-            || a.paths
-                .iter()
-                .any(|g| Glob::new(g).is_ok_and(|g| g.compile_matcher().is_match(path)));
-        if !applies {
-            return Err(Suppression::InapplicablePath);
+    match situation.path {
+        Some(path) => {
+            let path = path.trim_start_matches("./");
+            // Globs were checked when the record was written; one that no
+            // longer compiles matches nothing rather than everything.
+            let applies = a.paths.is_empty()
+                || a.paths
+                    .iter()
+                    .any(|g| path_glob(g).is_ok_and(|g| g.compile_matcher().is_match(path)));
+            if !applies {
+                return Err(Suppression::InapplicablePath);
+            }
         }
+        None if situation.scope_must_match && !a.paths.is_empty() => {
+            return Err(Suppression::InapplicablePath)
+        }
+        None => {}
     }
-    if let Some(language) = situation.language {
-        let applies =
-            a.languages.is_empty() || a.languages.iter().any(|l| l.eq_ignore_ascii_case(language));
-        if !applies {
-            return Err(Suppression::InapplicableLanguage);
+    match situation.language {
+        Some(language) => {
+            let applies = a.languages.is_empty()
+                || a.languages.iter().any(|l| l.eq_ignore_ascii_case(language));
+            if !applies {
+                return Err(Suppression::InapplicableLanguage);
+            }
         }
+        None if situation.scope_must_match && !a.languages.is_empty() => {
+            return Err(Suppression::InapplicableLanguage)
+        }
+        None => {}
     }
     Ok(())
+}
+
+/// A record's path glob, read as gitignore reads one: `*` stays inside a
+/// folder and `**` crosses folders, so `src/*.rs` is not `src/a/b.rs`.
+pub(crate) fn path_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
 }
 
 #[cfg(test)]
@@ -203,5 +225,52 @@ mod tests {
             judge(&r, None, &python),
             Err(Suppression::InapplicableLanguage)
         );
+    }
+
+    #[test]
+    fn a_star_stays_inside_its_folder() {
+        let mut d = Draft::new(RecordType::Gotcha, "t", "c");
+        d.applicability.paths = vec!["src/*.rs".into()];
+        let r = record(d);
+        let at_path = |path| Situation {
+            path: Some(path),
+            ..at(0)
+        };
+        assert_eq!(judge(&r, None, &at_path("src/lib.rs")), Ok(()));
+        assert_eq!(
+            judge(&r, None, &at_path("src/deep/lib.rs")),
+            Err(Suppression::InapplicablePath)
+        );
+    }
+
+    #[test]
+    fn scoped_records_need_a_match_when_the_query_says_so() {
+        let mut d = Draft::new(RecordType::Gotcha, "t", "c");
+        d.applicability.paths = vec!["host/**".into()];
+        let by_path = record(d);
+        let mut d = Draft::new(RecordType::Gotcha, "t", "c");
+        d.applicability.languages = vec!["rust".into()];
+        let by_language = record(d);
+        let general = record(Draft::new(RecordType::Gotcha, "t", "c"));
+        let strict = Situation {
+            scope_must_match: true,
+            ..at(0)
+        };
+        assert_eq!(
+            judge(&by_path, None, &strict),
+            Err(Suppression::InapplicablePath)
+        );
+        assert_eq!(
+            judge(&by_language, None, &strict),
+            Err(Suppression::InapplicableLanguage)
+        );
+        assert_eq!(judge(&general, None, &strict), Ok(()));
+        let about_host = Situation {
+            path: Some("host/a.rs"),
+            language: Some("rust"),
+            ..strict
+        };
+        assert_eq!(judge(&by_path, None, &about_host), Ok(()));
+        assert_eq!(judge(&by_language, None, &about_host), Ok(()));
     }
 }

@@ -4,7 +4,7 @@
 //! them within its budget. The rendered text goes into this one prompt
 //! copy and nowhere else; an empty store or no match renders nothing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use amber_core::ports::{BlockPosition, BlockSpec, PortError, PromptBlock, RenderContext};
 
@@ -44,12 +44,17 @@ impl RecallBlock {
         }
     }
 
-    fn compile(&self, request: &str) -> Result<String, String> {
+    fn compile(&self, request: &str, workspace: Option<&Path>) -> Result<String, String> {
         if request.trim().is_empty() || !self.database.exists() {
             return Ok(String::new());
         }
         let mut store = Store::open(&self.database).map_err(|e| e.to_string())?;
-        let query = RecallQuery::new(&self.namespace, request);
+        let mut query = RecallQuery::new(&self.namespace, request);
+        // A memory scoped to some files or a language comes back only on a
+        // turn about them: the first workspace file the request names.
+        query.scope_must_match = true;
+        query.path = workspace.and_then(|w| named_file(request, w));
+        query.language = query.path.as_deref().and_then(language_of);
         let recall = store.recall(&query).map_err(|e| e.to_string())?;
         if recall.hits.is_empty() {
             return Ok(String::new());
@@ -63,13 +68,64 @@ impl RecallBlock {
     }
 }
 
+/// The first word of `request` that names a file inside `workspace`, as
+/// a workspace-relative path. Quotes and sentence punctuation around it
+/// are not part of it; a word leading out (`..`, absolute) is not a name.
+fn named_file(request: &str, workspace: &Path) -> Option<String> {
+    request
+        .split_whitespace()
+        .map(|w| {
+            w.trim_start_matches(|c: char| "`'\"([{<".contains(c))
+                .trim_end_matches(|c: char| "`'\")]}>,;:!?.".contains(c))
+        })
+        .filter(|w| w.contains('.') || w.contains('/'))
+        .map(|w| w.trim_start_matches("./"))
+        .find(|w| {
+            let path = Path::new(w);
+            path.is_relative()
+                && path
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+                && workspace.join(path).is_file()
+        })
+        .map(str::to_string)
+}
+
+/// A language name by a file's extension, as records name languages.
+fn language_of(path: &str) -> Option<String> {
+    let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
+    let language = match ext.as_str() {
+        "rs" => "rust",
+        "py" | "pyi" => "python",
+        "ts" | "tsx" | "mts" | "cts" => "typescript",
+        "js" | "jsx" | "mjs" | "cjs" => "javascript",
+        "md" | "markdown" => "markdown",
+        "go" => "go",
+        "java" => "java",
+        "kt" | "kts" => "kotlin",
+        "c" | "h" => "c",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" => "cpp",
+        "cs" => "csharp",
+        "rb" => "ruby",
+        "php" => "php",
+        "swift" => "swift",
+        "sh" | "bash" => "shell",
+        "sql" => "sql",
+        "toml" => "toml",
+        "yaml" | "yml" => "yaml",
+        "json" => "json",
+        _ => return None,
+    };
+    Some(language.to_string())
+}
+
 impl PromptBlock for RecallBlock {
     fn spec(&self) -> &BlockSpec {
         &self.spec
     }
 
     fn render(&self, ctx: &RenderContext) -> Result<String, PortError> {
-        self.compile(&ctx.request)
+        self.compile(&ctx.request, ctx.workspace.as_deref().map(Path::new))
             .map_err(|e| PortError(format!("prompt block `{BLOCK_NAME}`: {e}")))
     }
 }
@@ -111,5 +167,53 @@ mod tests {
         assert!(text.contains("## Decisions and gotchas"));
         assert_eq!(render(&block, "unrelated words entirely"), "");
         assert_eq!(block.spec().position, BlockPosition::Head);
+    }
+
+    #[test]
+    fn scoped_memories_come_back_only_on_a_turn_about_their_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(ws.join("scripts")).unwrap();
+        std::fs::write(ws.join("scripts/deploy.sh"), "echo\n").unwrap();
+        std::fs::write(ws.join("notes.py"), "pass\n").unwrap();
+        let db = dir.path().join(DATABASE_FILE);
+        let block = RecallBlock::new(db.clone(), "ns".into(), DEFAULT_BLOCK_BUDGET);
+        let mut store = Store::open(&db).unwrap();
+        let mut scoped = Draft::new(
+            RecordType::Gotcha,
+            "deploy quoting",
+            "The deploy script needs its variables quoted.",
+        );
+        scoped.applicability.paths = vec!["scripts/**".into()];
+        store.add("ns", scoped).unwrap();
+        let mut python = Draft::new(
+            RecordType::Gotcha,
+            "deploy typing",
+            "Deploy helpers in Python need type hints.",
+        );
+        python.applicability.languages = vec!["python".into()];
+        store.add("ns", python).unwrap();
+        let render_in = |request: &str| {
+            let ctx = RenderContext {
+                request: request.into(),
+                workspace: Some(ws.display().to_string()),
+                ..RenderContext::default()
+            };
+            block.render(&ctx).unwrap()
+        };
+        let general = render_in("how do we deploy?");
+        assert!(
+            !general.contains("quoted") && !general.contains("hints"),
+            "{general}"
+        );
+        let about_script = render_in("fix the deploy in `scripts/deploy.sh`.");
+        assert!(about_script.contains("quoted"), "{about_script}");
+        assert!(!about_script.contains("hints"), "{about_script}");
+        let about_python = render_in("deploy from ./notes.py, please");
+        assert!(about_python.contains("hints"), "{about_python}");
+        assert!(!about_python.contains("quoted"), "{about_python}");
+        // A name leading out of the workspace names nothing.
+        assert_eq!(named_file("see ../ws/notes.py", &ws), None);
+        assert_eq!(named_file("see notes.py", &ws).as_deref(), Some("notes.py"));
     }
 }

@@ -28,6 +28,11 @@ pub struct RecallQuery {
     /// A workspace-relative path the work is about.
     pub path: Option<String>,
     pub language: Option<String>,
+    /// Whether a record scoped to paths (or languages) needs the query to
+    /// name one it applies to. Off, a query without a path admits scoped
+    /// records (a person asking in general); on, they stay out (a prompt
+    /// turn that is not about their files).
+    pub scope_must_match: bool,
     /// Unix seconds, for validity windows.
     pub now: i64,
 }
@@ -43,6 +48,7 @@ impl RecallQuery {
             statuses: Vec::new(),
             path: None,
             language: None,
+            scope_must_match: false,
             now: now(),
         }
     }
@@ -52,6 +58,7 @@ impl RecallQuery {
             statuses: &self.statuses,
             path: self.path.as_deref(),
             language: self.language.as_deref(),
+            scope_must_match: self.scope_must_match,
             now: self.now,
         }
     }

@@ -2,8 +2,6 @@
 //! normal form of tags. Memory is small, deliberate knowledge: a record
 //! that needs more than [`MAX_CONTENT_BYTES`] is a document, not a memory.
 
-use globset::Glob;
-
 use crate::error::{MemoryError, Result};
 use crate::model::Draft;
 
@@ -97,7 +95,8 @@ pub fn draft(mut draft: Draft) -> Result<Draft> {
         ));
     }
     for glob in &applicability.paths {
-        Glob::new(glob).map_err(|e| MemoryError::invalid("path glob", format!("`{glob}`: {e}")))?;
+        crate::eligibility::path_glob(glob)
+            .map_err(|e| MemoryError::invalid("path glob", format!("`{glob}`: {e}")))?;
     }
     applicability.languages = applicability
         .languages

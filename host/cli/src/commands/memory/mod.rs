@@ -291,7 +291,12 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             q.types = types;
             q.tags = tags;
             q.statuses = statuses;
-            q.path = path;
+            // Records scope by workspace-relative globs; an absolute path
+            // inside the workspace means the same file.
+            q.path = path.map(|p| match Path::new(&p).strip_prefix(workspace) {
+                Ok(rel) => rel.to_string_lossy().into_owned(),
+                Err(_) => p,
+            });
             q.language = language;
             recall(&q, json)
         }
