@@ -3,7 +3,7 @@
 //! bare reqwest read of the same fake stream.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, SseEvent, StreamChunk};
 use amber_core::ports::Dialect;
@@ -316,9 +316,14 @@ fn ttft(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
                     first_bare = Some(start_bare.elapsed());
                 }
             }
+            // A round without a first token is a broken bench, not a fast
+            // one: counting it as zero would flatter the figure.
+            let (Some(first), Some(first_bare)) = (first, first_bare) else {
+                anyhow::bail!("round {round}: no first token arrived (full path: {first:?}, bare read: {first_bare:?})");
+            };
             if round > 0 {
-                full.push(first.unwrap_or(Duration::ZERO).as_secs_f64() * 1e3);
-                raw.push(first_bare.unwrap_or(Duration::ZERO).as_secs_f64() * 1e3);
+                full.push(first.as_secs_f64() * 1e3);
+                raw.push(first_bare.as_secs_f64() * 1e3);
             }
         }
         Ok::<(), anyhow::Error>(())

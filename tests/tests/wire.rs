@@ -244,6 +244,97 @@ reply = { text = "after the wait" }
 }
 
 #[tokio::test]
+async fn retry_after_as_a_date_or_in_milliseconds_is_honoured() {
+    let setup = setup();
+    // A date one second ahead (HTTP dates have whole seconds, so at least
+    // a few hundred milliseconds of wait remain).
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(2));
+    let fake = server(&format!(
+        r#"
+[[turns]]
+faults = [{{ kind = "status", status = 429, retry_after = "{date}" }}]
+reply = {{ text = "after the date" }}
+
+[[turns]]
+faults = [{{ kind = "status", status = 503, retry_after_ms = 600, retry_after_s = 30 }}]
+reply = {{ text = "after 600 ms" }}
+"#
+    ));
+    let client = client(&setup, "openai", &fake, fast());
+    let started = Instant::now();
+    let reply = call(&client, request("openai-chat", vec![user("hi")]))
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "after the date");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "the date was honoured"
+    );
+    // retry-after-ms is finer than retry-after and wins over it (30 s would
+    // be past the limit and end the call).
+    let started = Instant::now();
+    let reply = call(&client, request("openai-chat", vec![user("hi")]))
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "after 600 ms");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(550) && waited < Duration::from_secs(20),
+        "{waited:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_wait_longer_than_amber_waits_ends_the_call_saying_so() {
+    let setup = setup();
+    let fake = server(
+        r#"
+[[turns]]
+faults = [{ kind = "status", status = 429, retry_after_s = 120 }]
+reply = { text = "never" }
+"#,
+    );
+    let err = call(
+        &client(&setup, "openai", &fake, fast()),
+        request("openai-chat", vec![user("hi")]),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the server asks to wait 120 s before trying again"),
+        "{err}"
+    );
+    assert_eq!(fake.received().len(), 1, "no early retry");
+}
+
+#[tokio::test]
+async fn an_unreachable_server_names_the_cause() {
+    let setup = setup();
+    // A port nothing listens on: bind one, then let it go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut preset = Presets::shipped().get("openai").unwrap().clone();
+    preset.base_url = format!("http://127.0.0.1:{port}/v1");
+    let (dialect, _) = make_dialect(setup.runtime.ledger(), &preset.flavor).unwrap();
+    let mut options = fast();
+    options.retry.max_attempts = 1;
+    let client = WireClient::new(preset, dialect, Some(KEY.to_string()), options).unwrap();
+    let err = call(&client, request("openai-chat", vec![user("hi")]))
+        .await
+        .unwrap_err();
+    let text = err.to_string().to_lowercase();
+    assert!(text.contains("cannot reach"), "{err}");
+    assert!(
+        text.contains("connection refused"),
+        "the cause is named: {err}"
+    );
+}
+
+#[tokio::test]
 async fn a_500_then_success_gives_the_whole_reply() {
     let setup = setup();
     let fake = server(

@@ -131,6 +131,33 @@ fn a_missing_key_says_which_variable_to_set() {
         "{}",
         text(&out.stderr)
     );
+    // With --json, the same failure is JSON on stdout as well.
+    let out = amber(
+        home.path(),
+        &["providers", "check", "openai", "--json"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(&out.stdout)));
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["provider"], "openai");
+    assert!(
+        v["error"].as_str().unwrap().contains("set OPENAI_API_KEY"),
+        "{v}"
+    );
+    let out = amber(
+        home.path(),
+        &["providers", "check", "nosuch", "--json"],
+        &[],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    assert!(
+        text(&out.stderr).contains("nosuch"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -17,9 +17,10 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 
 use crate::assemble::ReplyAssembler;
+use crate::error::with_causes;
 use crate::error::ApiError;
 use crate::presets::Preset;
-use crate::retry::{parse_retry_after, RetryPolicy};
+use crate::retry::{parse_retry_after, parse_retry_after_ms, RetryPolicy};
 
 /// The flavor a typo falls back to.
 pub const FALLBACK_FLAVOR: &str = "openai-chat";
@@ -140,7 +141,7 @@ impl WireClient {
             .map_err(|e| ApiError::Connect {
                 provider: preset.name.clone(),
                 url: preset.base_url.clone(),
-                reason: e.to_string(),
+                reason: with_causes(&e),
             })?;
         Ok(WireClient {
             http,
@@ -237,6 +238,9 @@ impl WireClient {
                 Err(Failure::Retry(e, _)) if attempt >= self.options.retry.max_attempts => {
                     return Err(e)
                 }
+                Err(Failure::Retry(e, Some(after))) if after > self.options.retry.max_delay => {
+                    return Err(e.asked_to_wait(after, self.options.retry.max_delay))
+                }
                 Err(Failure::Retry(_, after)) => {
                     let wait = self.options.retry.delay(attempt, after);
                     tokio::select! {
@@ -276,7 +280,7 @@ impl WireClient {
                 let error = ApiError::Connect {
                     provider: provider.clone(),
                     url: self.preset.base_url.clone(),
-                    reason: e.to_string(),
+                    reason: with_causes(&e),
                 };
                 return Err(if e.is_builder() {
                     Failure::Fatal(error)
@@ -330,7 +334,7 @@ impl WireClient {
                             data: event.data,
                         });
                     }
-                    Err(e) => broken = Some(e.to_string()),
+                    Err(e) => broken = Some(with_causes(&e)),
                 }
             }
             let chunks = decoder
@@ -405,9 +409,16 @@ impl WireClient {
         let status = response.status().as_u16();
         let retry_after = response
             .headers()
-            .get("retry-after")
+            .get("retry-after-ms")
             .and_then(|v| v.to_str().ok())
-            .and_then(parse_retry_after);
+            .and_then(parse_retry_after_ms)
+            .or_else(|| {
+                response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| parse_retry_after(v, std::time::SystemTime::now()))
+            });
         let body = response.text().await.unwrap_or_default();
         let class = match self.dialect.classify_error(status, &body) {
             Ok(class) => class,

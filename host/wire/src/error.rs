@@ -51,7 +51,50 @@ pub enum ApiError {
     Cancelled,
 }
 
+/// An error and every cause under it, joined: reqwest's own message says
+/// "error sending request" and leaves "connection refused", the DNS
+/// failure or the TLS reason to its sources.
+pub fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 impl ApiError {
+    /// The error of a retryable response whose server asks for a longer
+    /// wait than amber will sleep: trying sooner would only be refused
+    /// again, so the caller gives up and says how long to wait.
+    pub fn asked_to_wait(self, wait: std::time::Duration, limit: std::time::Duration) -> Self {
+        match self {
+            ApiError::Http {
+                provider,
+                status,
+                message,
+                retryable,
+                attempts,
+            } => ApiError::Http {
+                provider,
+                status,
+                message: format!(
+                    "{message} (the server asks to wait {:.0} s before trying again, longer than amber waits between attempts, {:.0} s)",
+                    wait.as_secs_f64().ceil(),
+                    limit.as_secs_f64()
+                ),
+                retryable,
+                attempts,
+            },
+            other => other,
+        }
+    }
+
     /// True when trying again may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {

@@ -49,14 +49,31 @@ impl RetryPolicy {
     }
 }
 
-/// Parses a `Retry-After` value given in seconds.
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
+/// Parses a `Retry-After` value: seconds, or an HTTP date (the wait until
+/// it from `now`; a date past is no wait).
+pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Some(seconds) = seconds(value) {
+        return Some(Duration::from_secs_f64(seconds));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or_default())
+}
+
+/// Parses `retry-after-ms`, which OpenAI and Anthropic send beside
+/// `retry-after` with a finer wait.
+pub fn parse_retry_after_ms(value: &str) -> Option<Duration> {
+    seconds(value.trim()).map(|ms| Duration::from_secs_f64(ms / 1000.0))
+}
+
+/// A finite, non-negative number, bounded to a day so no header can make
+/// a Duration overflow.
+fn seconds(value: &str) -> Option<f64> {
     value
-        .trim()
         .parse::<f64>()
         .ok()
         .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+        .map(|s| s.min(86_400_000.0))
 }
 
 #[cfg(test)]
@@ -87,7 +104,33 @@ mod tests {
             Duration::from_secs(2)
         );
         assert_eq!(p.delay(1, Some(Duration::from_secs(3600))), p.max_delay);
-        assert_eq!(parse_retry_after("1.5"), Some(Duration::from_millis(1500)));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+    }
+
+    #[test]
+    fn retry_after_is_read_as_seconds_a_date_or_milliseconds() {
+        let now = httpdate::parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT").unwrap();
+        assert_eq!(
+            parse_retry_after("1.5", now),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now),
+            Some(Duration::ZERO),
+            "a date past is no wait"
+        );
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-3", now), None);
+        assert_eq!(
+            parse_retry_after_ms("250"),
+            Some(Duration::from_millis(250))
+        );
+        assert!(
+            parse_retry_after("1e300", now).is_some(),
+            "huge values do not overflow"
+        );
     }
 }

@@ -98,6 +98,12 @@ pub enum Fault {
         status: u16,
         #[serde(default)]
         retry_after_s: Option<u64>,
+        /// A `retry-after` header as written, e.g. an HTTP date.
+        #[serde(default)]
+        retry_after: Option<String>,
+        /// A `retry-after-ms` header, as OpenAI and Anthropic send.
+        #[serde(default)]
+        retry_after_ms: Option<u64>,
         #[serde(default)]
         body: Option<String>,
     },

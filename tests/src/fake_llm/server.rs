@@ -130,6 +130,8 @@ async fn serve(
         Some(Fault::Status {
             status,
             retry_after_s,
+            retry_after,
+            retry_after_ms,
             body,
         }) => {
             let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -137,10 +139,17 @@ async fn serve(
                 error_body(format, status, &format!("fake-llm: scripted {status}"))
             });
             let mut response = (code, text).into_response();
-            if let Some(secs) =
-                retry_after_s.and_then(|s| HeaderValue::from_str(&s.to_string()).ok())
-            {
-                response.headers_mut().insert("retry-after", secs);
+            let headers = [
+                (
+                    "retry-after",
+                    retry_after_s.map(|s| s.to_string()).or(retry_after),
+                ),
+                ("retry-after-ms", retry_after_ms.map(|ms| ms.to_string())),
+            ];
+            for (name, value) in headers {
+                if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+                    response.headers_mut().insert(name, value);
+                }
             }
             return response;
         }

@@ -72,7 +72,24 @@ pub fn run(cmd: ProvidersCommand, workspace: &Path) -> Result<()> {
             model,
             base_url,
             json,
-        } => check(&preset, model, base_url, json, workspace),
+        } => {
+            let result = check(&preset, model, base_url, json, workspace);
+            // A failure before the request (no such preset, no key, no
+            // dialect) is JSON too when JSON was asked for; failures of
+            // the request print their own.
+            if let Err(e) = &result {
+                if json && !e.is::<Reported>() {
+                    let advice = e.downcast_ref::<ApiError>().and_then(advice);
+                    print_json(
+                        &json!({"ok": false, "provider": preset, "error": format!("{e:#}"), "advice": advice}),
+                    )?;
+                }
+            }
+            result.map_err(|e| match e.downcast::<Reported>() {
+                Ok(reported) => reported.0,
+                Err(e) => e,
+            })
+        }
     }
 }
 
@@ -103,6 +120,18 @@ fn list(as_json: bool) -> Result<()> {
     }
     Ok(())
 }
+
+/// An error `check` has already printed as JSON.
+#[derive(Debug)]
+struct Reported(anyhow::Error);
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for Reported {}
 
 /// What to do about an error, when there is something to do.
 fn advice(e: &ApiError) -> Option<&'static str> {
@@ -201,10 +230,15 @@ fn check(
             } else {
                 println!();
             }
-            match advice(&e) {
-                Some(hint) => anyhow::bail!("{e}\n  {hint}"),
-                None => anyhow::bail!("{e}"),
-            }
+            let error = match advice(&e) {
+                Some(hint) => anyhow::anyhow!("{e}\n  {hint}"),
+                None => anyhow::anyhow!("{e}"),
+            };
+            Err(if as_json {
+                Reported(error).into()
+            } else {
+                error
+            })
         }
     }
 }
