@@ -35,6 +35,10 @@ impl std::fmt::Display for Point {
     fn fmt(&self, f: &mut Formatter) -> fmt::Result { Ok(()) }
 }
 
+impl<T: Clone> From<Vec<T>> for crate::shapes::Point {
+    fn from(v: Vec<T>) -> Self { todo!() }
+}
+
 mod inner {
     const LIMIT: usize = 3;
     trait Shape { fn area(&self) -> f64; }
@@ -48,12 +52,14 @@ macro_rules! twice { ($e:expr) => { $e; $e }; }
             "struct Point",
             "impl impl Point",
             "fn new <1",
-            "impl std::fmt::Display for Point",
+            "impl Display for Point",
             "fn fmt <3",
+            "impl From for Point",
+            "fn from <5",
             "mod inner",
-            "const LIMIT <5",
-            "trait Shape <5",
-            "fn area <7",
+            "const LIMIT <7",
+            "trait Shape <7",
+            "fn area <9",
             "macro twice",
         ]
     );
@@ -277,5 +283,22 @@ namespace Geo { }
     assert_eq!(
         symbols[2].byte_start as usize,
         src.find("/** A namespace").unwrap()
+    );
+}
+
+#[test]
+fn impl_names_drop_paths_and_generic_arguments() {
+    use amber_parser_core::rules::short_name;
+    assert_eq!(short_name("std::fmt::Display"), "Display");
+    assert_eq!(short_name("Point<T>"), "Point");
+    assert_eq!(
+        short_name("crate::a::Wrapper<Vec<Box<dyn Fn(u8) -> u8>>>"),
+        "Wrapper"
+    );
+    assert_eq!(short_name("&'a str"), "&'a str");
+    assert_eq!(short_name("[u8; 4]"), "[u8; 4]");
+    assert_eq!(
+        short_name("dyn  std::error::Error"),
+        "dyn std::error::Error"
     );
 }

@@ -18,7 +18,7 @@ pub mod guest;
 mod lang;
 mod outline;
 mod references;
-mod rules;
+pub mod rules;
 
 pub use lang::Lang;
 

@@ -94,8 +94,12 @@ fn rust<'t>(node: Node<'t>, src: &[u8]) -> Step<'t> {
             };
             // An inherent impl is `impl Point`, apart from `struct Point`;
             // a trait impl is `Display for Point`, which nothing else is.
+            // Both by their last path segment and without generic
+            // arguments, so `impl<T> fmt::Display for Point<T>` has the
+            // same id however the trait was imported.
+            let ty = short_name(&ty);
             let name = match field_text(node, "trait", src) {
-                Some(tr) => format!("{tr} for {ty}"),
+                Some(tr) => format!("{} for {ty}", short_name(&tr)),
                 None => format!("impl {ty}"),
             };
             let body = node.child_by_field_name("body");
@@ -108,6 +112,34 @@ fn rust<'t>(node: Node<'t>, src: &[u8]) -> Step<'t> {
             })
         }
         _ => Step::Skip,
+    }
+}
+
+/// A type or trait as an id names it: generic arguments dropped, and a
+/// plain path (`std::fmt::Display`) cut to its last segment. Anything else
+/// (`&'a str`, `[u8; 4]`, `dyn Error`) keeps its text, spaces collapsed.
+pub fn short_name(text: &str) -> String {
+    let mut bare = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    let mut previous = ' ';
+    for c in text.chars() {
+        match c {
+            '<' => depth += 1,
+            // The `>` of `->` (in `Fn(u8) -> u8`) closes nothing.
+            '>' if depth > 0 && previous != '-' => depth -= 1,
+            _ if depth == 0 => bare.push(c),
+            _ => {}
+        }
+        previous = c;
+    }
+    let bare = bare.split_whitespace().collect::<Vec<_>>().join(" ");
+    let is_path = !bare.is_empty()
+        && bare
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == ':');
+    match bare.rsplit("::").next() {
+        Some(last) if is_path && !last.is_empty() => last.to_string(),
+        _ => bare,
     }
 }
 

@@ -276,11 +276,7 @@ fn show_finds_symbols_by_id_and_by_hash_prefix() {
     // The impl inside `mod geometry` is another symbol.
     let nested = code.ok(&["show", "rust/shapes.rs::geometry/Point/new"]);
     assert!(nested.contains("Point { x: 1.0, y: 1.0 }"), "{nested}");
-    let signature = code.ok(&[
-        "show",
-        "--no-body",
-        "rust/shapes.rs::fmt::Display for Point/fmt",
-    ]);
+    let signature = code.ok(&["show", "--no-body", "rust/shapes.rs::Display for Point/fmt"]);
     assert!(
         signature.ends_with("    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result\n"),
         "{signature}"
