@@ -265,6 +265,34 @@ fn a_reindex_parses_only_changed_files_and_a_rename_parses_nothing() {
 }
 
 #[test]
+fn indexing_a_folder_of_the_workspace_keeps_the_workspaces_ids() {
+    let code = Code::new();
+    code.write("sub/a.rs", "fn inside() {}\n");
+    code.write("other/b.rs", "fn outside() {}\n");
+    // PATH is read from the workspace, not from the process's directory.
+    let indexed = code.json(&["index", "sub", "--json", "--symbols"]);
+    assert_eq!(indexed["folder"], "sub");
+    assert_eq!(indexed["report"]["files"], 1);
+    let ids: Vec<&str> = indexed["files"][0]["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["sub/a.rs::inside"]);
+    // The same id `show` takes, from the same cache.
+    assert!(code
+        .ok(&["show", "sub/a.rs::inside"])
+        .contains("fn inside() {}"));
+    let whole = code.json(&["index", "--json"])["report"].clone();
+    assert_eq!(
+        (whole["files"].as_u64(), whole["cached"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert!(code.fails(&["index", "nowhere"]).contains("cannot index"));
+}
+
+#[test]
 fn show_finds_symbols_by_id_and_by_hash_prefix() {
     let code = Code::with_fixtures();
     let out = code.ok(&["show", "rust/shapes.rs::Point/new"]);
@@ -373,6 +401,18 @@ fn callers_attributes_calls_to_symbols_including_calls_inside_macros() {
         plain,
         "python/inventory.py:43  python/inventory.py::sync  item.restock(1)\n"
     );
+    // A file that is not UTF-8 is reported only when it holds the name.
+    std::fs::write(code.ws.join("rust/latin1.rs"), b"// caf\xe9\nfn x() {}\n").unwrap();
+    let found = code.json(&["callers", "--json", "distance"]);
+    assert_eq!(found["skipped"].as_array().unwrap().len(), 0, "{found}");
+    std::fs::write(
+        code.ws.join("rust/latin1.rs"),
+        b"// caf\xe9\nfn x() { distance(); }\n",
+    )
+    .unwrap();
+    let found = code.json(&["callers", "--json", "distance"]);
+    assert_eq!(found["skipped"][0]["path"], "rust/latin1.rs", "{found}");
+    assert_eq!(found["skipped"][0]["reason"], "not UTF-8 text");
 }
 
 #[test]

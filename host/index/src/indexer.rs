@@ -113,6 +113,29 @@ impl<'p> Index<'p> {
         self.index(files, true, progress)
     }
 
+    /// Indexes the files under `folder`, a root-relative path with `/`
+    /// (empty for the whole root): ids stay relative to the root, so they
+    /// are the ids `show` takes, and the cache is the root's.
+    pub fn build_under(
+        &self,
+        folder: &str,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> (ProjectTree, IndexReport) {
+        let folder = folder.trim_matches('/');
+        if folder.is_empty() {
+            return self.build(progress);
+        }
+        let under: Vec<SourceFile> = source::walk(&self.root)
+            .into_iter()
+            .filter(|f| {
+                f.rel
+                    .strip_prefix(folder)
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
+            .collect();
+        self.index(self.route(under), false, progress)
+    }
+
     /// The files a parser serves, each with it.
     pub(crate) fn route(&self, files: Vec<SourceFile>) -> Vec<Routed> {
         self.route_read(files.into_iter().map(|f| (f, None)).collect())

@@ -118,16 +118,19 @@ impl Index<'_> {
     /// The calls of each name, each attributed to the symbol it is in.
     pub fn callers(&self, names: &[String]) -> Callers {
         let routed = self.route(source::walk(self.root()));
-        // Rejected on raw bytes: a file without the name cannot call it.
+        // Rejected on raw bytes: a file without the name cannot call it,
+        // so only a file holding it is worth reporting as unsearchable.
+        let finders: Vec<memchr::memmem::Finder> = names
+            .iter()
+            .map(|n| memchr::memmem::Finder::new(n.as_bytes()))
+            .collect();
         let read = parallel(&routed, self.threads(), |r| {
             let bytes = source::read(&r.file)?;
+            if !finders.iter().any(|f| f.find(&bytes).is_some()) {
+                return Ok(None);
+            }
             let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
-            Ok::<_, String>(
-                names
-                    .iter()
-                    .any(|n| text.contains(n.as_str()))
-                    .then_some(text),
-            )
+            Ok::<_, String>(Some(text))
         });
         let mut out = Callers::default();
         let mut candidates: Vec<(&Routed, String)> = Vec::new();

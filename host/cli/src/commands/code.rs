@@ -21,7 +21,9 @@ use crate::host;
 /// content, so running it again parses only what changed.
 #[derive(Args)]
 pub struct IndexArgs {
-    /// The directory to index (default: the workspace).
+    /// The directory to index (default: the workspace), relative to the
+    /// workspace. A folder inside the workspace is indexed as part of it,
+    /// with the ids `show` takes; a folder outside is a root of its own.
     path: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
@@ -109,11 +111,35 @@ impl Code {
 }
 
 pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
-    let root = match &args.path {
+    // A relative PATH is read from the workspace (`-C`), as every path
+    // amber takes. A folder inside the workspace is indexed as part of it:
+    // its ids are the workspace's, the ones `show` takes. A folder outside
+    // is a root of its own.
+    let (root, folder) = match &args.path {
         Some(p) => {
-            std::fs::canonicalize(p).with_context(|| format!("cannot index {}", p.display()))?
+            let asked = workspace.join(p);
+            let path = std::fs::canonicalize(&asked)
+                .with_context(|| format!("cannot index {}", asked.display()))?;
+            if !path.is_dir() {
+                bail!("cannot index {}: not a directory", path.display());
+            }
+            let inside = std::fs::canonicalize(workspace).ok().and_then(|ws| {
+                path.strip_prefix(&ws)
+                    .ok()
+                    .map(|rel| (ws.clone(), rel.to_path_buf()))
+            });
+            match inside {
+                Some((ws, rel)) => {
+                    let rel: Vec<String> = rel
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .collect();
+                    (ws, rel.join("/"))
+                }
+                None => (path, String::new()),
+            }
         }
-        None => workspace.to_path_buf(),
+        None => (workspace.to_path_buf(), String::new()),
     };
     if !root.is_dir() {
         bail!("cannot index {}: not a directory", root.display());
@@ -130,7 +156,7 @@ pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let (tree, report) = code.index(&root).build(&|p| {
+    let (tree, report) = code.index(&root).build_under(&folder, &|p| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
     });
@@ -139,6 +165,7 @@ pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
     if args.json {
         let mut value = json!({
             "root": root.display().to_string(),
+            "folder": folder,
             "elapsed_ms": elapsed_ms,
             "report": report,
         });
