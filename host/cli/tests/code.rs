@@ -253,12 +253,19 @@ fn a_reindex_parses_only_changed_files_and_a_rename_parses_nothing() {
         ),
         (Some(2), Some(0), Some(2))
     );
+    // A change while it is off rewrites the cache, and keeps its outlines.
+    code.write("src/b.rs", "fn b() {}\nstruct B;\nenum C {}\nconst D: u8 = 0;\n");
+    let edited = report(&code);
+    assert_eq!(
+        (edited["parsed"].as_u64(), edited["cached"].as_u64()),
+        (Some(1), Some(1))
+    );
     // Back on (the same build), its outlines were never thrown away.
     code.ok(&["plugin", "enable", "parser-markdown"]);
     let plain = code.ok(&["index"]);
     assert!(
         plain.starts_with(
-            "indexed 3 files (markdown 1, rust 2): 6 symbols; 0 parsed, 3 from the cache"
+            "indexed 3 files (markdown 1, rust 2): 7 symbols; 0 parsed, 3 from the cache"
         ),
         "{plain}"
     );

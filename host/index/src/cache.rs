@@ -38,15 +38,22 @@ pub struct OutlineCache {
     outlines: HashMap<([u8; 32], String), CachedOutline>,
     /// Keys used by this run; the rest are dropped on save.
     used: std::collections::HashSet<([u8; 32], String)>,
+    /// The outlines of languages no parser serves this run (a parser
+    /// disabled for a while), with the fingerprint that made them: kept
+    /// as they are, so turning the parser back on finds them.
+    dormant: HashMap<([u8; 32], String), CachedOutline>,
+    dormant_fingerprints: BTreeMap<String, String>,
     changed: bool,
 }
 
 impl OutlineCache {
     /// The cache of `root` under `cache_dir`, keeping the outlines of the
     /// languages whose parser is still the one that made them (`current`
-    /// names a language's parser): updating or removing one parser keeps
-    /// the others' outlines. A missing, unreadable or older snapshot is an
-    /// empty cache, never an error: the cache only saves time.
+    /// names a language's parser, empty for none): updating one parser
+    /// keeps the others' outlines, and the outlines of a language with no
+    /// parser now are put aside untouched. A missing, unreadable or older
+    /// snapshot is an empty cache, never an error: the cache only saves
+    /// time.
     pub fn load(cache_dir: &Path, root: &Path, current: &dyn Fn(&str) -> String) -> Self {
         let key = blake3::hash(root.to_string_lossy().as_bytes()).to_hex();
         let path = cache_dir
@@ -57,12 +64,22 @@ impl OutlineCache {
             .and_then(|bytes| postcard::from_bytes::<Snapshot>(&bytes).ok())
             .filter(|s| s.format == FORMAT)
             .unwrap_or_default();
-        let fingerprints: BTreeMap<String, String> = snapshot
-            .fingerprints
-            .keys()
-            .map(|language| (language.clone(), current(language)))
-            .collect();
+        let mut fingerprints = BTreeMap::new();
+        let mut dormant_fingerprints = BTreeMap::new();
+        for (language, made_by) in &snapshot.fingerprints {
+            match current(language) {
+                now if now.is_empty() => {
+                    dormant_fingerprints.insert(language.clone(), made_by.clone());
+                }
+                now => {
+                    fingerprints.insert(language.clone(), now);
+                }
+            }
+        }
         let mut outlines = snapshot.outlines;
+        let dormant: HashMap<_, _> = outlines
+            .extract_if(|(_, language), _| dormant_fingerprints.contains_key(language))
+            .collect();
         outlines.retain(|(_, language), _| {
             snapshot.fingerprints.get(language) == fingerprints.get(language)
         });
@@ -71,6 +88,8 @@ impl OutlineCache {
             fingerprints,
             outlines,
             used: Default::default(),
+            dormant,
+            dormant_fingerprints,
             changed: false,
         }
     }
@@ -119,16 +138,23 @@ impl OutlineCache {
         }
         let kept: std::collections::HashSet<&String> =
             self.outlines.keys().map(|(_, language)| language).collect();
-        let fingerprints = self
+        let mut fingerprints: BTreeMap<String, String> = self
             .fingerprints
             .iter()
             .filter(|(language, _)| kept.contains(language))
             .map(|(l, f)| (l.clone(), f.clone()))
             .collect();
+        let mut outlines = self.outlines;
+        for (language, made_by) in self.dormant_fingerprints {
+            fingerprints.entry(language).or_insert(made_by);
+        }
+        for (key, outline) in self.dormant {
+            outlines.entry(key).or_insert(outline);
+        }
         let snapshot = Snapshot {
             format: FORMAT,
             fingerprints,
-            outlines: self.outlines,
+            outlines,
         };
         let bytes = postcard::to_stdvec(&snapshot).map_err(std::io::Error::other)?;
         let dir = self.path.parent().unwrap_or(Path::new("."));
