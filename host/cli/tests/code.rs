@@ -254,7 +254,10 @@ fn a_reindex_parses_only_changed_files_and_a_rename_parses_nothing() {
         (Some(2), Some(0), Some(2))
     );
     // A change while it is off rewrites the cache, and keeps its outlines.
-    code.write("src/b.rs", "fn b() {}\nstruct B;\nenum C {}\nconst D: u8 = 0;\n");
+    code.write(
+        "src/b.rs",
+        "fn b() {}\nstruct B;\nenum C {}\nconst D: u8 = 0;\n",
+    );
     let edited = report(&code);
     assert_eq!(
         (edited["parsed"].as_u64(), edited["cached"].as_u64()),
@@ -457,6 +460,26 @@ fn grep_annotates_hits_with_symbols_and_parses_only_matching_files() {
     assert!(code
         .fails(&["outline", "Makefile"])
         .contains("no parser handles `Makefile`"));
+    // A file past the index's 4 MiB is still searched (its hit has no
+    // symbol); one past grep's 64 MiB is reported, not passed over.
+    let mut big = String::from("fn big() {}\n// a long needle here\n");
+    big.push_str(&"// padding line\n".repeat(5 << 16));
+    code.write("big.rs", &big);
+    let huge = std::fs::File::create(code.ws.join("huge.log")).unwrap();
+    huge.set_len(65 << 20).unwrap();
+    let out = code.run(&["grep", "--json", "long needle"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let hits: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        hits,
+        serde_json::json!([{"path": "big.rs", "line": 2, "text": "// a long needle here", "symbol": null}])
+    );
+    assert!(
+        text(&out.stderr)
+            .contains("amber: not searched: huge.log: 68157440 bytes, over the 64 MiB limit"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -51,6 +51,10 @@ type LineHit = (u32, u32, String);
 /// Lines shown are cut to this many bytes.
 const MAX_LINE: usize = 400;
 
+/// grep searches files up to this size; the index parses only those up to
+/// [`source::MAX_FILE_BYTES`], so a hit in a larger file has no symbol.
+const GREP_MAX_FILE_BYTES: u64 = 64 << 20;
+
 /// grep keeps the bytes of matching files, for the index to hash and
 /// parse, up to this many in all; past it, files are read again. A broad
 /// pattern over a large tree would otherwise hold the whole tree.
@@ -58,8 +62,12 @@ const KEPT_BYTES: usize = 64 << 20;
 
 impl Index<'_> {
     /// Lines matching `pattern` (a regex) in every walked file, each with
-    /// its enclosing symbol.
-    pub fn grep(&self, pattern: &str, ignore_case: bool) -> Result<Vec<GrepHit>, IndexError> {
+    /// its enclosing symbol, and the files that could not be searched.
+    pub fn grep(
+        &self,
+        pattern: &str,
+        ignore_case: bool,
+    ) -> Result<(Vec<GrepHit>, Vec<Skipped>), IndexError> {
         let regex = regex::bytes::RegexBuilder::new(pattern)
             .case_insensitive(ignore_case)
             .multi_line(true)
@@ -68,38 +76,45 @@ impl Index<'_> {
             .map_err(|e| IndexError::Pattern(e.to_string()))?;
         let files = source::walk(self.root());
         let kept = AtomicUsize::new(0);
-        let mut matched: Vec<(SourceFile, Vec<LineHit>, Option<Vec<u8>>)> =
-            parallel(&files, self.threads(), |file| {
-                // Unreadable and oversized files are passed over as rg passes
-                // them; binary files are not searched.
-                let bytes = source::read(file).ok()?;
-                if source::is_binary(&bytes) || !regex.is_match(&bytes) {
-                    return None;
+        let searched = parallel(&files, self.threads(), |file| {
+            // Binary files are not searched; unreadable and huge ones are
+            // reported.
+            let bytes = match source::read_up_to(file, GREP_MAX_FILE_BYTES) {
+                Ok(bytes) => bytes,
+                Err(reason) => return Err((file.rel.clone(), reason)),
+            };
+            if source::is_binary(&bytes) || !regex.is_match(&bytes) {
+                return Ok(None);
+            }
+            let lines = Lines::new(&bytes);
+            let mut hits: Vec<LineHit> = Vec::new();
+            for m in regex.find_iter(&bytes) {
+                let line = lines.line_of(m.start());
+                if hits.last().is_some_and(|(l, _, _)| *l == line) {
+                    continue;
                 }
-                let lines = Lines::new(&bytes);
-                let mut hits: Vec<LineHit> = Vec::new();
-                for m in regex.find_iter(&bytes) {
-                    let line = lines.line_of(m.start());
-                    if hits.last().is_some_and(|(l, _, _)| *l == line) {
-                        continue;
-                    }
-                    hits.push((line, m.start() as u32, lines.text(&bytes, line)));
-                }
-                // The symbols must be those of the bytes the hits are in.
-                let keep =
-                    kept.fetch_add(bytes.len(), Ordering::Relaxed) + bytes.len() <= KEPT_BYTES;
-                Some((file.clone(), hits, keep.then_some(bytes)))
-            })
-            .into_iter()
-            .flatten()
-            .collect();
+                hits.push((line, m.start() as u32, lines.text(&bytes, line)));
+            }
+            // The symbols must be those of the bytes the hits are in.
+            let keep = kept.fetch_add(bytes.len(), Ordering::Relaxed) + bytes.len() <= KEPT_BYTES;
+            Ok(Some((file.clone(), hits, keep.then_some(bytes))))
+        });
+        let mut skipped = Vec::new();
+        let mut matched: Vec<(SourceFile, Vec<LineHit>, Option<Vec<u8>>)> = Vec::new();
+        for result in searched {
+            match result {
+                Ok(Some(found)) => matched.push(found),
+                Ok(None) => {}
+                Err((path, reason)) => skipped.push(Skipped { path, reason }),
+            }
+        }
         let entries = self.entries(
             matched
                 .iter_mut()
                 .map(|(file, _, bytes)| (file.clone(), bytes.take()))
                 .collect(),
         );
-        Ok(matched
+        let hits = matched
             .into_iter()
             .flat_map(|(file, hits, _)| {
                 let entry = entries.get(&file.rel);
@@ -112,7 +127,8 @@ impl Index<'_> {
                         .map(|s| s.id.clone()),
                 })
             })
-            .collect())
+            .collect();
+        Ok((hits, skipped))
     }
 
     /// The calls of each name, each attributed to the symbol it is in.

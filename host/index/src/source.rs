@@ -67,12 +67,17 @@ fn source_file(root: &Path, abs: PathBuf) -> Option<SourceFile> {
 
 /// The file's bytes, or why they cannot be had.
 pub fn read(file: &SourceFile) -> Result<Vec<u8>, String> {
+    read_up_to(file, MAX_FILE_BYTES)
+}
+
+/// The file's bytes if it holds at most `limit`, or why they cannot be had.
+pub fn read_up_to(file: &SourceFile, limit: u64) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(&file.abs).map_err(|e| e.to_string())?;
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > limit {
         return Err(format!(
             "{} bytes, over the {} MiB limit",
             meta.len(),
-            MAX_FILE_BYTES >> 20
+            limit >> 20
         ));
     }
     std::fs::read(&file.abs).map_err(|e| e.to_string())

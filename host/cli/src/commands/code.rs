@@ -262,9 +262,14 @@ pub fn callers(args: CallersArgs, workspace: &Path) -> Result<()> {
 
 pub fn grep(args: GrepArgs, workspace: &Path) -> Result<()> {
     let code = Code::load(workspace)?;
-    let hits = code
+    let (hits, skipped) = code
         .index(workspace)
         .grep(&args.pattern, args.ignore_case)?;
+    // Files that could not be searched go to stderr in both forms, so the
+    // JSON stays the list of hits scripts read.
+    for skip in &skipped {
+        eprintln!("amber: not searched: {}: {}", skip.path, skip.reason);
+    }
     if args.json {
         return print_json(&hits);
     }
