@@ -514,10 +514,32 @@ fn a_trapping_parse_is_skipped_and_a_failed_parser_is_dropped() {
     for i in 0..6 {
         code.write(&format!("bad{i}.trap"), "TRAP\n");
     }
+    let out = code.run(&["index", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dropped = &report["report"]["dropped_languages"][0];
+    assert_eq!(dropped["language"], "trapfile", "{report}");
+    assert!(dropped["files"].as_u64().unwrap() > 0, "{report}");
+    // good.trap's outline, made before the parser failed, is still used.
+    assert_eq!(dropped["from_cache"], 1, "{report}");
+    assert!(
+        dropped["reason"]
+            .as_str()
+            .unwrap()
+            .contains("three failed calls"),
+        "{report}"
+    );
+    for i in 6..12 {
+        code.write(&format!("bad{i}.trap"), "TRAP\n");
+    }
     let out = code.run(&["index"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("finished without trapfile"), "{stderr}");
+    assert!(
+        stderr.contains("1 indexed from outlines it made before"),
+        "{stderr}"
+    );
     assert!(
         text(&out.stdout).contains("rust 1"),
         "{}",

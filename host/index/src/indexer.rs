@@ -39,6 +39,9 @@ pub struct DroppedLanguage {
     pub language: String,
     /// Its files not indexed.
     pub files: usize,
+    /// Its files indexed all the same, from outlines the same parser made
+    /// before it failed (they are in `languages` too).
+    pub from_cache: usize,
     pub reason: String,
 }
 
@@ -363,6 +366,7 @@ fn dropped_report(
             DroppedLanguage {
                 language: language.clone(),
                 files: all.saturating_sub(indexed + skipped),
+                from_cache: indexed,
                 reason: "its parser plugin failed (three failed calls in a row) and was unloaded"
                     .into(),
             }

@@ -192,8 +192,12 @@ pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
         eprintln!("amber: skipped {}: {}", skip.path, skip.reason);
     }
     for dropped in &report.dropped_languages {
+        let kept = match dropped.from_cache {
+            0 => String::new(),
+            n => format!("; {n} indexed from outlines it made before"),
+        };
         eprintln!(
-            "amber: finished without {} ({} files not indexed): {}",
+            "amber: finished without {} ({} files not indexed{kept}): {}",
             dropped.language, dropped.files, dropped.reason
         );
     }
