@@ -380,6 +380,43 @@ fn show_finds_symbols_by_id_and_by_hash_prefix() {
 }
 
 #[test]
+fn repeated_names_get_numbers_and_identical_bytes_share_a_hash() {
+    let code = Code::new();
+    // Three `def f` in one file: `f`, `f#2`, `f#3`.
+    code.write(
+        "dup.py",
+        "def f():\n    return 1\n\ndef f():\n    return 2\n\ndef f():\n    return 3\n",
+    );
+    // The same bytes in two files: one hash, two ids.
+    code.write("a.rs", "fn same() {}\n");
+    code.write("b.rs", "fn same() {}\n");
+    let outline = code.json(&["outline", "--json", "dup.py"]);
+    let ids: Vec<&str> = outline["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["dup.py::f", "dup.py::f#2", "dup.py::f#3"]);
+    assert!(code.ok(&["show", "dup.py::f#3"]).contains("return 3"));
+    // Exactly 8 hex digits are enough.
+    let third = outline["symbols"][2]["hash"].as_str().unwrap();
+    let shown = code.json(&["show", "--json", &third[..11]]);
+    assert_eq!(shown[0]["id"], "dup.py::f#3");
+    assert!(code
+        .fails(&["show", &third[..10]])
+        .contains("8 or more hex digits"));
+    // Identical bytes: no prefix can tell them apart, and the error says so.
+    let a = code.json(&["outline", "--json", "a.rs"]);
+    let hash = a["symbols"][0]["hash"].as_str().unwrap();
+    let err = code.fails(&["show", hash]);
+    assert!(
+        err.contains("names 2 symbols: a.rs::same, b.rs::same; their bytes are identical"),
+        "{err}"
+    );
+}
+
+#[test]
 fn callers_attributes_calls_to_symbols_including_calls_inside_macros() {
     let code = Code::with_fixtures();
     let found = code.json(&["callers", "--json", "distance", "midpoint"]);
