@@ -451,6 +451,63 @@ fn feedback_is_stored_on_the_receipt_and_changes_nothing() {
 }
 
 #[test]
+fn receipts_list_what_each_recall_returned_and_held_back() {
+    let h = Home::new();
+    assert_eq!(
+        h.ok(&["receipts"]).trim(),
+        "no recall receipts in this namespace"
+    );
+    let kept = h.add("gotcha", "flaky exec", "The exec test is flaky under load.");
+    let stale = h.add("gotcha", "flaky grep", "The grep test was flaky once.");
+    h.ok(&["revise", &stale.to_string(), "--status", "stale"]);
+    let first = h.json(&["recall", "flaky"])["receipt"].as_i64().unwrap();
+    let second = h.json(&["recall", "exec"])["receipt"].as_i64().unwrap();
+    // Another namespace's recall is not listed here.
+    h.json(&["--namespace", "project:elsewhere", "recall", "flaky"]);
+    let listed = h.json(&["receipts"]);
+    let receipts = listed["receipts"].as_array().unwrap();
+    let ids: Vec<i64> = receipts.iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [second, first], "newest first, this namespace only");
+    assert_eq!(receipts[1]["returned"], json!([kept]));
+    assert_eq!(receipts[1]["held_back"], json!([[stale, "stale"]]));
+    assert!(
+        !listed.to_string().contains("flaky"),
+        "a receipt never keeps the query"
+    );
+    let plain = h.ok(&["receipts", "--limit", "1"]);
+    assert_eq!(plain.lines().count(), 1, "{plain}");
+    assert!(
+        plain.contains(&format!("receipt {second} "))
+            && plain.contains(&format!("returned #{kept}; held back -")),
+        "{plain}"
+    );
+    // Storing a held-back record's content again says why recall skips it.
+    let again = h.ok(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "flaky grep",
+        "The grep test was flaky once.",
+    ]);
+    assert!(
+        again.contains(&format!(
+            "note: #{stale} is stale, so recall holds it back; to use it again: amber memory revise {stale} --status validated"
+        )),
+        "{again}"
+    );
+    let fresh = h.ok(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "flaky exec",
+        "The exec test is flaky under load.",
+    ]);
+    assert!(!fresh.contains("note:"), "{fresh}");
+}
+
+#[test]
 fn commands_by_id_refuse_another_namespaces_records() {
     let h = Home::new();
     let mine = h.add("gotcha", "mine", "A memory of this project.");

@@ -31,8 +31,8 @@ pub mod validate;
 pub use eligibility::Suppression;
 pub use error::MemoryError;
 pub use model::{
-    Applicability, ChangeKind, Draft, Edge, EdgeKind, Feedback, Provenance, Record, RecordType,
-    Revision, Status, Verdict,
+    Applicability, ChangeKind, Draft, Edge, EdgeKind, Feedback, Provenance, Receipt, Record,
+    RecordType, Revision, Status, Verdict,
 };
 pub use prompt_block::RecallBlock;
 pub use recall::{Hit, Recall, RecallQuery, Suppressed};

@@ -245,6 +245,18 @@ pub struct Edge {
     pub at: i64,
 }
 
+/// What one recall did, as its receipt keeps it: the ids it returned and
+/// the ids it held back with their reasons, never the query's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Receipt {
+    pub id: i64,
+    pub namespace: String,
+    pub returned: Vec<i64>,
+    /// (id, reason) for each record held back.
+    pub held_back: Vec<(i64, String)>,
+    pub at: i64,
+}
+
 /// Feedback on a recall receipt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Feedback {

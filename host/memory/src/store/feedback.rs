@@ -6,7 +6,7 @@ use rusqlite::{params, OptionalExtension};
 use super::rows::bad_column;
 use super::{now, Store};
 use crate::error::{MemoryError, Result};
-use crate::model::{Feedback, Verdict};
+use crate::model::{Feedback, Receipt, Verdict};
 use crate::validate;
 
 impl Store {
@@ -57,6 +57,41 @@ impl Store {
             note: note.map(str::to_string),
             at,
         })
+    }
+
+    /// The newest `limit` receipts of `namespace`, newest first: how a
+    /// turn's recall (which the prompt block makes without printing) is
+    /// found again to give it feedback.
+    pub fn receipts(&self, namespace: &str, limit: usize) -> Result<Vec<Receipt>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, namespace, returned, suppressed, at FROM receipts \
+                 WHERE namespace = ?1 ORDER BY id DESC LIMIT ?2",
+            )
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map(params![namespace, limit as i64], |row| {
+                let returned: String = row.get(2)?;
+                let held: String = row.get(3)?;
+                let held: Vec<serde_json::Value> =
+                    serde_json::from_str(&held).map_err(|e| bad_json(3, e))?;
+                Ok(Receipt {
+                    id: row.get(0)?,
+                    namespace: row.get(1)?,
+                    returned: serde_json::from_str(&returned).map_err(|e| bad_json(2, e))?,
+                    held_back: held
+                        .iter()
+                        .filter_map(|s| {
+                            Some((s["id"].as_i64()?, s["reason"].as_str()?.to_string()))
+                        })
+                        .collect(),
+                    at: row.get(4)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.sql(e))?;
+        Ok(rows)
     }
 
     /// The namespace a recall receipt was made in.
@@ -115,6 +150,11 @@ impl Store {
             .map_err(|e| self.sql(e))?;
         Ok(rows)
     }
+}
+
+/// A receipt column that no longer holds the JSON list it was written as.
+fn bad_json(index: usize, e: serde_json::Error) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
 }
 
 #[cfg(test)]

@@ -59,6 +59,9 @@ pub struct Added {
     /// count went up.
     pub created: bool,
     pub evidence: i64,
+    /// The record's status: a record stored again may be one recall holds
+    /// back (stale, superseded, retracted), which the caller should say.
+    pub status: Status,
 }
 
 /// Which records [`Store::list`] returns.

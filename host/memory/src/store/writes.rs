@@ -171,13 +171,14 @@ fn add_in(
         )?
         .execute(params![id, at])?;
         snapshot(tx, id, ChangeKind::Evidence, None, at)?;
-        let evidence = tx
-            .prepare_cached("SELECT evidence FROM records WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))?;
+        let (evidence, status): (i64, String) = tx
+            .prepare_cached("SELECT evidence, status FROM records WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         return Ok(Added {
             id,
             created: false,
             evidence,
+            status: status.parse().map_err(|e| super::rows::bad_column(1, e))?,
         });
     }
     tx.prepare_cached(
@@ -199,6 +200,7 @@ fn add_in(
         id,
         created: true,
         evidence: 1,
+        status: draft.status,
     })
 }
 

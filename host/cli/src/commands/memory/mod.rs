@@ -164,6 +164,16 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
     },
+    /// List the newest recall receipts of the namespace: what each recall
+    /// returned and held back (never the query). A turn's recall by the
+    /// prompt block prints nothing; its receipt is found here, to give it
+    /// feedback.
+    Receipts {
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// Record a verdict on a recall: helpful, misleading, outdated or not_used.
     ///
     /// Feedback is kept for review; it changes no record and no ranking.
@@ -364,6 +374,14 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             transfer::export(&open()?, &ns, format)
         }
         MemoryCommand::Import { file, json } => transfer::import(&mut open()?, &ns, &file, json),
+        MemoryCommand::Receipts { limit, json } => {
+            let receipts = open()?.receipts(&ns, limit)?;
+            if json {
+                return print_json(&json!({ "namespace": ns, "receipts": receipts }));
+            }
+            output::receipts(&receipts);
+            Ok(())
+        }
         MemoryCommand::Feedback {
             receipt,
             verdict,
@@ -437,6 +455,12 @@ fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> 
             "#{} already holds this content; evidence is now {}",
             added.id, added.evidence
         );
+        if !matches!(added.status, Status::Candidate | Status::Validated) {
+            println!(
+                "note: #{} is {}, so recall holds it back; to use it again: amber memory revise {} --status validated",
+                added.id, added.status, added.id
+            );
+        }
     }
     Ok(())
 }

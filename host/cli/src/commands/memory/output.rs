@@ -104,3 +104,27 @@ pub fn check(check: &Check) {
         println!("broken records: {:?}", check.broken);
     }
 }
+
+pub fn receipts(receipts: &[amber_memory::Receipt]) {
+    if receipts.is_empty() {
+        println!("no recall receipts in this namespace");
+        return;
+    }
+    let ids = |ids: &mut dyn Iterator<Item = String>| {
+        let list: Vec<String> = ids.collect();
+        if list.is_empty() {
+            "-".to_string()
+        } else {
+            list.join(", ")
+        }
+    };
+    for r in receipts {
+        println!(
+            "receipt {} (at {}): returned {}; held back {}",
+            r.id,
+            r.at,
+            ids(&mut r.returned.iter().map(|i| format!("#{i}"))),
+            ids(&mut r.held_back.iter().map(|(i, why)| format!("#{i} ({why})")))
+        );
+    }
+}
