@@ -357,6 +357,35 @@ fn a_tool_call_without_arguments_gets_an_empty_object() {
     assert_eq!(d.ended, vec![0]);
 }
 
+/// Some servers that speak Responses send a function call whole, in its
+/// `output_item.done`, with no `added` item and no argument deltas. It must
+/// still be one call with its arguments, ended once, and the turn a tool use.
+#[test]
+fn a_responses_call_sent_only_in_its_done_item_is_one_whole_call() {
+    let body = "event: response.output_text.delta\n\
+                data: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"output_index\":0,\"delta\":\"Reading it.\"}\n\n\
+                event: response.output_item.done\n\
+                data: {\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":{\"id\":\"fc_9\",\"type\":\"function_call\",\"arguments\":\"{\\\"path\\\":\\\"src/main.rs\\\"}\",\"call_id\":\"call_9\",\"name\":\"read_file\"}}\n\n\
+                event: response.completed\n\
+                data: {\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":12,\"output_tokens\":5}}}\n\n";
+    let d = decode(RESPONSES, &parse(body));
+    assert_eq!(d.text, "Reading it.");
+    assert_eq!(
+        d.tool_calls,
+        vec![(
+            "call_9".into(),
+            "read_file".into(),
+            r#"{"path":"src/main.rs"}"#.into()
+        )]
+    );
+    assert_eq!(d.ended, vec![0], "ended once, not again at completion");
+    assert_eq!(d.stop, Some(StopReason::ToolUse));
+    assert_eq!(
+        d.usage.map(|u| (u.input_tokens, u.output_tokens)),
+        Some((12, 5))
+    );
+}
+
 #[test]
 fn chat_finish_reason_length_and_content_filter_map_to_their_stops() {
     for (reason, stop) in [

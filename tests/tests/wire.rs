@@ -505,6 +505,48 @@ reply = { text = "too late" }
     assert!(started.elapsed() < Duration::from_secs(4));
 }
 
+/// Ctrl-C while text is streaming: the call ends at once as cancelled, the
+/// text already shown was handed out, and nothing is retried.
+#[tokio::test]
+async fn cancelling_mid_reply_stops_the_stream_without_a_retry() {
+    let setup = setup();
+    for (preset, flavor) in FLAVORS {
+        let fake = server(
+            r#"
+[[turns]]
+faults = [{ kind = "stall", after_events = 4, delay_ms = 5000 }]
+reply = { text = "A reply long enough to arrive in several pieces before the stall." }
+"#,
+        );
+        let cancel = Cancel::default();
+        let client = client(&setup, preset, &fake, fast()).with_cancel(cancel.clone());
+        let started = Instant::now();
+        let mut shown = String::new();
+        let trigger = cancel.clone();
+        let mut on_chunk = |chunk: &amber_core::ports::dialect::StreamChunk| {
+            if let amber_core::ports::dialect::StreamChunk::TextDelta(text) = chunk {
+                shown.push_str(text);
+                trigger.cancel();
+            }
+        };
+        let err = client
+            .call(request(flavor, vec![user("hi")]), &mut on_chunk)
+            .await
+            .unwrap_err();
+        assert_eq!(err, ApiError::Cancelled, "{flavor}");
+        assert!(
+            !shown.is_empty(),
+            "{flavor}: text arrived before the cancel"
+        );
+        assert!(started.elapsed() < Duration::from_secs(4), "{flavor}");
+        assert_eq!(
+            fake.received().len(),
+            1,
+            "{flavor}: a cancelled call is not retried"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_key_never_enters_a_component() {
     let setup = setup();

@@ -113,6 +113,9 @@ pub enum Fault {
     Malformed { after_events: usize },
     /// Headers at once, then nothing for this long before the first event.
     SlowFirstByte { delay_ms: u64 },
+    /// This many events, then nothing for this long, then the rest: a
+    /// server that stalls mid-reply.
+    Stall { after_events: usize, delay_ms: u64 },
 }
 
 #[derive(Debug, Clone, Deserialize)]

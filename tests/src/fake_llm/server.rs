@@ -125,6 +125,7 @@ async fn serve(
     }
     let mut events = sse::encode(&sse::render(format, &turn.reply));
     let mut cut_after = None;
+    // (before which event, how long) the server waits.
     let mut first_delay = None;
     match fault {
         Some(Fault::Status {
@@ -159,15 +160,19 @@ async fn serve(
             events.insert(at, "data: {\"choices\": [ this is not json\n\n".to_string());
         }
         Some(Fault::SlowFirstByte { delay_ms }) => {
-            first_delay = Some(Duration::from_millis(delay_ms))
+            first_delay = Some((0, Duration::from_millis(delay_ms)))
         }
+        Some(Fault::Stall {
+            after_events,
+            delay_ms,
+        }) => first_delay = Some((after_events, Duration::from_millis(delay_ms))),
         None => {}
     }
     let cut = cut_after.unwrap_or(usize::MAX);
     let total = events.len();
     let chunks = stream::iter(events.into_iter().enumerate()).then(move |(i, event)| async move {
-        if i == 0 {
-            if let Some(delay) = first_delay {
+        if let Some((at, delay)) = first_delay {
+            if i == at {
                 tokio::time::sleep(delay).await;
             }
         }
