@@ -3,11 +3,12 @@
 
 use rusqlite::{params, OptionalExtension};
 
-use super::rows::bad_column;
+use super::rows::{bad_column, json_list};
 use super::{now, Store};
 use crate::error::{MemoryError, Result};
 use crate::model::{Feedback, Receipt, Verdict};
 use crate::validate;
+use serde::Deserialize;
 
 impl Store {
     /// Stores a verdict on a recall receipt. It changes no record and no
@@ -22,7 +23,9 @@ impl Store {
         note: Option<&str>,
     ) -> Result<Feedback> {
         validate::note("note", note)?;
-        let (returned, held) = self.receipt_lists(receipt)?;
+        let found = self.receipt(receipt)?;
+        let returned = found.returned;
+        let held: Vec<i64> = found.held_back.iter().map(|(id, _)| *id).collect();
         if let Some(id) = record {
             self.get(id)?;
             if !returned.contains(&id) && !held.contains(&id) {
@@ -65,30 +68,13 @@ impl Store {
     pub fn receipts(&self, namespace: &str, limit: usize) -> Result<Vec<Receipt>> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT id, namespace, returned, suppressed, at FROM receipts \
-                 WHERE namespace = ?1 ORDER BY id DESC LIMIT ?2",
-            )
+            .prepare_cached(&format!(
+                "SELECT {RECEIPT_COLUMNS} FROM receipts \
+                     WHERE namespace = ?1 ORDER BY id DESC LIMIT ?2"
+            ))
             .map_err(|e| self.sql(e))?;
         let rows = stmt
-            .query_map(params![namespace, limit as i64], |row| {
-                let returned: String = row.get(2)?;
-                let held: String = row.get(3)?;
-                let held: Vec<serde_json::Value> =
-                    serde_json::from_str(&held).map_err(|e| bad_json(3, e))?;
-                Ok(Receipt {
-                    id: row.get(0)?,
-                    namespace: row.get(1)?,
-                    returned: serde_json::from_str(&returned).map_err(|e| bad_json(2, e))?,
-                    held_back: held
-                        .iter()
-                        .filter_map(|s| {
-                            Some((s["id"].as_i64()?, s["reason"].as_str()?.to_string()))
-                        })
-                        .collect(),
-                    at: row.get(4)?,
-                })
-            })
+            .query_map(params![namespace, limit as i64], receipt_from_row)
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(|e| self.sql(e))?;
         Ok(rows)
@@ -96,33 +82,20 @@ impl Store {
 
     /// The namespace a recall receipt was made in.
     pub fn receipt_namespace(&self, receipt: i64) -> Result<String> {
+        Ok(self.receipt(receipt)?.namespace)
+    }
+
+    /// One receipt, or [`MemoryError::NoSuchReceipt`].
+    fn receipt(&self, receipt: i64) -> Result<Receipt> {
         self.conn
             .query_row(
-                "SELECT namespace FROM receipts WHERE id = ?1",
+                &format!("SELECT {RECEIPT_COLUMNS} FROM receipts WHERE id = ?1"),
                 [receipt],
-                |r| r.get(0),
+                receipt_from_row,
             )
             .optional()
             .map_err(|e| self.sql(e))?
             .ok_or(MemoryError::NoSuchReceipt(receipt))
-    }
-
-    /// The ids a receipt returned, and those it held back.
-    fn receipt_lists(&self, receipt: i64) -> Result<(Vec<i64>, Vec<i64>)> {
-        let (returned, held): (String, String) = self
-            .conn
-            .query_row(
-                "SELECT returned, suppressed FROM receipts WHERE id = ?1",
-                [receipt],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(|e| self.sql(e))?
-            .ok_or(MemoryError::NoSuchReceipt(receipt))?;
-        let returned: Vec<i64> = serde_json::from_str(&returned).unwrap_or_default();
-        let held: Vec<serde_json::Value> = serde_json::from_str(&held).unwrap_or_default();
-        let held = held.iter().filter_map(|s| s["id"].as_i64()).collect();
-        Ok((returned, held))
     }
 
     /// Feedback stored on `receipt`, oldest first.
@@ -152,9 +125,25 @@ impl Store {
     }
 }
 
-/// A receipt column that no longer holds the JSON list it was written as.
-fn bad_json(index: usize, e: serde_json::Error) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
+/// The columns of `receipts`, in the order [`receipt_from_row`] reads them.
+const RECEIPT_COLUMNS: &str = "id, namespace, returned, suppressed, at";
+
+/// A held-back entry as recall stores it (its revision is not needed here).
+#[derive(Deserialize)]
+struct HeldBack {
+    id: i64,
+    reason: String,
+}
+
+fn receipt_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Receipt> {
+    let held: Vec<HeldBack> = json_list(3, &row.get::<_, String>(3)?)?;
+    Ok(Receipt {
+        id: row.get(0)?,
+        namespace: row.get(1)?,
+        returned: json_list(2, &row.get::<_, String>(2)?)?,
+        held_back: held.into_iter().map(|h| (h.id, h.reason)).collect(),
+        at: row.get(4)?,
+    })
 }
 
 #[cfg(test)]

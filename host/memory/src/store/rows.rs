@@ -20,7 +20,11 @@ pub(crate) fn words(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
 }
 
-pub(crate) fn json_list(index: usize, text: &str) -> rusqlite::Result<Vec<String>> {
+/// A column holding a JSON list, read as `Vec<T>`.
+pub(crate) fn json_list<T: serde::de::DeserializeOwned>(
+    index: usize,
+    text: &str,
+) -> rusqlite::Result<Vec<T>> {
     serde_json::from_str(text).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
     })
