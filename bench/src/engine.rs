@@ -11,7 +11,7 @@ use std::time::Instant;
 use amber_core::engine::{Agent, AgentConfig, AgentPorts, Mode, Outcome, CONFIRM_PROMPT};
 use amber_core::policy::Policy;
 use amber_core::ports::dialect::{ChatRequest, ModelReply, StreamChunk};
-use amber_core::ports::{BoxFuture, ModelClient, PortError, ThresholdGate};
+use amber_core::ports::{BoxFuture, ModelClient, ModelError, ThresholdGate};
 use amber_core::session::SessionStore;
 use amber_core::{ContextChain, Ledger};
 use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
@@ -38,7 +38,7 @@ impl ModelClient for Timed {
         &'a self,
         request: ChatRequest,
         on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
-    ) -> BoxFuture<'a, Result<ModelReply, PortError>> {
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
         Box::pin(async move {
             let start = Instant::now();
             let reply = self.inner.stream(request, on_chunk).await;

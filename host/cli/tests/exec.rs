@@ -579,3 +579,69 @@ reply = {{ text = "It says hi." }}
     );
     assert!(err.contains("amber: done in 3 model call(s)"), "{err}");
 }
+
+#[test]
+fn a_failed_model_call_ends_the_run_with_its_typed_cause_and_the_session_resumes() {
+    let env = env();
+    // The second call is refused with a wait far beyond what amber sleeps
+    // between attempts, so the wire gives up at once; the same server then
+    // serves that turn's reply to the resumed run.
+    let server = fake(&format!(
+        r#"
+[[turns]]
+reply = {{ text = "Let me look.", tool_calls = [{{ id = "c1", name = "read_note", arguments = {{ path = "a.txt" }} }}], usage = {{ input = 50, output = 5 }} }}
+[[turns]]
+faults = [{{ kind = "status", status = 429, retry_after_s = 3600 }}]
+expect_tool_results = ["c1"]
+reply = {{ text = "It says hi." }}
+{DONE}"#
+    ));
+    let run = env.exec(&server, &[], "What does a.txt say?");
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let failed = run.one("session.failed");
+    assert_eq!(failed["kind"], "error");
+    let cause = &failed["model_error"];
+    assert_eq!(cause["kind"], "rate_limited", "{failed}");
+    assert_eq!(cause["status"], 429);
+    assert_eq!(cause["retryable"], true);
+    assert_eq!(cause["retry_after_ms"], 3_600_000);
+    assert!(
+        cause["message"]
+            .as_str()
+            .unwrap()
+            .contains("asks to wait 3600 s"),
+        "{cause}"
+    );
+    // The turns and tokens before the failure are still counted.
+    assert_eq!(failed["turns"], 2);
+    assert_eq!(failed["usage"]["input_tokens"], 50);
+    assert_eq!(run.results().len(), 1);
+    // The tool round is in the session: the resumed run sends its result.
+    let id = run.session_id();
+    let resumed = env.exec(&server, &["--resume", &id], "go on");
+    resumed.assert_done("It says hi.");
+    let last = server.received().last().cloned().unwrap();
+    assert!(last.problems.is_empty(), "{:?}", last.problems);
+}
+
+#[test]
+fn an_unreachable_server_is_a_connect_failure_in_the_event() {
+    let env = env();
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let out = env
+        .command(&["exec", "--json", "--base-url", &url, "hello"])
+        .output()
+        .unwrap();
+    let run = Run::from(out);
+    assert_eq!(run.code, Some(1));
+    let cause = &run.one("session.failed")["model_error"];
+    assert_eq!(cause["kind"], "connect", "{cause}");
+    assert_eq!(cause["retryable"], true);
+    assert!(cause.get("status").is_none());
+}

@@ -10,7 +10,7 @@ use std::time::Duration;
 use amber_core::ports::dialect::{
     AuthScheme, BoxFuture, ChatRequest, HttpRequest, ModelReply, SseEvent, StreamChunk,
 };
-use amber_core::ports::{Dialect, ModelClient, PortError};
+use amber_core::ports::{Dialect, ModelClient, ModelError, PortError};
 use amber_core::Ledger;
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
@@ -443,6 +443,7 @@ impl WireClient {
             message: class.message,
             retryable: class.retryable,
             attempts: attempt,
+            retry_after_ms: retry_after.map(|d| d.as_millis().min(u128::from(u64::MAX)) as u64),
         };
         if class.retryable {
             Failure::Retry(error, retry_after)
@@ -464,11 +465,7 @@ impl ModelClient for WireClient {
         &'a self,
         request: ChatRequest,
         on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
-    ) -> BoxFuture<'a, Result<ModelReply, PortError>> {
-        Box::pin(async move {
-            self.call(request, on_chunk)
-                .await
-                .map_err(|e| PortError(e.to_string()))
-        })
+    ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(async move { self.call(request, on_chunk).await.map_err(ModelError::from) })
     }
 }

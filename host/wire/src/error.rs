@@ -1,6 +1,8 @@
 //! The typed errors of the wire. Each says what happened and, where the
 //! user can fix it, what to do.
 
+use amber_core::ports::{ModelError, ModelErrorKind};
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApiError {
     #[error("no API key: set {key_env} (provider `{provider}`)")]
@@ -19,6 +21,8 @@ pub enum ApiError {
         message: String,
         retryable: bool,
         attempts: u32,
+        /// What the server's `retry-after-ms` or `Retry-After` asked for.
+        retry_after_ms: Option<u64>,
     },
     #[error("cannot reach {provider} at {url}: {reason}")]
     Connect {
@@ -80,6 +84,7 @@ impl ApiError {
                 message,
                 retryable,
                 attempts,
+                retry_after_ms,
             } => ApiError::Http {
                 provider,
                 status,
@@ -90,6 +95,7 @@ impl ApiError {
                 ),
                 retryable,
                 attempts,
+                retry_after_ms,
             },
             other => other,
         }
@@ -102,5 +108,101 @@ impl ApiError {
             ApiError::Connect { .. } | ApiError::Timeout { .. } | ApiError::Stream { .. } => true,
             _ => false,
         }
+    }
+}
+
+/// The engine's view of a failed call: the kind a script branches on,
+/// with this error's message for people.
+impl From<ApiError> for ModelError {
+    fn from(e: ApiError) -> Self {
+        let retryable = e.is_retryable();
+        let (kind, status, retry_after_ms) = match &e {
+            ApiError::MissingKey { .. } => (ModelErrorKind::MissingKey, None, None),
+            ApiError::Auth { status, .. } => (ModelErrorKind::Auth, Some(*status), None),
+            ApiError::Http {
+                status,
+                retry_after_ms,
+                ..
+            } => {
+                let kind = match status {
+                    429 => ModelErrorKind::RateLimited,
+                    s if *s >= 500 => ModelErrorKind::Server,
+                    _ => ModelErrorKind::Request,
+                };
+                (kind, Some(*status), *retry_after_ms)
+            }
+            ApiError::Connect { .. } => (ModelErrorKind::Connect, None, None),
+            ApiError::Timeout { .. } => (ModelErrorKind::Timeout, None, None),
+            ApiError::Stream { .. } => (ModelErrorKind::Stream, None, None),
+            ApiError::Provider { .. } => (ModelErrorKind::Provider, None, None),
+            ApiError::Dialect { .. } | ApiError::NoDialect { .. } => {
+                (ModelErrorKind::Dialect, None, None)
+            }
+            ApiError::Cancelled => (ModelErrorKind::Cancelled, None, None),
+        };
+        ModelError {
+            kind,
+            status,
+            retryable,
+            retry_after_ms,
+            message: e.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, retryable: bool, retry_after_ms: Option<u64>) -> ApiError {
+        ApiError::Http {
+            provider: "openai".into(),
+            status,
+            message: "refused".into(),
+            retryable,
+            attempts: 1,
+            retry_after_ms,
+        }
+    }
+
+    #[test]
+    fn the_engine_sees_each_failure_as_its_kind() {
+        let e = ModelError::from(http(429, true, Some(2500)));
+        assert_eq!(
+            (e.kind, e.status, e.retryable, e.retry_after_ms),
+            (ModelErrorKind::RateLimited, Some(429), true, Some(2500))
+        );
+        assert_eq!(e.message, "openai failed after 1 attempt(s): refused");
+        let kind = |e: ApiError| ModelError::from(e).kind;
+        assert_eq!(kind(http(503, true, None)), ModelErrorKind::Server);
+        assert_eq!(kind(http(529, true, None)), ModelErrorKind::Server);
+        assert_eq!(kind(http(400, false, None)), ModelErrorKind::Request);
+        let auth = ModelError::from(ApiError::Auth {
+            provider: "openai".into(),
+            status: 401,
+            message: "bad key".into(),
+            key_env: "OPENAI_API_KEY".into(),
+        });
+        assert_eq!(
+            (auth.kind, auth.status, auth.retryable),
+            (ModelErrorKind::Auth, Some(401), false)
+        );
+        assert!(auth.message.contains("check OPENAI_API_KEY"));
+        assert_eq!(kind(ApiError::Cancelled), ModelErrorKind::Cancelled);
+        assert_eq!(
+            kind(ApiError::NoDialect { flavor: "x".into() }),
+            ModelErrorKind::Dialect
+        );
+    }
+
+    #[test]
+    fn asking_to_wait_keeps_the_wait() {
+        let e = http(429, true, Some(3_600_000)).asked_to_wait(
+            std::time::Duration::from_secs(3600),
+            std::time::Duration::from_secs(30),
+        );
+        let e = ModelError::from(e);
+        assert_eq!(e.retry_after_ms, Some(3_600_000));
+        assert!(e.message.contains("asks to wait 3600 s"), "{}", e.message);
     }
 }

@@ -102,6 +102,7 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
                 session_id: String::new(),
                 kind: FailureKind::Error,
                 error: format!("{e:#}"),
+                model_error: None,
                 turns: 0,
                 usage: Usage::default(),
             });
@@ -159,6 +160,7 @@ fn finish(
         session_id: session_id.to_string(),
         kind,
         error,
+        model_error: None,
         turns,
         usage,
     };
@@ -196,6 +198,21 @@ fn finish(
                 usage,
             ),
             ExitCode::from(EXIT_INTERRUPTED),
+        ),
+        Ok(RunReport {
+            outcome: Outcome::ModelFailed(e),
+            turns,
+            usage,
+        }) => (
+            AgentEvent::SessionFailed {
+                session_id: session_id.to_string(),
+                kind: FailureKind::Error,
+                error: format!("the model call failed: {e}"),
+                model_error: Some(e),
+                turns,
+                usage,
+            },
+            ExitCode::FAILURE,
         ),
         Err(e) => (
             failed(FailureKind::Error, e.to_string(), 0, Usage::default()),

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::envelope::Status;
 use crate::ports::dialect::{StopReason, Usage};
+use crate::ports::ModelError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -97,6 +98,9 @@ pub enum AgentEvent {
         session_id: String,
         kind: FailureKind,
         error: String,
+        /// The typed cause when a model call failed, for scripts.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model_error: Option<ModelError>,
         turns: u32,
         usage: Usage,
     },

@@ -32,8 +32,8 @@ use crate::ports::dialect::{
     Usage,
 };
 use crate::ports::{
-    CompressionGate, Compressor, ContextUsage, ModelClient, PortError, PromptBlock, RenderContext,
-    Tool,
+    CompressionGate, Compressor, ContextUsage, ModelClient, ModelError, ModelErrorKind,
+    PromptBlock, RenderContext, Tool,
 };
 use crate::session::{SessionError, SessionWriter};
 use assemble::{assemble, render_blocks, text_message, Rendered};
@@ -83,6 +83,10 @@ pub enum Outcome {
     HardStop(String),
     /// Cancelled (Ctrl-C); the session holds everything up to here.
     Interrupted,
+    /// A model call failed after the wire's retries. The session holds
+    /// everything up to here, so the run can be resumed once the cause
+    /// (a key, a quota, the server) is fixed.
+    ModelFailed(ModelError),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -95,8 +99,6 @@ pub struct RunReport {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
-    #[error("the model call failed: {0}")]
-    Model(PortError),
     #[error(transparent)]
     Session(#[from] SessionError),
 }
@@ -250,8 +252,11 @@ impl Agent {
                 turn,
                 confirm: confirming,
             });
-            let Some(reply) = self.call_model(request, turn, confirming, sink).await? else {
-                return Ok(Outcome::Interrupted);
+            let reply = match self.call_model(request, turn, confirming, sink).await {
+                Ok(Some(reply)) => reply,
+                Ok(None) => return Ok(Outcome::Interrupted),
+                Err(e) if e.kind == ModelErrorKind::Cancelled => return Ok(Outcome::Interrupted),
+                Err(e) => return Ok(Outcome::ModelFailed(e)),
             };
             self.last_usage = reply.usage;
             add_usage(&mut report.usage, &reply.usage);
@@ -460,7 +465,7 @@ impl Agent {
         turn: u32,
         silent: bool,
         sink: &mut EventSink<'_>,
-    ) -> Result<Option<ModelReply>, AgentError> {
+    ) -> Result<Option<ModelReply>, ModelError> {
         let mut on_chunk = |chunk: &StreamChunk| {
             if silent {
                 return;
@@ -478,7 +483,7 @@ impl Agent {
         tokio::select! {
             biased;
             _ = self.cancel.cancelled() => Ok(None),
-            reply = stream => reply.map(Some).map_err(AgentError::Model),
+            reply = stream => reply.map(Some),
         }
     }
 
@@ -646,7 +651,7 @@ fn add_usage(total: &mut Usage, more: &Usage) {
 mod tests {
     use super::*;
     use crate::context::ContextSnapshot;
-    use crate::ports::{BoxFuture, ThresholdGate};
+    use crate::ports::{BoxFuture, PortError, ThresholdGate};
     use crate::session::{self, SessionWriter};
     use std::sync::Mutex;
 
@@ -662,7 +667,7 @@ mod tests {
             &'a self,
             request: ChatRequest,
             on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
-        ) -> BoxFuture<'a, Result<ModelReply, PortError>> {
+        ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
             Box::pin(async move {
                 self.sent.lock().unwrap().push(request);
                 let text = self.replies.lock().unwrap().remove(0).to_string();
@@ -711,6 +716,14 @@ mod tests {
             replies: Mutex::new(vec!["one", "two"]),
             sent: Mutex::new(Vec::new()),
         });
+        (agent_of(model.clone(), compressor, session), model)
+    }
+
+    fn agent_of(
+        model: Arc<dyn ModelClient>,
+        compressor: Option<Arc<dyn Compressor>>,
+        session: SessionWriter,
+    ) -> Agent {
         let config = AgentConfig {
             model: "m".into(),
             flavor: "openai-chat".into(),
@@ -723,15 +736,55 @@ mod tests {
             workspace: None,
         };
         let ports = AgentPorts {
-            model: model.clone(),
+            model,
             tools: Vec::new(),
             blocks: Vec::new(),
             policy: Arc::new(Policy::new(Mode::Write, "/ws".into(), Vec::new(), None)),
             gate: Arc::new(ThresholdGate { threshold: 0.8 }),
             compressor,
         };
-        let agent = Agent::new(config, ports, ContextChain::new(), Some(session));
-        (agent, model)
+        Agent::new(config, ports, ContextChain::new(), Some(session))
+    }
+
+    /// A small fake of the ModelClient port whose every call fails.
+    struct Failing(ModelErrorKind);
+
+    impl ModelClient for Failing {
+        fn stream<'a>(
+            &'a self,
+            _request: ChatRequest,
+            _on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
+        ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+            Box::pin(async move { Err(ModelError::new(self.0, "the server said no")) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_model_call_is_an_outcome_with_its_cause_and_the_prompt_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let model = Arc::new(Failing(ModelErrorKind::Auth));
+        let mut agent = agent_of(model, None, SessionWriter::open(&path).unwrap());
+        let report = agent.run("first", &mut |_| {}).await.unwrap();
+        assert_eq!(
+            report.outcome,
+            Outcome::ModelFailed(ModelError::new(ModelErrorKind::Auth, "the server said no"))
+        );
+        assert_eq!(report.turns, 1);
+        // The question is recorded and sealed, so a resume can retry it.
+        let resumed = session::resume(&path).unwrap();
+        assert_eq!(resumed.chain.head(), agent.context().head());
+        assert_eq!(agent.context().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_model_call_cancelled_inside_the_wire_is_an_interruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let model = Arc::new(Failing(ModelErrorKind::Cancelled));
+        let session = SessionWriter::open(&dir.path().join("s.jsonl")).unwrap();
+        let mut agent = agent_of(model, None, session);
+        let report = agent.run("first", &mut |_| {}).await.unwrap();
+        assert_eq!(report.outcome, Outcome::Interrupted);
     }
 
     #[tokio::test]

@@ -136,6 +136,9 @@ impl TaskTool {
                 "the sub-agent stopped without finishing: {reason}"
             ))),
             Outcome::Interrupted => Err(ToolError::Failed("the sub-agent was interrupted".into())),
+            Outcome::ModelFailed(e) => Err(ToolError::Failed(format!(
+                "the sub-agent's model call failed: {e}"
+            ))),
         }
     }
 }

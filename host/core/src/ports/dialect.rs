@@ -186,5 +186,5 @@ pub trait ModelClient: Send + Sync {
         &'a self,
         request: ChatRequest,
         on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
-    ) -> BoxFuture<'a, Result<ModelReply, PortError>>;
+    ) -> BoxFuture<'a, Result<ModelReply, super::ModelError>>;
 }

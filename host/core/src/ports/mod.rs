@@ -5,6 +5,7 @@ pub mod approver;
 pub mod command;
 pub mod compression;
 pub mod dialect;
+pub mod model_error;
 pub mod parser;
 pub mod prompt;
 pub mod tool;
@@ -15,6 +16,7 @@ pub use approver::{
 pub use command::{CommandNode, CommandRoot, CommandTree};
 pub use compression::{CompressionGate, Compressor, ContextUsage, ThresholdGate};
 pub use dialect::{BoxFuture, Dialect, ModelClient, StreamDecoder};
+pub use model_error::{ModelError, ModelErrorKind};
 pub use parser::{LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
 pub use tool::{Tool, ToolError, ToolOutput, ToolSpec};
