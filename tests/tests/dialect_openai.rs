@@ -583,6 +583,33 @@ fn chat_request_omits_empty_tools_and_unset_limits() {
 }
 
 #[test]
+fn chat_request_caps_reasoning_models_with_max_completion_tokens() {
+    let (_scratch, _runtime, dialect) = dialect(GUEST, CHAT);
+    let mut request = conversation(CHAT);
+    for (model, field) in [
+        ("o1", "max_completion_tokens"),
+        ("o3-mini", "max_completion_tokens"),
+        ("o4-mini-2025-04-16", "max_completion_tokens"),
+        ("gpt-5", "max_completion_tokens"),
+        ("gpt-5-mini", "max_completion_tokens"),
+        ("gpt-4o", "max_tokens"),
+        ("llama3.1:8b", "max_tokens"),
+        ("openchat", "max_tokens"),
+        ("deepseek-chat", "max_tokens"),
+    ] {
+        request.model = model.into();
+        let body = json_of(&dialect.build_request(&request).unwrap().body);
+        assert_eq!(body[field], 1024, "{model}");
+        let other = if field == "max_tokens" {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        assert!(body.get(other).is_none(), "{model} also sends {other}");
+    }
+}
+
+#[test]
 fn responses_request_replays_reasoning_and_calls_as_items() {
     let (_scratch, _runtime, dialect) = dialect(GUEST, RESPONSES);
     let req = dialect.build_request(&conversation(RESPONSES)).unwrap();

@@ -154,6 +154,25 @@ async fn a_text_reply_round_trips_in_every_flavor_with_the_vendors_auth() {
     }
 }
 
+/// A reply cut at the token cap ends as `max_tokens` in every flavor,
+/// whatever the vendor calls it (`length`, `max_tokens`, an incomplete
+/// response), with the text that came before the cap.
+#[tokio::test]
+async fn a_reply_cut_at_the_token_cap_stops_as_max_tokens_in_every_flavor() {
+    let setup = setup();
+    for (preset, flavor) in FLAVORS {
+        let fake = server("[[turns]]\nreply = { text = \"The first half\", capped = true }\n");
+        let reply = call(
+            &client(&setup, preset, &fake, fast()),
+            request(flavor, vec![user("hi")]),
+        )
+        .await
+        .unwrap();
+        assert_eq!(reply.text, "The first half", "{flavor}");
+        assert_eq!(reply.stop, Some(StopReason::MaxTokens), "{flavor}");
+    }
+}
+
 const TOOLS: &str = r#"
 [[turns]]
 expect_tools = ["read_file"]

@@ -32,12 +32,27 @@ pub fn build(req: &ChatRequest) -> Result<HttpRequest, String> {
         body["tools"] = Value::Array(tools);
     }
     if let Some(max) = req.max_tokens {
-        body["max_tokens"] = json!(max);
+        body[limit_field(&req.model)] = json!(max);
     }
     if let Some(t) = req.temperature {
         body["temperature"] = request::temperature(t);
     }
     Ok(request::post("/chat/completions", &body))
+}
+
+/// The field that caps the reply. OpenAI's reasoning models (o1, o3,
+/// o4-mini, gpt-5 and their variants) refuse `max_tokens` with a 400 and
+/// take `max_completion_tokens`, which also counts their reasoning. The
+/// servers that copy Chat Completions (ollama, llama.cpp, DeepSeek) know
+/// only `max_tokens`, so it stays the default.
+fn limit_field(model: &str) -> &'static str {
+    let mut chars = model.chars();
+    let o_series = chars.next() == Some('o') && chars.next().is_some_and(|c| c.is_ascii_digit());
+    if o_series || model.starts_with("gpt-5") {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    }
 }
 
 /// One amber message becomes one chat message, plus one `tool` message per

@@ -95,6 +95,48 @@ fn check_streams_the_reply_through_the_real_wire() {
 }
 
 #[test]
+fn a_reasoning_model_that_spends_the_cap_thinking_still_passes_and_says_why() {
+    let home = tempfile::tempdir().unwrap();
+    let capped = "[[turns]]\nreply = { reasoning = \"Say ok.\", capped = true }\n";
+    let server = fake(&format!("{capped}{capped}"));
+    let base = server.openai_base();
+    let args = |json: bool| {
+        let mut args = vec![
+            "providers",
+            "check",
+            "openai",
+            "--base-url",
+            base.as_str(),
+            "--model",
+            "o4-mini",
+        ];
+        if json {
+            args.push("--json");
+        }
+        args
+    };
+    let key = [("OPENAI_API_KEY", "sk-check")];
+    let out = amber(home.path(), &args(false), &key);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("note: the reply reached its cap of 32 tokens before any text"),
+        "{stdout}"
+    );
+    let out = amber(home.path(), &args(true), &key);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["ok"].as_bool(), v["text"].as_str(), v["stop"].as_str()),
+        (Some(true), Some(""), Some("max_tokens"))
+    );
+    // o-series models take the cap as max_completion_tokens.
+    for got in server.received() {
+        assert_eq!(got.body["max_completion_tokens"], 32);
+        assert!(got.body.get("max_tokens").is_none());
+    }
+}
+
+#[test]
 fn the_vendors_base_url_variables_are_honoured() {
     let home = tempfile::tempdir().unwrap();
     let server = fake(OK);

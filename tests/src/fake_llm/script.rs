@@ -62,6 +62,10 @@ pub struct Reply {
     pub tool_calls: Vec<ScriptedCall>,
     #[serde(default)]
     pub usage: ScriptedUsage,
+    /// The reply ends at the request's token cap: finish `length`, stop
+    /// `max_tokens`, or an incomplete response.
+    #[serde(default)]
+    pub capped: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

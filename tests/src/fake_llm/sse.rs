@@ -67,7 +67,9 @@ fn chat(reply: &Reply) -> Vec<Event> {
             events.push(chat_chunk(json!({"tool_calls": [delta]}), None));
         }
     }
-    let finish = if reply.tool_calls.is_empty() {
+    let finish = if reply.capped {
+        "length"
+    } else if reply.tool_calls.is_empty() {
         "stop"
     } else {
         "tool_calls"
@@ -153,10 +155,18 @@ fn responses(reply: &Reply) -> Vec<Event> {
     let u = reply.usage;
     let usage = json!({"input_tokens": u.input, "output_tokens": u.output, "total_tokens": u.input + u.output,
         "input_tokens_details": {"cached_tokens": u.cached}, "output_tokens_details": {"reasoning_tokens": 0}});
-    events.push(typed(
-        "response.completed",
-        json!({"response": {"id": "resp_fake", "status": "completed", "usage": usage}}),
-    ));
+    events.push(if reply.capped {
+        typed(
+            "response.incomplete",
+            json!({"response": {"id": "resp_fake", "status": "incomplete",
+                "incomplete_details": {"reason": "max_output_tokens"}, "usage": usage}}),
+        )
+    } else {
+        typed(
+            "response.completed",
+            json!({"response": {"id": "resp_fake", "status": "completed", "usage": usage}}),
+        )
+    });
     events
 }
 
@@ -211,7 +221,9 @@ fn messages(reply: &Reply) -> Vec<Event> {
         events.push(typed("content_block_stop", json!({"index": index})));
         index += 1;
     }
-    let stop = if reply.tool_calls.is_empty() {
+    let stop = if reply.capped {
+        "max_tokens"
+    } else if reply.tool_calls.is_empty() {
         "end_turn"
     } else {
         "tool_use"

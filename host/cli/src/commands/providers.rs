@@ -5,7 +5,11 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, StreamChunk};
+use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, StopReason, StreamChunk};
+
+/// The cap on the check's reply: "ok" needs one token, and a check
+/// should cost next to nothing.
+const CHECK_MAX_TOKENS: u32 = 32;
 use amber_wire::presets::PresetOverride;
 use amber_wire::{make_dialect, ApiError, Presets, WireClient, WireOptions};
 use anyhow::{Context, Result};
@@ -180,7 +184,7 @@ fn check(
             }],
         }],
         tools: Vec::new(),
-        max_tokens: Some(32),
+        max_tokens: Some(CHECK_MAX_TOKENS),
         temperature: None,
     };
     let client = WireClient::new(preset.clone(), dialect, key, WireOptions::default())?;
@@ -206,7 +210,7 @@ fn check(
             if as_json {
                 print_json(
                     &json!({"ok": true, "provider": preset.name, "model": preset.model, "text": reply.text,
-                                   "usage": reply.usage, "first_token_ms": first_token.map(|d| d.as_millis()), "total_ms": total.as_millis()}),
+                                   "stop": reply.stop, "usage": reply.usage, "first_token_ms": first_token.map(|d| d.as_millis()), "total_ms": total.as_millis()}),
                 )?;
             } else {
                 println!();
@@ -219,6 +223,12 @@ fn check(
                     u.input_tokens,
                     u.output_tokens
                 );
+                if reply.text.is_empty() && reply.stop == Some(StopReason::MaxTokens) {
+                    println!(
+                        "note: the reply reached its cap of {CHECK_MAX_TOKENS} tokens before any text; a reasoning model spends them thinking ({} here). The key and the URL work.",
+                        u.reasoning_tokens
+                    );
+                }
             }
             Ok(())
         }
