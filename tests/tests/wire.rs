@@ -6,11 +6,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use amber_core::ports::dialect::{
-    ChatRequest, Message, Part, Role, StopReason, ToolCall, ToolDecl, ToolResult,
+    ChatRequest, Message, ModelReply, Part, Role, StopReason, StreamChunk, ToolCall, ToolDecl,
+    ToolResult,
 };
 use amber_runtime::{Grants, PluginRuntime};
-use amber_tests::fake_llm::{FakeLlm, Transcript};
+use amber_tests::fake_llm::{FakeLlm, Reply, Transcript, Turn};
+use amber_tests::sse::read_fixture;
 use amber_tests::{enable, Scratch};
+use amber_wire::assemble::ReplyAssembler;
 use amber_wire::retry::RetryPolicy;
 use amber_wire::{make_dialect, ApiError, Cancel, Presets, WireClient, WireOptions};
 use serde_json::json;
@@ -613,4 +616,81 @@ fn a_known_flavor_whose_plugin_is_missing_is_an_error_not_a_fallback() {
         err.to_string().contains("is its provider plugin disabled?"),
         "{err}"
     );
+}
+
+/// What decoding a recording in one batch, in process, ends with: the
+/// assembled reply, or the kind of the first error chunk.
+fn decoded_in_process(setup: &Setup, flavor: &str, name: &str) -> Result<ModelReply, String> {
+    let dialect = setup.runtime.ledger().provider(flavor).unwrap();
+    let mut decoder = dialect.decoder().unwrap();
+    let mut chunks = decoder.decode(&read_fixture(name)).unwrap();
+    chunks.extend(decoder.finish().unwrap());
+    let mut assembler = ReplyAssembler::default();
+    for chunk in &chunks {
+        if let StreamChunk::Error { kind, .. } = chunk {
+            return Err(kind.clone());
+        }
+        assembler.push(chunk);
+    }
+    assert!(assembler.is_complete(), "{name} is a whole reply");
+    Ok(assembler.finish())
+}
+
+/// Every recorded stream, served byte for byte over a real socket (an
+/// event a write, then in 7-byte pieces that cut events, lines and UTF-8
+/// characters apart), through reqwest, eventsource-stream's framing and
+/// the dialect component, ends as decoding the same recording in process
+/// does: the same reply, or the same provider error.
+#[tokio::test]
+async fn every_recorded_stream_ends_the_same_over_a_socket() {
+    let setup = setup();
+    let mut options = fast();
+    // An error is compared, not retried.
+    options.retry.max_attempts = 1;
+    let folder = amber_tests::repo_root().join("fixtures/sse");
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sse"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 15, "{names:?}");
+    for name in &names {
+        let (preset, flavor) = if name.starts_with("anthropic") {
+            ("anthropic", "anthropic-messages")
+        } else if name.starts_with("openai-responses") {
+            ("openai-responses", "openai-responses")
+        } else {
+            ("openai", "openai-chat")
+        };
+        let expected = decoded_in_process(&setup, flavor, name);
+        for split_bytes in [None, Some(7)] {
+            let reply = Reply {
+                recorded: Some(folder.join(name)),
+                split_bytes,
+                ..Reply::default()
+            };
+            let transcript = Transcript {
+                turns: vec![Turn {
+                    reply,
+                    ..Turn::default()
+                }],
+                ..Transcript::default()
+            };
+            let fake = FakeLlm::start(transcript, 0).unwrap();
+            let got = call(
+                &client(&setup, preset, &fake, options),
+                request(flavor, vec![user("hi")]),
+            )
+            .await;
+            let what = format!("{name} in pieces of {split_bytes:?} bytes");
+            match (&expected, got) {
+                (Ok(expected), Ok(got)) => assert_eq!(&got, expected, "{what}"),
+                (Err(kind), Err(ApiError::Provider { kind: got, .. })) => {
+                    assert_eq!(&got, kind, "{what}")
+                }
+                (expected, got) => panic!("{what}: expected {expected:?}, got {got:?}"),
+            }
+        }
+    }
 }

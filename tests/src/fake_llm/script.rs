@@ -3,7 +3,7 @@
 //! `oracle` of expected tool calls, `checks` and a `budget`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -66,6 +66,16 @@ pub struct Reply {
     /// `max_tokens`, or an incomplete response.
     #[serde(default)]
     pub capped: bool,
+    /// A recorded `text/event-stream` body served byte for byte instead of
+    /// one written from the fields above; a relative path is read from
+    /// the script's folder (or the working directory for a parsed script).
+    #[serde(default)]
+    pub recorded: Option<PathBuf>,
+    /// Serve the body in pieces of this many bytes rather than an event a
+    /// piece, so events straddle the client's reads (fault counts then
+    /// count pieces).
+    #[serde(default)]
+    pub split_bytes: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -157,6 +167,46 @@ impl Transcript {
     pub fn load(path: &Path) -> Result<Transcript, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Transcript::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let mut transcript =
+            Transcript::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        for turn in &mut transcript.turns {
+            if let Some(recorded) = &mut turn.reply.recorded {
+                if recorded.is_relative() {
+                    *recorded = folder.join(&*recorded);
+                }
+            }
+        }
+        Ok(transcript)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_body_is_found_beside_the_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s.toml");
+        std::fs::write(
+            &script,
+            "[[turns]]\nreply = { recorded = \"streams/a.sse\", split_bytes = 5 }\n[[turns]]\nreply = { recorded = \"/abs/b.sse\" }\n",
+        )
+        .unwrap();
+        let transcript = Transcript::load(&script).unwrap();
+        let recorded: Vec<_> = transcript
+            .turns
+            .iter()
+            .map(|t| t.reply.recorded.clone().unwrap())
+            .collect();
+        assert_eq!(
+            recorded,
+            [
+                dir.path().join("streams/a.sse"),
+                PathBuf::from("/abs/b.sse")
+            ]
+        );
+        assert_eq!(transcript.turns[0].reply.split_bytes, Some(5));
     }
 }

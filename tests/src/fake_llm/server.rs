@@ -123,7 +123,20 @@ async fn serve(
         );
         return (StatusCode::BAD_REQUEST, error_body(format, 400, &message)).into_response();
     }
-    let mut events = sse::encode(&sse::render(format, &turn.reply));
+    let mut events = match &turn.reply.recorded {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(body) => sse::recorded_events(&body),
+            Err(e) => {
+                let message = format!("fake-llm: cannot read {}: {e}", path.display());
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    error_body(format, 500, &message),
+                )
+                    .into_response();
+            }
+        },
+        None => sse::encode(&sse::render(format, &turn.reply)),
+    };
     let mut cut_after = None;
     // (before which event, how long) the server waits.
     let mut first_delay = None;
@@ -168,9 +181,13 @@ async fn serve(
         }) => first_delay = Some((after_events, Duration::from_millis(delay_ms))),
         None => {}
     }
+    let pieces: Vec<Vec<u8>> = match turn.reply.split_bytes {
+        Some(size) => sse::split_bytes(events, size),
+        None => events.into_iter().map(String::into_bytes).collect(),
+    };
     let cut = cut_after.unwrap_or(usize::MAX);
-    let total = events.len();
-    let chunks = stream::iter(events.into_iter().enumerate()).then(move |(i, event)| async move {
+    let total = pieces.len();
+    let chunks = stream::iter(pieces.into_iter().enumerate()).then(move |(i, piece)| async move {
         if let Some((at, delay)) = first_delay {
             if i == at {
                 tokio::time::sleep(delay).await;
@@ -181,7 +198,7 @@ async fn serve(
             tokio::time::sleep(Duration::from_millis(50)).await;
             return Err(std::io::Error::other("fake-llm: scripted cut"));
         }
-        Ok::<Bytes, std::io::Error>(Bytes::from(event))
+        Ok::<Bytes, std::io::Error>(Bytes::from(piece))
     });
     let chunks = chunks.take(total.min(cut.saturating_add(1)));
     let mut response = Response::new(Body::from_stream(chunks));

@@ -232,3 +232,22 @@ fn messages(reply: &Reply) -> Vec<Event> {
     events.push(typed("message_stop", json!({})));
     events
 }
+
+/// A recorded body cut into its events (each with its blank line), so
+/// faults can count them as they count written ones.
+pub fn recorded_events(body: &str) -> Vec<String> {
+    let mut events: Vec<String> = body.split_inclusive("\n\n").map(String::from).collect();
+    events.retain(|e| !e.trim().is_empty());
+    events
+}
+
+/// The body in pieces of `size` bytes, cut anywhere, even inside a
+/// character: the client must reassemble it.
+pub fn split_bytes(events: Vec<String>, size: usize) -> Vec<Vec<u8>> {
+    events
+        .concat()
+        .into_bytes()
+        .chunks(size.max(1))
+        .map(<[u8]>::to_vec)
+        .collect()
+}
