@@ -81,6 +81,7 @@ impl Env {
     }
 }
 
+#[derive(Debug)]
 pub struct Run {
     pub code: Option<i32>,
     pub events: Vec<Value>,
