@@ -675,6 +675,61 @@ fn compile_prints_the_context_and_a_reproducible_manifest_without_bodies() {
 }
 
 #[test]
+fn the_markdown_export_keeps_applicability_provenance_and_history() {
+    let h = Home::new();
+    h.ok(&[
+        "add",
+        "--type",
+        "gotcha",
+        "--title",
+        "flaky timer",
+        "--path",
+        "host/**/*.rs",
+        "--language",
+        "rust",
+        "--valid-until",
+        "4102444800",
+        "--actor",
+        "alice",
+        "--session",
+        "s-42",
+        "--model",
+        "gpt-test",
+        "The timer test fails under load.",
+    ]);
+    h.ok(&[
+        "revise",
+        "1",
+        "--status",
+        "validated",
+        "--reason",
+        "seen twice",
+    ]);
+    let markdown = h.ok(&["export"]);
+    for expected in [
+        "## #1 flaky timer",
+        "- applies to paths: `host/**/*.rs`",
+        "- applies to languages: rust",
+        "- valid: - .. 2100-01-01 00:00Z",
+        "- provenance: actor alice · session s-42 · model gpt-test",
+        "The timer test fails under load.",
+        "History:",
+        " created by alice, candidate",
+        "status changed by alice, validated: seen twice",
+    ] {
+        assert!(
+            markdown.contains(expected),
+            "no {expected:?} in\n{markdown}"
+        );
+    }
+    let history = markdown.split("History:").nth(1).unwrap();
+    assert!(
+        history.contains("- r1 ") && history.contains("- r2 "),
+        "{history}"
+    );
+}
+
+#[test]
 fn export_and_import_round_trip_into_another_namespace() {
     let h = Home::new();
     h.add(
@@ -689,6 +744,9 @@ fn export_and_import_round_trip_into_another_namespace() {
         markdown.contains("## #1 ledger") && markdown.contains(&format!("## #{gone} (forgotten)")),
         "{markdown}"
     );
+    // The forgotten record keeps its lineage, not its content.
+    assert!(markdown.contains(" forgotten by "), "{markdown}");
+    assert!(!markdown.contains("A note to forget."), "{markdown}");
     let json_export = h.ok(&["export", "--format", "json"]);
     assert_eq!(
         h.ok(&["export", "--json"]),

@@ -1,7 +1,7 @@
 //! How memory commands print for a terminal (`--json` prints the values
 //! themselves).
 
-use amber_core::text::one_line;
+use amber_core::text::{one_line, utc_minute};
 use amber_memory::{Check, Edge, Recall, Record, Revision};
 
 fn first_line(text: &str) -> String {
@@ -66,7 +66,7 @@ pub fn show(record: &Record, history: &[Revision], edges: &[Edge]) {
         );
     }
     if d.valid_from.is_some() || d.valid_until.is_some() {
-        let at = |t: Option<i64>| t.map_or("-".to_string(), |t| t.to_string());
+        let at = |t: Option<i64>| t.map_or("-".to_string(), |t| format!("{} ({t})", utc_minute(t)));
         println!("valid: {} .. {}", at(d.valid_from), at(d.valid_until));
     }
     let p = &d.provenance;

@@ -5,7 +5,8 @@
 use std::io::Read;
 use std::path::Path;
 
-use amber_memory::{Draft, ListFilter, Store};
+use amber_core::text::utc_minute;
+use amber_memory::{ChangeKind, Draft, Edge, ListFilter, Record, Revision, Store};
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
@@ -37,27 +38,108 @@ pub fn export(store: &Store, ns: &str, format: ExportFormat) -> Result<()> {
             println!("# Memory: {ns}\n");
             println!("{} records.", records.len());
             for r in &records {
-                let d = &r.draft;
-                if r.is_forgotten() {
-                    println!("\n## #{} (forgotten)\n\nOnly the lineage remains.", r.id);
-                    continue;
-                }
-                println!("\n## #{} {}\n", r.id, d.title);
-                println!(
-                    "- type: {} · status: {} · confidence: {:.2} · evidence: {} · revision: {}",
-                    d.record_type, d.status, d.confidence, r.evidence, r.revision
+                print!(
+                    "{}",
+                    markdown(r, &store.history(r.id)?, &store.edges(r.id)?)
                 );
-                if !d.tags.is_empty() {
-                    println!("- tags: {}", d.tags.join(", "));
-                }
-                for e in store.edges(r.id)? {
-                    println!("- #{} {} #{}", e.from, e.kind, e.to);
-                }
-                println!("\n{}", d.content);
             }
             Ok(())
         }
     }
+}
+
+/// One record for people: its fields, where and when it applies, who
+/// wrote it, its links, its content, then every revision, so the export
+/// keeps the lineage the store keeps. A forgotten record keeps only that.
+fn markdown(r: &Record, history: &[Revision], edges: &[Edge]) -> String {
+    let d = &r.draft;
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&text);
+        out.push('\n');
+    };
+    if r.is_forgotten() {
+        line(format!(
+            "\n## #{} (forgotten)\n\nOnly the lineage remains.",
+            r.id
+        ));
+    } else {
+        line(format!("\n## #{} {}\n", r.id, d.title));
+        line(format!(
+            "- type: {} · status: {} · confidence: {:.2} · evidence: {} · revision: {}",
+            d.record_type, d.status, d.confidence, r.evidence, r.revision
+        ));
+        if !d.tags.is_empty() {
+            line(format!("- tags: {}", d.tags.join(", ")));
+        }
+        let a = &d.applicability;
+        if !a.paths.is_empty() {
+            let globs: Vec<String> = a.paths.iter().map(|p| format!("`{p}`")).collect();
+            line(format!("- applies to paths: {}", globs.join(", ")));
+        }
+        if !a.languages.is_empty() {
+            line(format!(
+                "- applies to languages: {}",
+                a.languages.join(", ")
+            ));
+        }
+        if d.valid_from.is_some() || d.valid_until.is_some() {
+            let at = |t: Option<i64>| t.map_or("-".to_string(), utc_minute);
+            line(format!(
+                "- valid: {} .. {}",
+                at(d.valid_from),
+                at(d.valid_until)
+            ));
+        }
+        let p = &d.provenance;
+        let by: Vec<String> = [
+            ("actor", &p.actor),
+            ("session", &p.session),
+            ("model", &p.model),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.as_deref().map(|v| format!("{k} {v}")))
+        .collect();
+        if !by.is_empty() {
+            line(format!("- provenance: {}", by.join(" · ")));
+        }
+    }
+    for e in edges {
+        line(format!("- #{} {} #{}", e.from, e.kind, e.to));
+    }
+    if !r.is_forgotten() {
+        line(format!("\n{}", d.content));
+    }
+    line("\nHistory:\n".to_string());
+    for v in history {
+        let by = v
+            .actor
+            .as_deref()
+            .map(|a| format!(" by {a}"))
+            .unwrap_or_default();
+        let reason = v
+            .reason
+            .as_deref()
+            .map(|x| format!(": {x}"))
+            .unwrap_or_default();
+        let title = if v.title.is_empty() || v.title == d.title {
+            String::new()
+        } else {
+            format!(" \"{}\"", v.title)
+        };
+        let change = match v.change {
+            ChangeKind::StatusChanged => "status changed".to_string(),
+            ChangeKind::Evidence => "stored again".to_string(),
+            other => other.to_string(),
+        };
+        line(format!(
+            "- r{} {} {change}{by}, {}{title}{reason}",
+            v.revision,
+            utc_minute(v.at),
+            v.status
+        ));
+    }
+    out
 }
 
 fn read(file: &Path) -> Result<String> {
