@@ -19,6 +19,13 @@ pub const BLOCK_NAME: &str = "memory-recall";
 /// never crowds out the conversation.
 pub const DEFAULT_BLOCK_BUDGET: usize = 512;
 
+/// How long a turn waits for another amber's write before the block is
+/// left out. The receipt every recall writes needs the write lock; the
+/// store's own wait ([`crate::store::BUSY_TIMEOUT`], 5 s) would hold the
+/// model call back for that long, where a turn without memory only loses
+/// a little context.
+pub const BLOCK_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
+
 pub struct RecallBlock {
     spec: BlockSpec,
     database: PathBuf,
@@ -49,6 +56,9 @@ impl RecallBlock {
             return Ok(String::new());
         }
         let mut store = Store::open(&self.database).map_err(|e| e.to_string())?;
+        store
+            .set_busy_timeout(BLOCK_BUSY_TIMEOUT)
+            .map_err(|e| e.to_string())?;
         let mut query = RecallQuery::new(&self.namespace, request);
         // A memory scoped to some files or a language comes back only on a
         // turn about them: the first workspace file the request names.
@@ -167,6 +177,32 @@ mod tests {
         assert!(text.contains("## Decisions and gotchas"));
         assert_eq!(render(&block, "unrelated words entirely"), "");
         assert_eq!(block.spec().position, BlockPosition::Head);
+    }
+
+    #[test]
+    fn a_store_locked_by_another_writer_leaves_the_block_out_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(DATABASE_FILE);
+        let mut store = Store::open(&db).unwrap();
+        store
+            .add(
+                "ns",
+                Draft::new(RecordType::Gotcha, "flock cargo", "Wrap cargo in flock."),
+            )
+            .unwrap();
+        let other = rusqlite::Connection::open(&db).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let block = RecallBlock::new(db.clone(), "ns".into(), DEFAULT_BLOCK_BUDGET);
+        let ctx = RenderContext {
+            request: "why flock cargo?".into(),
+            ..RenderContext::default()
+        };
+        let started = std::time::Instant::now();
+        let e = block.render(&ctx).unwrap_err();
+        assert!(started.elapsed() < crate::store::BUSY_TIMEOUT / 2);
+        assert!(e.0.contains("memory-recall") && e.0.contains("busy"), "{e}");
+        other.execute_batch("COMMIT").unwrap();
+        assert!(render(&block, "why flock cargo?").contains("Wrap cargo in flock."));
     }
 
     #[test]
