@@ -96,6 +96,8 @@ fn outlines_of_each_language_match_their_snapshots() {
         ("python", "python/inventory.py"),
         ("markdown", "markdown/guide.md"),
         ("tsx", "tsx/App.tsx"),
+        ("javascript", "javascript/cart.js"),
+        ("jsx", "jsx/CartView.jsx"),
         ("typescript_merge", "typescript/source_utils_merge.ts"),
         (
             "typescript_http_error",
@@ -152,6 +154,10 @@ fn the_wasm_outline_equals_the_native_outline_on_real_files() {
             "typescript",
             real_files(&repo.join("fixtures/parsers/typescript"), "ts", 6),
         ),
+        (
+            "tsx",
+            real_files(&repo.join("fixtures/parsers/tsx-tanstack"), "tsx", 6),
+        ),
         ("markdown", real_files(&repo.join("docs"), "md", 6)),
     ];
     for (lang, files) in &sets {
@@ -198,7 +204,7 @@ fn the_wasm_outline_equals_the_native_outline_on_real_files() {
         }
         compared += 1;
     }
-    assert!(compared >= 25, "compared {compared} files");
+    assert!(compared >= 30, "compared {compared} files");
 }
 
 #[test]
