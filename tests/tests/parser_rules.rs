@@ -212,6 +212,50 @@ fn run() {
     }
 }
 
+/// `helper()` inside `depth` nested macro calls: `m!(m!(... helper() ...))`.
+fn nested_macros(depth: usize) -> String {
+    format!(
+        "fn run() {{\n    {}helper(){};\n}}\n",
+        "m!(".repeat(depth),
+        ")".repeat(depth)
+    )
+}
+
+#[test]
+fn macro_bodies_are_reparsed_eight_deep_and_no_deeper() {
+    let mut outliner = outliner();
+    let mut found = |depth| {
+        outliner
+            .references("rust", &nested_macros(depth), "helper")
+            .unwrap()
+            .len()
+    };
+    assert_eq!(found(1), 1);
+    assert_eq!(found(8), 1, "eight nested macros are searched");
+    assert_eq!(found(9), 0, "the ninth is past the depth bound");
+    // Far past the bound, the search still ends, at once.
+    assert_eq!(found(300), 0);
+}
+
+#[test]
+fn at_most_512_macro_bodies_are_reparsed_per_file() {
+    let calls = "    log!(helper());\n".repeat(600);
+    let src = format!("fn run() {{\n{calls}}}\n");
+    let spans = outliner().references("rust", &src, "helper").unwrap();
+    // The worklist stops at its bound: a file this macro-heavy gets the
+    // calls of 512 bodies, not an unbounded parse.
+    assert_eq!(spans.len(), 512);
+    // Plain calls are never limited.
+    let plain = format!("fn run() {{\n{}}}\n", "    helper();\n".repeat(600));
+    assert_eq!(
+        outliner()
+            .references("rust", &plain, "helper")
+            .unwrap()
+            .len(),
+        600
+    );
+}
+
 #[test]
 fn references_in_python_and_typescript() {
     let py = "def f():\n    g()\n    obj.g(1)\n    h(g)\n";
