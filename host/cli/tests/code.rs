@@ -63,6 +63,26 @@ impl Code {
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
     }
 
+    /// `amber ARGS` on a pseudo-terminal (util-linux `script`), as a
+    /// person at a terminal runs it: everything it drew, both streams.
+    fn on_terminal(&self, args: &str) -> String {
+        let amber = amber_command(AMBER, &self.home, &self.ws);
+        let mut cmd = std::process::Command::new("script");
+        for (key, value) in amber.get_envs() {
+            match value {
+                Some(value) => cmd.env(key, value),
+                None => cmd.env_remove(key),
+            };
+        }
+        let out = cmd
+            .args(["-qec", &format!("{AMBER} {args}"), "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("util-linux `script`");
+        assert!(out.status.success(), "{args}: {}", text(&out.stdout));
+        text(&out.stdout)
+    }
+
     fn fails(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert_eq!(
@@ -205,6 +225,25 @@ fn the_wasm_outline_equals_the_native_outline_on_real_files() {
         compared += 1;
     }
     assert!(compared >= 30, "compared {compared} files");
+}
+
+#[test]
+fn the_index_progress_bar_draws_on_a_terminal_and_is_cleared() {
+    let code = Code::new();
+    for i in 0..300 {
+        code.write(&format!("src/f{i}.rs"), &format!("fn f{i}() {{}}\n"));
+    }
+    let drawn = code.on_terminal("index");
+    let bar = drawn.find("indexing ").expect("the bar was drawn");
+    assert!(drawn[bar..].contains("/300 files"), "{drawn:?}");
+    // Cleared before the summary: the summary is the last line.
+    let summary = drawn.rfind("indexed 300 files").unwrap();
+    assert!(drawn.rfind("indexing ").unwrap() < summary, "{drawn:?}");
+    // Not drawn where a script reads: with --json, or piped.
+    assert!(!code.on_terminal("index --json").contains("indexing "));
+    let piped = code.run(&["index"]);
+    assert!(!text(&piped.stderr).contains("indexing "));
+    assert!(!text(&piped.stdout).contains("indexing "));
 }
 
 #[test]
