@@ -96,6 +96,36 @@ pub fn time_ms(rounds: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> 
     Ok(median(samples))
 }
 
+/// Medians in milliseconds of `a` and of its baseline `b`, measured in
+/// alternation after one warm-up each: a round runs both, in turn first,
+/// so a neighbour's burst or a slow drift on this shared machine lands on
+/// both sides of the ratio instead of on whichever ran in that stretch.
+pub fn paired_ms(
+    rounds: usize,
+    mut a: impl FnMut() -> Result<()>,
+    mut b: impl FnMut() -> Result<()>,
+) -> Result<(f64, f64)> {
+    a()?;
+    b()?;
+    let (mut sa, mut sb) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+    let timed = |f: &mut dyn FnMut() -> Result<()>, into: &mut Vec<f64>| -> Result<()> {
+        let start = Instant::now();
+        f()?;
+        into.push(start.elapsed().as_secs_f64() * 1e3);
+        Ok(())
+    };
+    for round in 0..rounds {
+        if round % 2 == 0 {
+            timed(&mut a, &mut sa)?;
+            timed(&mut b, &mut sb)?;
+        } else {
+            timed(&mut b, &mut sb)?;
+            timed(&mut a, &mut sa)?;
+        }
+    }
+    Ok((median(sa), median(sb)))
+}
+
 /// The repository's built guests.
 pub fn guest(name: &str) -> Result<PathBuf> {
     let dir = std::env::var_os("AMBER_GUESTS_DIR")
