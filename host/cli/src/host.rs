@@ -27,6 +27,21 @@ pub fn load_config(dirs: &AmberDirs) -> Result<Config> {
     Ok(Config::load(&config_path(dirs))?)
 }
 
+/// The model calls' timeouts and retries, from `[wire]`.
+pub fn wire_options(config: &Config) -> amber_wire::WireOptions {
+    let wire = &config.wire;
+    let mut options = amber_wire::WireOptions {
+        connect_timeout: Duration::from_millis(wire.connect_timeout_ms),
+        first_byte_timeout: Duration::from_millis(wire.first_byte_timeout_ms),
+        read_timeout: Duration::from_millis(wire.read_timeout_ms),
+        ..amber_wire::WireOptions::default()
+    };
+    options.retry.max_attempts = wire.max_attempts;
+    options.retry.max_delay = Duration::from_millis(wire.max_retry_delay_ms);
+    options.retry.base_delay = options.retry.base_delay.min(options.retry.max_delay);
+    options
+}
+
 fn options(
     dirs: AmberDirs,
     workspace: &Path,

@@ -645,3 +645,70 @@ fn an_unreachable_server_is_a_connect_failure_in_the_event() {
     assert_eq!(cause["retryable"], true);
     assert!(cause.get("status").is_none());
 }
+
+/// Every fault the fake server injects, through `amber exec` and the
+/// engine: a fault the wire retries ends in the reply; one it cannot ends
+/// the run with its typed cause, and the session then resumes with its
+/// whole history (the tool result of the turn before is sent again).
+#[test]
+fn each_injected_fault_ends_in_the_reply_or_a_typed_failure_that_resumes() {
+    // (fault, None when retried into the reply, else the failure's kind)
+    let cases = [
+        (r#"{ kind = "status", status = 500 }"#, None),
+        (
+            r#"{ kind = "status", status = 429, retry_after_ms = 50 }"#,
+            None,
+        ),
+        (r#"{ kind = "slow_first_byte", delay_ms = 3000 }"#, None),
+        (r#"{ kind = "cut", after_events = 1 }"#, None),
+        (r#"{ kind = "status", status = 401 }"#, Some("auth")),
+        (r#"{ kind = "status", status = 400 }"#, Some("request")),
+        (r#"{ kind = "cut", after_events = 3 }"#, Some("stream")),
+        (
+            r#"{ kind = "malformed", after_events = 2 }"#,
+            Some("provider"),
+        ),
+    ];
+    for (fault, failure) in cases {
+        let env = env();
+        // Short waits so a retried fault costs little; a slow first byte
+        // of 3 s then times out after 400 ms.
+        std::fs::write(
+            env.home.join("config.toml"),
+            "[wire]\nfirst_byte_timeout_ms = 400\nmax_retry_delay_ms = 100\n",
+        )
+        .unwrap();
+        let server = fake(&format!(
+            r#"
+[[turns]]
+reply = {{ text = "Let me look.", tool_calls = [{{ id = "c1", name = "read_note", arguments = {{ path = "a.txt" }} }}] }}
+[[turns]]
+faults = [{fault}]
+expect_tool_results = ["c1"]
+reply = {{ text = "It says hi, in a reply long enough to come in several pieces." }}
+{DONE}"#
+        ));
+        let run = env.exec(&server, &[], "What does a.txt say?");
+        let reply = "It says hi, in a reply long enough to come in several pieces.";
+        let Some(kind) = failure else {
+            run.assert_done(reply);
+            // The faulted request and the one after it.
+            assert_eq!(server.received().len(), 4, "{fault}");
+            continue;
+        };
+        assert_eq!(run.code, Some(1), "{fault}: {}", run.stderr);
+        let failed = run.one("session.failed");
+        assert_eq!(failed["model_error"]["kind"], kind, "{fault}: {failed}");
+        let error = failed["error"].as_str().unwrap();
+        assert!(error.starts_with("the model call failed: "), "{error}");
+        if kind == "auth" {
+            assert!(error.contains("check OPENAI_API_KEY"), "{error}");
+        }
+        assert_eq!(server.received().len(), 2, "{fault}: not retried");
+        let resumed = env.exec(&server, &["--resume", &run.session_id()], "go on");
+        resumed.assert_done(reply);
+        for got in server.received() {
+            assert!(got.problems.is_empty(), "{fault}: {:?}", got.problems);
+        }
+    }
+}

@@ -29,6 +29,37 @@ pub struct Config {
     pub exec: ExecConfig,
     pub agent: AgentConfig,
     pub memory: MemoryConfig,
+    pub wire: WireConfig,
+}
+
+/// The model calls' HTTP: timeouts and retries (docs/dialects.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WireConfig {
+    /// Opening the connection.
+    pub connect_timeout_ms: u64,
+    /// From sending a request to its first event; a local model on a CPU
+    /// may need more for a long prompt.
+    pub first_byte_timeout_ms: u64,
+    /// Silence allowed between two events.
+    pub read_timeout_ms: u64,
+    /// Attempts per model call, the first included (1: never retry).
+    pub max_attempts: u32,
+    /// The longest wait between attempts; a server asking for longer ends
+    /// the call at once, saying how long it asked.
+    pub max_retry_delay_ms: u64,
+}
+
+impl Default for WireConfig {
+    fn default() -> Self {
+        WireConfig {
+            connect_timeout_ms: 10_000,
+            first_byte_timeout_ms: 120_000,
+            read_timeout_ms: 120_000,
+            max_attempts: 4,
+            max_retry_delay_ms: 30_000,
+        }
+    }
 }
 
 /// Governed memory in the agent's prompt (docs/memory.md).
@@ -252,6 +283,26 @@ impl Config {
                 (64..=8192).contains(&self.memory.recall_budget),
                 "memory.recall_budget",
                 "must be between 64 and 8192",
+            ),
+            (
+                self.wire.connect_timeout_ms >= 1,
+                "wire.connect_timeout_ms",
+                "must be at least 1",
+            ),
+            (
+                self.wire.first_byte_timeout_ms >= 1,
+                "wire.first_byte_timeout_ms",
+                "must be at least 1",
+            ),
+            (
+                self.wire.read_timeout_ms >= 1,
+                "wire.read_timeout_ms",
+                "must be at least 1",
+            ),
+            (
+                (1..=10).contains(&self.wire.max_attempts),
+                "wire.max_attempts",
+                "must be between 1 and 10",
             ),
         ];
         for (holds, key, reason) in ranges {

@@ -121,3 +121,28 @@ fn the_memory_section_has_defaults_and_a_checked_budget() {
     assert!(err.contains("memory.recall_budget"), "{err}");
     assert!(err.contains("must be between 64 and 8192"), "{err}");
 }
+
+#[test]
+fn the_wire_section_has_defaults_and_checked_values() {
+    let config = parse("").unwrap();
+    assert_eq!(config.wire.max_attempts, 4);
+    assert_eq!(config.wire.first_byte_timeout_ms, 120_000);
+    let slow = parse("[wire]\nfirst_byte_timeout_ms = 600000\nmax_attempts = 1\n").unwrap();
+    assert_eq!(
+        (
+            slow.wire.first_byte_timeout_ms,
+            slow.wire.max_attempts,
+            slow.wire.read_timeout_ms
+        ),
+        (600_000, 1, 120_000)
+    );
+    let err = parse("[wire]\nmax_attempts = 0\n").unwrap_err();
+    assert!(
+        err.contains("wire.max_attempts") && err.contains("between 1 and 10"),
+        "{err}"
+    );
+    let err = parse("[wire]\nread_timeout_ms = 0\n").unwrap_err();
+    assert!(err.contains("wire.read_timeout_ms"), "{err}");
+    let err = parse("[wire]\ntimeout = 5\n").unwrap_err();
+    assert!(err.contains("timeout"), "{err}");
+}

@@ -21,7 +21,7 @@ use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
 use amber_core::ContextChain;
 use amber_runtime::manager::PluginManager;
 use amber_runtime::AmberDirs;
-use amber_wire::{make_dialect, Preset, WireClient, WireOptions};
+use amber_wire::{make_dialect, Preset, WireClient};
 use anyhow::{Context, Result};
 use clap::Args;
 use tokio_util::sync::CancellationToken;
@@ -307,7 +307,7 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     warnings.extend(warning);
     let key = WireClient::key_from_env(&preset)?;
     let flavor = dialect.flavor().name.clone();
-    let client = WireClient::new(preset.clone(), dialect, key, WireOptions::default())?;
+    let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(&config))?;
     let workspace_text = workspace.display().to_string();
     let found = match instructions::load(workspace) {
         Ok(found) => found,

@@ -11,7 +11,7 @@ use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, StopReason, S
 /// should cost next to nothing.
 const CHECK_MAX_TOKENS: u32 = 32;
 use amber_wire::presets::PresetOverride;
-use amber_wire::{make_dialect, ApiError, Presets, WireClient, WireOptions};
+use amber_wire::{make_dialect, ApiError, Presets, WireClient};
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
@@ -161,7 +161,8 @@ fn check(
     as_json: bool,
     workspace: &Path,
 ) -> Result<()> {
-    let mut preset = presets()?.get(name)?.clone();
+    let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
+    let mut preset = presets_from(&config)?.get(name)?.clone();
     if let Some(url) = base_url {
         preset.base_url = url;
     }
@@ -187,7 +188,7 @@ fn check(
         max_tokens: Some(CHECK_MAX_TOKENS),
         temperature: None,
     };
-    let client = WireClient::new(preset.clone(), dialect, key, WireOptions::default())?;
+    let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(&config))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
