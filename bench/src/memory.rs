@@ -372,6 +372,68 @@ fn recall_speed(rows: &mut Rows, entries: &[Entry], questions: &[Question]) -> R
         p95(ours),
         Some(("naive_substring_scan_100k", p95(naive))),
         Some(10.0),
+    ))?;
+    small_namespace_speed(rows, &mut store, entries, questions)
+}
+
+/// One database holds every project. The corpus again, as a small
+/// project beside the 100k-record one: its recall must rank as well as
+/// alone, and stay fast.
+fn small_namespace_speed(
+    rows: &mut Rows,
+    store: &mut Store,
+    entries: &[Entry],
+    questions: &[Question],
+) -> Result<()> {
+    const SMALL: &str = "project:small";
+    let added = store.add_many(SMALL, entries.iter().map(draft).collect())?;
+    let ids: Vec<i64> = added.iter().map(|a| a.id).collect();
+    anyhow::ensure!(
+        ids.iter().all(|id| *id as usize > LARGE),
+        "the small project's records are its own"
+    );
+    let mut times = Vec::new();
+    let mut ranks = Vec::new();
+    for round in 0..6 {
+        for q in questions {
+            let query = RecallQuery::new(SMALL, &q.question);
+            let start = Instant::now();
+            let recall = std::hint::black_box(store.recall(&query)?);
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            if round > 0 {
+                times.push(ms);
+            } else {
+                let expected = entries
+                    .iter()
+                    .position(|e| e.key == q.expected)
+                    .map(|i| ids[i]);
+                ranks.push(
+                    recall
+                        .hits
+                        .iter()
+                        .position(|h| Some(h.record.id) == expected)
+                        .map(|p| p + 1),
+                );
+            }
+        }
+    }
+    rows.push(row(
+        "memory_recall_p_at_1_small_namespace_in_100k",
+        "score",
+        "score",
+        "higher",
+        scores(&ranks).p1,
+        None,
+        None,
+    ))?;
+    rows.push(row(
+        "memory_recall_small_namespace_in_100k",
+        "ms",
+        "p95",
+        "lower",
+        p95(times),
+        None,
+        Some(10.0),
     ))
 }
 

@@ -232,7 +232,7 @@ mod tests {
             "rare",
             "a zeppelin note with common words",
         );
-        let plan = |q: &str| store.plan(crate::fts_query::terms(q)).unwrap();
+        let plan = |q: &str| store.plan("ns", crate::fts_query::terms(q)).unwrap();
         assert_eq!(
             plan("common zeppelin"),
             Plan::Large {
@@ -247,6 +247,44 @@ mod tests {
                 .unwrap())[0],
             rare
         );
+    }
+
+    #[test]
+    fn words_are_weighed_within_the_namespace_not_across_the_database() {
+        let (_dir, mut store) = store();
+        // A large project where "alpha" is everywhere and "omega" rare...
+        let drafts: Vec<Draft> = (0..2100)
+            .map(|i| Draft::new(RecordType::Gotcha, "filler", &format!("alpha filler {i}")))
+            .collect();
+        store.add_many("big", drafts).unwrap();
+        store
+            .add(
+                "big",
+                Draft::new(RecordType::Gotcha, "rare", "omega only here"),
+            )
+            .unwrap();
+        // ...and a small one, in the same database, where "alpha" is the
+        // one word of the question its record holds.
+        let small = store
+            .add(
+                "small",
+                Draft::new(
+                    RecordType::Decision,
+                    "release",
+                    "alpha builds ship on Fridays",
+                ),
+            )
+            .unwrap()
+            .id;
+        let recall = store
+            .recall(&RecallQuery::new("small", "alpha omega"))
+            .unwrap();
+        assert_eq!(ids(&recall), [small]);
+        // The large project still ranks its own rare word first.
+        let big = store
+            .recall(&RecallQuery::new("big", "alpha omega"))
+            .unwrap();
+        assert_eq!(big.hits[0].record.draft.title, "rare");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use rusqlite::Connection;
 
 /// One migration per schema version, starting at version 1.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this code writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -126,6 +126,57 @@ ALTER TABLE revisions ADD COLUMN model TEXT;
 INSERT INTO records_fts (records_fts, rank) VALUES ('secure-delete', 1);
 "#;
 
+/// The search index knows each record's namespace, as one token in a
+/// column of its own (`ns_token`, bm25 weight 0), so a recall counts and
+/// ranks the words of its own namespace. One database serves every
+/// project; before this, a word common in a large project counted as
+/// common in a small one too, and ranking could drop it there. The token
+/// is `ns` and the namespace's bytes in hex: one alphanumeric run the
+/// tokenizer keeps whole (see [`namespace_token`]). The index is rebuilt
+/// from `records`, which is its content table.
+const V3: &str = r#"
+ALTER TABLE records ADD COLUMN ns_token TEXT GENERATED ALWAYS AS ('ns' || hex(namespace)) VIRTUAL;
+DROP TRIGGER records_fts_insert;
+DROP TRIGGER records_fts_delete;
+DROP TRIGGER records_fts_update;
+DROP TABLE records_fts;
+CREATE VIRTUAL TABLE records_fts USING fts5 (
+    title, content, tags, ns_token,
+    content = 'records', content_rowid = 'id',
+    tokenize = 'porter unicode61'
+);
+INSERT INTO records_fts (records_fts) VALUES ('rebuild');
+INSERT INTO records_fts (records_fts, rank) VALUES ('secure-delete', 1);
+CREATE TRIGGER records_fts_insert AFTER INSERT ON records BEGIN
+    INSERT INTO records_fts (rowid, title, content, tags, ns_token)
+        VALUES (new.id, new.title, new.content, new.tags, new.ns_token);
+END;
+CREATE TRIGGER records_fts_delete AFTER DELETE ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, title, content, tags, ns_token)
+        VALUES ('delete', old.id, old.title, old.content, old.tags, old.ns_token);
+END;
+CREATE TRIGGER records_fts_update AFTER UPDATE OF title, content, tags, namespace ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, title, content, tags, ns_token)
+        VALUES ('delete', old.id, old.title, old.content, old.tags, old.ns_token);
+    INSERT INTO records_fts (rowid, title, content, tags, ns_token)
+        VALUES (new.id, new.title, new.content, new.tags, new.ns_token);
+END;
+"#;
+
+/// The index token of `namespace`, as V3's `ns_token` column writes it:
+/// `ns` and the bytes in upper-case hex (SQLite's `hex`). The tokenizer
+/// lowercases both sides alike, and the Porter stemmer can at most drop a
+/// final `e`, which no other namespace's token can then equal (hex runs
+/// have even length).
+pub fn namespace_token(namespace: &str) -> String {
+    let mut token = String::with_capacity(2 + namespace.len() * 2);
+    token.push_str("ns");
+    for byte in namespace.bytes() {
+        token.push_str(&format!("{byte:02X}"));
+    }
+    token
+}
+
 /// What [`migrate`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Migration {
@@ -207,6 +258,62 @@ mod tests {
         store.forget(1, None).unwrap();
         let history = store.history(1).unwrap();
         assert_eq!(history[1].record_type, Some(crate::RecordType::Gotcha));
+    }
+
+    #[test]
+    fn a_version_2_index_is_rebuilt_with_namespaces_and_stays_in_step() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(V1).unwrap();
+        conn.execute_batch(V2).unwrap();
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        conn.execute_batch(
+            "INSERT INTO records (id, namespace, type, title, content, tags, confidence, \
+             status, paths, languages, tokens, revision, created_at, updated_at) \
+             VALUES (1, 'project:/a', 'gotcha', 'flock', 'wrap cargo', '', 0.5, 'candidate', \
+             '[]', '[]', 3, 1, 0, 0), (2, 'project:/b', 'gotcha', 'flock', 'wrap cargo', '', \
+             0.5, 'candidate', '[]', '[]', 3, 1, 0, 0);",
+        )
+        .unwrap();
+        assert_eq!(migrate(&mut conn).unwrap(), Migration::Upgraded { from: 2 });
+        let matching = |conn: &Connection, namespace: &str, word: &str| -> Vec<i64> {
+            let query = format!(
+                "ns_token : \"{}\" AND \"{word}\"",
+                namespace_token(namespace)
+            );
+            let mut stmt = conn
+                .prepare("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1 ORDER BY rowid")
+                .unwrap();
+            stmt.query_map([query], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(matching(&conn, "project:/a", "cargo"), [1]);
+        assert_eq!(matching(&conn, "project:/b", "cargo"), [2]);
+        // The triggers keep the new column in step.
+        conn.execute("UPDATE records SET content = 'wrap make' WHERE id = 2", [])
+            .unwrap();
+        assert!(matching(&conn, "project:/b", "cargo").is_empty());
+        assert_eq!(matching(&conn, "project:/b", "make"), [2]);
+        conn.execute("DELETE FROM records WHERE id = 1", [])
+            .unwrap();
+        assert!(matching(&conn, "project:/a", "cargo").is_empty());
+        let check = conn.execute(
+            "INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        );
+        assert!(check.is_ok(), "{check:?}");
+    }
+
+    #[test]
+    fn namespace_tokens_match_sqlite_hex() {
+        let conn = Connection::open_in_memory().unwrap();
+        for namespace in ["project:/tmp/ws", "ünïcode ns", ""] {
+            let sqlite: String = conn
+                .query_row("SELECT 'ns' || hex(?1)", [namespace], |r| r.get(0))
+                .unwrap();
+            assert_eq!(namespace_token(namespace), sqlite);
+        }
     }
 
     #[test]
