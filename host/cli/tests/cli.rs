@@ -128,3 +128,74 @@ fn an_unknown_permission_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("unknown permission `root`"));
 }
+
+/// The options of `amber <path> --help` that have no description, and
+/// its subcommands (without `help`).
+fn undocumented_and_subcommands(help: &str) -> (Vec<String>, Vec<String>) {
+    let lines: Vec<&str> = help.lines().collect();
+    let mut bare = Vec::new();
+    let mut subcommands = Vec::new();
+    let mut section = "";
+    for (i, line) in lines.iter().enumerate() {
+        if !line.starts_with(' ') && line.ends_with(':') {
+            section = line;
+            continue;
+        }
+        let trimmed = line.trim();
+        if section == "Commands:" {
+            let name = trimmed.split_whitespace().next().unwrap_or("");
+            if !name.is_empty()
+                && name != "help"
+                && line.starts_with("  ")
+                && !line.starts_with("   ")
+            {
+                subcommands.push(name.to_string());
+            }
+        }
+        if section != "Options:" || !trimmed.starts_with('-') {
+            continue;
+        }
+        // Short layout: "--flag <V>   description"; long layout: the
+        // description on the next line.
+        let described_inline = trimmed.contains("  ");
+        let described_below = lines
+            .get(i + 1)
+            .is_some_and(|next| next.starts_with("          ") && !next.trim().is_empty());
+        if !described_inline && !described_below {
+            bare.push(trimmed.to_string());
+        }
+    }
+    (bare, subcommands)
+}
+
+#[test]
+fn every_option_of_every_command_says_what_it_does() {
+    let home = tempfile::tempdir().unwrap();
+    let mut todo: Vec<Vec<String>> = vec![Vec::new()];
+    let mut seen = 0;
+    let mut bare = Vec::new();
+    while let Some(path) = todo.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let out = amber(home.path(), &args);
+        assert!(out.status.success(), "{args:?}");
+        let (undocumented, subcommands) = undocumented_and_subcommands(&text(&out.stdout));
+        seen += 1;
+        bare.extend(
+            undocumented
+                .into_iter()
+                .map(|o| format!("amber {}: {o}", path.join(" "))),
+        );
+        for sub in subcommands {
+            let mut next = path.clone();
+            next.push(sub);
+            todo.push(next);
+        }
+    }
+    assert!(seen > 30, "walked only {seen} commands");
+    assert!(
+        bare.is_empty(),
+        "options without help:\n{}",
+        bare.join("\n")
+    );
+}

@@ -38,6 +38,7 @@ pub struct IndexArgs {
 pub struct OutlineArgs {
     /// The file, relative to the workspace.
     file: PathBuf,
+    /// Print JSON for scripts instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -55,6 +56,7 @@ pub struct ShowArgs {
     /// Cut each symbol's source to this many bytes.
     #[arg(long, value_name = "N")]
     max_bytes: Option<usize>,
+    /// Print JSON for scripts instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -66,6 +68,7 @@ pub struct CallersArgs {
     /// One or more called names.
     #[arg(required = true, value_name = "NAME")]
     names: Vec<String>,
+    /// Print JSON for scripts instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -80,6 +83,7 @@ pub struct GrepArgs {
     /// Match case-insensitively.
     #[arg(short = 'i', long)]
     ignore_case: bool,
+    /// Print JSON for scripts instead of text.
     #[arg(long)]
     json: bool,
 }

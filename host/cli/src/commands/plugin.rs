@@ -31,11 +31,13 @@ pub enum PluginCommand {
         /// Grant everything the plugin requests.
         #[arg(long)]
         yes: bool,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
     /// List every plugin, bundled and added, with its state.
     List {
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -43,6 +45,7 @@ pub enum PluginCommand {
     /// what it contributes, its hash.
     Info {
         id: String,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -50,6 +53,7 @@ pub enum PluginCommand {
     /// nothing granted.
     Inspect {
         file: PathBuf,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },

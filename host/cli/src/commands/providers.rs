@@ -23,6 +23,7 @@ use crate::host;
 pub enum ProvidersCommand {
     /// List the provider presets: shipped ones and yours from config.
     List {
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -38,6 +39,7 @@ pub enum ProvidersCommand {
         /// $ANTHROPIC_BASE_URL).
         #[arg(long)]
         base_url: Option<String>,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },

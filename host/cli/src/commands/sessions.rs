@@ -16,6 +16,7 @@ use super::print_json;
 pub enum SessionsCommand {
     /// List sessions, newest first.
     List {
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -23,6 +24,7 @@ pub enum SessionsCommand {
     Show {
         /// A session id (see `amber sessions list`).
         id: String,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },

@@ -14,6 +14,7 @@ use crate::host;
 pub enum ToolCommand {
     /// List every installed tool and the plugin providing it.
     List {
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },

@@ -11,6 +11,7 @@ pub struct RecordFields {
     /// decision, gotcha, procedure, concept, belief, domain-note or summary.
     #[arg(long = "type", value_name = "TYPE")]
     pub record_type: Option<RecordType>,
+    /// A short title; recall weighs its words most.
     #[arg(long)]
     pub title: Option<String>,
     /// A tag (repeatable); replaces all tags on `revise`.

@@ -53,6 +53,7 @@ pub enum MemoryCommand {
         fields: RecordFields,
         /// The content; `-` reads it from stdin.
         content: String,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -82,6 +83,7 @@ pub enum MemoryCommand {
         /// The language the work is in; records for other languages are held back.
         #[arg(long)]
         language: Option<String>,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -89,6 +91,7 @@ pub enum MemoryCommand {
     Show {
         /// The record id (see `amber memory list`).
         id: i64,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -106,6 +109,7 @@ pub enum MemoryCommand {
         /// Why, kept in the history.
         #[arg(long)]
         reason: Option<String>,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -119,6 +123,7 @@ pub enum MemoryCommand {
         kind: EdgeKind,
         /// The record the edge points to.
         to: i64,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -127,29 +132,37 @@ pub enum MemoryCommand {
     Forget {
         /// The record id.
         id: i64,
+        /// Why it is forgotten, kept in the history (at most 2 KiB).
         #[arg(long)]
         reason: Option<String>,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
     /// List records, newest first.
     List {
+        /// Only records of this type.
         #[arg(long = "type", value_name = "TYPE")]
         record_type: Option<RecordType>,
+        /// Only records with this status.
         #[arg(long)]
         status: Option<Status>,
+        /// Only records with this tag.
         #[arg(long)]
         tag: Option<String>,
         /// Include tombstones of forgotten records.
         #[arg(long)]
         forgotten: bool,
+        /// At most this many records.
         #[arg(long)]
         limit: Option<usize>,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Print every record of the namespace, with its history, as markdown or JSON.
     Export {
+        /// markdown for people, json for tools and `import`.
         #[arg(long, value_enum, default_value_t)]
         format: ExportFormat,
         /// The same as `--format json`.
@@ -161,6 +174,7 @@ pub enum MemoryCommand {
     Import {
         /// The file; `-` reads stdin.
         file: PathBuf,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -169,8 +183,10 @@ pub enum MemoryCommand {
     /// prompt block prints nothing; its receipt is found here, to give it
     /// feedback.
     Receipts {
+        /// At most this many receipts, newest first.
         #[arg(long, default_value_t = 10)]
         limit: usize,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -185,8 +201,10 @@ pub enum MemoryCommand {
         /// The record the verdict is about.
         #[arg(long)]
         record: Option<i64>,
+        /// A note for whoever reviews the feedback (at most 2 KiB).
         #[arg(long)]
         note: Option<String>,
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -226,6 +244,7 @@ pub enum MemoryCommand {
     /// Check the database: SQLite integrity, the search index, and that
     /// every record is whole.
     Check {
+        /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
