@@ -30,6 +30,16 @@ pub fn run(bin: &str, transcript: &Transcript, scratch: &Path) -> std::io::Resul
     std::fs::create_dir_all(&home)?;
     std::fs::create_dir_all(&ws)?;
     for (path, content) in &transcript.setup.files {
+        // A scenario file may come from anywhere: it writes inside its
+        // workspace only.
+        let inside = Path::new(path)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            return Err(std::io::Error::other(format!(
+                "setup.files: `{path}` leads out of the workspace"
+            )));
+        }
         let file = ws.join(path);
         if let Some(parent) = file.parent() {
             std::fs::create_dir_all(parent)?;
@@ -158,6 +168,21 @@ max_wall_ms = 1000
             Duration::from_millis(10),
         );
         assert!(misses.is_empty(), "{misses:?}");
+    }
+
+    #[test]
+    fn setup_files_may_not_lead_out_of_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in ["../escape.txt", "/tmp/abs.txt", "a/../../b.txt"] {
+            let mut t = Transcript::parse(SCENARIO).unwrap();
+            t.setup.files.insert(path.into(), "x".into());
+            let e = run("/no/such/amber", &t, dir.path()).unwrap_err();
+            assert!(
+                e.to_string().contains("leads out of the workspace"),
+                "{path}: {e}"
+            );
+        }
+        assert!(!dir.path().join("escape.txt").exists());
     }
 
     #[test]

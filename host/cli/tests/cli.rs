@@ -157,10 +157,18 @@ fn undocumented_and_subcommands(help: &str) -> (Vec<String>, Vec<String>) {
         }
         // Short layout: "--flag <V>   description"; long layout: the
         // description on the next line.
-        let described_inline = trimmed.contains("  ");
+        // A default or a list of values is not a description.
+        let says = |text: &str| {
+            let text = text.trim();
+            !text.is_empty()
+                && !text.starts_with("[default:")
+                && !text.starts_with("[possible values:")
+                && !text.starts_with("Possible values:")
+        };
+        let described_inline = trimmed.split_once("  ").is_some_and(|(_, rest)| says(rest));
         let described_below = lines
             .get(i + 1)
-            .is_some_and(|next| next.starts_with("          ") && !next.trim().is_empty());
+            .is_some_and(|next| next.starts_with("          ") && says(next));
         if !described_inline && !described_below {
             bare.push(trimmed.to_string());
         }

@@ -65,6 +65,7 @@ impl Code {
 
     /// `amber ARGS` on a pseudo-terminal (util-linux `script`), as a
     /// person at a terminal runs it: everything it drew, both streams.
+    #[cfg(target_os = "linux")]
     fn on_terminal(&self, args: &str) -> String {
         let amber = amber_command(AMBER, &self.home, &self.ws);
         let mut cmd = std::process::Command::new("script");
@@ -227,6 +228,8 @@ fn the_wasm_outline_equals_the_native_outline_on_real_files() {
     assert!(compared >= 30, "compared {compared} files");
 }
 
+// util-linux `script -qec`; BSD `script` takes other flags.
+#[cfg(target_os = "linux")]
 #[test]
 fn the_index_progress_bar_draws_on_a_terminal_and_is_cleared() {
     let code = Code::new();

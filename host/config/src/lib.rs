@@ -300,6 +300,11 @@ impl Config {
                 "must be at least 1",
             ),
             (
+                self.wire.max_retry_delay_ms >= 1,
+                "wire.max_retry_delay_ms",
+                "must be at least 1",
+            ),
+            (
                 (1..=10).contains(&self.wire.max_attempts),
                 "wire.max_attempts",
                 "must be between 1 and 10",

@@ -141,6 +141,8 @@ fn the_wire_section_has_defaults_and_checked_values() {
         err.contains("wire.max_attempts") && err.contains("between 1 and 10"),
         "{err}"
     );
+    let err = parse("[wire]\nmax_retry_delay_ms = 0\n").unwrap_err();
+    assert!(err.contains("wire.max_retry_delay_ms"), "{err}");
     let err = parse("[wire]\nread_timeout_ms = 0\n").unwrap_err();
     assert!(err.contains("wire.read_timeout_ms"), "{err}");
     let err = parse("[wire]\ntimeout = 5\n").unwrap_err();

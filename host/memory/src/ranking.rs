@@ -213,8 +213,9 @@ impl Store {
 }
 
 /// `expression` among the records of `namespace` only: FTS5 intersects
-/// the namespace token's list with the words' lists, so words are
-/// counted and scored within the namespace.
+/// the namespace token's list with the words' lists, so only the
+/// namespace's records are walked and scored (bm25's word weights stay
+/// those of the whole index).
 fn in_namespace(namespace: &str, expression: &str) -> String {
     format!(
         "ns_token : \"{}\" AND ({expression})",

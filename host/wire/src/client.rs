@@ -142,6 +142,7 @@ impl WireClient {
                 provider: preset.name.clone(),
                 url: preset.base_url.clone(),
                 reason: with_causes(&e),
+                retryable: false,
             })?;
         Ok(WireClient {
             http,
@@ -281,6 +282,7 @@ impl WireClient {
                     provider: provider.clone(),
                     url: self.preset.base_url.clone(),
                     reason: with_causes(&e),
+                    retryable: !e.is_builder(),
                 };
                 return Err(if e.is_builder() {
                     Failure::Fatal(error)

@@ -29,6 +29,9 @@ pub enum ApiError {
         provider: String,
         url: String,
         reason: String,
+        /// False when the request could not even be built (a base URL
+        /// without a scheme): trying again cannot help.
+        retryable: bool,
     },
     #[error("{provider} sent nothing for {ms} ms {phase}")]
     Timeout {
@@ -105,7 +108,8 @@ impl ApiError {
     pub fn is_retryable(&self) -> bool {
         match self {
             ApiError::Http { retryable, .. } | ApiError::Provider { retryable, .. } => *retryable,
-            ApiError::Connect { .. } | ApiError::Timeout { .. } | ApiError::Stream { .. } => true,
+            ApiError::Connect { retryable, .. } => *retryable,
+            ApiError::Timeout { .. } | ApiError::Stream { .. } => true,
             _ => false,
         }
     }
@@ -189,6 +193,20 @@ mod tests {
         );
         assert!(auth.message.contains("check OPENAI_API_KEY"));
         assert_eq!(kind(ApiError::Cancelled), ModelErrorKind::Cancelled);
+        let connect = |retryable| {
+            ModelError::from(ApiError::Connect {
+                provider: "ollama".into(),
+                url: "localhost:11434".into(),
+                reason: "builder error".into(),
+                retryable,
+            })
+        };
+        // A base URL without a scheme cannot be sent: trying again is no use.
+        assert_eq!(
+            (connect(false).kind, connect(false).retryable),
+            (ModelErrorKind::Connect, false)
+        );
+        assert!(connect(true).retryable);
         assert_eq!(
             kind(ApiError::NoDialect { flavor: "x".into() }),
             ModelErrorKind::Dialect

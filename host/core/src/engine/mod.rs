@@ -254,8 +254,30 @@ impl Agent {
             });
             let reply = match self.call_model(request, turn, confirming, sink).await {
                 Ok(Some(reply)) => reply,
-                Ok(None) => return Ok(Outcome::Interrupted),
-                Err(e) if e.kind == ModelErrorKind::Cancelled => return Ok(Outcome::Interrupted),
+                Ok(None) => {
+                    if confirming {
+                        self.pop()?;
+                    }
+                    return Ok(Outcome::Interrupted);
+                }
+                Err(e) if e.kind == ModelErrorKind::Cancelled => {
+                    if confirming {
+                        self.pop()?;
+                    }
+                    return Ok(Outcome::Interrupted);
+                }
+                // The silent question failed, not the task: its answer
+                // stands, and the question leaves the history as it would
+                // have with its reply.
+                Err(e) if confirming => {
+                    self.pop()?;
+                    sink(AgentEvent::Warning {
+                        message: format!(
+                            "the silent confirm turn failed ({e}); ending with the reply given"
+                        ),
+                    });
+                    return Ok(Outcome::Done(final_reply));
+                }
                 Err(e) => return Ok(Outcome::ModelFailed(e)),
             };
             self.last_usage = reply.usage;
@@ -775,6 +797,56 @@ mod tests {
         let resumed = session::resume(&path).unwrap();
         assert_eq!(resumed.chain.head(), agent.context().head());
         assert_eq!(agent.context().len(), 2);
+    }
+
+    /// A small fake of the ModelClient port: one text reply, then failures.
+    struct AnswersOnce(Mutex<bool>);
+
+    impl ModelClient for AnswersOnce {
+        fn stream<'a>(
+            &'a self,
+            _request: ChatRequest,
+            _on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
+        ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+            Box::pin(async move {
+                let mut answered = self.0.lock().unwrap();
+                if *answered {
+                    return Err(ModelError::new(ModelErrorKind::Server, "overloaded"));
+                }
+                *answered = true;
+                Ok(ModelReply {
+                    text: "the answer".into(),
+                    ..ModelReply::default()
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_confirm_turn_keeps_the_answer_and_drops_the_question() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let model = Arc::new(AnswersOnce(Mutex::new(false)));
+        let mut agent = agent_of(model, None, SessionWriter::open(&path).unwrap());
+        agent.config.confirm = Some("Are you finished?".into());
+        let mut warnings = Vec::new();
+        let report = agent
+            .run("first", &mut |e| {
+                if let AgentEvent::Warning { message } = e {
+                    warnings.push(message)
+                }
+            })
+            .await
+            .unwrap();
+        assert_eq!(report.outcome, Outcome::Done("the answer".into()));
+        assert!(
+            warnings[0].contains("silent confirm turn failed (overloaded)"),
+            "{warnings:?}"
+        );
+        // system, question, answer: the confirm question is gone, on disk too.
+        assert_eq!(agent.context().len(), 3);
+        let resumed = session::resume(&path).unwrap();
+        assert_eq!(resumed.chain.head(), agent.context().head());
     }
 
     #[tokio::test]
