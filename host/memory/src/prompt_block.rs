@@ -55,10 +55,8 @@ impl RecallBlock {
         if request.trim().is_empty() || !self.database.exists() {
             return Ok(String::new());
         }
-        let mut store = Store::open(&self.database).map_err(|e| e.to_string())?;
-        store
-            .set_busy_timeout(BLOCK_BUSY_TIMEOUT)
-            .map_err(|e| e.to_string())?;
+        let mut store =
+            Store::open_waiting(&self.database, BLOCK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
         let mut query = RecallQuery::new(&self.namespace, request);
         // A memory scoped to some files or a language comes back only on a
         // turn about them: the first workspace file the request names.

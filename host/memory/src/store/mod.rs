@@ -93,12 +93,18 @@ impl Store {
     /// Opens (creating if needed) the database at `path`, in WAL mode
     /// with foreign keys on, and migrates it forward.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_waiting(path, BUSY_TIMEOUT)
+    }
+
+    /// [`Store::open`], waiting at most `busy` for another process's write
+    /// lock, from the first statement on (the migration included).
+    pub fn open_waiting(path: &Path, busy: Duration) -> Result<Store> {
         let open_err = |source| MemoryError::Open {
             path: path.to_path_buf(),
             source,
         };
         let mut conn = Connection::open(path).map_err(open_err)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
+        conn.busy_timeout(busy).map_err(open_err)?;
         // WAL lets readers go on while one process writes; NORMAL sync is
         // durable against a killed process (only power loss can drop the
         // newest commits), and keeps a store well under a millisecond.
