@@ -318,33 +318,11 @@ fn recall_speed(rows: &mut Rows, entries: &[Entry], questions: &[Question]) -> R
     let mut all_texts = texts(entries);
     all_texts.append(&mut noise_texts);
 
-    let mut ours = Vec::new();
+    // The corpus was stored first, so its ids are 1..=208.
+    let ids: Vec<i64> = (1..=entries.len() as i64).collect();
+    let (ours, ranks) = timed_recalls(&mut store, NAMESPACE, entries, &ids, questions)?;
     let mut naive = Vec::new();
-    let mut ranks = Vec::new();
     let mut naive_ranks = Vec::new();
-    for round in 0..6 {
-        for q in questions {
-            let query = RecallQuery::new(NAMESPACE, &q.question);
-            let start = Instant::now();
-            let recall = std::hint::black_box(store.recall(&query)?);
-            let ms = start.elapsed().as_secs_f64() * 1e3;
-            // Round 0 warms the page cache and statement cache, and
-            // says how well recall still ranks among 100k records.
-            if round > 0 {
-                ours.push(ms);
-            } else {
-                let expected = entries.iter().position(|e| e.key == q.expected);
-                // The corpus was stored first, so its ids are 1..=208.
-                ranks.push(
-                    recall
-                        .hits
-                        .iter()
-                        .position(|h| expected.is_some_and(|x| h.record.id == x as i64 + 1))
-                        .map(|p| p + 1),
-                );
-            }
-        }
-    }
     for q in questions {
         let start = Instant::now();
         let scan = std::hint::black_box(naive_rank(&all_texts, &q.question, 5));
@@ -376,6 +354,45 @@ fn recall_speed(rows: &mut Rows, entries: &[Entry], questions: &[Question]) -> R
     small_namespace_speed(rows, &mut store, entries, questions)
 }
 
+/// Recalls every question in `namespace` six times: the first round
+/// warms the page and statement caches and gives each expected record's
+/// rank (`ids` are the corpus entries' record ids), the other five are
+/// timed, in milliseconds.
+fn timed_recalls(
+    store: &mut Store,
+    namespace: &str,
+    entries: &[Entry],
+    ids: &[i64],
+    questions: &[Question],
+) -> Result<(Vec<f64>, Vec<Option<usize>>)> {
+    let mut times = Vec::new();
+    let mut ranks = Vec::new();
+    for round in 0..6 {
+        for q in questions {
+            let query = RecallQuery::new(namespace, &q.question);
+            let start = Instant::now();
+            let recall = std::hint::black_box(store.recall(&query)?);
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            if round > 0 {
+                times.push(ms);
+                continue;
+            }
+            let expected = entries
+                .iter()
+                .position(|e| e.key == q.expected)
+                .map(|i| ids[i]);
+            ranks.push(
+                recall
+                    .hits
+                    .iter()
+                    .position(|h| Some(h.record.id) == expected)
+                    .map(|p| p + 1),
+            );
+        }
+    }
+    Ok((times, ranks))
+}
+
 /// One database holds every project. The corpus again, as a small
 /// project beside the 100k-record one: its recall must rank as well as
 /// alone, and stay fast.
@@ -392,31 +409,7 @@ fn small_namespace_speed(
         ids.iter().all(|id| *id as usize > LARGE),
         "the small project's records are its own"
     );
-    let mut times = Vec::new();
-    let mut ranks = Vec::new();
-    for round in 0..6 {
-        for q in questions {
-            let query = RecallQuery::new(SMALL, &q.question);
-            let start = Instant::now();
-            let recall = std::hint::black_box(store.recall(&query)?);
-            let ms = start.elapsed().as_secs_f64() * 1e3;
-            if round > 0 {
-                times.push(ms);
-            } else {
-                let expected = entries
-                    .iter()
-                    .position(|e| e.key == q.expected)
-                    .map(|i| ids[i]);
-                ranks.push(
-                    recall
-                        .hits
-                        .iter()
-                        .position(|h| Some(h.record.id) == expected)
-                        .map(|p| p + 1),
-                );
-            }
-        }
-    }
+    let (times, ranks) = timed_recalls(store, SMALL, entries, &ids, questions)?;
     rows.push(row(
         "memory_recall_p_at_1_small_namespace_in_100k",
         "score",
