@@ -122,18 +122,17 @@ impl Store {
     /// better; scores compare within one pass).
     pub(crate) fn rank(&self, query: &RecallQuery) -> Result<Vec<(i64, f64)>> {
         let window = query.limit.max(1) * CANDIDATES_PER_HIT + 16;
+        // One pass over every word, within the namespace's token or not.
+        let one_pass = |terms: &[String], scoped: bool| match any_of(terms) {
+            Some(expression) if scoped => {
+                self.ranked_by(query, &in_namespace(&query.namespace, &expression), window)
+            }
+            Some(expression) => self.ranked_by(query, &expression, window),
+            None => Ok(Vec::new()),
+        };
         match self.plan(&query.namespace, crate::fts_query::terms(&query.text))? {
-            Plan::Small(terms) => match any_of(&terms) {
-                Some(expression) => {
-                    let scoped = in_namespace(&query.namespace, &expression);
-                    self.ranked_by(query, &scoped, window)
-                }
-                None => Ok(Vec::new()),
-            },
-            Plan::Every(terms) => match any_of(&terms) {
-                Some(expression) => self.ranked_by(query, &expression, window),
-                None => Ok(Vec::new()),
-            },
+            Plan::Small(terms) => one_pass(&terms, true),
+            Plan::Every(terms) => one_pass(&terms, false),
             Plan::Large { rarest, budgeted } => {
                 let paired = &rarest[..rarest.len().min(PAIRED_TERMS)];
                 let mut ranked = match at_least_two(paired) {

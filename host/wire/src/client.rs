@@ -284,10 +284,10 @@ impl WireClient {
                     reason: with_causes(&e),
                     retryable: !e.is_builder(),
                 };
-                return Err(if e.is_builder() {
-                    Failure::Fatal(error)
-                } else {
+                return Err(if error.is_retryable() {
                     Failure::Retry(error, None)
+                } else {
+                    Failure::Fatal(error)
                 });
             }
             Ok(Ok(response)) => response,

@@ -260,12 +260,6 @@ impl Agent {
                     }
                     return Ok(Outcome::Interrupted);
                 }
-                Err(e) if e.kind == ModelErrorKind::Cancelled => {
-                    if confirming {
-                        self.pop()?;
-                    }
-                    return Ok(Outcome::Interrupted);
-                }
                 // The silent question failed, not the task: its answer
                 // stands, and the question leaves the history as it would
                 // have with its reply.
@@ -505,7 +499,11 @@ impl Agent {
         tokio::select! {
             biased;
             _ = self.cancel.cancelled() => Ok(None),
-            reply = stream => reply.map(Some),
+            // The wire saw the same cancel first: still a cancel.
+            reply = stream => match reply {
+                Err(e) if e.kind == ModelErrorKind::Cancelled => Ok(None),
+                reply => reply.map(Some),
+            },
         }
     }
 

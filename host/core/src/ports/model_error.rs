@@ -5,8 +5,6 @@
 
 use serde::Serialize;
 
-use super::PortError;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelErrorKind {
@@ -60,13 +58,6 @@ impl ModelError {
             retry_after_ms: None,
             message: message.into(),
         }
-    }
-}
-
-/// A dialect port failing inside a model call (e.g. its plugin trapped).
-impl From<PortError> for ModelError {
-    fn from(e: PortError) -> Self {
-        ModelError::new(ModelErrorKind::Dialect, e.0)
     }
 }
 
