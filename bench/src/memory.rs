@@ -168,6 +168,20 @@ fn quality(rows: &mut Rows, entries: &[Entry], sets: &[QuestionSet]) -> Result<(
         .collect();
     let corpus = texts(entries);
     for set in sets {
+        // A question whose record is not in the corpus would count as a
+        // miss of the ranking, not as the typo it is.
+        if let Some(q) = set
+            .questions
+            .iter()
+            .find(|q| !entries.iter().any(|e| e.key == q.expected))
+        {
+            return Err(anyhow!(
+                "memory bench{}: {:?} expects {}, which is not in corpus.jsonl",
+                set.label,
+                q.question,
+                q.expected
+            ));
+        }
         let mut ours = Vec::new();
         let mut naive = Vec::new();
         for q in &set.questions {
