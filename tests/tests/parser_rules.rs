@@ -201,7 +201,9 @@ fn run() {
     let helper_count = 5;
 }
 ";
-    let spans = outliner().references("rust", src, "helper").unwrap();
+    let calls = outliner().references("rust", src, "helper").unwrap();
+    assert_eq!(calls.incomplete, None);
+    let spans = calls.spans;
     let lines: Vec<u32> = spans.iter().map(|s| s.line).collect();
     assert_eq!(lines, [2, 3, 4, 5, 6]);
     for span in &spans {
@@ -225,32 +227,44 @@ fn nested_macros(depth: usize) -> String {
 fn macro_bodies_are_reparsed_eight_deep_and_no_deeper() {
     let mut outliner = outliner();
     let mut found = |depth| {
-        outliner
+        let calls = outliner
             .references("rust", &nested_macros(depth), "helper")
-            .unwrap()
-            .len()
+            .unwrap();
+        (calls.spans.len(), calls.incomplete)
     };
-    assert_eq!(found(1), 1);
-    assert_eq!(found(8), 1, "eight nested macros are searched");
-    assert_eq!(found(9), 0, "the ninth is past the depth bound");
+    assert_eq!(found(1), (1, None));
+    assert_eq!(found(8), (1, None), "eight nested macros are searched");
+    // Past the bound the call is not found, and the search says so.
+    let (spans, why) = found(9);
+    assert_eq!(spans, 0, "the ninth is past the depth bound");
+    let why = why.expect("a search cut short says why");
+    assert!(why.contains("nested deeper than 8"), "{why}");
     // Far past the bound, the search still ends, at once.
-    assert_eq!(found(300), 0);
+    assert_eq!(found(300).0, 0);
+    assert!(found(300).1.is_some());
 }
 
 #[test]
 fn at_most_512_macro_bodies_are_reparsed_per_file() {
     let calls = "    log!(helper());\n".repeat(600);
     let src = format!("fn run() {{\n{calls}}}\n");
-    let spans = outliner().references("rust", &src, "helper").unwrap();
+    let calls = outliner().references("rust", &src, "helper").unwrap();
     // The worklist stops at its bound: a file this macro-heavy gets the
-    // calls of 512 bodies, not an unbounded parse.
-    assert_eq!(spans.len(), 512);
+    // calls of 512 bodies, not an unbounded parse, and is told it is
+    // partial.
+    assert_eq!(calls.spans.len(), 512);
+    let why = calls.incomplete.expect("a search cut short says why");
+    assert!(
+        why.starts_with("88 more macro bodies mention `helper`"),
+        "{why}"
+    );
     // Plain calls are never limited.
     let plain = format!("fn run() {{\n{}}}\n", "    helper();\n".repeat(600));
     assert_eq!(
         outliner()
             .references("rust", &plain, "helper")
             .unwrap()
+            .spans
             .len(),
         600
     );
@@ -262,17 +276,26 @@ fn references_in_python_and_typescript() {
     let lines: Vec<u32> = outliner()
         .references("python", py, "g")
         .unwrap()
+        .spans
         .iter()
         .map(|s| s.line)
         .collect();
     assert_eq!(lines, [2, 3]);
     let ts = "function f() { g(); this.g(); new G(); }\n";
     assert_eq!(
-        outliner().references("typescript", ts, "g").unwrap().len(),
+        outliner()
+            .references("typescript", ts, "g")
+            .unwrap()
+            .spans
+            .len(),
         2
     );
     assert_eq!(
-        outliner().references("typescript", ts, "G").unwrap().len(),
+        outliner()
+            .references("typescript", ts, "G")
+            .unwrap()
+            .spans
+            .len(),
         1
     );
 }

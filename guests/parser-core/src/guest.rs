@@ -30,9 +30,12 @@ pub fn references(
     language: &str,
     source: &str,
     name: &str,
-) -> Result<Vec<amber_sdk::Span>, String> {
-    let spans = outliner.references(language, source, name)?;
-    Ok(spans.into_iter().map(to_wit_span).collect())
+) -> Result<amber_sdk::Calls, String> {
+    let calls = outliner.references(language, source, name)?;
+    Ok(amber_sdk::Calls {
+        spans: calls.spans.into_iter().map(to_wit_span).collect(),
+        incomplete: calls.incomplete,
+    })
 }
 
 fn to_wit_symbol(s: Symbol) -> amber_sdk::Symbol {
@@ -103,7 +106,7 @@ macro_rules! parser_plugin {
                 language: &str,
                 source: &str,
                 name: &str,
-            ) -> Result<Vec<$crate::guest::amber_sdk::Span>, String> {
+            ) -> Result<$crate::guest::amber_sdk::Calls, String> {
                 $crate::guest::references(&mut self.outliner, language, source, name)
             }
         }

@@ -47,6 +47,14 @@ pub struct Span {
     pub line: u32,
 }
 
+/// The calls a search found, and why it stopped early if it did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Calls {
+    pub spans: Vec<Span>,
+    /// Set when part of the file was not searched: why.
+    pub incomplete: Option<String>,
+}
+
 pub use tree_sitter::Language;
 pub use tree_sitter_language::LanguageFn;
 
@@ -99,10 +107,10 @@ impl Outliner {
         language: &str,
         source: &str,
         name: &str,
-    ) -> Result<Vec<Span>, String> {
+    ) -> Result<Calls, String> {
         let lang = Lang::from_name(language)?;
         if name.is_empty() || !source.contains(name) {
-            return Ok(Vec::new());
+            return Ok(Calls::default());
         }
         references::find(self, lang, source, name)
     }

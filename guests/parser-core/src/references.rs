@@ -6,7 +6,7 @@
 
 use tree_sitter::{Node, Query, QueryCursor, StreamingIterator, Tree};
 
-use crate::{Lang, Outliner, Span};
+use crate::{Calls, Lang, Outliner, Span};
 
 /// Macro bodies re-parsed per call at most, and how deep macros may nest.
 const MAX_MACRO_BODIES: usize = 512;
@@ -83,6 +83,8 @@ struct Search<'a> {
     lines: LineIndex,
     spans: Vec<Span>,
     work: Vec<Snippet>,
+    /// Macro bodies that mention the name but nest too deep to re-parse.
+    too_deep: usize,
 }
 
 pub(crate) fn find(
@@ -90,26 +92,41 @@ pub(crate) fn find(
     lang: Lang,
     source: &str,
     name: &str,
-) -> Result<Vec<Span>, String> {
+) -> Result<Calls, String> {
     let mut search = Search {
         name,
         lines: LineIndex::new(source),
         spans: Vec::new(),
         work: Vec::new(),
+        too_deep: 0,
     };
     collect(outliner, lang, &Snippet::whole(source), &mut search)?;
     let mut parsed = 0;
+    let mut incomplete = None;
     while let Some(snippet) = search.work.pop() {
         if parsed == MAX_MACRO_BODIES {
+            // The rest stay unsearched, and the caller is told so.
+            incomplete = Some(format!(
+                "{} more macro bodies mention `{name}` past the bound of \
+                 {MAX_MACRO_BODIES} re-parsed per file; calls inside them were not searched",
+                search.work.len() + 1
+            ));
             break;
         }
         parsed += 1;
         collect(outliner, lang, &snippet, &mut search)?;
     }
+    if incomplete.is_none() && search.too_deep > 0 {
+        incomplete = Some(format!(
+            "{} macro bodies mention `{name}` nested deeper than {MAX_MACRO_DEPTH} macros; \
+             calls inside them were not searched",
+            search.too_deep
+        ));
+    }
     let mut spans = search.spans;
     spans.sort();
     spans.dedup();
-    Ok(spans)
+    Ok(Calls { spans, incomplete })
 }
 
 /// The calls of the name in one snippet, and its macro bodies that mention
@@ -144,13 +161,14 @@ fn collect(
             });
         }
     }
-    if lang == Lang::Rust && snippet.depth < MAX_MACRO_DEPTH {
+    if lang == Lang::Rust {
         queue_macro_bodies(&tree, snippet, search);
     }
     Ok(())
 }
 
-/// Queues the token trees of macro invocations whose text holds the name.
+/// Queues the token trees of macro invocations whose text holds the name,
+/// or counts them as too deep past [`MAX_MACRO_DEPTH`].
 fn queue_macro_bodies(tree: &Tree, snippet: &Snippet, search: &mut Search) {
     let mut stack: Vec<Node> = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
@@ -168,9 +186,13 @@ fn queue_macro_bodies(tree: &Tree, snippet: &Snippet, search: &mut Search) {
                     .get(start..end)
                     .filter(|t| inside && t.contains(search.name))
                 {
-                    search
-                        .work
-                        .push(wrap(inner, snippet.to_source(start), snippet.depth + 1));
+                    if snippet.depth < MAX_MACRO_DEPTH {
+                        search
+                            .work
+                            .push(wrap(inner, snippet.to_source(start), snippet.depth + 1));
+                    } else {
+                        search.too_deep += 1;
+                    }
                 }
             }
             continue;

@@ -511,6 +511,30 @@ fn callers_attributes_calls_to_symbols_including_calls_inside_macros() {
 }
 
 #[test]
+fn callers_names_a_file_its_parser_searched_only_in_part() {
+    let code = Code::new();
+    // 600 macro bodies hold the name; the parser re-parses 512 per file.
+    let calls = "    log!(helper());\n".repeat(600);
+    code.write("src/heavy.rs", &format!("fn run() {{\n{calls}}}\n"));
+    code.write("src/light.rs", "fn once() {\n    log!(helper());\n}\n");
+    let out = code.run(&["callers", "--json", "helper"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "amber: partly searched: src/heavy.rs: 88 more macro bodies mention `helper`"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("light.rs"), "{stderr}");
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found["sites"].as_array().unwrap().len(), 513, "{found}");
+    assert_eq!(found["partial"].as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found["partial"][0]["path"], "src/heavy.rs");
+    assert_eq!(found["skipped"].as_array().unwrap().len(), 0);
+}
+
+#[test]
 fn grep_annotates_hits_with_symbols_and_parses_only_matching_files() {
     let code = Code::new();
     code.write("src/a.rs", "fn alpha() {\n    let needle = 1;\n}\n");

@@ -38,11 +38,13 @@ pub struct CallSite {
     pub caller: Option<String>,
 }
 
-/// What `callers` found, and the files it could not search.
+/// What `callers` found, the files it could not search, and those its
+/// parser searched only in part (each with why).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Callers {
     pub sites: Vec<CallSite>,
     pub skipped: Vec<Skipped>,
+    pub partial: Vec<Skipped>,
 }
 
 /// A matching line: its number, the match's offset and the line's text.
@@ -162,17 +164,19 @@ impl Index<'_> {
         }
         let found = parallel(&candidates, self.threads(), |(r, text)| {
             let mut calls = Vec::new();
+            let mut incomplete = Vec::new();
             for name in names.iter().filter(|n| text.contains(n.as_str())) {
-                let spans = r.parser.references(text, name).map_err(|e| e.to_string())?;
-                calls.extend(spans.into_iter().map(|s| (name.clone(), s)));
+                let found = r.parser.references(text, name).map_err(|e| e.to_string())?;
+                calls.extend(found.spans.into_iter().map(|s| (name.clone(), s)));
+                incomplete.extend(found.incomplete);
             }
-            Ok::<_, String>(calls)
+            Ok::<_, String>((calls, incomplete))
         });
         // The callers are found in the text the calls were found in.
         let with_calls: Vec<(SourceFile, Option<Vec<u8>>)> = candidates
             .iter()
             .zip(&found)
-            .filter(|(_, f)| f.as_ref().is_ok_and(|c| !c.is_empty()))
+            .filter(|(_, f)| f.as_ref().is_ok_and(|(c, _)| !c.is_empty()))
             .map(|((r, text), _)| (r.file.clone(), Some(text.clone().into_bytes())))
             .collect();
         let entries = self.entries(with_calls);
@@ -180,7 +184,15 @@ impl Index<'_> {
             let entry = entries.get(&r.file.rel);
             let lines = Lines::new(text.as_bytes());
             let calls = match calls {
-                Ok(calls) => calls,
+                Ok((calls, incomplete)) => {
+                    if !incomplete.is_empty() {
+                        out.partial.push(Skipped {
+                            path: r.file.rel.clone(),
+                            reason: incomplete.join("; "),
+                        });
+                    }
+                    calls
+                }
                 Err(reason) => {
                     out.skipped.push(Skipped {
                         path: r.file.rel.clone(),

@@ -210,6 +210,18 @@ impl Tool for CallersTool {
                 found.skipped.len() - SKIPPED_MAX
             ));
         }
+        for part in found.partial.iter().take(SKIPPED_MAX) {
+            content.push_str(&format!(
+                "(partly searched: {}: {})\n",
+                part.path, part.reason
+            ));
+        }
+        if found.partial.len() > SKIPPED_MAX {
+            content.push_str(&format!(
+                "(… and {} more files partly searched)\n",
+                found.partial.len() - SKIPPED_MAX
+            ));
+        }
         Ok(ToolOutput {
             content,
             meta: Some(json!({"calls": total})),
@@ -238,6 +250,82 @@ mod tests {
         fn fingerprint(&self, _language: &str) -> String {
             String::new()
         }
+    }
+
+    /// A parser that finds one call on line 1 and says it stopped early.
+    struct Stopping(amber_core::ports::LanguageSpec);
+
+    impl Parser for Stopping {
+        fn language(&self) -> &amber_core::ports::LanguageSpec {
+            &self.0
+        }
+        fn outline(
+            &self,
+            _source: &str,
+        ) -> Result<Vec<amber_core::ports::Symbol>, amber_core::ports::PortError> {
+            Ok(Vec::new())
+        }
+        fn references(
+            &self,
+            _source: &str,
+            _name: &str,
+        ) -> Result<amber_core::ports::Calls, amber_core::ports::PortError> {
+            Ok(amber_core::ports::Calls {
+                spans: vec![amber_core::ports::Span {
+                    byte_start: 0,
+                    byte_end: 1,
+                    line: 1,
+                }],
+                incomplete: Some("the bound was reached".into()),
+            })
+        }
+    }
+
+    struct OneParser(Arc<dyn Parser>);
+
+    impl Parsers for OneParser {
+        fn for_extension(&self, ext: &str) -> Option<Arc<dyn Parser>> {
+            (ext == "rs").then(|| Arc::clone(&self.0))
+        }
+        fn serves(&self, language: &str) -> bool {
+            language == "rust"
+        }
+        fn languages(&self) -> Vec<String> {
+            vec!["rust".into()]
+        }
+        fn fingerprint(&self, _language: &str) -> String {
+            "stopping".into()
+        }
+    }
+
+    #[test]
+    fn the_callers_tool_tells_the_model_a_file_was_searched_in_part() {
+        let ws = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("a.rs"), "h();\n").unwrap();
+        let spec = amber_core::ports::LanguageSpec {
+            name: "rust".into(),
+            extensions: vec!["rs".into()],
+        };
+        let context = CodeContext {
+            root: ws.path().to_path_buf(),
+            parsers: Arc::new(OneParser(Arc::new(Stopping(spec)))),
+            cache_dir: cache.path().to_path_buf(),
+        };
+        let out = CallersTool::new(context)
+            .call(&json!({"name": "h"}))
+            .unwrap();
+        assert!(
+            out.content.starts_with("1 calls of `h`:"),
+            "{}",
+            out.content
+        );
+        assert!(
+            out.content
+                .contains("(partly searched: a.rs: the bound was reached)"),
+            "{}",
+            out.content
+        );
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! is required.
 
 use crate::{
-    BlockSpec, ChatRequest, CommandNode, CommandRoot, ErrorClass, FlavorSpec, HttpRequest,
-    LanguageSpec, RenderContext, Span, StreamChunk, Symbol, ToolError, ToolOutput, ToolSpec,
+    BlockSpec, Calls, ChatRequest, CommandNode, CommandRoot, ErrorClass, FlavorSpec, HttpRequest,
+    LanguageSpec, RenderContext, StreamChunk, Symbol, ToolError, ToolOutput, ToolSpec,
 };
 
 /// Tools the model can call.
@@ -145,12 +145,12 @@ pub trait PromptPlugin {
 pub trait ParserPlugin {
     fn languages(&self) -> Vec<LanguageSpec>;
     fn outline(&mut self, language: &str, source: &str) -> Result<Vec<Symbol>, String>;
-    fn references(
-        &mut self,
-        _language: &str,
-        _source: &str,
-        _name: &str,
-    ) -> Result<Vec<Span>, String> {
-        Ok(Vec::new())
+    /// The calls of `name` in `source`; a parser that stops early sets
+    /// `incomplete` to the reason.
+    fn references(&mut self, _language: &str, _source: &str, _name: &str) -> Result<Calls, String> {
+        Ok(Calls {
+            spans: Vec::new(),
+            incomplete: None,
+        })
     }
 }

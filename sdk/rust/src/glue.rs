@@ -232,11 +232,7 @@ impl<W: Wiring> parser::Guest for Exports<W> {
         })
     }
 
-    fn references(
-        language: String,
-        source: String,
-        name: String,
-    ) -> Result<Vec<parser::Span>, String> {
+    fn references(language: String, source: String, name: String) -> Result<parser::Calls, String> {
         with_plugin::<W, _>(|p| match W::parser(p) {
             Some(l) => l.references(&language, &source, &name),
             None => Err(not_provided("parser")),

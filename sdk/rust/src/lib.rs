@@ -51,7 +51,7 @@ pub use bindings::amber::plugin::types::{
     LogLevel, Permission, PermissionRequest, PluginManifest as Manifest, ToolSpec,
 };
 pub use bindings::exports::amber::plugin::command::CommandNode;
-pub use bindings::exports::amber::plugin::parser::{Span, Symbol};
+pub use bindings::exports::amber::plugin::parser::{Calls, Span, Symbol};
 pub use bindings::exports::amber::plugin::prompt::RenderContext;
 pub use bindings::exports::amber::plugin::provider::{
     ChatRequest, ErrorClass, HttpRequest, StreamChunk,

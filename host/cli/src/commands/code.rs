@@ -258,6 +258,9 @@ pub fn callers(args: CallersArgs, workspace: &Path) -> Result<()> {
     for skip in &found.skipped {
         eprintln!("amber: not searched: {}: {}", skip.path, skip.reason);
     }
+    for part in &found.partial {
+        eprintln!("amber: partly searched: {}: {}", part.path, part.reason);
+    }
     if args.json {
         return print_json(&found);
     }

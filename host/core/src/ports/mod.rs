@@ -17,7 +17,7 @@ pub use command::{CommandNode, CommandRoot, CommandTree};
 pub use compression::{CompressionGate, Compressor, ContextUsage, ThresholdGate};
 pub use dialect::{BoxFuture, Dialect, ModelClient, StreamDecoder};
 pub use model_error::{ModelError, ModelErrorKind};
-pub use parser::{LanguageSpec, Parser, Span, Symbol};
+pub use parser::{Calls, LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
 pub use tool::{Tool, ToolError, ToolOutput, ToolSpec};
 

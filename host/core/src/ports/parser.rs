@@ -28,8 +28,18 @@ pub struct Span {
     pub line: u32,
 }
 
+/// The calls of a name a parser found in one file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Calls {
+    pub spans: Vec<Span>,
+    /// Set when the parser searched only part of the file (it bounds the
+    /// work one file may cost): why. The file is then reported as partly
+    /// searched, never passed off as complete.
+    pub incomplete: Option<String>,
+}
+
 pub trait Parser: Send + Sync {
     fn language(&self) -> &LanguageSpec;
     fn outline(&self, source: &str) -> Result<Vec<Symbol>, super::PortError>;
-    fn references(&self, source: &str, name: &str) -> Result<Vec<Span>, super::PortError>;
+    fn references(&self, source: &str, name: &str) -> Result<Calls, super::PortError>;
 }

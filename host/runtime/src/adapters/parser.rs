@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use amber_core::ports::{LanguageSpec, Parser, PortError, Span, Symbol};
+use amber_core::ports::{Calls, LanguageSpec, Parser, PortError, Span, Symbol};
 
 use super::{missing, port_error};
 use crate::pool_cell::PoolCell;
@@ -56,8 +56,8 @@ impl Parser for ComponentParser {
             .collect())
     }
 
-    fn references(&self, source: &str, name: &str) -> Result<Vec<Span>, PortError> {
-        let spans = self
+    fn references(&self, source: &str, name: &str) -> Result<Calls, PortError> {
+        let calls = self
             .pool
             .call(&self.label, |inst| match &inst.parser {
                 Some(p) => p.call_references(&mut inst.store, &self.spec.name, source, name),
@@ -65,16 +65,21 @@ impl Parser for ComponentParser {
             })
             .map_err(port_error)?
             .map_err(|e| PortError(format!("{}: {e}", self.label)))?;
+        let size = calls.spans.len() * 12 + calls.incomplete.as_ref().map_or(0, String::len);
         self.pool
-            .check_output(&self.label, spans.len() * 12)
+            .check_output(&self.label, size)
             .map_err(port_error)?;
-        Ok(spans
-            .into_iter()
-            .map(|s| Span {
-                byte_start: s.byte_start,
-                byte_end: s.byte_end,
-                line: s.line,
-            })
-            .collect())
+        Ok(Calls {
+            spans: calls
+                .spans
+                .into_iter()
+                .map(|s| Span {
+                    byte_start: s.byte_start,
+                    byte_end: s.byte_end,
+                    line: s.line,
+                })
+                .collect(),
+            incomplete: calls.incomplete,
+        })
     }
 }
