@@ -177,7 +177,7 @@ fn quality(rows: &mut Rows, entries: &[Entry], sets: &[QuestionSet]) -> Result<(
         {
             return Err(anyhow!(
                 "memory bench{}: {:?} expects {}, which is not in corpus.jsonl",
-                set.label,
+                set.label.replace('_', " in "),
                 q.question,
                 q.expected
             ));

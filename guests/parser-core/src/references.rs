@@ -102,31 +102,60 @@ pub(crate) fn find(
     };
     collect(outliner, lang, &Snippet::whole(source), &mut search)?;
     let mut parsed = 0;
-    let mut incomplete = None;
+    // Bodies left unsearched at each bound. Bodies nested inside those
+    // are never seen, so both counts are lower bounds.
+    let mut past_count = 0;
     while let Some(snippet) = search.work.pop() {
         if parsed == MAX_MACRO_BODIES {
-            // The rest stay unsearched, and the caller is told so.
-            incomplete = Some(format!(
-                "{} more macro bodies mention `{name}` past the bound of \
-                 {MAX_MACRO_BODIES} re-parsed per file; calls inside them were not searched",
-                search.work.len() + 1
-            ));
+            past_count = search.work.len() + 1;
             break;
         }
         parsed += 1;
         collect(outliner, lang, &snippet, &mut search)?;
     }
-    if incomplete.is_none() && search.too_deep > 0 {
-        incomplete = Some(format!(
-            "{} macro bodies mention `{name}` nested deeper than {MAX_MACRO_DEPTH} macros; \
-             calls inside them were not searched",
-            search.too_deep
+    let mut reasons = Vec::new();
+    if past_count > 0 {
+        reasons.push(format!(
+            "at least {} holding `{name}` past the bound of {MAX_MACRO_BODIES} \
+             re-parsed per search",
+            bodies(past_count)
         ));
     }
+    if search.too_deep > 0 {
+        reasons.push(format!(
+            "at least {} holding `{name}` nested deeper than {MAX_MACRO_DEPTH} macros",
+            bodies(search.too_deep)
+        ));
+    }
+    let incomplete = (!reasons.is_empty()).then(|| {
+        format!(
+            "{}; calls inside them were not searched",
+            reasons.join(", and ")
+        )
+    });
     let mut spans = search.spans;
     spans.sort();
     spans.dedup();
     Ok(Calls { spans, incomplete })
+}
+
+fn bodies(n: usize) -> String {
+    match n {
+        1 => "1 macro body".to_string(),
+        n => format!("{n} macro bodies"),
+    }
+}
+
+/// Whether `text` holds `name` as a whole identifier, not inside a longer
+/// one (`helper_count` does not mention `helper`): only such a body can
+/// call it, so only such bodies are re-parsed or counted as unsearched.
+fn mentions(text: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + name.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
 }
 
 /// The calls of the name in one snippet, and its macro bodies that mention
@@ -184,7 +213,7 @@ fn queue_macro_bodies(tree: &Tree, snippet: &Snippet, search: &mut Search) {
                 if let Some(inner) = snippet
                     .text
                     .get(start..end)
-                    .filter(|t| inside && t.contains(search.name))
+                    .filter(|t| inside && mentions(t, search.name))
                 {
                     if snippet.depth < MAX_MACRO_DEPTH {
                         search

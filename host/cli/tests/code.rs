@@ -513,7 +513,7 @@ fn callers_attributes_calls_to_symbols_including_calls_inside_macros() {
 #[test]
 fn callers_names_a_file_its_parser_searched_only_in_part() {
     let code = Code::new();
-    // 600 macro bodies hold the name; the parser re-parses 512 per file.
+    // 600 macro bodies hold the name; the parser re-parses 512 per search.
     let calls = "    log!(helper());\n".repeat(600);
     code.write("src/heavy.rs", &format!("fn run() {{\n{calls}}}\n"));
     code.write("src/light.rs", "fn once() {\n    log!(helper());\n}\n");
@@ -522,7 +522,7 @@ fn callers_names_a_file_its_parser_searched_only_in_part() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains(
-            "amber: partly searched: src/heavy.rs: 88 more macro bodies mention `helper`"
+            "amber: partly searched: src/heavy.rs: at least 88 macro bodies holding `helper`"
         ),
         "{stderr}"
     );

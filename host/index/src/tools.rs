@@ -9,6 +9,7 @@ use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
 use amber_core::{Ledger, Owner, Service};
 use serde_json::{json, Value};
 
+use crate::indexer::Skipped;
 use crate::show::ShowOptions;
 use crate::{render, Index, IndexError, Parsers};
 
@@ -168,6 +169,20 @@ pub struct CallersTool {
     context: CodeContext,
 }
 
+/// Names up to [`SKIPPED_MAX`] files with why (`what`: "not searched" or
+/// "partly searched"), so the model knows the answer may miss calls.
+fn note_files(content: &mut String, what: &str, files: &[Skipped]) {
+    for file in files.iter().take(SKIPPED_MAX) {
+        content.push_str(&format!("({what}: {}: {})\n", file.path, file.reason));
+    }
+    if files.len() > SKIPPED_MAX {
+        content.push_str(&format!(
+            "(… and {} more files {what})\n",
+            files.len() - SKIPPED_MAX
+        ));
+    }
+}
+
 impl CallersTool {
     pub fn new(context: CodeContext) -> Self {
         let spec = spec(
@@ -201,30 +216,11 @@ impl Tool for CallersTool {
         if total > CALLERS_MAX {
             content.push_str(&format!("… and {} more\n", total - CALLERS_MAX));
         }
-        for skip in found.skipped.iter().take(SKIPPED_MAX) {
-            content.push_str(&format!("(not searched: {}: {})\n", skip.path, skip.reason));
-        }
-        if found.skipped.len() > SKIPPED_MAX {
-            content.push_str(&format!(
-                "(… and {} more files not searched)\n",
-                found.skipped.len() - SKIPPED_MAX
-            ));
-        }
-        for part in found.partial.iter().take(SKIPPED_MAX) {
-            content.push_str(&format!(
-                "(partly searched: {}: {})\n",
-                part.path, part.reason
-            ));
-        }
-        if found.partial.len() > SKIPPED_MAX {
-            content.push_str(&format!(
-                "(… and {} more files partly searched)\n",
-                found.partial.len() - SKIPPED_MAX
-            ));
-        }
+        note_files(&mut content, "not searched", &found.skipped);
+        note_files(&mut content, "partly searched", &found.partial);
         Ok(ToolOutput {
             content,
-            meta: Some(json!({"calls": total})),
+            meta: Some(json!({"calls": total, "partly_searched": found.partial.len()})),
         })
     }
 }
