@@ -104,6 +104,21 @@ async fn call(
     client.call(req, &mut on_chunk).await
 }
 
+/// One "hi" through `preset` (in its shipped flavor) against a fresh fake
+/// server running `script`, with the fast options: the shape of most fault
+/// tests. The server comes back too, to count what it received.
+async fn say_hi(preset: &str, script: &str) -> (Result<ModelReply, ApiError>, FakeLlm) {
+    let setup = setup();
+    let fake = server(script);
+    let flavor = Presets::shipped().get(preset).unwrap().flavor.clone();
+    let result = call(
+        &client(&setup, preset, &fake, fast()),
+        request(&flavor, vec![user("hi")]),
+    )
+    .await;
+    (result, fake)
+}
+
 const FLAVORS: [(&str, &str); 3] = [
     ("openai", "openai-chat"),
     ("openai-responses", "openai-responses"),
@@ -308,20 +323,16 @@ reply = {{ text = "after 600 ms" }}
 
 #[tokio::test]
 async fn a_wait_longer_than_amber_waits_ends_the_call_saying_so() {
-    let setup = setup();
-    let fake = server(
+    let (result, fake) = say_hi(
+        "openai",
         r#"
 [[turns]]
 faults = [{ kind = "status", status = 429, retry_after_s = 120 }]
 reply = { text = "never" }
 "#,
-    );
-    let err = call(
-        &client(&setup, "openai", &fake, fast()),
-        request("openai-chat", vec![user("hi")]),
     )
-    .await
-    .unwrap_err();
+    .await;
+    let err = result.unwrap_err();
     assert!(
         err.to_string()
             .contains("the server asks to wait 120 s before trying again"),
@@ -358,40 +369,32 @@ async fn an_unreachable_server_names_the_cause() {
 
 #[tokio::test]
 async fn a_500_then_success_gives_the_whole_reply() {
-    let setup = setup();
-    let fake = server(
+    let (result, fake) = say_hi(
+        "anthropic",
         r#"
 [[turns]]
 faults = [{ kind = "status", status = 500 }]
 reply = { text = "second time lucky" }
 "#,
-    );
-    let reply = call(
-        &client(&setup, "anthropic", &fake, fast()),
-        request("anthropic-messages", vec![user("hi")]),
     )
-    .await
-    .unwrap();
+    .await;
+    let reply = result.unwrap();
     assert_eq!(reply.text, "second time lucky");
     assert_eq!(fake.received().len(), 2);
 }
 
 #[tokio::test]
 async fn a_401_is_not_retried_and_names_the_keys_variable() {
-    let setup = setup();
-    let fake = server(
+    let (result, fake) = say_hi(
+        "openai",
         r#"
 [[turns]]
 faults = [{ kind = "status", status = 401 }]
 reply = { text = "never" }
 "#,
-    );
-    let err = call(
-        &client(&setup, "openai", &fake, fast()),
-        request("openai-chat", vec![user("hi")]),
     )
-    .await
-    .unwrap_err();
+    .await;
+    let err = result.unwrap_err();
     assert!(matches!(err, ApiError::Auth { status: 401, .. }), "{err:?}");
     assert!(err.to_string().contains("check OPENAI_API_KEY"), "{err}");
     assert_eq!(fake.received().len(), 1);
@@ -399,20 +402,16 @@ reply = { text = "never" }
 
 #[tokio::test]
 async fn a_stream_cut_after_content_is_a_typed_error_not_half_a_reply() {
-    let setup = setup();
-    let fake = server(
+    let (result, fake) = say_hi(
+        "openai",
         r#"
 [[turns]]
 faults = [{ kind = "cut", after_events = 3 }]
 reply = { text = "a long answer that will not arrive whole" }
 "#,
-    );
-    let err = call(
-        &client(&setup, "openai", &fake, fast()),
-        request("openai-chat", vec![user("hi")]),
     )
-    .await
-    .unwrap_err();
+    .await;
+    let err = result.unwrap_err();
     assert!(matches!(err, ApiError::Stream { .. }), "{err:?}");
     assert!(err.to_string().contains("broke off"), "{err}");
     assert_eq!(fake.received().len(), 1, "not retried once text was shown");
@@ -420,40 +419,32 @@ reply = { text = "a long answer that will not arrive whole" }
 
 #[tokio::test]
 async fn a_stream_cut_before_any_content_is_retried() {
-    let setup = setup();
-    let fake = server(
+    let (result, fake) = say_hi(
+        "anthropic",
         r#"
 [[turns]]
 faults = [{ kind = "cut", after_events = 1 }]
 reply = { text = "whole" }
 "#,
-    );
-    let reply = call(
-        &client(&setup, "anthropic", &fake, fast()),
-        request("anthropic-messages", vec![user("hi")]),
     )
-    .await
-    .unwrap();
+    .await;
+    let reply = result.unwrap();
     assert_eq!(reply.text, "whole");
     assert_eq!(fake.received().len(), 2);
 }
 
 #[tokio::test]
 async fn a_malformed_event_is_reported_as_such() {
-    let setup = setup();
-    let fake = server(
+    let (result, fake) = say_hi(
+        "openai",
         r#"
 [[turns]]
 faults = [{ kind = "malformed", after_events = 2 }]
 reply = { text = "some text here" }
 "#,
-    );
-    let err = call(
-        &client(&setup, "openai", &fake, fast()),
-        request("openai-chat", vec![user("hi")]),
     )
-    .await
-    .unwrap_err();
+    .await;
+    let err = result.unwrap_err();
     match &err {
         ApiError::Provider { kind, .. } => assert_eq!(kind, "malformed-event"),
         other => panic!("{other:?}"),
