@@ -435,7 +435,7 @@ reply = { text = "whole" }
 
 #[tokio::test]
 async fn a_malformed_event_is_reported_as_such() {
-    let (result, fake) = say_hi(
+    let (result, _fake) = say_hi(
         "openai",
         r#"
 [[turns]]
