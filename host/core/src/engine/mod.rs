@@ -676,7 +676,8 @@ mod tests {
     use std::sync::Mutex;
 
     /// A small fake of the ModelClient port: scripted text replies with a
-    /// usage that fills the window, and the requests it was sent.
+    /// usage that fills the window, and the requests it was sent. Past its
+    /// replies it fails as an overloaded server would.
     struct Scripted {
         replies: Mutex<Vec<&'static str>>,
         sent: Mutex<Vec<ChatRequest>>,
@@ -690,7 +691,12 @@ mod tests {
         ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
             Box::pin(async move {
                 self.sent.lock().unwrap().push(request);
-                let text = self.replies.lock().unwrap().remove(0).to_string();
+                let mut replies = self.replies.lock().unwrap();
+                if replies.is_empty() {
+                    return Err(ModelError::new(ModelErrorKind::Server, "overloaded"));
+                }
+                let text = replies.remove(0).to_string();
+                drop(replies);
                 on_chunk(&StreamChunk::TextDelta(text.clone()));
                 Ok(ModelReply {
                     text,
@@ -797,34 +803,14 @@ mod tests {
         assert_eq!(agent.context().len(), 2);
     }
 
-    /// A small fake of the ModelClient port: one text reply, then failures.
-    struct AnswersOnce(Mutex<bool>);
-
-    impl ModelClient for AnswersOnce {
-        fn stream<'a>(
-            &'a self,
-            _request: ChatRequest,
-            _on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
-        ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
-            Box::pin(async move {
-                let mut answered = self.0.lock().unwrap();
-                if *answered {
-                    return Err(ModelError::new(ModelErrorKind::Server, "overloaded"));
-                }
-                *answered = true;
-                Ok(ModelReply {
-                    text: "the answer".into(),
-                    ..ModelReply::default()
-                })
-            })
-        }
-    }
-
     #[tokio::test]
     async fn a_failed_confirm_turn_keeps_the_answer_and_drops_the_question() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        let model = Arc::new(AnswersOnce(Mutex::new(false)));
+        let model = Arc::new(Scripted {
+            replies: Mutex::new(vec!["the answer"]),
+            sent: Mutex::new(Vec::new()),
+        });
         let mut agent = agent_of(model, None, SessionWriter::open(&path).unwrap());
         agent.config.confirm = Some("Are you finished?".into());
         let mut warnings = Vec::new();
