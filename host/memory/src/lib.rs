@@ -4,7 +4,8 @@
 //! - **durable authority**: [`Store`], one SQLite file of records, their
 //!   full revision history, typed edges, recall receipts and feedback;
 //! - **derived views**: [`recall`] (FTS5 + bm25 with lifecycle-aware
-//!   eligibility) and [`assembly`] (the governed task-memory report);
+//!   eligibility, fused with the optional embedding view of [`semantic`])
+//!   and [`assembly`] (the governed task-memory report);
 //! - **transient context**: [`compiler`], which turns explicit inputs into
 //!   a rendered string that lives in memory only, plus a manifest of
 //!   digests and accounting that never holds titles or bodies.
@@ -24,6 +25,7 @@ pub mod prompt_block;
 mod ranking;
 pub mod recall;
 mod schema;
+pub mod semantic;
 pub mod store;
 pub mod tokens;
 pub mod validate;
@@ -37,4 +39,4 @@ pub use model::{
 pub use prompt_block::RecallBlock;
 pub use recall::{Hit, Recall, RecallQuery, Suppressed};
 pub use schema::SCHEMA_VERSION;
-pub use store::{Added, Check, ListFilter, Store};
+pub use store::{Added, Check, ListFilter, Refreshed, Store};

@@ -63,12 +63,10 @@ pub enum Plan {
 }
 
 impl Store {
-    /// The plan for `terms`: words no record holds are dropped; on a
-    /// large store the rest are counted (reading a word's doclist costs
-    /// tens of nanoseconds a record, against microseconds for scoring).
-    pub(crate) fn plan(&self, namespace: &str, terms: Vec<String>) -> Result<Plan> {
-        // Counted up to one past the threshold: a large namespace costs
-        // no more to tell apart than a small one.
+    /// Whether `namespace` holds at most [`SCORED_ROWS`] records. Counted
+    /// up to one past the threshold: a large namespace costs no more to
+    /// tell apart than a small one.
+    pub(crate) fn namespace_is_small(&self, namespace: &str) -> Result<bool> {
         let records: i64 = self
             .conn
             .prepare_cached(
@@ -78,7 +76,14 @@ impl Store {
                 s.query_row(rusqlite::params![namespace, SCORED_ROWS + 1], |r| r.get(0))
             })
             .map_err(|e| self.sql(e))?;
-        if records as usize <= SCORED_ROWS {
+        Ok(records as usize <= SCORED_ROWS)
+    }
+
+    /// The plan for `terms`: words no record holds are dropped; on a
+    /// large store the rest are counted (reading a word's doclist costs
+    /// tens of nanoseconds a record, against microseconds for scoring).
+    pub(crate) fn plan(&self, namespace: &str, terms: Vec<String>) -> Result<Plan> {
+        if self.namespace_is_small(namespace)? {
             return Ok(Plan::Small(terms));
         }
         if terms.len() < 2 {
@@ -121,7 +126,7 @@ impl Store {
     /// Candidate ids with their bm25 scores, best first (lower is
     /// better; scores compare within one pass).
     pub(crate) fn rank(&self, query: &RecallQuery) -> Result<Vec<(i64, f64)>> {
-        let window = query.limit.max(1) * CANDIDATES_PER_HIT + 16;
+        let window = window(query);
         // One pass over every word, within the namespace's token or not.
         let one_pass = |terms: &[String], scoped: bool| match any_of(terms) {
             Some(expression) if scoped => {
@@ -179,25 +184,7 @@ impl Store {
             Value::Text(expression.to_string()),
             Value::Text(query.namespace.clone()),
         ];
-        if !query.types.is_empty() {
-            let marks: Vec<String> = query
-                .types
-                .iter()
-                .map(|t| {
-                    args.push(Value::Text(t.as_str().to_string()));
-                    format!("?{}", args.len())
-                })
-                .collect();
-            sql.push_str(&format!(" AND r.type IN ({})", marks.join(", ")));
-        }
-        for tag in &query.tags {
-            args.push(Value::Text(normal_tag(tag)));
-            sql.push_str(&format!(
-                // instr, not LIKE: a tag's `_` or `%` is a character.
-                " AND instr(' ' || r.tags || ' ', ' ' || ?{} || ' ') > 0",
-                args.len()
-            ));
-        }
+        sql.push_str(&filters(query, &mut args));
         args.push(Value::Integer(window as i64));
         sql.push_str(&format!(" ORDER BY score LIMIT ?{}", args.len()));
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.sql(e))?;
@@ -209,6 +196,37 @@ impl Store {
             .map_err(|e| self.sql(e))?;
         Ok(ranked)
     }
+}
+
+/// How many candidates a ranking reads for `query`.
+pub(crate) fn window(query: &RecallQuery) -> usize {
+    query.limit.max(1) * CANDIDATES_PER_HIT + 16
+}
+
+/// The SQL that keeps only records (`r`) of the query's types and with
+/// all its tags, its arguments appended to `args`.
+pub(crate) fn filters(query: &RecallQuery, args: &mut Vec<Value>) -> String {
+    let mut sql = String::new();
+    if !query.types.is_empty() {
+        let marks: Vec<String> = query
+            .types
+            .iter()
+            .map(|t| {
+                args.push(Value::Text(t.as_str().to_string()));
+                format!("?{}", args.len())
+            })
+            .collect();
+        sql.push_str(&format!(" AND r.type IN ({})", marks.join(", ")));
+    }
+    for tag in &query.tags {
+        args.push(Value::Text(normal_tag(tag)));
+        sql.push_str(&format!(
+            // instr, not LIKE: a tag's `_` or `%` is a character.
+            " AND instr(' ' || r.tags || ' ', ' ' || ?{} || ' ') > 0",
+            args.len()
+        ));
+    }
+    sql
 }
 
 /// `expression` among the records of `namespace` only: FTS5 intersects

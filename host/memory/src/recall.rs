@@ -9,6 +9,8 @@ use serde::Serialize;
 use crate::eligibility::{judge, Situation, Suppression};
 use crate::error::Result;
 use crate::model::{Record, RecordType, Status};
+use crate::ranking::window;
+use crate::semantic::{fuse, Embed};
 use crate::store::{now, Store};
 
 /// The default number of records a recall returns.
@@ -64,7 +66,9 @@ impl RecallQuery {
     }
 }
 
-/// A record that came back, best first. Lower bm25 scores are better.
+/// A record that came back, best first. Lower scores are better: bm25's,
+/// or with semantic recall the negated fused score (see
+/// [`crate::semantic::fuse`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Hit {
     pub record: Record,
@@ -89,7 +93,37 @@ pub struct Recall {
 impl Store {
     /// Recalls the records that match `query` and may be used now.
     pub fn recall(&mut self, query: &RecallQuery) -> Result<Recall> {
-        let ranked = self.rank(query)?;
+        self.recall_with(query, None)
+    }
+
+    /// Recalls as [`Store::recall`] does, with the semantic ranking of
+    /// `semantic`'s vectors fused into the lexical one when a model is
+    /// given and the namespace is small enough to scan (at most 2,000
+    /// records, the small plan's bound; a larger one stays lexical). Records
+    /// without a current vector take part through their words only: see
+    /// [`Store::refresh_vectors`].
+    pub fn recall_with(
+        &mut self,
+        query: &RecallQuery,
+        semantic: Option<&dyn Embed>,
+    ) -> Result<Recall> {
+        let lexical = self.rank(query)?;
+        let ranked = match semantic {
+            Some(embed)
+                if query.text.chars().any(char::is_alphanumeric)
+                    && self.namespace_is_small(&query.namespace)? =>
+            {
+                let vector = embed.embed(&query.text);
+                let nearest = self.semantic_rank(query, embed.model(), &vector, window(query))?;
+                let words: Vec<i64> = lexical.iter().map(|(id, _)| *id).collect();
+                // Negated, so that lower stays better for every hit.
+                fuse(&words, &nearest)
+                    .into_iter()
+                    .map(|(id, score)| (id, -score))
+                    .collect()
+            }
+            _ => lexical,
+        };
         let (hits, suppressed) = self.judge_ranked(query, ranked)?;
         let receipt = self.write_receipt(query, &hits, &suppressed)?;
         Ok(Recall {

@@ -6,7 +6,7 @@
 use rusqlite::Connection;
 
 /// One migration per schema version, starting at version 1.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this code writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -161,6 +161,19 @@ CREATE TRIGGER records_fts_update AFTER UPDATE OF title, content, tags, namespac
     INSERT INTO records_fts (rowid, title, content, tags, ns_token)
         VALUES (new.id, new.title, new.content, new.tags, new.ns_token);
 END;
+"#;
+
+/// The embedding view (semantic recall): one vector per record, of the
+/// revision and model named beside it. Derived data, rebuilt by
+/// `Store::refresh_vectors`; a vector whose revision is not the record's
+/// is stale and ignored.
+const V4: &str = r#"
+CREATE TABLE record_vectors (
+    record_id INTEGER PRIMARY KEY REFERENCES records(id) ON DELETE CASCADE,
+    model TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    vector BLOB NOT NULL
+);
 "#;
 
 /// The index token of `namespace`, as V3's `ns_token` column writes it:

@@ -21,10 +21,12 @@ mod check;
 mod feedback;
 mod reads;
 pub(crate) mod rows;
+mod vectors;
 mod writes;
 
 pub use check::Check;
 pub(crate) use rows::edge_from_row;
+pub use vectors::Refreshed;
 
 /// The file name of the database inside amber's data dir.
 pub const DATABASE_FILE: &str = "memory.db";

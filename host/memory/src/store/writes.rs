@@ -140,6 +140,8 @@ impl Store {
                 "UPDATE revisions SET title = '', content = '', tags = '' WHERE record_id = ?1",
                 [id],
             )?;
+            // A vector is derived from the content, so it goes with it.
+            tx.execute("DELETE FROM record_vectors WHERE record_id = ?1", [id])?;
             snapshot(&tx, id, ChangeKind::Forgotten, reason, at)
         })()
         .map_err(|e| sql(&path, e))?;
