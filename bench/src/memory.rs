@@ -19,6 +19,8 @@ use std::time::Instant;
 
 use amber_memory::compiler::input::{CompileInput, MemoryItem, Section};
 use amber_memory::compiler::{compile, CompileError};
+use amber_memory::semantic::minilm::MiniLm;
+use amber_memory::semantic::Embed;
 use amber_memory::{tokens, Draft, RecallQuery, RecordType, Store};
 use anyhow::{anyhow, Context, Result};
 use serde::Deserialize;
@@ -157,78 +159,107 @@ struct QuestionSet {
     goals: bool,
 }
 
-fn quality(rows: &mut Rows, entries: &[Entry], sets: &[QuestionSet]) -> Result<()> {
+/// The sentence encoder semantic recall runs: the one `cargo xtask
+/// bench` installs.
+fn embedding_model() -> Result<MiniLm> {
+    let dir = std::env::var_os("AMBER_BENCH_EMBEDDING_MODEL").ok_or_else(|| {
+        anyhow!("AMBER_BENCH_EMBEDDING_MODEL is not set: run the benchmarks with `cargo xtask bench`, which installs the model")
+    })?;
+    MiniLm::load(Path::new(&dir)).map_err(|e| anyhow!(e))
+}
+
+/// The quality figures, lexical (`memory_recall_*`) and with the
+/// semantic view fused in (`memory_recall_semantic_*`), over the same
+/// store and questions.
+fn quality(rows: &mut Rows, entries: &[Entry], sets: &[QuestionSet], model: &MiniLm) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let mut store = Store::open_in(dir.path())?;
     let added = store.add_many(NAMESPACE, entries.iter().map(draft).collect())?;
+    let started = Instant::now();
+    let refreshed = store.refresh_vectors(model, NAMESPACE, entries.len())?;
+    anyhow::ensure!(
+        refreshed.embedded == entries.len(),
+        "every corpus record is embedded"
+    );
+    rows.push(row(
+        "memory_embed_per_record",
+        "ms",
+        "mean",
+        "lower",
+        started.elapsed().as_secs_f64() * 1e3 / entries.len() as f64,
+        None,
+        None,
+    ))?;
     let key_of: HashMap<i64, &str> = added
         .iter()
         .zip(entries)
         .map(|(a, e)| (a.id, e.key.as_str()))
         .collect();
     let corpus = texts(entries);
-    for set in sets {
-        // A question whose record is not in the corpus would count as a
-        // miss of the ranking, not as the typo it is.
-        if let Some(q) = set
-            .questions
-            .iter()
-            .find(|q| !entries.iter().any(|e| e.key == q.expected))
-        {
-            return Err(anyhow!(
-                "memory bench{}: {:?} expects {}, which is not in corpus.jsonl",
-                set.label.replace('_', " in "),
-                q.question,
-                q.expected
-            ));
-        }
-        let mut ours = Vec::new();
-        let mut naive = Vec::new();
-        for q in &set.questions {
-            let mut query = RecallQuery::new(NAMESPACE, &q.question);
-            query.limit = 10;
-            let recall = store.recall(&query)?;
-            let rank = recall
-                .hits
+    for (mode, semantic) in [("", None), ("_semantic", Some(model as &dyn Embed))] {
+        for set in sets {
+            // A question whose record is not in the corpus would count as a
+            // miss of the ranking, not as the typo it is.
+            if let Some(q) = set
+                .questions
                 .iter()
-                .position(|h| key_of.get(&h.record.id) == Some(&q.expected.as_str()))
-                .map(|p| p + 1);
-            if rank != Some(1) {
-                let got = recall.hits.first().and_then(|h| key_of.get(&h.record.id));
-                eprintln!(
-                    "memory bench: not first{}: {:?}: expected {} (rank {}), got {:?}",
+                .find(|q| !entries.iter().any(|e| e.key == q.expected))
+            {
+                return Err(anyhow!(
+                    "memory bench{}: {:?} expects {}, which is not in corpus.jsonl",
                     set.label.replace('_', " in "),
                     q.question,
-                    q.expected,
-                    rank.map_or("none".to_string(), |r| r.to_string()),
-                    got
+                    q.expected
+                ));
+            }
+            let mut ours = Vec::new();
+            let mut naive = Vec::new();
+            for q in &set.questions {
+                let mut query = RecallQuery::new(NAMESPACE, &q.question);
+                query.limit = 10;
+                let recall = store.recall_with(&query, semantic)?;
+                let rank = recall
+                    .hits
+                    .iter()
+                    .position(|h| key_of.get(&h.record.id) == Some(&q.expected.as_str()))
+                    .map(|p| p + 1);
+                if rank != Some(1) {
+                    let got = recall.hits.first().and_then(|h| key_of.get(&h.record.id));
+                    eprintln!(
+                        "memory bench{mode}: not first{}: {:?}: expected {} (rank {}), got {:?}",
+                        set.label.replace('_', " in "),
+                        q.question,
+                        q.expected,
+                        rank.map_or("none".to_string(), |r| r.to_string()),
+                        got
+                    );
+                }
+                ours.push(rank);
+                let scan = naive_rank(&corpus, &q.question, 10);
+                naive.push(
+                    scan.iter()
+                        .position(|i| entries[*i].key == q.expected)
+                        .map(|p| p + 1),
                 );
             }
-            ours.push(rank);
-            let scan = naive_rank(&corpus, &q.question, 10);
-            naive.push(
-                scan.iter()
-                    .position(|i| entries[*i].key == q.expected)
-                    .map(|p| p + 1),
-            );
-        }
-        let (ours, naive) = (scores(&ours), scores(&naive));
-        let baseline = format!("naive_substring_scan{}", set.label);
-        let goal = |g: f64| set.goals.then_some(g);
-        for (stat, value, naive_value, goal) in [
-            ("p_at_1", ours.p1, naive.p1, goal(0.9)),
-            ("p_at_3", ours.p3, naive.p3, None),
-            ("mrr", ours.mrr, naive.mrr, goal(0.95)),
-        ] {
-            rows.push(row(
-                &format!("memory_recall{}_{stat}", set.label),
-                "score",
-                "score",
-                "higher",
-                value,
-                Some((&baseline, naive_value)),
-                goal,
-            ))?;
+            let (ours, naive) = (scores(&ours), scores(&naive));
+            let baseline = format!("naive_substring_scan{}", set.label);
+            let goal = |g: f64| set.goals.then_some(g);
+            for (stat, value, naive_value, goal) in [
+                ("p_at_1", ours.p1, naive.p1, goal(0.9)),
+                ("p_at_3", ours.p3, naive.p3, None),
+                ("mrr", ours.mrr, naive.mrr, goal(0.95)),
+            ] {
+                rows.push(row(
+                    &format!("memory_recall{mode}{}_{stat}", set.label),
+                    "score",
+                    "score",
+                    "higher",
+                    value,
+                    Some((&baseline, naive_value)),
+                    goal,
+                ))?;
+            }
         }
     }
     Ok(())
@@ -339,7 +370,7 @@ fn recall_speed(rows: &mut Rows, entries: &[Entry], questions: &[Question]) -> R
 
     // The corpus was stored first, so its ids are 1..=208.
     let ids: Vec<i64> = (1..=entries.len() as i64).collect();
-    let (ours, ranks) = timed_recalls(&mut store, NAMESPACE, entries, &ids, questions)?;
+    let (ours, ranks) = timed_recalls(&mut store, None, NAMESPACE, entries, &ids, questions)?;
     let mut naive = Vec::new();
     let mut naive_ranks = Vec::new();
     for q in questions {
@@ -379,6 +410,7 @@ fn recall_speed(rows: &mut Rows, entries: &[Entry], questions: &[Question]) -> R
 /// timed, in milliseconds.
 fn timed_recalls(
     store: &mut Store,
+    semantic: Option<&dyn Embed>,
     namespace: &str,
     entries: &[Entry],
     ids: &[i64],
@@ -390,7 +422,7 @@ fn timed_recalls(
         for q in questions {
             let query = RecallQuery::new(namespace, &q.question);
             let start = Instant::now();
-            let recall = std::hint::black_box(store.recall(&query)?);
+            let recall = std::hint::black_box(store.recall_with(&query, semantic)?);
             let ms = start.elapsed().as_secs_f64() * 1e3;
             if round > 0 {
                 times.push(ms);
@@ -428,7 +460,7 @@ fn small_namespace_speed(
         ids.iter().all(|id| *id as usize > LARGE),
         "the small project's records are its own"
     );
-    let (times, ranks) = timed_recalls(store, SMALL, entries, &ids, questions)?;
+    let (times, ranks) = timed_recalls(store, None, SMALL, entries, &ids, questions)?;
     rows.push(row(
         "memory_recall_p_at_1_small_namespace_in_100k",
         "score",
@@ -447,6 +479,58 @@ fn small_namespace_speed(
         None,
         Some(10.0),
     ))
+}
+
+/// Semantic recall's cost: the question is embedded and the namespace's
+/// vectors scanned on every recall, so it is timed on the corpus alone
+/// and on a namespace at the scan's bound (2,000 records: the corpus and
+/// filler), beside lexical recall of the same questions in the same
+/// store.
+fn semantic_speed(
+    rows: &mut Rows,
+    entries: &[Entry],
+    questions: &[Question],
+    model: &MiniLm,
+) -> Result<()> {
+    const BOUND: usize = 2_000;
+    let dir = tempfile::tempdir()?;
+    let mut store = Store::open_in(dir.path())?;
+    let added = store.add_many(NAMESPACE, entries.iter().map(draft).collect())?;
+    let ids: Vec<i64> = added.iter().map(|a| a.id).collect();
+    for (label, size) in [("corpus", entries.len()), ("2000", BOUND)] {
+        if size > entries.len() {
+            store.add_many(NAMESPACE, filler(entries, size - entries.len()))?;
+        }
+        let started = Instant::now();
+        let refreshed = store.refresh_vectors(model, NAMESPACE, BOUND)?;
+        eprintln!(
+            "memory bench: embedded {} records in {:.1} s",
+            refreshed.embedded,
+            started.elapsed().as_secs_f64()
+        );
+        let (semantic, ranks) =
+            timed_recalls(&mut store, Some(model), NAMESPACE, entries, &ids, questions)?;
+        let (lexical, _) = timed_recalls(&mut store, None, NAMESPACE, entries, &ids, questions)?;
+        rows.push(row(
+            &format!("memory_recall_semantic_{label}"),
+            "ms",
+            "p95",
+            "lower",
+            p95(semantic),
+            Some((&format!("memory_recall_lexical_{label}"), p95(lexical))),
+            Some(10.0),
+        ))?;
+        rows.push(row(
+            &format!("memory_recall_semantic_p_at_1_{label}"),
+            "score",
+            "score",
+            "higher",
+            scores(&ranks).p1,
+            None,
+            None,
+        ))?;
+    }
+    Ok(())
 }
 
 fn store_speed(rows: &mut Rows, entries: &[Entry]) -> Result<()> {
@@ -575,7 +659,9 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             goals: false,
         },
     ];
-    quality(rows, &entries, &sets)?;
+    let model = embedding_model()?;
+    quality(rows, &entries, &sets, &model)?;
+    semantic_speed(rows, &entries, &sets[0].questions, &model)?;
     store_speed(rows, &entries)?;
     compile_speed(rows, &entries)?;
     recall_speed(rows, &entries, &sets[0].questions)

@@ -23,6 +23,8 @@ pub fn amber_command(bin: &str, home: &Path, workspace: &Path) -> Command {
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .env_remove("ANTHROPIC_BASE_URL")
+        // Recall stays lexical unless a test hands it a model.
+        .env_remove("AMBER_EMBEDDING_MODEL")
         .stdin(Stdio::null());
     cmd
 }

@@ -926,3 +926,106 @@ fn the_recall_block_can_be_switched_off_in_the_config() {
         "{said:#?}"
     );
 }
+
+/// The model `cargo xtask test` installs.
+fn embedding_model() -> PathBuf {
+    std::env::var_os("AMBER_TEST_EMBEDDING_MODEL")
+        .map(PathBuf::from)
+        .expect("AMBER_TEST_EMBEDDING_MODEL is not set: run the tests with `cargo xtask test`")
+}
+
+#[test]
+fn with_a_model_recall_finds_a_memory_by_meaning_and_embed_covers_the_namespace() {
+    let home = Home::new();
+    let release = home.add(
+        "procedure",
+        "Cutting a release",
+        "Bump the number in the workspace Cargo.toml, update CHANGELOG.md, commit, tag vX.Y.Z \
+         and push the tag; the release workflow builds and uploads the binaries.",
+    );
+    home.add(
+        "gotcha",
+        "Flaky socket test",
+        "The port test races the listener; retry once.",
+    );
+    let question = "how do we ship a new version to users?";
+    assert!(home.recall_ids(question).is_empty(), "no word in common");
+
+    let with_model = |args: &[&str]| {
+        let mut cmd = home.command(args);
+        cmd.env("AMBER_EMBEDDING_MODEL", embedding_model());
+        cmd.output().unwrap()
+    };
+    // Recall embeds the few records it finds new, then ranks by meaning too.
+    let out = with_model(&["recall", question, "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<i64> = hits["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["record"]["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![release], "the socket test is too far in meaning");
+    assert_eq!(count(&home.db(), "SELECT count(*) FROM record_vectors"), 2);
+
+    // The same through the config file, and `embed` on a revised record.
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!("[memory]\nembedding_model = {:?}\n", embedding_model()),
+    )
+    .unwrap();
+    home.ok(&[
+        "revise",
+        &release.to_string(),
+        "--content",
+        "Tag vX.Y.Z and push the tag.",
+    ]);
+    let embedded = home.json(&["embed"]);
+    assert_eq!(embedded["embedded"], 1, "{embedded}");
+    assert_eq!(embedded["remaining"], 0);
+    let compiled = home.ok(&["compile", "steps to ship a new version"]);
+    assert!(compiled.contains("Tag vX.Y.Z"), "{compiled}");
+
+    // Forgetting the record takes its vector with its content.
+    home.ok(&["forget", &release.to_string()]);
+    assert_eq!(
+        count(
+            &home.db(),
+            &format!("SELECT count(*) FROM record_vectors WHERE record_id = {release}")
+        ),
+        0
+    );
+}
+
+#[test]
+fn embed_without_a_model_or_with_a_broken_one_says_what_to_do() {
+    let home = Home::new();
+    home.add(
+        "gotcha",
+        "Flaky socket test",
+        "The port test races the listener; retry once.",
+    );
+    let out = home.run(&["embed"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no embedding model is configured") && err.contains("embedding_model"),
+        "{err}"
+    );
+
+    let broken = home.home.join("broken-model");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("config.json"), "{ not json").unwrap();
+    let out = home
+        .command(&["recall", "socket"])
+        .env("AMBER_EMBEDDING_MODEL", &broken)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("broken-model") && err.contains("config.json"),
+        "{err}"
+    );
+}

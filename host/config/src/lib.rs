@@ -71,6 +71,10 @@ pub struct MemoryConfig {
     pub recall_block: bool,
     /// Tokens the recall block may use (64-8192).
     pub recall_budget: u32,
+    /// A sentence-encoder directory (all-MiniLM-L6-v2's files) for
+    /// semantic recall; none keeps recall lexical. `AMBER_EMBEDDING_MODEL`
+    /// overrides it.
+    pub embedding_model: Option<std::path::PathBuf>,
 }
 
 impl Default for MemoryConfig {
@@ -78,6 +82,7 @@ impl Default for MemoryConfig {
         MemoryConfig {
             recall_block: true,
             recall_budget: 512,
+            embedding_model: None,
         }
     }
 }

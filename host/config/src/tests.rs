@@ -117,6 +117,12 @@ fn the_memory_section_has_defaults_and_a_checked_budget() {
     let off = parse("[memory]\nrecall_block = false\nrecall_budget = 1024\n").unwrap();
     assert!(!off.memory.recall_block);
     assert_eq!(off.memory.recall_budget, 1024);
+    assert_eq!(off.memory.embedding_model, None);
+    let model = parse("[memory]\nembedding_model = \"/opt/minilm\"\n").unwrap();
+    assert_eq!(
+        model.memory.embedding_model.as_deref(),
+        Some(std::path::Path::new("/opt/minilm"))
+    );
     let err = parse("[memory]\nrecall_budget = 10\n").unwrap_err();
     assert!(err.contains("memory.recall_budget"), "{err}");
     assert!(err.contains("must be between 64 and 8192"), "{err}");

@@ -5,11 +5,14 @@
 //! copy and nowhere else; an empty store or no match renders nothing.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use amber_core::ports::{BlockPosition, BlockSpec, PortError, PromptBlock, RenderContext};
 
 use crate::compiler::{compile, input::CompileInput};
 use crate::recall::RecallQuery;
+use crate::semantic::minilm::MiniLm;
+use crate::semantic::Embed;
 use crate::store::Store;
 
 /// The block's name in the ledger.
@@ -26,11 +29,19 @@ pub const DEFAULT_BLOCK_BUDGET: usize = 512;
 /// a little context.
 pub const BLOCK_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
 
+/// Records a turn embeds before it recalls: the view catches up a few
+/// at a time instead of holding one turn back for all of them.
+pub const BLOCK_EMBEDS_PER_TURN: usize = 8;
+
 pub struct RecallBlock {
     spec: BlockSpec,
     database: PathBuf,
     namespace: String,
     budget: usize,
+    /// The sentence encoder's directory, loaded on the first turn that
+    /// recalls (loading reads about 90 MB).
+    model_dir: Option<PathBuf>,
+    model: OnceLock<Result<MiniLm, String>>,
 }
 
 impl RecallBlock {
@@ -48,6 +59,26 @@ impl RecallBlock {
             database,
             namespace,
             budget,
+            model_dir: None,
+            model: OnceLock::new(),
+        }
+    }
+
+    /// Recalls with semantic ranking through the model in `dir` as well.
+    pub fn with_model(mut self, dir: PathBuf) -> Self {
+        self.model_dir = Some(dir);
+        self
+    }
+
+    /// The model, when one is configured; its load error on every turn
+    /// when it cannot be loaded (the turn then goes without memory).
+    fn model(&self) -> Result<Option<&MiniLm>, String> {
+        let Some(dir) = &self.model_dir else {
+            return Ok(None);
+        };
+        match self.model.get_or_init(|| MiniLm::load(dir)) {
+            Ok(model) => Ok(Some(model)),
+            Err(e) => Err(e.clone()),
         }
     }
 
@@ -63,7 +94,15 @@ impl RecallBlock {
         query.scope_must_match = true;
         query.path = workspace.and_then(|w| named_file(request, w));
         query.language = query.path.as_deref().and_then(language_of);
-        let recall = store.recall(&query).map_err(|e| e.to_string())?;
+        let model = self.model()?;
+        if let Some(model) = model {
+            store
+                .refresh_vectors(model, &self.namespace, BLOCK_EMBEDS_PER_TURN)
+                .map_err(|e| e.to_string())?;
+        }
+        let recall = store
+            .recall_with(&query, model.map(|m| m as &dyn Embed))
+            .map_err(|e| e.to_string())?;
         if recall.hits.is_empty() {
             return Ok(String::new());
         }
@@ -150,6 +189,43 @@ mod tests {
             ..RenderContext::default()
         };
         block.render(&ctx).unwrap()
+    }
+
+    #[test]
+    fn with_a_model_the_block_recalls_by_meaning_and_a_broken_model_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join(DATABASE_FILE);
+        let mut store = Store::open(&db).unwrap();
+        store
+            .add(
+                "ns",
+                Draft::new(
+                    RecordType::Procedure,
+                    "Cutting a release",
+                    "Bump the number in the workspace Cargo.toml, update CHANGELOG.md, commit, \
+                     tag vX.Y.Z and push the tag; the release workflow builds and uploads the binaries.",
+                ),
+            )
+            .unwrap();
+        let model = std::env::var_os("AMBER_TEST_EMBEDDING_MODEL")
+            .expect("AMBER_TEST_EMBEDDING_MODEL is not set: run the tests with `cargo xtask test`");
+        let block = RecallBlock::new(db.clone(), "ns".into(), DEFAULT_BLOCK_BUDGET)
+            .with_model(PathBuf::from(model));
+        let text = render(&block, "how do we ship a new version to users?");
+        assert!(text.contains("Cutting a release"), "{text}");
+        assert_eq!(render(&block, "a banana bread recipe with walnuts"), "");
+
+        let broken = RecallBlock::new(db, "ns".into(), DEFAULT_BLOCK_BUDGET)
+            .with_model(dir.path().join("no-such-model"));
+        let ctx = RenderContext {
+            request: "how do we ship?".into(),
+            ..RenderContext::default()
+        };
+        let err = broken.render(&ctx).unwrap_err().0;
+        assert!(
+            err.contains("no-such-model") && err.contains("config.json"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -114,10 +114,9 @@ impl Store {
                     && self.namespace_is_small(&query.namespace)? =>
             {
                 let vector = embed.embed(&query.text);
-                let nearest = self.semantic_rank(query, embed.model(), &vector, window(query))?;
-                let words: Vec<i64> = lexical.iter().map(|(id, _)| *id).collect();
+                let nearest = self.semantic_rank(query, embed.model(), &vector)?;
                 // Negated, so that lower stays better for every hit.
-                fuse(&words, &nearest)
+                fuse(&lexical, &nearest, window(query))
                     .into_iter()
                     .map(|(id, score)| (id, -score))
                     .collect()

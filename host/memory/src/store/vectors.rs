@@ -86,15 +86,14 @@ impl Store {
     }
 
     /// The namespace's records with a current vector of `model`, after the
-    /// query's type and tag filters, most similar to `vector` first; at
-    /// most `window` ids.
+    /// query's type and tag filters, with their cosine similarity to
+    /// `vector`, most similar first.
     pub(crate) fn semantic_rank(
         &self,
         query: &RecallQuery,
         model: &str,
         vector: &[f32],
-        window: usize,
-    ) -> Result<Vec<i64>> {
+    ) -> Result<Vec<(i64, f32)>> {
         let mut args = vec![
             Value::Text(query.namespace.clone()),
             Value::Text(model.to_string()),
@@ -116,7 +115,7 @@ impl Store {
             .filter_map(|(id, blob)| similarity(vector, &blob).map(|s| (s, id)))
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        Ok(scored.into_iter().take(window).map(|(_, id)| id).collect())
+        Ok(scored.into_iter().map(|(s, id)| (id, s)).collect())
     }
 }
 
@@ -256,7 +255,8 @@ mod tests {
                 "ns",
                 gotcha(
                     "Cutting a release",
-                    "Bump the crate's number, tag the commit, then push to crates.io.",
+                    "Bump the number in the workspace Cargo.toml, update CHANGELOG.md, commit, \
+                     tag vX.Y.Z and push the tag; the release workflow builds and uploads the binaries.",
                 ),
             )
             .unwrap()
@@ -283,6 +283,13 @@ mod tests {
         let query = RecallQuery::new("ns", "how do we ship a new version to users?");
         assert!(store.recall(&query).unwrap().hits.is_empty());
         let hits = store.recall_with(&query, Some(&model)).unwrap().hits;
+        assert_eq!(hits.len(), 1, "the other two are too far in meaning");
         assert_eq!(hits[0].record.id, release);
+        let off_topic = RecallQuery::new("ns", "a banana bread recipe with walnuts");
+        assert!(store
+            .recall_with(&off_topic, Some(&model))
+            .unwrap()
+            .hits
+            .is_empty());
     }
 }

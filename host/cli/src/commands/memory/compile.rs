@@ -32,7 +32,7 @@ pub fn compile_task(
     json: bool,
 ) -> Result<()> {
     let mut store = open()?;
-    let recall = store.recall(query)?;
+    let recall = super::recall_configured(&mut store, query)?;
     let mut input = CompileInput::new(&query.text);
     input.budget = budget;
     input.memory = store.task_memory(query, &recall)?;

