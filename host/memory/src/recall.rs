@@ -96,6 +96,12 @@ impl Store {
         self.recall_with(query, None)
     }
 
+    /// Whether [`Store::recall_with`] ranks `namespace` by meaning too
+    /// (given a model): only a namespace of at most 2,000 records.
+    pub fn semantic_applies(&self, namespace: &str) -> Result<bool> {
+        self.namespace_is_small(namespace)
+    }
+
     /// Recalls as [`Store::recall`] does, with the semantic ranking of
     /// `semantic`'s vectors fused into the lexical one when a model is
     /// given and the namespace is small enough to scan (at most 2,000

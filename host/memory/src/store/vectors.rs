@@ -60,20 +60,23 @@ impl Store {
             .into_iter()
             .map(|(id, revision, text)| (id, revision, to_blob(&embed.embed(&text))))
             .collect();
-        let path = self.path.clone();
-        let tx = self.write()?;
         let mut embedded = 0;
-        for (id, revision, blob) in &vectors {
-            embedded += tx
-                .execute(
-                    "INSERT OR REPLACE INTO record_vectors (record_id, model, revision, vector) \
-                     SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM records \
-                     WHERE id = ?1 AND revision = ?3 AND forgotten_at IS NULL)",
-                    params![id, model, revision, blob],
-                )
-                .map_err(|e| sql(&path, e))?;
+        // Nothing to write takes no write lock.
+        if !vectors.is_empty() {
+            let path = self.path.clone();
+            let tx = self.write()?;
+            for (id, revision, blob) in &vectors {
+                embedded += tx
+                    .execute(
+                        "INSERT OR REPLACE INTO record_vectors (record_id, model, revision, vector) \
+                         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM records \
+                         WHERE id = ?1 AND revision = ?3 AND forgotten_at IS NULL)",
+                        params![id, model, revision, blob],
+                    )
+                    .map_err(|e| sql(&path, e))?;
+            }
+            tx.commit().map_err(|e| sql(&path, e))?;
         }
-        tx.commit().map_err(|e| sql(&path, e))?;
         let remaining: i64 = self
             .conn
             .prepare_cached(&format!("SELECT count(*) {MISSING}"))

@@ -507,7 +507,14 @@ fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> 
 /// Recalls with the configured model, if any, after embedding a few new
 /// records; also what `compile` recalls with.
 fn recall_configured(store: &mut Store, query: &RecallQuery) -> Result<amber_memory::Recall> {
-    let model = semantic::configured()?;
+    let mut model = semantic::configured()?;
+    if model.is_some() && !store.semantic_applies(&query.namespace)? {
+        eprintln!(
+            "amber: {} has more than 2,000 records, so recall ranks it by words only",
+            query.namespace
+        );
+        model = None;
+    }
     if let Some(model) = &model {
         semantic::catch_up(store, model, &query.namespace, semantic::EMBEDS_PER_COMMAND)?;
     }
