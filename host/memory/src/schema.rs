@@ -163,17 +163,27 @@ CREATE TRIGGER records_fts_update AFTER UPDATE OF title, content, tags, namespac
 END;
 "#;
 
-/// The embedding view (semantic recall): one vector per record, of the
-/// revision and model named beside it. Derived data, rebuilt by
+/// The embedding view (semantic recall): one vector per record and
+/// model, of the revision named beside it. Derived data, rebuilt by
 /// `Store::refresh_vectors`; a vector whose revision is not the record's
-/// is stale and ignored.
+/// is stale and ignored. A new revision that keeps the embedded text
+/// (more evidence, a status change) carries the vector along, in the
+/// same transaction.
 const V4: &str = r#"
 CREATE TABLE record_vectors (
-    record_id INTEGER PRIMARY KEY REFERENCES records(id) ON DELETE CASCADE,
+    record_id INTEGER NOT NULL REFERENCES records(id) ON DELETE CASCADE,
     model TEXT NOT NULL,
     revision INTEGER NOT NULL,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    PRIMARY KEY (record_id, model)
 );
+CREATE TRIGGER record_vectors_follow AFTER UPDATE OF revision ON records
+WHEN new.title = old.title AND new.content = old.content AND new.tags = old.tags
+    AND new.forgotten_at IS NULL
+BEGIN
+    UPDATE record_vectors SET revision = new.revision
+        WHERE record_id = new.id AND revision = old.revision;
+END;
 "#;
 
 /// The index token of `namespace`, as V3's `ns_token` column writes it:

@@ -120,6 +120,18 @@ impl MiniLm {
         {
             return Err("config.json: hidden_size is not a multiple of the heads".into());
         }
+        // Zero or tiny sizes would pass every shape check and then break
+        // the arithmetic of the forward pass.
+        for (value, key, least) in [
+            (config.hidden_size, "hidden_size", 1),
+            (config.intermediate_size, "intermediate_size", 1),
+            (config.vocab_size, "vocab_size", 1),
+            (config.max_position_embeddings, "max_position_embeddings", 2),
+        ] {
+            if value < least {
+                return Err(format!("config.json: {key} is {value}, under {least}"));
+            }
+        }
         let pooling: PoolingConfig = parse(dir, "1_Pooling/config.json")?;
         if !pooling.pooling_mode_mean_tokens
             || pooling.pooling_mode_cls_token
@@ -128,6 +140,9 @@ impl MiniLm {
             return Err("1_Pooling/config.json: only mean pooling is supported".into());
         }
         let sentence: SentenceConfig = parse(dir, "sentence_bert_config.json")?;
+        if sentence.max_seq_length < 2 {
+            return Err("sentence_bert_config.json: max_seq_length is under 2".into());
+        }
         let tokenizer = WordPiece::from_json(&read(dir, "tokenizer.json")?)
             .map_err(|e| format!("tokenizer.json: {e}"))?;
         if tokenizer.largest_id() as usize >= config.vocab_size {
@@ -139,6 +154,19 @@ impl MiniLm {
         }
         let data = std::fs::read(dir.join("model.safetensors"))
             .map_err(|e| format!("model.safetensors: {e}"))?;
+        // The model's identity, stored with each vector: its folder's name
+        // and a digest of its files, so two models in like-named folders
+        // (or the same folder refilled) never share vectors.
+        let mut digest = blake3::Hasher::new();
+        digest.update(read(dir, "config.json")?.as_bytes());
+        digest.update(read(dir, "tokenizer.json")?.as_bytes());
+        digest.update(&data);
+        let folder = dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "model".to_string());
+        let name = format!("{folder}@{}", &digest.finalize().to_hex()[..12]);
         let tensors = Tensors::parse(data).map_err(|e| format!("model.safetensors: {e}"))?;
         let h = config.hidden_size;
         let take = |name: &str, shape: &[usize]| {
@@ -184,9 +212,6 @@ impl MiniLm {
                 output_norm: norm(&format!("{p}.output.LayerNorm"))?,
             });
         }
-        let name = dir
-            .file_name()
-            .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
         Ok(MiniLm {
             name,
             tokenizer,
@@ -329,7 +354,8 @@ impl Linear {
     /// `out = x · Wᵀ + b` for `rows` rows of `x`.
     fn apply(&self, x: &[f32], rows: usize, out: &mut [f32]) {
         assert!(x.len() >= rows * self.inputs && out.len() >= rows * self.outputs);
-        if rows < STREAMED_ROWS {
+        #[cfg(target_arch = "x86_64")]
+        if (1..STREAMED_ROWS).contains(&rows) && simd::available() {
             self.streamed(x, rows, out);
             return;
         }
@@ -360,14 +386,13 @@ impl Linear {
     }
 
     /// A few rows: each weight row is read once, while every token's row
-    /// stays in the first-level cache. With AVX2 and FMA (checked at run
-    /// time, as the build targets baseline x86-64) four tokens share each
-    /// load of the weights.
+    /// stays in the first-level cache, and four tokens share each load of
+    /// the weights. Needs AVX2 and FMA (checked at run time by `apply`, as
+    /// the build targets baseline x86-64).
+    #[cfg(target_arch = "x86_64")]
     fn streamed(&self, x: &[f32], rows: usize, out: &mut [f32]) {
         let n = self.inputs;
         let row = |t: usize| &x[t * n..][..n];
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // The outputs transposed (one row per weight row), so that two
             // threads can each own a half.
@@ -383,8 +408,8 @@ impl Linear {
                         let block = (rows - t).min(4);
                         // A short block repeats its last row; only `block` are kept.
                         let four = std::array::from_fn(|k| row(t + k.min(block - 1)));
-                        // Safety: AVX2 and FMA were detected above; every
-                        // slice is `n` long.
+                        // Safety: `apply` checked `simd::available()`
+                        // (AVX2 and FMA); every slice is `n` long.
                         let sums = unsafe { simd::dot4(w, four) };
                         sums_out[t..t + block].copy_from_slice(&sums[..block]);
                         t += block;
@@ -400,13 +425,6 @@ impl Linear {
                     out[t * self.outputs + o] = self.bias[o] + v;
                 }
             }
-            return;
-        }
-        for (o, w) in self.weight.chunks_exact(n).enumerate() {
-            for t in 0..rows {
-                out[t * self.outputs + o] =
-                    self.bias[o] + row(t).iter().zip(w).map(|(a, b)| a * b).sum::<f32>();
-            }
         }
     }
 }
@@ -414,6 +432,12 @@ impl Linear {
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use std::arch::x86_64::*;
+
+    /// Whether the streamed kernel can run here; without it every
+    /// product goes through sgemm.
+    pub fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
 
     /// The dot products of `w` with four rows of the same length: two
     /// eight-lane sums per row, eight independent chains in all.

@@ -67,9 +67,9 @@ impl Tensors {
         }
         let (from, to) = entry.data_offsets;
         let count: usize = shape.iter().product();
-        let bytes = self
-            .data
-            .get(self.start + from..self.start + to)
+        let range = self.start.checked_add(from).zip(self.start.checked_add(to));
+        let bytes = range
+            .and_then(|(from, to)| self.data.get(from..to))
             .filter(|b| b.len() == count * 4)
             .ok_or_else(|| format!("tensor {name}: its byte range does not fit the file"))?;
         Ok(bytes

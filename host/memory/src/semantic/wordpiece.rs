@@ -4,11 +4,17 @@
 //! cut each word into the longest vocabulary pieces from its start, the
 //! later ones prefixed with `##`.
 //!
-//! One approximation: BERT splits on Unicode *punctuation* (category P);
-//! without a category table this splits on every character that is not a
-//! letter, digit, mark or space, so a symbol such as `€` becomes its own
-//! word rather than part of its neighbour. ASCII text tokenizes exactly
-//! as the reference does (tested against its output).
+//! Without Unicode's category tables, three things are approximated:
+//! - BERT splits on *punctuation* (category P); this splits on every
+//!   character that is not a letter, digit or space, so a symbol such as
+//!   `€` becomes its own word rather than part of its neighbour;
+//! - BERT strips nonspacing marks (Mn) after decomposing; this strips
+//!   every combining mark, spacing ones (Mc, as in Devanagari) too;
+//! - BERT drops every format, private-use and unassigned character; this
+//!   drops the format and private-use ones it lists, not unassigned ones.
+//!
+//! English, code and accented Latin text tokenize exactly as the
+//! reference does (tested against its output, CJK and emoji included).
 
 use std::collections::HashMap;
 
@@ -139,7 +145,10 @@ impl WordPiece {
 fn words(text: &str) -> Vec<String> {
     let mut spaced = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c == '\0' || c == '\u{fffd}' || (c.is_control() && !c.is_whitespace()) {
+        // BERT keeps tab and line breaks as spaces and drops every other
+        // control or format character (a soft hyphen inside a word).
+        let kept_space = matches!(c, '\t' | '\n' | '\r');
+        if c == '\u{fffd}' || is_invisible(c) || (c.is_control() && !kept_space) {
             continue;
         }
         if is_cjk(c) {
@@ -175,6 +184,27 @@ fn words(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Format and private-use characters (Unicode Cf and Co), which BERT
+/// removes: soft hyphens, zero-width spaces and joiners, direction marks,
+/// byte-order marks.
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD
+        | 0x0600..=0x0605
+        | 0x061C
+        | 0x06DD
+        | 0x070F
+        | 0x180E
+        | 0x200B..=0x200F
+        | 0x202A..=0x202E
+        | 0x2060..=0x2064
+        | 0x2066..=0x206F
+        | 0xFEFF
+        | 0xFFF9..=0xFFFB
+        | 0xE000..=0xF8FF
+        | 0xF0000..=0x10FFFF)
 }
 
 /// The CJK ideograph blocks BERT spaces out (not Hangul or kana, which
@@ -217,6 +247,16 @@ mod tests {
         assert_eq!(
             wp.encode("Unaffable, CAFÉ running xyz中", 64),
             vec![2, 4, 5, 6, 8, 7, 9, 10, 1, 11, 3]
+        );
+    }
+
+    #[test]
+    fn invisible_and_control_characters_are_dropped_not_split_on() {
+        let wp = tiny();
+        // A soft hyphen, a zero-width space and a form feed inside a word.
+        assert_eq!(
+            wp.encode("un\u{00AD}aff\u{200B}ab\x0Cle\trunning", 64),
+            vec![2, 4, 5, 6, 9, 10, 3]
         );
     }
 

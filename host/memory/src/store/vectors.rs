@@ -184,6 +184,21 @@ mod tests {
             .unwrap();
         assert_eq!(store.refresh_vectors(&toy, "ns", 10).unwrap().embedded, 1);
 
+        // More evidence and a status change keep the text: the vector
+        // follows the revision, and nothing is embedded again.
+        store
+            .add("ns", gotcha("Flaky socket test", "retry twice"))
+            .unwrap();
+        store
+            .set_status(b, crate::model::Status::Validated, None)
+            .unwrap();
+        let calls = toy.0.get();
+        let again = store.refresh_vectors(&toy, "ns", 10).unwrap();
+        assert_eq!(
+            (again.embedded, again.remaining, toy.0.get()),
+            (0, 0, calls)
+        );
+
         store.forget(a, None).unwrap();
         let left: i64 = store
             .conn
@@ -247,6 +262,10 @@ mod tests {
             .unwrap()
             .hits
             .is_empty());
+        // Each model keeps its own vectors: refreshing one leaves the
+        // other's in place.
+        store.refresh_vectors(&Other, "ns", 10).unwrap();
+        assert_eq!(store.refresh_vectors(&toy, "ns", 10).unwrap().embedded, 0);
     }
 
     #[test]

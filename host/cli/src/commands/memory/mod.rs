@@ -282,8 +282,7 @@ pub fn install_recall_block(
         namespace::for_workspace(workspace),
         config.recall_budget as usize,
     );
-    if let Some(dir) = amber_memory::semantic::minilm::model_dir(config.embedding_model.as_deref())
-    {
+    if let Some(dir) = semantic::resolved_dir(&AmberDirs::from_env(), config) {
         block = block.with_model(dir);
     }
     ledger
@@ -539,20 +538,27 @@ fn embed(ns: &str, json: bool) -> Result<()> {
         );
     };
     let mut store = open()?;
+    if !store.semantic_applies(ns)? {
+        bail!(
+            "{ns} has more than 2,000 records: recall ranks it by words only, \
+             so embedding it would change nothing"
+        );
+    }
     let mut embedded = 0;
     loop {
         let step = store.refresh_vectors(&model, ns, 64)?;
         embedded += step.embedded;
         if step.remaining == 0 || step.embedded == 0 {
             if json {
-                return print_json(&json!({
+                print_json(&json!({
                     "namespace": ns,
                     "model": model.model(),
                     "embedded": embedded,
                     "remaining": step.remaining,
-                }));
+                }))?;
+            } else {
+                println!("embedded {embedded} records of {ns} with {}", model.model());
             }
-            println!("embedded {embedded} records of {ns} with {}", model.model());
             if step.remaining > 0 {
                 bail!(
                     "{} records could not be embedded (changed meanwhile?); run it again",

@@ -8,17 +8,34 @@ use amber_memory::{Refreshed, Store};
 use amber_runtime::AmberDirs;
 use anyhow::{anyhow, Result};
 
-use crate::host::load_config;
+use crate::host::{config_path, load_config};
 
 /// Records a command embeds before it recalls: enough for what was added
 /// since the last one, few enough (about a second) not to stall it.
 pub const EMBEDS_PER_COMMAND: usize = 32;
 
 /// The configured model's directory: `AMBER_EMBEDDING_MODEL`, else
-/// `[memory] embedding_model`.
+/// `[memory] embedding_model` (relative to the config file's folder).
 pub fn configured_dir() -> Result<Option<PathBuf>> {
-    let config = load_config(&AmberDirs::from_env())?;
-    Ok(model_dir(config.memory.embedding_model.as_deref()))
+    let dirs = AmberDirs::from_env();
+    let config = load_config(&dirs)?;
+    Ok(resolved_dir(&dirs, &config.memory))
+}
+
+/// The model directory for `memory`: the environment's, else the
+/// config's, a relative one read from the config file's folder.
+pub fn resolved_dir(dirs: &AmberDirs, memory: &amber_config::MemoryConfig) -> Option<PathBuf> {
+    let configured = memory.embedding_model.as_ref().map(|path| {
+        if path.is_relative() {
+            let config = config_path(dirs);
+            config
+                .parent()
+                .map_or_else(|| path.clone(), |folder| folder.join(path))
+        } else {
+            path.clone()
+        }
+    });
+    model_dir(configured.as_deref())
 }
 
 /// The configured model, loaded; `None` when none is configured. A
