@@ -4,8 +4,10 @@
 //! `model.safetensors`, `sentence_bert_config.json`,
 //! `1_Pooling/config.json`) and refuses any it cannot run as written.
 //!
-//! The matrix products go through `matrixmultiply`'s sgemm; everything
-//! else is a pass over a row. A 20-word question takes a few milliseconds.
+//! The matrix products of a record go through `matrixmultiply`'s sgemm;
+//! a short text's go through a kernel that streams the weights once (see
+//! `Linear::streamed`). A 12-token question takes about 12 ms on the
+//! 2-core machine this was measured on.
 
 use std::path::{Path, PathBuf};
 
@@ -393,37 +395,19 @@ impl Linear {
     fn streamed(&self, x: &[f32], rows: usize, out: &mut [f32]) {
         let n = self.inputs;
         let row = |t: usize| &x[t * n..][..n];
-        {
-            // The outputs transposed (one row per weight row), so that two
-            // threads can each own a half.
-            let mut columns = vec![0f32; self.outputs * rows];
-            let half = self.outputs / 2 * rows;
-            let (first, second) = columns.split_at_mut(half);
-            let work = |from: usize, part: &mut [f32]| {
-                for (o, sums_out) in part.chunks_exact_mut(rows).enumerate() {
-                    let o = from + o;
-                    let w = &self.weight[o * n..][..n];
-                    let mut t = 0;
-                    while t < rows {
-                        let block = (rows - t).min(4);
-                        // A short block repeats its last row; only `block` are kept.
-                        let four = std::array::from_fn(|k| row(t + k.min(block - 1)));
-                        // Safety: `apply` checked `simd::available()`
-                        // (AVX2 and FMA); every slice is `n` long.
-                        let sums = unsafe { simd::dot4(w, four) };
-                        sums_out[t..t + block].copy_from_slice(&sums[..block]);
-                        t += block;
-                    }
+        for (o, w) in self.weight.chunks_exact(n).enumerate() {
+            let mut t = 0;
+            while t < rows {
+                let block = (rows - t).min(4);
+                // A short block repeats its last row; only `block` are kept.
+                let four = std::array::from_fn(|k| row(t + k.min(block - 1)));
+                // Safety: `apply` checked `simd::available()` (AVX2 and
+                // FMA); every slice is `n` long.
+                let sums = unsafe { simd::dot4(w, four) };
+                for (k, sum) in sums.iter().enumerate().take(block) {
+                    out[(t + k) * self.outputs + o] = self.bias[o] + sum;
                 }
-            };
-            std::thread::scope(|scope| {
-                scope.spawn(|| work(self.outputs / 2, second));
-                work(0, first);
-            });
-            for (o, column) in columns.chunks_exact(rows).enumerate() {
-                for (t, v) in column.iter().enumerate() {
-                    out[t * self.outputs + o] = self.bias[o] + v;
-                }
+                t += block;
             }
         }
     }
