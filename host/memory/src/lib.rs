@@ -37,6 +37,6 @@ pub use model::{
     RecordType, Revision, Status, Verdict,
 };
 pub use prompt_block::RecallBlock;
-pub use recall::{Hit, Ranking, Recall, RecallQuery, Suppressed};
+pub use recall::{Hit, Ranking, Recall, RecallQuery, Semantic, Suppressed};
 pub use schema::SCHEMA_VERSION;
 pub use store::{Added, Check, ListFilter, Refreshed, Store};

@@ -10,9 +10,8 @@ use std::sync::OnceLock;
 use amber_core::ports::{BlockPosition, BlockSpec, PortError, PromptBlock, RenderContext};
 
 use crate::compiler::{compile, input::CompileInput};
-use crate::recall::RecallQuery;
+use crate::recall::{RecallQuery, Semantic};
 use crate::semantic::minilm::MiniLm;
-use crate::semantic::Embed;
 use crate::store::Store;
 
 /// The block's name in the ledger.
@@ -101,23 +100,12 @@ impl RecallBlock {
         query.scope_must_match = true;
         query.path = workspace.and_then(|w| named_file(request, w));
         query.language = query.path.as_deref().and_then(language_of);
-        let mut model = self.model()?;
-        // A namespace past the bound is ranked by words only: embedding
-        // its records would cost every turn and change nothing.
-        if model.is_some()
-            && !store
-                .semantic_applies(&self.namespace)
-                .map_err(|e| e.to_string())?
-        {
-            model = None;
-        }
-        if let Some(model) = model {
-            store
-                .refresh_vectors(model, &self.namespace, BLOCK_EMBEDS_PER_TURN)
-                .map_err(|e| e.to_string())?;
-        }
+        let semantic = self.model()?.map(|model| Semantic {
+            model,
+            embed_first: BLOCK_EMBEDS_PER_TURN,
+        });
         let recall = store
-            .recall_with(&query, model.map(|m| m as &dyn Embed))
+            .recall_with(&query, semantic)
             .map_err(|e| e.to_string())?;
         if recall.hits.is_empty() {
             return Ok(String::new());

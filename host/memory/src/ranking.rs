@@ -82,8 +82,10 @@ impl Store {
     /// The plan for `terms`: words no record holds are dropped; on a
     /// large store the rest are counted (reading a word's doclist costs
     /// tens of nanoseconds a record, against microseconds for scoring).
-    pub(crate) fn plan(&self, namespace: &str, terms: Vec<String>) -> Result<Plan> {
-        if self.namespace_is_small(namespace)? {
+    /// `small` is [`Store::namespace_is_small`] of the query's namespace,
+    /// counted once per recall by the caller.
+    pub(crate) fn plan(&self, small: bool, terms: Vec<String>) -> Result<Plan> {
+        if small {
             return Ok(Plan::Small(terms));
         }
         if terms.len() < 2 {
@@ -124,8 +126,9 @@ impl Store {
     }
 
     /// Candidate ids with their bm25 scores, best first (lower is
-    /// better; scores compare within one pass).
-    pub(crate) fn rank(&self, query: &RecallQuery) -> Result<Vec<(i64, f64)>> {
+    /// better; scores compare within one pass). `small` as for
+    /// [`Store::plan`].
+    pub(crate) fn rank(&self, query: &RecallQuery, small: bool) -> Result<Vec<(i64, f64)>> {
         let window = window(query);
         // One pass over every word, within the namespace's token or not.
         let one_pass = |terms: &[String], scoped: bool| match any_of(terms) {
@@ -135,7 +138,7 @@ impl Store {
             Some(expression) => self.ranked_by(query, &expression, window),
             None => Ok(Vec::new()),
         };
-        match self.plan(&query.namespace, crate::fts_query::terms(&query.text))? {
+        match self.plan(small, crate::fts_query::terms(&query.text))? {
             Plan::Small(terms) => one_pass(&terms, true),
             Plan::Every(terms) => one_pass(&terms, false),
             Plan::Large { rarest, budgeted } => {

@@ -99,6 +99,21 @@ pub struct Recall {
     pub ranking: Ranking,
     pub hits: Vec<Hit>,
     pub suppressed: Vec<Suppressed>,
+    /// With a model, in a namespace within the bound: its records still
+    /// without a current vector after this recall's embedding (they took
+    /// part by their words only). `None` when recall ignored the model:
+    /// none was given, or the namespace is past the bound.
+    #[serde(skip)]
+    pub unembedded: Option<usize>,
+}
+
+/// Semantic recall's part in one recall: the encoder, and how many of
+/// the namespace's records without a current vector it embeds before
+/// ranking (0 embeds none and only counts them).
+#[derive(Clone, Copy)]
+pub struct Semantic<'a> {
+    pub model: &'a dyn Embed,
+    pub embed_first: usize,
 }
 
 impl Store {
@@ -113,23 +128,34 @@ impl Store {
         self.namespace_is_small(namespace)
     }
 
-    /// Recalls as [`Store::recall`] does, with the semantic ranking of
-    /// `semantic`'s vectors fused into the lexical one when a model is
-    /// given and the namespace is small enough to scan (at most 2,000
-    /// records, the small plan's bound; a larger one stays lexical). Records
-    /// without a current vector take part through their words only: see
-    /// [`Store::refresh_vectors`].
+    /// Recalls as [`Store::recall`] does, with `semantic`'s model fused
+    /// into the lexical ranking when the namespace is small enough to
+    /// scan (at most 2,000 records, the small plan's bound; a larger one
+    /// stays lexical, and nothing is embedded). Within the bound it first
+    /// embeds up to `embed_first` records without a current vector (see
+    /// [`Store::refresh_vectors`]); the rest take part by their words
+    /// only, and [`Recall::unembedded`] says how many they are.
     pub fn recall_with(
         &mut self,
         query: &RecallQuery,
-        semantic: Option<&dyn Embed>,
+        semantic: Option<Semantic<'_>>,
     ) -> Result<Recall> {
-        let lexical = self.rank(query)?;
+        // Counted once: it decides both the lexical plan and whether
+        // meaning is scanned.
+        let small = self.namespace_is_small(&query.namespace)?;
+        let semantic = semantic.filter(|_| small);
+        let unembedded = match semantic {
+            Some(s) => Some(
+                self.refresh_vectors(s.model, &query.namespace, s.embed_first)?
+                    .remaining,
+            ),
+            None => None,
+        };
+        let lexical = self.rank(query, small)?;
         let mut ranking = Ranking::Lexical;
         let ranked = match semantic {
-            Some(embed)
-                if query.text.chars().any(char::is_alphanumeric)
-                    && self.namespace_is_small(&query.namespace)? =>
+            Some(Semantic { model: embed, .. })
+                if query.text.chars().any(char::is_alphanumeric) =>
             {
                 let vector = embed.embed(&query.text);
                 let nearest = self.semantic_rank(query, embed.model(), &vector)?;
@@ -149,6 +175,7 @@ impl Store {
             ranking,
             hits,
             suppressed,
+            unembedded,
         })
     }
 
@@ -285,7 +312,8 @@ mod tests {
             "rare",
             "a zeppelin note with common words",
         );
-        let plan = |q: &str| store.plan("ns", crate::fts_query::terms(q)).unwrap();
+        let small = store.namespace_is_small("ns").unwrap();
+        let plan = |q: &str| store.plan(small, crate::fts_query::terms(q)).unwrap();
         assert_eq!(
             plan("common zeppelin"),
             Plan::Large {

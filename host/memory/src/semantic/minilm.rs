@@ -9,7 +9,7 @@
 //! `Linear::streamed`). A 12-token question takes about 12 ms on the
 //! 2-core machine this was measured on.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -489,15 +489,6 @@ impl Embed for MiniLm {
     fn embed(&self, text: &str) -> Vec<f32> {
         self.forward(&self.ids(text))
     }
-}
-
-/// Where the model is looked for: `AMBER_EMBEDDING_MODEL`, else the
-/// configured path, else none (recall stays lexical).
-pub fn model_dir(configured: Option<&Path>) -> Option<PathBuf> {
-    std::env::var_os("AMBER_EMBEDDING_MODEL")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| configured.map(Path::to_path_buf))
 }
 
 #[cfg(test)]

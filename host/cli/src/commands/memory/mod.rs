@@ -19,7 +19,7 @@ use amber_memory::compiler::input::DEFAULT_BUDGET;
 use amber_memory::prompt_block::RecallBlock;
 use amber_memory::semantic::Embed;
 use amber_memory::{
-    namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Status, Store, Verdict,
+    namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Semantic, Status, Store, Verdict,
 };
 use amber_runtime::AmberDirs;
 use anyhow::{bail, Context, Result};
@@ -506,18 +506,18 @@ fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> 
 /// Recalls with the configured model, if any, after embedding a few new
 /// records; also what `compile` recalls with.
 fn recall_configured(store: &mut Store, query: &RecallQuery) -> Result<amber_memory::Recall> {
-    let mut model = semantic::configured()?;
-    if model.is_some() && !store.semantic_applies(&query.namespace)? {
-        eprintln!(
-            "amber: {} has more than 2,000 records, so recall ranks it by words only",
-            query.namespace
-        );
-        model = None;
+    let model = semantic::configured()?;
+    let recall = store.recall_with(
+        query,
+        model.as_ref().map(|model| Semantic {
+            model,
+            embed_first: semantic::EMBEDS_PER_COMMAND,
+        }),
+    )?;
+    if model.is_some() {
+        semantic::explain(&query.namespace, recall.unembedded);
     }
-    if let Some(model) = &model {
-        semantic::catch_up(store, model, &query.namespace, semantic::EMBEDS_PER_COMMAND)?;
-    }
-    Ok(store.recall_with(query, model.as_ref().map(|m| m as &dyn Embed))?)
+    Ok(recall)
 }
 
 fn recall(query: &RecallQuery, json: bool) -> Result<()> {

@@ -3,8 +3,7 @@
 
 use std::path::PathBuf;
 
-use amber_memory::semantic::minilm::{model_dir, MiniLm};
-use amber_memory::{Refreshed, Store};
+use amber_memory::semantic::minilm::MiniLm;
 use amber_runtime::AmberDirs;
 use anyhow::{anyhow, Result};
 
@@ -22,8 +21,9 @@ pub fn configured_dir() -> Result<Option<PathBuf>> {
     Ok(resolved_dir(&dirs, &config.memory))
 }
 
-/// The model directory for `memory`: the environment's, else the
-/// config's, a relative one read from the config file's folder.
+/// The model directory for `memory`: `AMBER_EMBEDDING_MODEL`, else the
+/// config's, a relative one read from the config file's folder. (The
+/// library never reads the environment; the command line decides.)
 pub fn resolved_dir(dirs: &AmberDirs, memory: &amber_config::MemoryConfig) -> Option<PathBuf> {
     let configured = memory.embedding_model.as_ref().map(|path| {
         if path.is_relative() {
@@ -35,7 +35,10 @@ pub fn resolved_dir(dirs: &AmberDirs, memory: &amber_config::MemoryConfig) -> Op
             path.clone()
         }
     });
-    model_dir(configured.as_deref())
+    std::env::var_os("AMBER_EMBEDDING_MODEL")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or(configured)
 }
 
 /// The configured model, loaded; `None` when none is configured. A
@@ -46,21 +49,17 @@ pub fn configured() -> Result<Option<MiniLm>> {
         .transpose()
 }
 
-/// Embeds up to `max` records of `namespace` that have no current vector,
-/// and says on stderr how many are left (their words still count).
-pub fn catch_up(
-    store: &mut Store,
-    model: &MiniLm,
-    namespace: &str,
-    max: usize,
-) -> Result<Refreshed> {
-    let refreshed = store.refresh_vectors(model, namespace, max)?;
-    if refreshed.remaining > 0 {
-        eprintln!(
-            "amber: {} records are not embedded yet and are recalled by their words only; \
-             `amber memory embed` embeds them all",
-            refreshed.remaining
-        );
+/// Says on stderr where a recall with a model went by words only:
+/// `unembedded` is [`amber_memory::Recall::unembedded`].
+pub fn explain(namespace: &str, unembedded: Option<usize>) {
+    match unembedded {
+        None => eprintln!(
+            "amber: {namespace} has more than 2,000 records, so recall ranks it by words only"
+        ),
+        Some(0) => {}
+        Some(left) => eprintln!(
+            "amber: {left} records are not embedded yet and are recalled by their words only; \
+             `amber memory embed` embeds them all"
+        ),
     }
-    Ok(refreshed)
 }
