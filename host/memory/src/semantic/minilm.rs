@@ -254,6 +254,7 @@ impl MiniLm {
         let mut context = vec![0f32; t * h];
         let mut scores = vec![0f32; t * t];
         let mut projected = vec![0f32; t * h];
+        let mut inner = vec![0f32; t * self.layers.first().map_or(0, |l| l.up.outputs)];
         for layer in &self.layers {
             layer.query.apply(&x, t, &mut q);
             layer.key.apply(&x, t, &mut k);
@@ -262,7 +263,6 @@ impl MiniLm {
             layer.attention_out.apply(&context, t, &mut projected);
             add(&mut x, &projected);
             layer.attention_norm.apply(&mut x, h, self.eps);
-            let mut inner = vec![0f32; t * layer.up.outputs];
             layer.up.apply(&x, t, &mut inner);
             inner.iter_mut().for_each(|v| *v = gelu(*v));
             layer.down.apply(&inner, t, &mut projected);
