@@ -144,13 +144,10 @@ impl Store {
         // meaning is scanned.
         let small = self.namespace_is_small(&query.namespace)?;
         let semantic = semantic.filter(|_| small);
-        let unembedded = match semantic {
-            Some(s) => Some(
-                self.refresh_vectors(s.model, &query.namespace, s.embed_first)?
-                    .remaining,
-            ),
-            None => None,
-        };
+        let unembedded = semantic
+            .map(|s| self.refresh_vectors(s.model, &query.namespace, s.embed_first))
+            .transpose()?
+            .map(|refreshed| refreshed.remaining);
         let lexical = self.rank(query, small)?;
         let mut ranking = Ranking::Lexical;
         let ranked = match semantic {

@@ -97,7 +97,11 @@ fn read(dir: &Path, file: &str) -> Result<String, String> {
 }
 
 fn parse<T: serde::de::DeserializeOwned>(dir: &Path, file: &str) -> Result<T, String> {
-    serde_json::from_str(&read(dir, file)?).map_err(|e| format!("{file}: {e}"))
+    parse_text(file, &read(dir, file)?)
+}
+
+fn parse_text<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))
 }
 
 impl MiniLm {
@@ -108,7 +112,10 @@ impl MiniLm {
     }
 
     fn load_inner(dir: &Path) -> Result<Self, String> {
-        let config: BertConfig = parse(dir, "config.json")?;
+        // config.json and tokenizer.json are read once: parsed here and
+        // digested into the model's name below, from the same bytes.
+        let config_text = read(dir, "config.json")?;
+        let config: BertConfig = parse_text("config.json", &config_text)?;
         if config.hidden_act != "gelu" {
             return Err(format!(
                 "config.json: activation {} is not supported (gelu is)",
@@ -145,8 +152,9 @@ impl MiniLm {
         if sentence.max_seq_length < 2 {
             return Err("sentence_bert_config.json: max_seq_length is under 2".into());
         }
-        let tokenizer = WordPiece::from_json(&read(dir, "tokenizer.json")?)
-            .map_err(|e| format!("tokenizer.json: {e}"))?;
+        let tokenizer_text = read(dir, "tokenizer.json")?;
+        let tokenizer =
+            WordPiece::from_json(&tokenizer_text).map_err(|e| format!("tokenizer.json: {e}"))?;
         if tokenizer.largest_id() as usize >= config.vocab_size {
             return Err(format!(
                 "tokenizer.json has ids up to {}, past the model's {} words",
@@ -160,8 +168,8 @@ impl MiniLm {
         // and a digest of its files, so two models in like-named folders
         // (or the same folder refilled) never share vectors.
         let mut digest = blake3::Hasher::new();
-        digest.update(read(dir, "config.json")?.as_bytes());
-        digest.update(read(dir, "tokenizer.json")?.as_bytes());
+        digest.update(config_text.as_bytes());
+        digest.update(tokenizer_text.as_bytes());
         digest.update(&data);
         let folder = dir
             .canonicalize()
