@@ -58,6 +58,9 @@ impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
         if let Some(class) = &request.class {
             field("class:", class);
         }
+        if let Some(grants) = &request.grants {
+            field("runs:", grants);
+        }
         let keys = ['s', 'f'];
         let _ = writeln!(output, "  [y] approve once");
         for (key, scope) in keys.iter().zip(&request.scopes) {
@@ -118,6 +121,7 @@ mod tests {
         ApprovalRequest {
             requester: "shell".into(),
             action: "exec:rm:destructive".into(),
+            grants: Some("in the sandbox".into()),
             detail: "rm -rf build".into(),
             cwd: Some("/ws".into()),
             class: Some("destructive: `rm` deletes files".into()),

@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use amber_config::Config;
 use amber_core::engine::Mode;
-use amber_core::policy::Policy;
+use amber_core::policy::{Policy, SandboxStance};
 use amber_core::ports::CommandGate;
 use amber_core::{CapabilityKind, Ledger};
 use amber_index::tools::CodeContext;
 use amber_index::{LedgerParsers, Parsers};
-use amber_runtime::imports::exec::ExecPolicy;
 use amber_runtime::manager::{bundle_dir, PluginManager, PluginPrefs};
 use amber_runtime::{AmberDirs, Permission, PluginRuntime, RuntimeLimits, RuntimeOptions};
+use amber_sandbox::Spawner;
 use anyhow::{Context, Result};
 
 pub fn config_path(dirs: &AmberDirs) -> PathBuf {
@@ -55,11 +55,12 @@ fn options(
         deadline: Duration::from_millis(config.limits.deadline_ms),
         output_bytes: (config.limits.output_kib as usize) << 10,
     };
-    let mut exec = ExecPolicy::default();
+    let exec = &mut options.exec;
     exec.env_allowlist.extend(config.exec.env.iter().cloned());
     exec.default_timeout = Duration::from_millis(config.exec.timeout_ms);
     exec.output_cap = (config.exec.output_kib as usize) << 10;
-    options.exec = exec;
+    exec.spawner = spawner(config);
+    exec.home_readable = config.sandbox.home_readable.clone();
     options.settings = config
         .plugins
         .iter()
@@ -90,15 +91,40 @@ fn prefs(config: &Config) -> BTreeMap<String, PluginPrefs> {
         .collect()
 }
 
+/// The one spawner of commands, with the sandbox `[sandbox] backend`
+/// chooses (validated when the config was read).
+pub fn spawner(config: &Config) -> Spawner {
+    Spawner::detect(config.sandbox.backend.parse().unwrap_or_default())
+}
+
 /// The policy of a run: the mode (`--mode`, else config), the stored
-/// rules, and the approval handler (`--yes`, a TTY dialog, or headless).
+/// rules, the approval handler (`--yes`, a TTY dialog, or headless) and
+/// whether commands have an OS sandbox. Where none exists it says so,
+/// once, and every command in write mode is asked about.
 pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) -> Arc<Policy> {
-    Arc::new(Policy::new(
-        mode.unwrap_or(config.policy.mode),
-        workspace.to_path_buf(),
-        config.policy.rules.clone(),
-        Some(crate::approval::handler(yes)),
-    ))
+    let mode = mode.unwrap_or(config.policy.mode);
+    let backend = spawner(config).backend().clone();
+    if !backend.is_available() && mode == Mode::Write {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!(
+                "amber: warning: no OS sandbox for shell commands ({}); every command will ask for approval",
+                backend.describe()
+            )
+        });
+    }
+    Arc::new(
+        Policy::new(
+            mode,
+            workspace.to_path_buf(),
+            config.policy.rules.clone(),
+            Some(crate::approval::handler(yes)),
+        )
+        .with_sandbox(SandboxStance {
+            available: backend.is_available(),
+            always: config.sandbox.always,
+        }),
+    )
 }
 
 /// The runtime and plugin manager, before anything is loaded, under the

@@ -10,6 +10,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Before anything else runs: amber becomes non-dumpable, so another
+/// process of the same user cannot read its memory or
+/// `/proc/PID/environ`, and its keys move out of the environment into the
+/// wire layer (amber_wire::secrets), scrubbed from the original block.
+fn protect_own_secrets() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    amber_wire::secrets::capture_from_env();
+}
+
 /// amber: a terminal coding agent whose every extension is a sandboxed
 /// WebAssembly component.
 ///
@@ -75,6 +88,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    protect_own_secrets();
     let cli = Cli::parse();
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     let result = workspace::resolve(cli.workspace.as_deref()).and_then(|root| match cli.command {

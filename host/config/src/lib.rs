@@ -30,6 +30,30 @@ pub struct Config {
     pub agent: AgentConfig,
     pub memory: MemoryConfig,
     pub wire: WireConfig,
+    pub sandbox: SandboxConfig,
+}
+
+/// The OS sandbox of shell commands (docs/sandbox.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SandboxConfig {
+    /// `auto` (bubblewrap, else Landlock), `bubblewrap` or `landlock`.
+    pub backend: String,
+    /// Sandbox commands in yolo mode too.
+    pub always: bool,
+    /// Folders under the home folder that commands may read (the rest of
+    /// it is hidden); unset keeps the toolchain defaults (.cargo, .rustup…).
+    pub home_readable: Option<Vec<std::path::PathBuf>>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            backend: "auto".into(),
+            always: false,
+            home_readable: None,
+        }
+    }
 }
 
 /// The model calls' HTTP: timeouts and retries (docs/dialects.md).
@@ -48,6 +72,9 @@ pub struct WireConfig {
     /// The longest wait between attempts; a server asking for longer ends
     /// the call at once, saying how long it asked.
     pub max_retry_delay_ms: u64,
+    /// The largest reply one model call may stream, text and tool
+    /// arguments together; past it the call fails with `reply_too_large`.
+    pub max_reply_mib: u32,
 }
 
 impl Default for WireConfig {
@@ -58,6 +85,7 @@ impl Default for WireConfig {
             read_timeout_ms: 120_000,
             max_attempts: 4,
             max_retry_delay_ms: 30_000,
+            max_reply_mib: 64,
         }
     }
 }
@@ -106,6 +134,9 @@ pub struct ProviderConfig {
     pub context_window: Option<u64>,
 }
 
+/// The sandbox backends `[sandbox] backend` names.
+pub use amber_sandbox::BackendChoice as SandboxBackend;
+
 /// The policy level, as the engine defines it: `read`, `write`, `yolo`.
 pub use amber_core::engine::Mode;
 
@@ -140,6 +171,8 @@ pub struct LimitsConfig {
     pub deadline_ms: u64,
     /// Largest string or list a plugin may return from one call.
     pub output_kib: u32,
+    /// Largest `.wasm` file `amber plugin add` reads.
+    pub plugin_file_mib: u32,
 }
 
 impl Default for LimitsConfig {
@@ -148,6 +181,7 @@ impl Default for LimitsConfig {
             memory_mib: 256,
             deadline_ms: 10_000,
             output_kib: 16 * 1024,
+            plugin_file_mib: 256,
         }
     }
 }
@@ -255,6 +289,24 @@ impl Config {
                 }
             }
         }
+        for name in &self.exec.env {
+            if amber_sandbox::looks_secret(name) {
+                let reason = format!(
+                    "`{name}` looks like a secret; commands never get keys or tokens (docs/sandbox.md)"
+                );
+                return Err(ConfigError::invalid(path, text, "exec.env", name, reason));
+            }
+        }
+        if let Err(reason) = self.sandbox.backend.parse::<SandboxBackend>() {
+            let backend = self.sandbox.backend.as_str();
+            return Err(ConfigError::invalid(
+                path,
+                text,
+                "sandbox.backend",
+                backend,
+                reason,
+            ));
+        }
         let threshold = self.agent.compress_threshold;
         // (holds, key, reason), checked in order; the error points at the
         // key's last segment in the file.
@@ -268,6 +320,41 @@ impl Config {
                 self.limits.deadline_ms >= 1,
                 "limits.deadline_ms",
                 "must be at least 1",
+            ),
+            (
+                (1..=1 << 20).contains(&self.limits.output_kib),
+                "limits.output_kib",
+                "must be between 1 and 1048576",
+            ),
+            (
+                (1..=4096).contains(&self.limits.plugin_file_mib),
+                "limits.plugin_file_mib",
+                "must be between 1 and 4096",
+            ),
+            (
+                (1..=86_400_000).contains(&self.exec.timeout_ms),
+                "exec.timeout_ms",
+                "must be between 1 and 86400000 (a day)",
+            ),
+            (
+                (1..=1 << 20).contains(&self.exec.output_kib),
+                "exec.output_kib",
+                "must be between 1 and 1048576",
+            ),
+            (
+                self.agent.max_tokens.is_none_or(|t| t >= 1),
+                "agent.max_tokens",
+                "must be at least 1 (or unset, to let the provider choose)",
+            ),
+            (
+                self.agent.subagent_max_iterations >= 1,
+                "agent.subagent_max_iterations",
+                "must be at least 1",
+            ),
+            (
+                (1..=4096).contains(&self.wire.max_reply_mib),
+                "wire.max_reply_mib",
+                "must be between 1 and 4096",
             ),
             (
                 self.agent.max_tool_iterations >= 1,

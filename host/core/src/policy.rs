@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::confine::confine;
 use crate::engine::Mode;
-use crate::ports::{ApprovalRequest, Approver, CommandGate, Decision, Scope};
-use crate::shell::{shell_classify, ShellClass};
+use crate::ports::{ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, Scope};
+use crate::shell::{shell_classify, Classification, ShellClass};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -56,6 +56,11 @@ pub struct Ask {
     /// Further kinds the same action is (the other risky programs of a
     /// command line): rules and grants must cover these too.
     pub also: Vec<String>,
+    /// Some path of the action is only known at run time: no folder scope
+    /// covers it, only a scope of the whole kind.
+    pub open_paths: bool,
+    /// How a command will run if approved, for the dialog.
+    pub grants: Option<String>,
 }
 
 impl Ask {
@@ -72,8 +77,17 @@ impl Ask {
     }
 }
 
+/// Whether commands have an OS sandbox to run in, and whether yolo must
+/// use it too (`[sandbox] always`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SandboxStance {
+    pub available: bool,
+    pub always: bool,
+}
+
 pub struct Policy {
     mode: Mode,
+    sandbox: SandboxStance,
     root: PathBuf,
     rules: Vec<Rule>,
     granted: Mutex<Vec<Scope>>,
@@ -97,6 +111,9 @@ impl Policy {
     ) -> Self {
         Policy {
             mode,
+            // Fail-safe: until the caller says a sandbox exists, every
+            // command in write mode is asked about.
+            sandbox: SandboxStance::default(),
             root,
             rules,
             granted: Mutex::new(Vec::new()),
@@ -105,8 +122,18 @@ impl Policy {
         }
     }
 
+    /// Says whether commands run in an OS sandbox.
+    pub fn with_sandbox(mut self, sandbox: SandboxStance) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    pub fn sandbox(&self) -> SandboxStance {
+        self.sandbox
     }
 
     pub fn root(&self) -> &Path {
@@ -118,11 +145,13 @@ impl Policy {
         self.granted.lock().map(|g| g.clone()).unwrap_or_default()
     }
 
+    /// A folder covers an ask when every place it names is inside it
+    /// (lexically, as the file tools confine), and none is unknown.
     fn inside(&self, folder: &str, ask: &Ask) -> bool {
         let Ok(folder) = confine(&self.root, folder) else {
             return false;
         };
-        ask.places().iter().all(|p| p.starts_with(&folder))
+        !ask.open_paths && ask.places().iter().all(|p| p.starts_with(&folder))
     }
 
     fn rule_for(&self, kind: &str, ask: &Ask, decision: RuleDecision) -> Option<&Rule> {
@@ -151,7 +180,9 @@ impl Policy {
             granted.iter().any(|scope| match scope {
                 Scope::Kind(kind) => kind == wanted,
                 Scope::Folder { kind, folder } => {
-                    kind == wanted && ask.places().iter().all(|p| p.starts_with(folder))
+                    kind == wanted
+                        && !ask.open_paths
+                        && ask.places().iter().all(|p| p.starts_with(folder))
                 }
             })
         })
@@ -160,6 +191,9 @@ impl Policy {
     /// The narrowest folder holding every place of the ask, if inside the
     /// workspace.
     fn folder_scope(&self, ask: &Ask) -> Option<Scope> {
+        if ask.open_paths {
+            return None;
+        }
         let places = ask.places();
         let mut common = places.first()?.to_path_buf();
         if ask.paths.iter().any(|p| p == &common) && !common.is_dir() {
@@ -213,6 +247,7 @@ impl Policy {
             cwd: Some(ask.cwd.display().to_string()),
             class: Some(ask.class.clone()),
             scopes,
+            grants: ask.grants.clone(),
         };
         match handler.approve(&request) {
             Decision::ApproveOnce => Ok(()),
@@ -241,43 +276,109 @@ impl Policy {
 
     /// The `exec` import's question, on the exact command about to run in
     /// `cwd` (already confined): classify it, apply the mode, then ask.
-    pub fn check_command(&self, requester: &str, command: &str, cwd: &Path) -> Result<(), String> {
+    /// The answer says how it may run: in the sandbox by default, with
+    /// the escalations its classification names once approved, and
+    /// unsandboxed only in yolo or where no sandbox exists.
+    pub fn check_command(
+        &self,
+        requester: &str,
+        command: &str,
+        cwd: &Path,
+    ) -> Result<CommandPermit, String> {
         let class = shell_classify(command, cwd, &self.root);
+        let sandboxed = self.sandbox.available;
+        let in_sandbox = |writable: bool| CommandPermit {
+            workspace_writable: writable,
+            ..CommandPermit::default()
+        };
+        let unsandboxed = CommandPermit {
+            unsandboxed: true,
+            workspace_writable: true,
+            ..CommandPermit::default()
+        };
         match self.mode {
-            Mode::Yolo => Ok(()),
-            Mode::Read if class.class == ShellClass::ReadOnly => Ok(()),
+            Mode::Yolo if !self.sandbox.always => Ok(unsandboxed),
+            Mode::Yolo if sandboxed => Ok(escalation(&class)),
+            Mode::Yolo => Err(
+                "`[sandbox] always` is set, but this machine has no OS sandbox (see `amber doctor`)"
+                    .into(),
+            ),
+            Mode::Read if class.class == ShellClass::ReadOnly => Ok(if sandboxed {
+                in_sandbox(false)
+            } else {
+                CommandPermit {
+                    workspace_writable: false,
+                    ..unsandboxed
+                }
+            }),
             Mode::Read => Err(format!(
                 "read mode: `{command}` is not read-only ({}: {})",
                 class.label(),
                 class.reason
             )),
-            Mode::Write if class.runs_free() => Ok(()),
+            Mode::Write if class.runs_free() && sandboxed => Ok(in_sandbox(true)),
             Mode::Write => {
+                let permit = if sandboxed {
+                    escalation(&class)
+                } else {
+                    unsandboxed
+                };
                 // Rules and grants must cover every risky program of the
                 // line, not just its first: `git status; rm -rf x` is an rm.
                 let mut kinds = class
                     .needing
                     .iter()
                     .map(|(program, label)| format!("exec:{program}:{label}"));
-                let kind = kinds
-                    .next()
-                    .unwrap_or_else(|| format!("exec:sh:{}", class.label()));
+                let (kind, reason) = match kinds.next() {
+                    Some(kind) => (kind, format!("{}: {}", class.label(), class.reason)),
+                    None => (
+                        "exec:unsandboxed".to_string(),
+                        "unsandboxed: this machine has no OS sandbox, so every command is asked about in write mode".to_string(),
+                    ),
+                };
                 self.authorize(&Ask {
                     requester: requester.to_string(),
                     kind,
                     detail: command.to_string(),
                     cwd: cwd.to_path_buf(),
-                    class: format!("{}: {}", class.label(), class.reason),
-                    paths: Vec::new(),
+                    class: reason,
+                    paths: class.paths.iter().map(|p| p.path.clone()).collect(),
                     also: kinds.collect(),
-                })
+                    open_paths: class.open_paths,
+                    grants: Some(permit.describe()),
+                })?;
+                Ok(permit)
             }
         }
     }
 }
 
+/// The sandbox a command approved in write mode runs in: the workspace
+/// writable, plus what its classification says it needs: the network,
+/// and the folders outside the workspace that it names (read, or write:
+/// the folder itself, or the nearest existing folder above a file).
+fn escalation(class: &Classification) -> CommandPermit {
+    let mut permit = CommandPermit {
+        workspace_writable: true,
+        network: class.needing.iter().any(|(_, label)| *label == "network"),
+        ..CommandPermit::default()
+    };
+    for touched in class.paths.iter().filter(|p| !p.inside) {
+        if touched.writes {
+            let mut dir = touched.path.clone();
+            while !dir.is_dir() && dir.pop() {}
+            if !permit.write_dirs.contains(&dir) {
+                permit.write_dirs.push(dir);
+            }
+        } else if !permit.read_dirs.contains(&touched.path) {
+            permit.read_dirs.push(touched.path.clone());
+        }
+    }
+    permit
+}
+
 impl CommandGate for Policy {
-    fn check(&self, requester: &str, command: &str, cwd: &Path) -> Result<(), String> {
+    fn check(&self, requester: &str, command: &str, cwd: &Path) -> Result<CommandPermit, String> {
         self.check_command(requester, command, cwd)
     }
 }
@@ -306,6 +407,11 @@ mod tests {
         }
     }
 
+    const SANDBOXED: SandboxStance = SandboxStance {
+        available: true,
+        always: false,
+    };
+
     fn scripted(answers: Vec<Decision>) -> Arc<Scripted> {
         Arc::new(Scripted {
             answers: Mutex::new(answers),
@@ -322,6 +428,8 @@ mod tests {
             class: "writes".into(),
             paths: vec![PathBuf::from(path)],
             also: Vec::new(),
+            open_paths: false,
+            grants: None,
         }
     }
 
@@ -400,7 +508,8 @@ mod tests {
             Decision::Deny,
             Decision::ApproveForSession(Scope::Kind("exec:git:network".into())),
         ]);
-        let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
+        let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()))
+            .with_sandbox(SANDBOXED);
         assert_eq!(
             policy.authorize(&ask("write_note", "/ws/docs/a.md")),
             Ok(())
@@ -424,14 +533,12 @@ mod tests {
         assert!(policy
             .authorize(&ask("write_note", "/ws/src/c.rs"))
             .is_err());
-        assert_eq!(
-            policy.check_command("shell", "git push origin main", Path::new("/ws")),
-            Ok(())
-        );
-        assert_eq!(
-            policy.check_command("shell", "git fetch", Path::new("/ws")),
-            Ok(())
-        );
+        assert!(policy
+            .check_command("shell", "git push origin main", Path::new("/ws"))
+            .is_ok());
+        assert!(policy
+            .check_command("shell", "git fetch", Path::new("/ws"))
+            .is_ok());
         // Asked three times: the folder, the write outside it, the first push.
         assert_eq!(handler.asked.lock().unwrap().len(), 3);
         // A grant for network git is not one for destructive git.
@@ -444,9 +551,10 @@ mod tests {
     #[test]
     fn commands_follow_the_mode_and_their_class() {
         let handler = scripted(vec![Decision::Deny]);
-        let write = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
+        let write = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()))
+            .with_sandbox(SANDBOXED);
         let ws = Path::new("/ws");
-        assert_eq!(write.check_command("p", "cargo test", ws), Ok(()));
+        assert!(write.check_command("p", "cargo test", ws).is_ok());
         let err = write.check_command("p", "rm -rf build", ws).unwrap_err();
         let asked = handler.asked.lock().unwrap()[0].clone();
         assert_eq!(
@@ -463,12 +571,124 @@ mod tests {
         );
         assert!(err.starts_with("not approved: `exec:rm:destructive`"));
         let read = Policy::new(Mode::Read, "/ws".into(), Vec::new(), None);
-        assert_eq!(read.check_command("p", "ls -la", ws), Ok(()));
+        assert!(read.check_command("p", "ls -la", ws).is_ok());
         assert!(read
             .check_command("p", "touch x", ws)
             .unwrap_err()
             .starts_with("read mode"));
         let yolo = Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None);
-        assert_eq!(yolo.check_command("p", "rm -rf build", ws), Ok(()));
+        assert!(yolo.check_command("p", "rm -rf build", ws).is_ok());
+    }
+
+    #[test]
+    fn a_folder_grant_for_a_command_covers_only_commands_whose_paths_are_inside_it() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().to_path_buf();
+        std::fs::create_dir_all(root.join("sub2")).unwrap();
+        let handler = scripted(vec![
+            Decision::ApproveForSession(Scope::Folder {
+                kind: "exec:rm:destructive".into(),
+                folder: root.clone(),
+            }),
+            Decision::Deny,
+            Decision::Deny,
+        ]);
+        let policy = Policy::new(Mode::Write, root.clone(), Vec::new(), Some(handler.clone()))
+            .with_sandbox(SANDBOXED);
+        assert!(policy.check_command("shell", "rm -rf sub2", &root).is_ok());
+        // The grant was for the workspace; /tmp/x is not in it.
+        assert!(policy
+            .check_command("shell", "rm -rf /tmp/x", &root)
+            .is_err());
+        assert_eq!(handler.asked.lock().unwrap().len(), 2);
+        // A target only known at run time is never inside a folder.
+        assert!(policy
+            .check_command("shell", "rm -rf $TARGET", &root)
+            .is_err());
+        assert_eq!(handler.asked.lock().unwrap().len(), 3);
+        assert!(policy
+            .check_command("shell", "rm -rf sub2/inner", &root)
+            .is_ok());
+    }
+
+    #[test]
+    fn a_rule_with_a_path_allows_only_targets_inside_it() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().to_path_buf();
+        let rule = |path: &str| Rule {
+            tool: "exec:rm".into(),
+            path: Some(path.into()),
+            decision: RuleDecision::Allow,
+        };
+        let policy =
+            Policy::new(Mode::Write, root.clone(), vec![rule(".")], None).with_sandbox(SANDBOXED);
+        assert!(policy.check_command("shell", "rm -rf build", &root).is_ok());
+        assert!(policy
+            .check_command("shell", "rm -rf /etc/x", &root)
+            .is_err());
+        assert!(policy.check_command("shell", "rm -rf ../x", &root).is_err());
+        let policy =
+            Policy::new(Mode::Write, root.clone(), vec![rule("sub")], None).with_sandbox(SANDBOXED);
+        assert!(policy.check_command("shell", "rm -rf sub/x", &root).is_ok());
+        assert!(policy
+            .check_command("shell", "rm -rf other/x", &root)
+            .is_err());
+    }
+
+    #[test]
+    fn an_approved_command_gets_the_escalation_its_class_names_and_the_dialog_says_so() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().to_path_buf();
+        let handler = scripted(vec![Decision::ApproveOnce, Decision::ApproveOnce]);
+        let policy = Policy::new(Mode::Write, root.clone(), Vec::new(), Some(handler.clone()))
+            .with_sandbox(SANDBOXED);
+        let permit = policy
+            .check_command("shell", "curl -o out.html example.org", &root)
+            .unwrap();
+        assert!(permit.network && !permit.unsandboxed && permit.workspace_writable);
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("new.txt");
+        let permit = policy
+            .check_command("shell", &format!("echo hi > {}", target.display()), &root)
+            .unwrap();
+        assert_eq!(permit.write_dirs, [outside.path().to_path_buf()]);
+        assert!(!permit.network);
+        let asked = handler.asked.lock().unwrap();
+        assert_eq!(
+            asked[0].grants.as_deref(),
+            Some("in the sandbox, with network")
+        );
+        assert_eq!(
+            asked[1].grants,
+            Some(format!(
+                "in the sandbox, with write access to {}",
+                outside.path().display()
+            ))
+        );
+    }
+
+    #[test]
+    fn without_a_sandbox_every_command_in_write_mode_is_asked_and_yolo_runs_unsandboxed() {
+        let handler = scripted(vec![Decision::Deny]);
+        let ws = Path::new("/ws");
+        let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
+        let err = policy.check_command("shell", "ls", ws).unwrap_err();
+        assert!(err.contains("exec:unsandboxed"), "{err}");
+        let yolo = Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None).with_sandbox(SANDBOXED);
+        assert!(yolo.check_command("shell", "ls", ws).unwrap().unsandboxed);
+        let always =
+            Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None).with_sandbox(SandboxStance {
+                available: true,
+                always: true,
+            });
+        let permit = always.check_command("shell", "curl x.org", ws).unwrap();
+        assert!(!permit.unsandboxed && permit.network);
+        let read = Policy::new(Mode::Read, "/ws".into(), Vec::new(), None).with_sandbox(SANDBOXED);
+        assert!(
+            !read
+                .check_command("shell", "ls", ws)
+                .unwrap()
+                .workspace_writable
+        );
     }
 }

@@ -159,8 +159,8 @@ impl WireClient {
         let Some(key_env) = &preset.key_env else {
             return Ok(None);
         };
-        match std::env::var(key_env) {
-            Ok(key) if !key.trim().is_empty() => Ok(Some(key)),
+        match crate::secrets::get(key_env) {
+            Some(key) if !key.trim().is_empty() => Ok(Some(key)),
             _ => Err(ApiError::MissingKey {
                 provider: preset.name.clone(),
                 key_env: key_env.clone(),

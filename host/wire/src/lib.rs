@@ -11,6 +11,7 @@ pub mod client;
 pub mod error;
 pub mod presets;
 pub mod retry;
+pub mod secrets;
 
 pub use client::{make_dialect, Cancel, WireClient, WireOptions};
 pub use error::ApiError;

@@ -240,7 +240,7 @@ fn choose_preset(
     resumed: Option<&SessionInfo>,
 ) -> Result<Preset> {
     let presets = presets_from(config)?;
-    let env_set = |k: &str| std::env::var(k).is_ok_and(|v| !v.trim().is_empty());
+    let env_set = amber_wire::secrets::is_set;
     let name = args
         .provider
         .clone()

@@ -101,10 +101,8 @@ pub fn run(cmd: ProvidersCommand, workspace: &Path) -> Result<()> {
 
 fn list(as_json: bool) -> Result<()> {
     let presets = presets()?;
-    let key_set = |env: &Option<String>| {
-        env.as_ref()
-            .is_some_and(|k| std::env::var(k).is_ok_and(|v| !v.is_empty()))
-    };
+    let key_set =
+        |env: &Option<String>| env.as_ref().is_some_and(|k| amber_wire::secrets::is_set(k));
     if as_json {
         let rows: Vec<_> = presets
             .all()

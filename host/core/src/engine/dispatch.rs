@@ -228,6 +228,8 @@ impl Dispatcher {
                     class: "writes".into(),
                     paths,
                     also: Vec::new(),
+                    open_paths: false,
+                    grants: None,
                 };
                 self.policy.authorize(&ask).map_err(Envelope::denied)?;
             }

@@ -40,6 +40,9 @@ pub struct ApprovalRequest {
     pub class: Option<String>,
     /// What "approve for the session" may cover, narrowest last.
     pub scopes: Vec<Scope>,
+    /// For a command: how it will run if approved, e.g. "in the sandbox,
+    /// with network" or "unsandboxed", so the user sees what is granted.
+    pub grants: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,8 +81,55 @@ impl Approver for HeadlessApprover {
     }
 }
 
+/// How an allowed command may run: the OS sandbox's default for the mode,
+/// widened only by what was approved. The spawner (amber-sandbox) turns it
+/// into kernel rules; core only says what is granted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandPermit {
+    /// Without the OS sandbox: yolo, or a machine that has none (then
+    /// every command in write mode was approved as such).
+    pub unsandboxed: bool,
+    /// Write mode: the workspace is writable (but `.git` and `.amber`).
+    pub workspace_writable: bool,
+    /// Approved escalations.
+    pub network: bool,
+    pub read_dirs: Vec<PathBuf>,
+    pub write_dirs: Vec<PathBuf>,
+}
+
+impl CommandPermit {
+    /// In words, for the approval dialog: "in the sandbox, with network
+    /// and write access to /tmp".
+    pub fn describe(&self) -> String {
+        if self.unsandboxed {
+            return "unsandboxed".into();
+        }
+        let mut extra = Vec::new();
+        if self.network {
+            extra.push("network".to_string());
+        }
+        for dir in &self.read_dirs {
+            extra.push(format!("read access to {}", dir.display()));
+        }
+        for dir in &self.write_dirs {
+            extra.push(format!("write access to {}", dir.display()));
+        }
+        let base = if self.workspace_writable {
+            "in the sandbox"
+        } else {
+            "in the sandbox, workspace read-only"
+        };
+        if extra.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}, with {}", extra.join(" and "))
+        }
+    }
+}
+
 /// Decides on a shell command right before it runs. `Err` is the reason
-/// for a denial, shown to the plugin (and so to the model).
+/// for a denial, shown to the plugin (and so to the model); `Ok` says how
+/// the command may run.
 pub trait CommandGate: Send + Sync {
-    fn check(&self, requester: &str, command: &str, cwd: &Path) -> Result<(), String>;
+    fn check(&self, requester: &str, command: &str, cwd: &Path) -> Result<CommandPermit, String>;
 }

@@ -11,7 +11,8 @@ pub mod prompt;
 pub mod tool;
 
 pub use approver::{
-    ApprovalRequest, Approver, CommandGate, Decision, DenyAll, HeadlessApprover, Scope,
+    ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, DenyAll, HeadlessApprover,
+    Scope,
 };
 pub use command::{CommandNode, CommandRoot, CommandTree};
 pub use compression::{CompressionGate, Compressor, ContextUsage, ThresholdGate};

@@ -42,6 +42,23 @@ pub struct Classification {
     /// first: rules and grants must cover all of them, not just the first
     /// program of the line (`git status; rm -rf x` is an `rm`).
     pub needing: Vec<(String, &'static str)>,
+    /// Every path the command names as an argument or a redirect, made
+    /// absolute against each directory the line may be in (lexically;
+    /// `..` resolved), with whether it is written. Scoped approvals and
+    /// rules check these, not only the cwd.
+    pub paths: Vec<TouchedPath>,
+    /// Some path is only known at run time (`$VAR`, `~`, a glob): no
+    /// folder scope can be said to cover the command.
+    pub open_paths: bool,
+}
+
+/// One path a command names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TouchedPath {
+    pub path: PathBuf,
+    pub writes: bool,
+    /// Inside the workspace, lexically and once symlinks are followed.
+    pub inside: bool,
 }
 
 impl Classification {
@@ -68,6 +85,8 @@ fn label_of(class: ShellClass) -> &'static str {
         class,
         reason: String::new(),
         needing: Vec::new(),
+        paths: Vec::new(),
+        open_paths: false,
     }
     .label()
 }
@@ -82,6 +101,8 @@ pub fn shell_classify(command: &str, cwd: &Path, root: &Path) -> Classification 
             class: ShellClass::ReadOnly,
             reason: "only reads".into(),
             needing: Vec::new(),
+            paths: Vec::new(),
+            open_paths: false,
         },
     };
     walk.line(command, 0);
@@ -90,6 +111,22 @@ pub fn shell_classify(command: &str, cwd: &Path, root: &Path) -> Classification 
     out.needing
         .sort_by_key(|(_, label)| std::cmp::Reverse(rank(label)));
     out.needing.dedup();
+    out.paths.dedup();
+    out
+}
+
+/// `a/./b/../c` as `a/c`, without touching the disk.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
     out
 }
 
@@ -263,6 +300,10 @@ const DESTRUCTIVE: &[(&str, &str)] = &[
     ("usermod", "changes users"),
     ("passwd", "changes passwords"),
 ];
+/// Destructive programs whose operands are the files they destroy.
+const FILE_DESTROYING: &[&str] = &[
+    "rm", "shred", "unlink", "truncate", "chown", "chgrp", "chattr",
+];
 const NETWORK: &[&str] = &[
     "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "telnet", "ftp", "apt", "apt-get",
     "yum", "dnf", "brew", "apk", "pip", "pip3", "gem", "docker", "kubectl",
@@ -390,6 +431,7 @@ impl Walk<'_> {
             return;
         }
         if word.expands {
+            self.worst.open_paths = true;
             return self.needs(
                 Concern::OutsideWorkspace,
                 format!("`{text}` is only known at run time, so it may be outside the workspace"),
@@ -401,9 +443,13 @@ impl Walk<'_> {
             let lexical = confine(self.root, &joined.to_string_lossy()).is_ok();
             // The shell follows symlinks: one inside the workspace may lead
             // out of it, so the part that exists is resolved too.
-            if !lexical || !resolved_inside(&joined, self.root) {
-                inside = false;
-            }
+            let here = lexical && resolved_inside(&joined, self.root);
+            inside &= here;
+            self.worst.paths.push(TouchedPath {
+                path: normalize(&joined),
+                writes,
+                inside: here,
+            });
         }
         if !inside {
             return self.needs(
@@ -520,7 +566,20 @@ impl Walk<'_> {
             .iter()
             .find(|(p, _)| *p == program || program.starts_with("mkfs."))
         {
-            return self.needs(Concern::Destructive, format!("`{program}` {what}"));
+            self.needs(Concern::Destructive, format!("`{program}` {what}"));
+            // What it destroys is named, so a scoped approval or rule can
+            // check that every target is inside its folder.
+            if FILE_DESTROYING.contains(&program) {
+                self.paths(&operands(args), true);
+            }
+            return;
+        }
+        if args.iter().any(|a| a.text.starts_with("--files0-from")) {
+            self.worst.open_paths = true;
+            return self.needs(
+                Concern::OutsideWorkspace,
+                format!("`{program} --files0-from` reads file names amber cannot see"),
+            );
         }
         if NETWORK.contains(&program) {
             return self.needs(

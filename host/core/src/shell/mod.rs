@@ -4,4 +4,4 @@
 pub mod classify;
 pub mod lex;
 
-pub use classify::{shell_classify, Classification, Concern, ShellClass};
+pub use classify::{shell_classify, Classification, Concern, ShellClass, TouchedPath};

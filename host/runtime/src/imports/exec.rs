@@ -1,33 +1,40 @@
 //! `amber:plugin/exec`: runs a shell command for a plugin granted `exec`.
 //!
-//! `sh -c` in its own process group, stdin from /dev/null, an allowlisted
-//! environment (so API keys never reach a command), cwd confined to the
-//! workspace, a timeout that kills the whole group, and output capped with
-//! a note saying what was cut. The time spent here does not count toward
-//! the plugin's guest deadline. Before running, the policy's
-//! `CommandGate` classifies the exact command and approves or denies it.
+//! Before running, the policy's `CommandGate` classifies the exact command
+//! and approves or denies it, and says how it may run: in the OS sandbox
+//! (the default), with an approved escalation, or unsandboxed (yolo). The
+//! command is then started by the one spawner (amber-sandbox): its own
+//! process group, stdin from /dev/null, an allowlisted environment (never
+//! a key), cwd confined to the workspace, a timeout that kills the whole
+//! group, and output capped with a note saying what was cut. The time
+//! spent here does not count toward the plugin's guest deadline.
 
-use std::collections::BTreeSet;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::{mpsc, Mutex};
-use std::thread;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use amber_core::ports::CommandPermit;
+use amber_sandbox::{CommandSpec, Confinement, Profile, Spawner};
 
 use crate::bindings::amber::plugin::exec::{ExecOutput, Host};
 use crate::grants::Permission;
 use crate::instance::HostState;
 
 /// What the user's config decides about commands.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ExecPolicy {
-    /// Variables passed through from the host's environment.
+    /// Variables passed through from the host's environment; names that
+    /// look like secrets are dropped by the spawner even when listed.
     pub env_allowlist: Vec<String>,
     pub default_timeout: Duration,
     /// Bytes kept of stdout and of stderr, each.
     pub output_cap: usize,
+    /// The spawner, with this machine's sandbox backend.
+    pub spawner: Spawner,
+    /// Folders no command may see: amber's own state.
+    pub hidden: Vec<PathBuf>,
+    /// Folders of the home that stay readable (`[sandbox] home_readable`);
+    /// None keeps the default list.
+    pub home_readable: Option<Vec<PathBuf>>,
 }
 
 impl Default for ExecPolicy {
@@ -38,159 +45,70 @@ impl Default for ExecPolicy {
                 .to_vec(),
             default_timeout: Duration::from_secs(120),
             output_cap: 256 * 1024,
+            spawner: Spawner::detect(amber_sandbox::BackendChoice::Auto),
+            hidden: Vec::new(),
+            home_readable: None,
         }
     }
 }
 
-/// Keeps the head and the tail of a stream, and counts what was cut.
-struct CappedOutput {
-    head: Vec<u8>,
-    tail: Vec<u8>,
-    cut: usize,
-    half: usize,
-}
-
-impl CappedOutput {
-    fn new(cap: usize) -> Self {
-        let half = cap / 2;
-        CappedOutput {
-            head: Vec::new(),
-            tail: Vec::new(),
-            cut: 0,
-            half,
+impl ExecPolicy {
+    /// The confinement a permit asks for, in `workspace`.
+    pub fn confinement(&self, workspace: &Path, permit: &CommandPermit) -> Confinement {
+        if permit.unsandboxed {
+            return Confinement::Unsandboxed;
         }
-    }
-
-    fn push(&mut self, mut bytes: &[u8]) {
-        let room = self.half.saturating_sub(self.head.len());
-        let take = room.min(bytes.len());
-        self.head.extend_from_slice(&bytes[..take]);
-        bytes = &bytes[take..];
-        self.tail.extend_from_slice(bytes);
-        if self.tail.len() > self.half {
-            let excess = self.tail.len() - self.half;
-            self.tail.drain(..excess);
-            self.cut += excess;
+        let mut profile = Profile::new(workspace, permit.workspace_writable);
+        profile.network = permit.network;
+        profile.read_dirs = permit.read_dirs.clone();
+        profile.write_dirs = permit.write_dirs.clone();
+        profile.hidden = self.hidden.clone();
+        if let Some(readable) = &self.home_readable {
+            profile.home_readable = readable.clone();
         }
+        Confinement::Sandboxed(profile)
     }
 
-    fn finish(self) -> (String, bool) {
-        let mut text = String::from_utf8_lossy(&self.head).into_owned();
-        let truncated = self.cut > 0;
-        if truncated {
-            text.push_str(&format!(
-                "\n[... {} bytes cut by amber's output cap ...]\n",
-                self.cut
-            ));
-        }
-        text.push_str(&String::from_utf8_lossy(&self.tail));
-        (text, truncated)
+    fn environment(&self) -> Vec<(String, std::ffi::OsString)> {
+        self.env_allowlist
+            .iter()
+            .filter_map(|key| std::env::var_os(key).map(|v| (key.clone(), v)))
+            .collect()
     }
 }
 
-fn drain(mut source: impl Read + Send + 'static, cap: usize) -> thread::JoinHandle<CappedOutput> {
-    thread::spawn(move || {
-        let mut out = CappedOutput::new(cap);
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = source.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            out.push(&buf[..n]);
-        }
-        out
-    })
-}
-
-/// The process groups of the commands running now, so an interrupted run
-/// can kill them all ([`kill_running`]).
-static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
-
-/// Kills the whole group of every command still running (Ctrl-C): nothing
-/// a plugin started outlives the run.
-pub fn kill_running() -> usize {
-    let running = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
-    for pid in &running {
-        kill_group(*pid);
-    }
-    running.len()
-}
-
-fn kill_group(pid: u32) {
-    // SAFETY: kill(2) with a negative pid signals the process group we
-    // created for this command (process_group(0) made its pid the pgid).
-    unsafe {
-        libc::kill(-(pid as i32), libc::SIGKILL);
-    }
-}
-
-/// Runs `command` under `policy` in `cwd`; the core of the import.
+/// Runs `command` in `cwd` as `permit` allows, under `policy`.
 pub fn run_command(
     command: &str,
     cwd: &Path,
+    workspace: &Path,
     timeout: Duration,
     policy: &ExecPolicy,
+    permit: &CommandPermit,
 ) -> Result<ExecOutput, String> {
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(cwd)
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    for key in &policy.env_allowlist {
-        if let Some(value) = std::env::var_os(key) {
-            cmd.env(key, value);
-        }
-    }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start `sh -c {command}`: {e}"))?;
-    let pid = child.id();
-    if let Ok(mut running) = RUNNING.lock() {
-        running.insert(pid);
-    }
-    let stdout = child.stdout.take().map(|s| drain(s, policy.output_cap));
-    let stderr = child.stderr.take().map(|s| drain(s, policy.output_cap));
-
-    let (tx, rx) = mpsc::channel();
-    let waiter = thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send(());
-        status
-    });
-    let timed_out = rx.recv_timeout(timeout).is_err();
-    // Kill the group either way: on timeout to stop the command, after a
-    // normal exit to stop stragglers that would hold the pipes open.
-    kill_group(pid);
-    if let Ok(mut running) = RUNNING.lock() {
-        running.remove(&pid);
-    }
-    let status = waiter
-        .join()
-        .map_err(|_| "the command's waiter thread panicked".to_string())?
-        .map_err(|e| format!("cannot wait for `{command}`: {e}"))?;
-    let collect = |h: Option<thread::JoinHandle<CappedOutput>>| match h.map(|h| h.join()) {
-        Some(Ok(out)) => out.finish(),
-        _ => (String::new(), false),
-    };
-    let (stdout, cut_out) = collect(stdout);
-    let (mut stderr, cut_err) = collect(stderr);
-    if timed_out {
-        stderr.push_str(&format!(
-            "\n[amber: killed after the {} ms timeout]",
-            timeout.as_millis()
-        ));
-    }
+    let out = policy
+        .spawner
+        .run(&CommandSpec {
+            command,
+            cwd,
+            env: policy.environment(),
+            timeout,
+            output_cap: policy.output_cap,
+            confinement: policy.confinement(workspace, permit),
+        })
+        .map_err(|e| e.to_string())?;
     Ok(ExecOutput {
-        exit_code: if timed_out { None } else { status.code() },
-        stdout,
-        stderr,
-        timed_out,
-        truncated: cut_out || cut_err,
+        exit_code: out.exit_code,
+        stdout: out.stdout,
+        stderr: out.stderr,
+        timed_out: out.timed_out,
+        truncated: out.truncated,
     })
+}
+
+/// Kills every command still running (Ctrl-C, SIGTERM, SIGHUP).
+pub fn kill_running() -> usize {
+    amber_sandbox::kill_running()
 }
 
 impl Host for HostState {
@@ -214,11 +132,26 @@ impl Host for HostState {
             .unwrap_or(plugin.exec.default_timeout);
         // Waiting for the user to approve is import time too.
         let started = Instant::now();
-        let approved = match &plugin.gate {
+        let permit = match &plugin.gate {
             Some(gate) => gate.check(&plugin.id, &command, &cwd),
-            None => Ok(()),
+            // No policy (a runtime embedded without one): the sandbox's
+            // default for write mode, or as before where there is none.
+            None => Ok(CommandPermit {
+                unsandboxed: !plugin.exec.spawner.backend().is_available(),
+                workspace_writable: true,
+                ..CommandPermit::default()
+            }),
         };
-        let result = approved.and_then(|()| run_command(&command, &cwd, timeout, &plugin.exec));
+        let result = permit.and_then(|permit| {
+            run_command(
+                &command,
+                &cwd,
+                &plugin.workspace,
+                timeout,
+                &plugin.exec,
+                &permit,
+            )
+        });
         self.clock.add_import_time(started.elapsed());
         result
     }
@@ -234,7 +167,19 @@ mod tests {
             ..ExecPolicy::default()
         };
         let dir = std::env::temp_dir();
-        run_command(command, &dir, Duration::from_millis(timeout_ms), &policy).unwrap()
+        let permit = CommandPermit {
+            unsandboxed: true,
+            ..CommandPermit::default()
+        };
+        run_command(
+            command,
+            &dir,
+            &dir,
+            Duration::from_millis(timeout_ms),
+            &policy,
+            &permit,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -248,11 +193,27 @@ mod tests {
     }
 
     #[test]
-    fn the_environment_is_an_allowlist() {
+    fn the_environment_is_an_allowlist_without_keys() {
         std::env::set_var("AMBER_TEST_SECRET_KEY", "sk-should-not-leak");
-        let out = run("env", 10_000, 64 * 1024);
+        std::env::set_var("AMBER_TEST_PLAIN", "plain-value");
+        let policy = ExecPolicy {
+            env_allowlist: vec![
+                "PATH".into(),
+                "AMBER_TEST_SECRET_KEY".into(),
+                "AMBER_TEST_PLAIN".into(),
+            ],
+            ..ExecPolicy::default()
+        };
+        let dir = std::env::temp_dir();
+        let permit = CommandPermit {
+            unsandboxed: true,
+            ..CommandPermit::default()
+        };
+        let out =
+            run_command("env", &dir, &dir, Duration::from_secs(10), &policy, &permit).unwrap();
         assert!(!out.stdout.contains("sk-should-not-leak"));
         assert!(out.stdout.contains("PATH="));
+        assert!(out.stdout.contains("AMBER_TEST_PLAIN=plain-value"));
     }
 
     #[test]

@@ -62,18 +62,24 @@ pub struct RuntimeOptions {
     /// Sees every argument passed into a component (see `PluginContext`).
     pub tap: Option<crate::instance::ArgumentTap>,
     /// Classifies and approves each command before `exec` runs it. Without
-    /// one, the `exec` grant alone decides (the runtime's own tests); the
-    /// CLI always installs the policy.
+    /// one, the `exec` grant alone decides and the command runs in the
+    /// sandbox's write-mode default (the runtime's own tests); the CLI
+    /// always installs the policy.
     pub gate: Option<Arc<dyn amber_core::ports::CommandGate>>,
 }
 
 impl RuntimeOptions {
     pub fn new(dirs: AmberDirs, workspace: PathBuf) -> Self {
+        // No command sees amber's own state: sessions, grants, logs.
+        let exec = ExecPolicy {
+            hidden: vec![dirs.config.clone(), dirs.data.clone(), dirs.cache.clone()],
+            ..ExecPolicy::default()
+        };
         RuntimeOptions {
             dirs,
             workspace,
             limits: RuntimeLimits::default(),
-            exec: ExecPolicy::default(),
+            exec,
             settings: BTreeMap::new(),
             tap: None,
             gate: None,

@@ -314,6 +314,9 @@ fn read_text(arg: &str, what: &str) -> Result<String> {
 }
 
 pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
+    // A broken config is refused here as by every other command, even by
+    // the subcommands that read nothing from it.
+    crate::host::load_config(&AmberDirs::from_env())?;
     let ns = args
         .namespace
         .unwrap_or_else(|| namespace::for_workspace(workspace));

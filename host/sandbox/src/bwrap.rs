@@ -1,0 +1,108 @@
+//! A profile as bubblewrap arguments. Mounts are applied in order, so the
+//! narrow ones come last: hide the home folder, then show its toolchains;
+//! hide `/tmp` first (the home may live there in tests), bind the workspace (which may live there); bind the
+//! workspace, then make its protected folders read-only again.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use crate::profile::Profile;
+
+fn push(args: &mut Vec<OsString>, flag: &str, paths: &[&Path]) {
+    args.push(flag.into());
+    for path in paths {
+        args.push(path.as_os_str().to_owned());
+    }
+}
+
+/// The arguments before `--` and the command.
+pub fn arguments(profile: &Profile, cwd: &Path) -> Vec<OsString> {
+    let mut args: Vec<OsString> = Vec::new();
+    for flag in ["--die-with-parent", "--unshare-pid", "--new-session"] {
+        args.push(flag.into());
+    }
+    if !profile.network {
+        args.push("--unshare-net".into());
+    }
+    push(&mut args, "--ro-bind", &[Path::new("/"), Path::new("/")]);
+    push(&mut args, "--dev", &[Path::new("/dev")]);
+    push(&mut args, "--proc", &[Path::new("/proc")]);
+    push(&mut args, "--tmpfs", &[Path::new("/tmp")]);
+    if let Some(home) = &profile.home {
+        if home.is_dir() {
+            push(&mut args, "--tmpfs", &[home]);
+            let (readable, masked) = profile.home_parts();
+            for dir in &readable {
+                push(&mut args, "--ro-bind", &[dir, dir]);
+            }
+            for file in &masked {
+                push(&mut args, "--ro-bind", &[Path::new("/dev/null"), file]);
+            }
+        }
+    }
+    for dir in &profile.hidden {
+        // A hidden folder inside the workspace stays visible: the
+        // workspace is the user's to show.
+        if dir.is_dir() && !dir.starts_with(&profile.workspace) {
+            push(&mut args, "--tmpfs", &[dir]);
+        }
+    }
+    for dir in &profile.read_dirs {
+        push(&mut args, "--ro-bind-try", &[dir, dir]);
+    }
+    let bind = if profile.workspace_writable {
+        "--bind"
+    } else {
+        "--ro-bind"
+    };
+    push(&mut args, bind, &[&profile.workspace, &profile.workspace]);
+    for dir in profile.protected() {
+        push(&mut args, "--ro-bind", &[&dir, &dir]);
+    }
+    for dir in &profile.write_dirs {
+        push(&mut args, "--bind-try", &[dir, dir]);
+    }
+    push(&mut args, "--chdir", &[cwd]);
+    args.push("--".into());
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joined(args: &[OsString]) -> String {
+        args.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn the_workspace_is_bound_after_tmp_and_protected_folders_after_it() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join(".git")).unwrap();
+        let mut profile = Profile::new(ws.path(), true);
+        profile.home = None;
+        let text = joined(&arguments(&profile, ws.path()));
+        let ws = ws.path().display().to_string();
+        let tmp = text.find("--tmpfs /tmp").unwrap();
+        let bind = text.find(&format!("--bind {ws} {ws}")).unwrap();
+        let git = text
+            .find(&format!("--ro-bind {ws}/.git {ws}/.git"))
+            .unwrap();
+        assert!(tmp < bind && bind < git, "{text}");
+        assert!(text.contains("--unshare-net"));
+    }
+
+    #[test]
+    fn read_mode_binds_the_workspace_read_only_and_network_drops_unshare_net() {
+        let ws = tempfile::tempdir().unwrap();
+        let mut profile = Profile::new(ws.path(), false);
+        profile.network = true;
+        let text = joined(&arguments(&profile, ws.path()));
+        let ws = ws.path().display().to_string();
+        assert!(text.contains(&format!("--ro-bind {ws} {ws}")), "{text}");
+        assert!(!text.contains("--unshare-net"));
+    }
+}

@@ -1,0 +1,41 @@
+//! amber-sandbox: the one process spawner.
+//!
+//! Every process amber starts on a model's or a plugin's behalf (the
+//! `exec` import today; background processes, command hooks, MCP stdio
+//! servers and external plugins later) is started here and nowhere else.
+//! Classification decides what the user is asked; this crate is the wall
+//! that holds when classification is wrong.
+//!
+//! What a sandboxed command gets ([`Profile`]):
+//! - the workspace, writable in write mode except `.git/` and `.amber/`,
+//!   read-only in read mode;
+//! - the rest of the filesystem read-only, with the home folder hidden
+//!   (but for the toolchain folders named in the profile) and amber's own
+//!   state folders hidden;
+//! - a private `/tmp`, no network, only its own processes;
+//! - the environment the caller passes, which is an allowlist without keys.
+//!
+//! The backends, in order of preference ([`Backend::detect`]): bubblewrap
+//! (mount and PID namespaces), else Landlock with a seccomp filter applied
+//! in the child before `exec`. On macOS a Seatbelt profile is written
+//! ([`seatbelt`]) but not tested here. Every child, sandboxed or not, is in
+//! its own process group, dies with amber (`PR_SET_PDEATHSIG`, and the
+//! sandbox's die-with-parent) and cannot trace amber.
+
+mod backend;
+#[cfg(target_os = "linux")]
+mod bwrap;
+mod child;
+#[cfg(target_os = "linux")]
+mod landlock_seccomp;
+mod output;
+mod profile;
+pub mod seatbelt;
+mod spawn;
+
+pub use backend::{Backend, BackendChoice};
+pub use output::CappedOutput;
+pub use profile::{Confinement, Profile};
+pub use spawn::{
+    describe, kill_running, looks_secret, CommandOutput, CommandSpec, SpawnError, Spawner,
+};

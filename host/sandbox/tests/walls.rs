@@ -1,0 +1,291 @@
+//! The sandbox's walls, through the real spawner on this machine, with
+//! each Linux backend: bubblewrap (which `cargo xtask test` installs) and
+//! Landlock with seccomp.
+
+use std::path::Path;
+use std::time::Duration;
+
+use amber_sandbox::{
+    Backend, BackendChoice, CommandOutput, CommandSpec, Confinement, Profile, Spawner,
+};
+
+fn backends() -> Vec<Spawner> {
+    let bwrap = Spawner::detect(BackendChoice::Bubblewrap);
+    assert!(
+        matches!(bwrap.backend(), Backend::Bubblewrap(_)),
+        "bubblewrap is needed for these tests (cargo xtask test installs it): {}",
+        bwrap.backend().describe()
+    );
+    let landlock = Spawner::detect(BackendChoice::Landlock);
+    assert!(
+        matches!(landlock.backend(), Backend::Landlock(_)),
+        "this kernel should have Landlock: {}",
+        landlock.backend().describe()
+    );
+    vec![bwrap, landlock]
+}
+
+fn run(spawner: &Spawner, profile: &Profile, command: &str) -> CommandOutput {
+    spawner
+        .run(&CommandSpec {
+            command,
+            cwd: &profile.workspace,
+            env: vec![("PATH".into(), std::env::var_os("PATH").unwrap_or_default())],
+            timeout: Duration::from_secs(20),
+            output_cap: 64 * 1024,
+            confinement: Confinement::Sandboxed(profile.clone()),
+        })
+        .unwrap()
+}
+
+struct Scene {
+    _root: tempfile::TempDir,
+    workspace: std::path::PathBuf,
+    outside: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+/// A workspace with a `.git`, a folder beside it and a fake home with a
+/// key and a toolchain folder.
+fn scene() -> Scene {
+    let root = tempfile::tempdir().unwrap();
+    let base = root.path().canonicalize().unwrap();
+    let workspace = base.join("ws");
+    let outside = base.join("outside");
+    let home = base.join("home");
+    for dir in [
+        &workspace.join(".git"),
+        &outside,
+        &home.join(".ssh"),
+        &home.join(".cargo"),
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::write(workspace.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE-KEY-MATERIAL\n").unwrap();
+    std::fs::write(home.join(".cargo/config.toml"), "[build]\n").unwrap();
+    std::fs::write(
+        home.join(".cargo/credentials.toml"),
+        "token = \"cargo-secret\"\n",
+    )
+    .unwrap();
+    Scene {
+        _root: root,
+        workspace,
+        outside,
+        home,
+    }
+}
+
+fn profile(scene: &Scene, writable: bool) -> Profile {
+    let mut profile = Profile::new(&scene.workspace, writable);
+    profile.home = Some(scene.home.clone());
+    profile
+}
+
+#[test]
+fn writes_inside_the_workspace_work_and_outside_fail_with_the_kernels_error() {
+    for spawner in backends() {
+        let scene = scene();
+        let target = scene.outside.join("x");
+        let out = run(
+            &spawner,
+            &profile(&scene, true),
+            &format!("echo in > made.txt && echo out > {}", target.display()),
+        );
+        assert_eq!(
+            std::fs::read_to_string(scene.workspace.join("made.txt")).unwrap(),
+            "in\n"
+        );
+        assert!(!target.exists(), "{:?}: wrote outside", spawner.backend());
+        assert_ne!(out.exit_code, Some(0));
+        assert!(
+            [
+                "Read-only file system",
+                "Permission denied",
+                "Directory nonexistent"
+            ]
+            .iter()
+            .any(|e| out.stderr.contains(e)),
+            "{:?}: {}",
+            spawner.backend(),
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn the_home_folder_is_hidden_but_its_toolchains_and_credentials_are_masked() {
+    for spawner in backends() {
+        let scene = scene();
+        let home = scene.home.display();
+        let out = run(
+            &spawner,
+            &profile(&scene, true),
+            &format!(
+                "cat {home}/.ssh/id_rsa; cat {home}/.cargo/config.toml; cat {home}/.cargo/credentials.toml; true"
+            ),
+        );
+        assert!(
+            !out.stdout.contains("PRIVATE-KEY-MATERIAL"),
+            "{:?}: {}",
+            spawner.backend(),
+            out.stdout
+        );
+        assert!(
+            out.stdout.contains("[build]"),
+            "{:?}: {out:?}",
+            spawner.backend()
+        );
+        if matches!(spawner.backend(), Backend::Bubblewrap(_)) {
+            assert!(!out.stdout.contains("cargo-secret"), "{}", out.stdout);
+        }
+    }
+}
+
+#[test]
+fn there_is_no_network_unless_granted() {
+    // A server of the host's, on its loopback: the sandbox must not reach it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let probe = format!(
+        r#"perl -e 'use Socket; socket(S, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n"; connect(S, sockaddr_in({port}, inet_aton("127.0.0.1"))) or die "connect: $!\n"; print "connected\n"' 2>&1; true"#
+    );
+    for spawner in backends() {
+        let scene = scene();
+        let out = run(&spawner, &profile(&scene, true), &probe);
+        assert!(
+            !out.stdout.contains("connected"),
+            "{:?}: {out:?}",
+            spawner.backend()
+        );
+        assert!(
+            [
+                "refused",
+                "Network is unreachable",
+                "Operation not permitted",
+                "Permission denied"
+            ]
+            .iter()
+            .any(|e| out.stdout.contains(e)),
+            "{:?}: {}",
+            spawner.backend(),
+            out.stdout
+        );
+        let mut granted = profile(&scene, true);
+        granted.network = true;
+        let out = run(&spawner, &granted, &probe);
+        assert!(
+            out.stdout.contains("connected"),
+            "{:?}: {}",
+            spawner.backend(),
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn git_is_read_only_and_read_mode_makes_the_workspace_read_only() {
+    let spawner = Spawner::detect(BackendChoice::Bubblewrap);
+    let scene = scene();
+    let out = run(
+        &spawner,
+        &profile(&scene, true),
+        "echo bad > .git/HEAD; echo ok > file",
+    );
+    assert_eq!(
+        std::fs::read_to_string(scene.workspace.join(".git/HEAD")).unwrap(),
+        "ref: refs/heads/main\n"
+    );
+    assert!(
+        out.stderr.contains("Read-only file system"),
+        "{}",
+        out.stderr
+    );
+    assert!(scene.workspace.join("file").exists());
+    for spawner in backends() {
+        let out = run(&spawner, &profile(&scene, false), "echo x > read-mode.txt");
+        assert!(
+            !scene.workspace.join("read-mode.txt").exists(),
+            "{:?}",
+            spawner.backend()
+        );
+        assert_ne!(out.exit_code, Some(0));
+    }
+}
+
+#[test]
+fn the_command_cannot_see_or_signal_amber() {
+    let me = std::process::id();
+    for spawner in backends() {
+        let scene = scene();
+        let out = run(
+            &spawner,
+            &profile(&scene, true),
+            &format!("cat /proc/{me}/environ | tr '\\0' '\\n' | grep -c PATH; kill -0 {me} && echo signalled; true"),
+        );
+        assert!(
+            !out.stdout.contains("signalled"),
+            "{:?}: {out:?}",
+            spawner.backend()
+        );
+        if matches!(spawner.backend(), Backend::Bubblewrap(_)) {
+            // Its own PID namespace: amber's pid is not there at all.
+            assert!(out.stderr.contains("No such file"), "{}", out.stderr);
+        }
+    }
+}
+
+#[test]
+fn an_approved_escalation_opens_exactly_the_folder_granted() {
+    for spawner in backends() {
+        let scene = scene();
+        let mut granted = profile(&scene, true);
+        granted.write_dirs.push(scene.outside.clone());
+        let other = scene.home.join("elsewhere.txt");
+        run(
+            &spawner,
+            &granted,
+            &format!(
+                "echo yes > {}/granted.txt; echo no > {}",
+                scene.outside.display(),
+                other.display()
+            ),
+        );
+        assert!(
+            scene.outside.join("granted.txt").exists(),
+            "{:?}",
+            spawner.backend()
+        );
+        assert!(!other.exists());
+    }
+}
+
+#[test]
+fn tmp_is_private_to_the_command() {
+    let marker = Path::new("/tmp").join(format!("amber-sandbox-marker-{}", std::process::id()));
+    std::fs::write(&marker, "host").unwrap();
+    for spawner in backends() {
+        let scene = scene();
+        let out = run(
+            &spawner,
+            &profile(&scene, true),
+            &format!(
+                "cat {} 2>&1; echo t > \"${{TMPDIR:-/tmp}}/mine\" && echo wrote",
+                marker.display()
+            ),
+        );
+        assert!(
+            !out.stdout.contains("host"),
+            "{:?}: {}",
+            spawner.backend(),
+            out.stdout
+        );
+        assert!(
+            out.stdout.contains("wrote"),
+            "{:?}: {out:?}",
+            spawner.backend()
+        );
+    }
+    std::fs::remove_file(marker).unwrap();
+}
