@@ -54,6 +54,7 @@ fn fast() -> WireOptions {
             base_delay: Duration::from_millis(20),
             max_delay: Duration::from_secs(2),
         },
+        ..WireOptions::default()
     }
 }
 

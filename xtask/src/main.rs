@@ -93,7 +93,17 @@ pub fn target_dir() -> PathBuf {
     root().join("target")
 }
 
+/// bubblewrap, the OS sandbox of shell commands: the tests prove its
+/// walls, and the demo's `cargo test` runs inside it.
+fn ensure_sandbox() -> Result<()> {
+    if cfg!(target_os = "linux") {
+        setup::ensure_debian_packages(&["bubblewrap"])?;
+    }
+    Ok(())
+}
+
 fn test(extra: &[String]) -> Result<()> {
+    ensure_sandbox()?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
     eprintln!("xtask: running every test");
@@ -111,6 +121,7 @@ fn test(extra: &[String]) -> Result<()> {
 /// (`fixtures/demo/session.toml`) through the real provider component and
 /// the real tools.
 fn demo() -> Result<()> {
+    ensure_sandbox()?;
     guests::build_all()?;
     eprintln!("xtask: building amber and the fake LLM server");
     run(cargo().current_dir(root()).args([

@@ -42,6 +42,7 @@ fn edits(args: &Value) -> Result<Vec<Edit<'_>>, ToolError> {
 pub fn edit_file(args: &Value) -> Result<ToolOutput, ToolError> {
     let path = string(args, "path")?;
     let edits = edits(args)?;
+    crate::refuse_special(path)?;
     if std::path::Path::new(path).is_dir() {
         return Err(ToolError::Failed(format!(
             "{path} is a directory; give a file path"

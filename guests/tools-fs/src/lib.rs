@@ -43,6 +43,19 @@ pub(crate) fn path_arg(args: &Value) -> Result<&str, ToolError> {
     Ok(if path.is_empty() { "." } else { path })
 }
 
+/// Refuses what is not a regular file before it is opened: a FIFO or a
+/// device would block the call (and the run) past any deadline, or never
+/// end. A file or a directory passes, with its metadata.
+pub(crate) fn refuse_special(path: &str) -> Result<std::fs::Metadata, ToolError> {
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+    if meta.is_dir() || meta.is_file() {
+        return Ok(meta);
+    }
+    Err(ToolError::Failed(format!(
+        "{path} is not a regular file (a FIFO, a device or a socket); only regular files are read or written"
+    )))
+}
+
 /// An I/O error, named by path, with advice where there is some.
 pub(crate) fn io_error(path: &str, e: &std::io::Error) -> ToolError {
     use std::io::ErrorKind::*;
@@ -117,6 +130,9 @@ fn write_file(args: &Value) -> Result<ToolOutput, ToolError> {
     let path = string(args, "path")?;
     let content = string(args, "content")?;
     let target = std::path::Path::new(path);
+    if target.exists() {
+        refuse_special(path)?;
+    }
     if target.is_dir() {
         return Err(ToolError::Failed(format!(
             "{path} is a directory; give a file path"

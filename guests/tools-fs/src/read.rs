@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read};
 
 use amber_sdk::prelude::*;
 
-use crate::{io_error, path_arg};
+use crate::{io_error, path_arg, refuse_special};
 
 /// Lines returned when no limit is given.
 const DEFAULT_LIMIT: u64 = 2000;
@@ -25,7 +25,7 @@ pub fn read_file(args: &Value) -> Result<ToolOutput, ToolError> {
     let path = path_arg(args)?;
     let offset = args["offset"].as_u64().unwrap_or(1).max(1);
     let limit = args["limit"].as_u64().unwrap_or(DEFAULT_LIMIT).max(1);
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+    let meta = refuse_special(path)?;
     if meta.is_dir() {
         return Err(ToolError::Failed(format!(
             "{path} is a directory; use list_dir to see inside it"

@@ -34,6 +34,7 @@ pub fn wire_options(config: &Config) -> amber_wire::WireOptions {
         connect_timeout: Duration::from_millis(wire.connect_timeout_ms),
         first_byte_timeout: Duration::from_millis(wire.first_byte_timeout_ms),
         read_timeout: Duration::from_millis(wire.read_timeout_ms),
+        max_reply_bytes: u64::from(wire.max_reply_mib) << 20,
         ..amber_wire::WireOptions::default()
     };
     options.retry.max_attempts = wire.max_attempts;
@@ -54,6 +55,7 @@ fn options(
         memory_bytes: (config.limits.memory_mib as usize) << 20,
         deadline: Duration::from_millis(config.limits.deadline_ms),
         output_bytes: (config.limits.output_kib as usize) << 10,
+        plugin_file_bytes: u64::from(config.limits.plugin_file_mib) << 20,
     };
     let exec = &mut options.exec;
     exec.env_allowlist.extend(config.exec.env.iter().cloned());

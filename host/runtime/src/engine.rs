@@ -25,6 +25,8 @@ pub struct RuntimeLimits {
     pub deadline: Duration,
     /// Largest string or list a plugin may return from one call.
     pub output_bytes: usize,
+    /// Largest component file read from disk (`plugin add`, a reload).
+    pub plugin_file_bytes: u64,
 }
 
 impl Default for RuntimeLimits {
@@ -33,6 +35,7 @@ impl Default for RuntimeLimits {
             memory_bytes: 256 << 20,
             deadline: Duration::from_secs(10),
             output_bytes: 16 << 20,
+            plugin_file_bytes: 256 << 20,
         }
     }
 }

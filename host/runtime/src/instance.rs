@@ -310,10 +310,10 @@ impl InstancePool {
     /// Runs one call on an instance under the limits. On success the
     /// instance goes back to the pool; on a trap, deadline or memory error
     /// it is dropped.
-    pub fn call<R>(
+    pub fn call<R: Send>(
         &self,
         call: &str,
-        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>,
+        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R> + Send,
     ) -> Result<R, CallError> {
         let mut instance = self.checkout()?;
         match self.call_on(&mut instance, call, f) {
@@ -327,17 +327,17 @@ impl InstancePool {
 
     /// Runs one call on an instance the caller holds. After an error the
     /// instance must not be used again.
-    pub fn call_on<R>(
+    pub fn call_on<R: Send>(
         &self,
         instance: &mut Instance,
         call: &str,
-        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>,
+        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R> + Send,
     ) -> Result<R, CallError> {
         let ticks = instance.store.data_mut().clock.start_call();
         instance.store.set_epoch_deadline(ticks);
         instance.store.data_mut().limiter.exceeded = false;
         let mark = self.context.log.mark();
-        match f(instance) {
+        match off_the_async_runtime(|| f(instance)) {
             Ok(value) => {
                 self.failures_in_a_row.store(0, Ordering::SeqCst);
                 Ok(value)
@@ -425,5 +425,26 @@ impl InstancePool {
             });
         }
         Ok(())
+    }
+}
+
+/// Runs a synchronous guest call where it may block: never on a worker
+/// thread of an async runtime. wasmtime-wasi's synchronous shims (a
+/// guest's blocking write or flush of stderr, a poll) run their future
+/// with `Handle::block_on` on the current tokio runtime, which panics on a
+/// worker thread ("Cannot start a runtime from within a runtime"): a guest
+/// that printed while the wire decoded a stream on the runtime took the
+/// host down. On a multi-thread runtime the call leaves the worker with
+/// `block_in_place` (cheap, no thread hop); on a current-thread runtime it
+/// runs on a scoped thread of its own; outside any runtime it runs here.
+fn off_the_async_runtime<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|h| h.runtime_flavor()) {
+        Err(_) => f(),
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        Ok(_) => std::thread::scope(|scope| match scope.spawn(f).join() {
+            Ok(value) => value,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }),
     }
 }

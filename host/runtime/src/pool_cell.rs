@@ -88,19 +88,19 @@ impl PoolCell {
     // The pool's calls, through the cell, so adapters need not care whether
     // the pool exists yet.
 
-    pub fn call<R>(
+    pub fn call<R: Send>(
         &self,
         call: &str,
-        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>,
+        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R> + Send,
     ) -> Result<R, CallError> {
         self.get()?.call(call, f)
     }
 
-    pub fn call_on<R>(
+    pub fn call_on<R: Send>(
         &self,
         instance: &mut Instance,
         call: &str,
-        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R>,
+        f: impl FnOnce(&mut Instance) -> wasmtime::Result<R> + Send,
     ) -> Result<R, CallError> {
         self.get()?.call_on(instance, call, f)
     }

@@ -97,6 +97,9 @@ pub struct WireOptions {
     /// Between two events once the stream runs.
     pub read_timeout: Duration,
     pub retry: RetryPolicy,
+    /// Bytes of stream one reply may take: a server that never stops
+    /// cannot fill amber's (or the dialect's) memory.
+    pub max_reply_bytes: u64,
 }
 
 impl Default for WireOptions {
@@ -106,6 +109,7 @@ impl Default for WireOptions {
             first_byte_timeout: Duration::from_secs(120),
             read_timeout: Duration::from_secs(120),
             retry: RetryPolicy::default(),
+            max_reply_bytes: 64 << 20,
         }
     }
 }
@@ -301,7 +305,26 @@ impl WireClient {
             .decoder()
             .map_err(|e| Failure::Fatal(self.dialect_error(e)))?;
         let mut assembler = ReplyAssembler::default();
-        let mut events = response.bytes_stream().eventsource().ready_chunks(BATCH);
+        // Counted on the raw bytes, before framing: one endless event must
+        // not grow the framer's buffer either.
+        let received = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let cap = self.options.max_reply_bytes;
+        let counted = {
+            let received = received.clone();
+            response.bytes_stream().take_while(move |chunk| {
+                let size = chunk.as_ref().map_or(0, |c| c.len() as u64);
+                let total = received.fetch_add(size, std::sync::atomic::Ordering::Relaxed) + size;
+                std::future::ready(total <= cap)
+            })
+        };
+        let too_large = || {
+            Failure::Fatal(ApiError::ReplyTooLarge {
+                provider: provider.clone(),
+                limit_mib: cap >> 20,
+            })
+        };
+        let over = || received.load(std::sync::atomic::Ordering::Relaxed) > cap;
+        let mut events = counted.eventsource().ready_chunks(BATCH);
         let mut wait = first.saturating_sub(started.elapsed());
         let mut any_event = false;
         loop {
@@ -323,6 +346,9 @@ impl WireClient {
             };
             wait = self.options.read_timeout;
             let Some(batch) = next else { break };
+            if over() {
+                return Err(too_large());
+            }
             any_event = true;
             let mut sse = Vec::with_capacity(batch.len());
             let mut broken = None;
@@ -354,6 +380,9 @@ impl WireClient {
                     Failure::Retry(error, None)
                 });
             }
+        }
+        if over() {
+            return Err(too_large());
         }
         let chunks = decoder
             .finish()

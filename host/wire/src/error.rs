@@ -54,6 +54,8 @@ pub enum ApiError {
         "no dialect serves flavor `{flavor}`: is its provider plugin disabled? (see `amber plugin list`)"
     )]
     NoDialect { flavor: String },
+    #[error("the reply from {provider} passed {limit_mib} MiB and was stopped there ([wire] max_reply_mib)")]
+    ReplyTooLarge { provider: String, limit_mib: u64 },
     #[error("cancelled")]
     Cancelled,
 }
@@ -142,6 +144,7 @@ impl From<ApiError> for ModelError {
             ApiError::Dialect { .. } | ApiError::NoDialect { .. } => {
                 (ModelErrorKind::Dialect, None, None)
             }
+            ApiError::ReplyTooLarge { .. } => (ModelErrorKind::ReplyTooLarge, None, None),
             ApiError::Cancelled => (ModelErrorKind::Cancelled, None, None),
         };
         ModelError {

@@ -34,6 +34,9 @@ use crate::render::Printer;
 pub const EXIT_HARD_STOP: u8 = 3;
 /// Exit code after Ctrl-C, as shells expect.
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// Stopped by SIGTERM (128 + 15) or SIGHUP (128 + 1), handled as Ctrl-C.
+pub const EXIT_TERMINATED: u8 = 143;
+pub const EXIT_HUNG_UP: u8 = 129;
 
 #[derive(Args)]
 pub struct ExecArgs {
@@ -132,14 +135,17 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
     let cancel = agent.cancel_token();
     let result = runtime.block_on(async {
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-                // Commands started through `exec` die with their groups.
+            let Some(code) = stop_signal().await else {
+                return;
+            };
+            STOPPED_BY.store(code, std::sync::atomic::Ordering::SeqCst);
+            cancel.cancel();
+            // Commands started through `exec` die with their groups.
+            amber_runtime::imports::exec::kill_running();
+            // A second signal does not wait for anything.
+            if stop_signal().await.is_some() {
                 amber_runtime::imports::exec::kill_running();
-                // A second Ctrl-C does not wait for anything.
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(i32::from(EXIT_INTERRUPTED));
-                }
+                std::process::exit(i32::from(code));
             }
         });
         let mut sink = |event: AgentEvent| printer.event(&event);
@@ -150,6 +156,23 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
     let (event, code) = finish(result, &session_id);
     printer.event(&event);
     code
+}
+
+/// The exit code of the signal that stopped the run, 0 while none has.
+static STOPPED_BY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Waits for Ctrl-C, SIGTERM or SIGHUP, each handled the same way (the
+/// turn is sealed, children are killed), and gives the exit code it
+/// means: 130, 143 or 129. None when no handler could be installed.
+async fn stop_signal() -> Option<u8> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok()?;
+    let mut hup = signal(SignalKind::hangup()).ok()?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r.ok().map(|()| EXIT_INTERRUPTED),
+        _ = term.recv() => Some(EXIT_TERMINATED),
+        _ = hup.recv() => Some(EXIT_HUNG_UP),
+    }
 }
 
 fn finish(
@@ -197,7 +220,10 @@ fn finish(
                 turns,
                 usage,
             ),
-            ExitCode::from(EXIT_INTERRUPTED),
+            ExitCode::from(match STOPPED_BY.load(std::sync::atomic::Ordering::SeqCst) {
+                0 => EXIT_INTERRUPTED,
+                code => code,
+            }),
         ),
         Ok(RunReport {
             outcome: Outcome::ModelFailed(e),
@@ -288,16 +314,19 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     let resumed = match &args.resume {
         Some(id) => {
             let path = store.path(id)?;
+            // Locked before it is read: a second run on the same session
+            // fails here, at once, naming the first.
+            let lock = session::SessionLock::acquire(&path)?;
             let resumed = session::resume(&path)?;
             warnings.extend(resumed.warnings.iter().cloned());
-            Some((path, resumed))
+            Some((path, resumed, lock))
         }
         None => None,
     };
     let preset = choose_preset(
         args,
         &config,
-        resumed.as_ref().and_then(|(_, r)| r.info.as_ref()),
+        resumed.as_ref().and_then(|(_, r, _)| r.info.as_ref()),
     )?;
     let mode: Mode = args.mode.map(Mode::from).unwrap_or(config.policy.mode);
     let policy = host::policy(&config, workspace, Some(mode), args.yes);
@@ -317,16 +346,16 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         }
     };
     let (info, chain, writer, interrupted, is_resumed) = match resumed {
-        Some((path, resumed)) => {
-            let writer = SessionWriter::reopen(&path, &resumed)?;
+        Some((path, resumed, lock)) => {
+            let writer = SessionWriter::reopen(&path, &resumed, lock)?;
             let info = resumed.info.clone().unwrap_or_else(|| SessionInfo {
                 id: args.resume.clone().unwrap_or_default(),
                 ..SessionInfo::default()
             });
             if !info.workspace.is_empty() && info.workspace != workspace_text {
                 warnings.push(format!(
-                    "session {} was started in {}; this run works in {}",
-                    info.id, info.workspace, workspace_text
+                    "session {} belongs to the workspace {}; this run works in {} (use -C {} to work there)",
+                    info.id, info.workspace, workspace_text, info.workspace
                 ));
             }
             (info, resumed.chain, writer, resumed.interrupted, true)

@@ -28,6 +28,8 @@ pub enum ModelErrorKind {
     Provider,
     /// The dialect plugin failed, or none serves the flavor.
     Dialect,
+    /// The reply passed the size cap (`[wire] max_reply_mib`).
+    ReplyTooLarge,
     /// Ctrl-C or a cancel token.
     Cancelled,
 }

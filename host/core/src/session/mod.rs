@@ -32,6 +32,25 @@ pub struct SessionInfo {
     pub workspace: String,
     pub provider: String,
     pub model: String,
+    /// A hash of the fields above, written with the start record: an edit
+    /// of the workspace, provider or model is refused on resume. (The
+    /// system prompt is the chain's first message, sealed by the chain.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
+}
+
+impl SessionInfo {
+    /// The seal of these fields, whatever `seal` holds now.
+    pub fn compute_seal(&self) -> String {
+        let unsealed = SessionInfo {
+            seal: None,
+            ..self.clone()
+        };
+        let bytes = serde_json::to_vec(&unsealed).unwrap_or_default();
+        blake3::hash(&[b"amber-session-start\0".as_slice(), &bytes].concat())
+            .to_hex()
+            .to_string()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,6 +75,62 @@ pub enum SessionError {
     },
     #[error("no session `{id}` in {} (see `amber sessions list`)", dir.display())]
     NotFound { id: String, dir: PathBuf },
+    #[error("session {id} is in use by PID {pid}; wait for it to finish, or stop it")]
+    InUse { id: String, pid: String },
+}
+
+/// One writer per session: an advisory lock on `<id>.lock` beside the
+/// session file, held for the whole run and released by the kernel when
+/// the process ends, however it ends. It holds the holder's PID, for the
+/// error a second writer gets. The file is left in place: removing it
+/// would let two runs lock two different files of the same name.
+#[derive(Debug)]
+pub struct SessionLock {
+    _file: File,
+}
+
+impl SessionLock {
+    /// Locks the session at `session` (its `.jsonl` path), or says who
+    /// holds it.
+    pub fn acquire(session: &Path) -> Result<SessionLock, SessionError> {
+        let path = session.with_extension("lock");
+        let io = io_error(&path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(&io)?;
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(&io)?;
+        match file.try_lock() {
+            Ok(()) => {
+                file.set_len(0).map_err(&io)?;
+                file.write_all(std::process::id().to_string().as_bytes())
+                    .map_err(&io)?;
+                Ok(SessionLock { _file: file })
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut pid = String::new();
+                let _ = file.read_to_string(&mut pid);
+                let id = session
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                Err(SessionError::InUse {
+                    id,
+                    pid: if pid.trim().is_empty() {
+                        "unknown".into()
+                    } else {
+                        pid.trim().to_string()
+                    },
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+        }
+    }
 }
 
 /// The content of a result for a tool call that never finished.
@@ -107,11 +182,18 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> SessionError + '_ {
 pub struct SessionWriter {
     path: PathBuf,
     file: File,
+    _lock: SessionLock,
 }
 
 impl SessionWriter {
-    /// Opens `path` for appending, creating it and its folder.
+    /// Opens `path` for appending, creating it and its folder, and locks
+    /// it for this process.
     pub fn open(path: &Path) -> Result<Self, SessionError> {
+        let lock = SessionLock::acquire(path)?;
+        Self::open_locked(path, lock)
+    }
+
+    fn open_locked(path: &Path, lock: SessionLock) -> Result<Self, SessionError> {
         let io = io_error(path);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(&io)?;
@@ -125,17 +207,20 @@ impl SessionWriter {
         Ok(SessionWriter {
             path: path.to_path_buf(),
             file,
+            _lock: lock,
         })
     }
 
     /// Opens a resumed session for appending after its last whole record,
     /// cutting off a half-written line first so no record is glued to it.
-    pub fn reopen(path: &Path, resumed: &Resumed) -> Result<Self, SessionError> {
+    /// `lock` was taken before the session was read, so nothing changed
+    /// it between the read and this write.
+    pub fn reopen(path: &Path, resumed: &Resumed, lock: SessionLock) -> Result<Self, SessionError> {
         let io = io_error(path);
         let file = OpenOptions::new().write(true).open(path).map_err(&io)?;
         file.set_len(resumed.valid_len).map_err(&io)?;
         drop(file);
-        let mut writer = SessionWriter::open(path)?;
+        let mut writer = SessionWriter::open_locked(path, lock)?;
         if resumed.valid_len > 0 && !ends_with_newline(path)? {
             writer.file.write_all(b"\n").map_err(&io)?;
         }
@@ -161,7 +246,11 @@ impl SessionWriter {
 
     /// Records the session's start; the first line of a new file.
     pub fn start(&mut self, info: &SessionInfo) -> Result<(), SessionError> {
-        self.write(&Record::Start(info.clone()))
+        let sealed = SessionInfo {
+            seal: Some(info.compute_seal()),
+            ..info.clone()
+        };
+        self.write(&Record::Start(sealed))
     }
 
     /// Pushes `message` onto `chain` and records it.
@@ -250,7 +339,22 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         valid_len += raw.len() as u64;
         after_head = false;
         match record {
-            Record::Start(start) => info = Some(start),
+            Record::Start(start) => {
+                match &start.seal {
+                    Some(seal) if *seal != start.compute_seal() => {
+                        return Err(tampered(
+                            number,
+                            "the start record (workspace, provider or model) was changed after it was sealed".into(),
+                        ))
+                    }
+                    Some(_) => {}
+                    None => warnings.push(format!(
+                        "{}:{number}: the start record is not sealed (written by an older amber)",
+                        path.display()
+                    )),
+                }
+                info = Some(start)
+            }
             Record::Message { hash, message } => {
                 let expected = link(&chain.head(), &message);
                 if hex(&expected) != hash {
@@ -398,7 +502,7 @@ mod tests {
         );
         // Appending after a resume cuts the partial line off first.
         let mut chain = resumed.chain.clone();
-        let mut w = SessionWriter::reopen(&path, &resumed).unwrap();
+        let mut w = SessionWriter::reopen(&path, &resumed, SessionLock::acquire(&path).unwrap()).unwrap();
         w.push(&mut chain, text(Role::User, "again")).unwrap();
         w.end_turn(&chain).unwrap();
         let again = resume(&path).unwrap();
@@ -432,11 +536,12 @@ mod tests {
         )
         .unwrap();
         // killed before b finished and before the turn's head
+        drop(w);
         let resumed = resume(&path).unwrap();
         assert_eq!(resumed.interrupted, ["b"]);
         assert!(resumed.warnings[0].contains("the last turn did not finish"));
         let mut chain = resumed.chain.clone();
-        let mut w = SessionWriter::reopen(&path, &resumed).unwrap();
+        let mut w = SessionWriter::reopen(&path, &resumed, SessionLock::acquire(&path).unwrap()).unwrap();
         for message in interrupted_results(&resumed.interrupted) {
             w.push(&mut chain, message).unwrap();
         }
@@ -449,5 +554,36 @@ mod tests {
         assert!(
             matches!(&last.parts[0], Part::ToolResult(r) if r.call_id == "b" && r.is_error && r.content == INTERRUPTED)
         );
+    }
+
+    #[test]
+    fn a_second_writer_of_a_session_is_refused_naming_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s1.jsonl");
+        let first = SessionWriter::open(&path).unwrap();
+        let err = SessionLock::acquire(&path).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "session s1 is in use by PID {}; wait for it to finish, or stop it",
+                std::process::id()
+            )
+        );
+        drop(first);
+        assert!(SessionLock::acquire(&path).is_ok());
+    }
+
+    #[test]
+    fn an_edited_start_record_is_refused_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path());
+        let (info, writer) = store.create("/work/a", "openai", "gpt").unwrap();
+        drop(writer);
+        let path = store.path(&info.id).unwrap();
+        assert!(resume(&path).unwrap().warnings.is_empty());
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("/work/a", "/work/b")).unwrap();
+        let err = resume(&path).unwrap_err().to_string();
+        assert!(err.contains(":1: the start record"), "{err}");
     }
 }

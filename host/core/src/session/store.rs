@@ -96,6 +96,7 @@ impl SessionStore {
                 workspace: workspace.to_string(),
                 provider: provider.to_string(),
                 model: model.to_string(),
+                seal: None,
             };
             let mut writer = SessionWriter::open(&path)?;
             writer.start(&info)?;

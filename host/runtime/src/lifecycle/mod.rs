@@ -131,11 +131,61 @@ fn owner(id: &str) -> Owner {
     Owner::Plugin(id.to_string())
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
-    std::fs::read(path).map_err(|e| LoadError::Read {
+/// Reads a component file: only a regular file (a FIFO would hang amber,
+/// `/dev/zero` would fill its memory), and at most `cap` bytes. Opened
+/// non-blocking, so a FIFO put in its place after the check cannot hang
+/// the read either.
+pub fn read_component(path: &Path, cap: u64) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let refuse = |reason: String| LoadError::Read {
         path: path.to_path_buf(),
-        reason: e.to_string(),
-    })
+        reason,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| refuse(e.to_string()))?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(refuse(format!(
+            "is {what}; a plugin is read only from a regular .wasm file"
+        )));
+    }
+    let too_big = |size: u64| {
+        refuse(format!(
+            "is {} MiB, more than the {} MiB a plugin may be (`[limits] plugin_file_mib`)",
+            size.div_ceil(1 << 20),
+            cap >> 20
+        ))
+    };
+    if meta.len() > cap {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| refuse(e.to_string()))?;
+    if !file.metadata().map_err(|e| refuse(e.to_string()))?.is_file() {
+        return Err(refuse("changed into something other than a regular file while being read".into()));
+    }
+    let mut bytes = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| refuse(e.to_string()))?;
+    if bytes.len() as u64 > cap {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 impl PluginRuntime {
@@ -202,7 +252,12 @@ impl PluginRuntime {
     /// Registers the component in `path`. The same bytes again change
     /// nothing; new bytes for a known id replace it (see [`Self::replace`]).
     pub fn register_file(&self, path: &Path) -> Result<(String, Registration), LoadError> {
-        self.register_bytes(&read(path)?, path)
+        self.register_bytes(&self.read_file(path)?, path)
+    }
+
+    /// A component file, read within this runtime's size cap.
+    pub fn read_file(&self, path: &Path) -> Result<Vec<u8>, LoadError> {
+        read_component(path, self.inner.options.limits.plugin_file_bytes)
     }
 
     /// Like [`Self::register_file`], for bytes already in memory.
@@ -241,7 +296,7 @@ impl PluginRuntime {
     /// the same grants; if the new one fails to enable, the old one is put
     /// back and enabled, and the error says why.
     pub fn replace(&self, id: &str, path: &Path) -> Result<(), LoadError> {
-        let loaded = Loaded::load(&self.inner, read(path)?, path)?;
+        let loaded = Loaded::load(&self.inner, self.read_file(path)?, path)?;
         if loaded.manifest().id != id {
             let reason = format!(
                 "{} is plugin `{}`, not `{id}`",

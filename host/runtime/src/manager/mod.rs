@@ -238,7 +238,9 @@ impl PluginManager {
         choice: &GrantChoice,
         asker: &mut dyn GrantAsker,
     ) -> Result<AddReport, LoadError> {
-        let (id, registration) = self.runtime.register_file(file)?;
+        // Read once: what is validated is what is kept.
+        let bytes = self.runtime.read_file(file)?;
+        let (id, registration) = self.runtime.register_bytes(&bytes, file)?;
         let status = self.manifest(&id)?;
         let requested: Vec<PermissionRequest> = status.manifest.permissions.clone();
         for p in &choice.explicit {
@@ -246,7 +248,7 @@ impl PluginManager {
                 return Err(not_requested(&id, *p));
             }
         }
-        let stored = self.state.store_wasm(&id, &status.hash, file)?;
+        let stored = self.state.store_wasm(&id, &status.hash, &bytes)?;
         self.state.update_installed(|installed| {
             installed.removed_bundled.remove(&id);
             let entry = InstalledPlugin {

@@ -122,13 +122,12 @@ impl StateDir {
     }
 
     /// Keeps a copy of the component as `<id>/<hash>.wasm`; returns its path.
-    pub fn store_wasm(&self, id: &str, hash: &str, source: &Path) -> Result<PathBuf, LoadError> {
+    pub fn store_wasm(&self, id: &str, hash: &str, bytes: &[u8]) -> Result<PathBuf, LoadError> {
         let path = self.dir.join(id).join(format!("{hash}.wasm"));
         if path.exists() {
             return Ok(path);
         }
-        let bytes = std::fs::read(source).map_err(|e| io_error(source, e))?;
-        write_atomic(&path, &bytes)?;
+        write_atomic(&path, bytes)?;
         Ok(path)
     }
 
