@@ -325,3 +325,33 @@ fn traps_separated_by_successes_do_not_fail_the_plugin() {
     }
     assert_eq!(runtime.state("misbehave"), Some(PluginState::Active));
 }
+
+/// A guest that writes to stderr (here, a panic's message) while it is
+/// called from inside an async runtime: wasmtime-wasi's blocking write
+/// enters the runtime with `block_on`, which panicked the host on a worker
+/// thread ("Cannot start a runtime from within a runtime"). The runtime
+/// now leaves the worker for the call, on either kind of async runtime.
+#[test]
+fn a_guest_that_prints_inside_an_async_runtime_does_not_take_the_host_down() {
+    let scratch = Scratch::new();
+    let runtime = hostile_runtime(&scratch, |_| {});
+    let multi = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let on_worker = runtime.clone();
+    let task = multi.spawn(async move { call_tool(&on_worker, "panic", json!({})).unwrap_err() });
+    let err = multi.block_on(task).unwrap();
+    assert!(err.contains("panicked on purpose"), "{err}");
+    let single = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let err = single.block_on(async { call_tool(&runtime, "panic", json!({})).unwrap_err() });
+    assert!(err.contains("panicked on purpose"), "{err}");
+    assert_eq!(
+        call_tool(&runtime, "hello", json!({"name": "after"})).unwrap(),
+        "Hello, after!"
+    );
+}

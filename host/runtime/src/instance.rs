@@ -212,6 +212,10 @@ impl InstancePool {
     /// A new instance with its exports loaded, not yet initialised: what
     /// reading the manifest needs, since `manifest` comes before anything.
     pub fn instantiate_uninitialized(&self) -> Result<Instance, CallError> {
+        off_the_async_runtime(|| self.instantiate_uninitialized_here())
+    }
+
+    fn instantiate_uninitialized_here(&self) -> Result<Instance, CallError> {
         let mut store = self.new_store()?;
         let ticks = store.data_mut().clock.start_call();
         store.set_epoch_deadline(ticks);
@@ -263,7 +267,11 @@ impl InstancePool {
     /// A new instance, initialised. `initialize` runs under the same limits
     /// as any call. This is what replacing a trapped Store costs.
     pub fn instantiate(&self) -> Result<Instance, CallError> {
-        let mut instance = self.instantiate_uninitialized()?;
+        off_the_async_runtime(|| self.instantiate_here())
+    }
+
+    fn instantiate_here(&self) -> Result<Instance, CallError> {
+        let mut instance = self.instantiate_uninitialized_here()?;
         let ticks = instance.store.data_mut().clock.start_call();
         instance.store.set_epoch_deadline(ticks);
         let ctx = self.context.init_context();
