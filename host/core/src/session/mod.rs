@@ -502,7 +502,8 @@ mod tests {
         );
         // Appending after a resume cuts the partial line off first.
         let mut chain = resumed.chain.clone();
-        let mut w = SessionWriter::reopen(&path, &resumed, SessionLock::acquire(&path).unwrap()).unwrap();
+        let mut w =
+            SessionWriter::reopen(&path, &resumed, SessionLock::acquire(&path).unwrap()).unwrap();
         w.push(&mut chain, text(Role::User, "again")).unwrap();
         w.end_turn(&chain).unwrap();
         let again = resume(&path).unwrap();
@@ -541,7 +542,8 @@ mod tests {
         assert_eq!(resumed.interrupted, ["b"]);
         assert!(resumed.warnings[0].contains("the last turn did not finish"));
         let mut chain = resumed.chain.clone();
-        let mut w = SessionWriter::reopen(&path, &resumed, SessionLock::acquire(&path).unwrap()).unwrap();
+        let mut w =
+            SessionWriter::reopen(&path, &resumed, SessionLock::acquire(&path).unwrap()).unwrap();
         for message in interrupted_results(&resumed.interrupted) {
             w.push(&mut chain, message).unwrap();
         }

@@ -175,8 +175,14 @@ pub fn read_component(path: &Path, cap: u64) -> Result<Vec<u8>, LoadError> {
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| refuse(e.to_string()))?;
-    if !file.metadata().map_err(|e| refuse(e.to_string()))?.is_file() {
-        return Err(refuse("changed into something other than a regular file while being read".into()));
+    if !file
+        .metadata()
+        .map_err(|e| refuse(e.to_string()))?
+        .is_file()
+    {
+        return Err(refuse(
+            "changed into something other than a regular file while being read".into(),
+        ));
     }
     let mut bytes = Vec::new();
     file.take(cap + 1)
