@@ -44,7 +44,13 @@ enum Command {
     ///
     /// Exit codes: 0 done, 1 error, 2 usage error, 3 hard stop (e.g.
     /// max_tool_iterations reached), 130 interrupted (Ctrl-C; the session is
-    /// saved and can be resumed).
+    /// saved and can be resumed), 143 and 129 the same for SIGTERM and
+    /// SIGHUP.
+    ///
+    /// Every shell command runs in an OS sandbox (bubblewrap, else Landlock
+    /// and seccomp): the workspace writable but .git and .amber, the rest
+    /// read-only, the home hidden but its toolchains, no network unless
+    /// approved. See docs/sandbox.md.
     Exec(commands::exec::ExecArgs),
     /// List recorded sessions and show (and verify) one.
     #[command(subcommand)]
