@@ -105,16 +105,20 @@ pub fn spawner(config: &Config) -> Spawner {
 /// once, and every command in write mode is asked about.
 pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) -> Arc<Policy> {
     let mode = mode.unwrap_or(config.policy.mode);
-    let backend = spawner(config).backend().clone();
-    if !backend.is_available() && mode == Mode::Write {
-        static SAID: std::sync::Once = std::sync::Once::new();
-        SAID.call_once(|| {
-            eprintln!(
-                "amber: warning: no OS sandbox for shell commands ({}); every command will ask for approval",
-                backend.describe()
-            )
-        });
-    }
+    let spawner = spawner(config);
+    let available = move || {
+        let backend = spawner.backend();
+        if !backend.is_available() && mode == Mode::Write {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!(
+                    "amber: warning: no OS sandbox for shell commands ({}); every command will ask for approval",
+                    backend.describe()
+                )
+            });
+        }
+        backend.is_available()
+    };
     Arc::new(
         Policy::new(
             mode,
@@ -122,10 +126,7 @@ pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) 
             config.policy.rules.clone(),
             Some(crate::approval::handler(yes)),
         )
-        .with_sandbox(SandboxStance {
-            available: backend.is_available(),
-            always: config.sandbox.always,
-        }),
+        .with_sandbox(SandboxStance::new(config.sandbox.always, available)),
     )
 }
 

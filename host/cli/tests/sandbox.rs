@@ -507,3 +507,64 @@ fn config_values_that_make_everything_fail_are_refused_by_every_command() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn an_approved_write_outside_the_workspace_gets_exactly_that_folder() {
+    let probe = Probe::new();
+    let granted = probe.out("granted.txt");
+    let elsewhere = probe.home.path().join("elsewhere.txt");
+    let server = fake(&shell_script(&[
+        format!("echo ok > {}", granted.display()),
+        // Classified as writing only in the workspace, so it runs free and
+        // gets no escalation: the sandbox stops its write to the home.
+        format!(
+            "printf 'all:\\n\\t@echo no > {}\\n' > Out.mk && make -s -f Out.mk",
+            elsewhere.display()
+        ),
+    ]));
+    let run = probe.exec(&server, &["--yes"]);
+    let results = run.results();
+    assert_eq!(
+        std::fs::read_to_string(&granted).unwrap(),
+        "ok\n",
+        "{results:?}"
+    );
+    assert!(!elsewhere.exists(), "{results:?}");
+}
+
+#[test]
+fn resuming_from_another_workspace_warns_naming_the_sessions_own() {
+    let probe = Probe::new();
+    let server =
+        fake("[[turns]]\nreply = { text = \"first\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
+    let run = probe.exec(&server, &[]);
+    run.assert_done("first");
+    let id = run.session_id();
+    let other = tempfile::tempdir().unwrap();
+    let again =
+        fake("[[turns]]\nreply = { text = \"second\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
+    let base = again.openai_base();
+    let out = probe
+        .command(&[
+            "exec",
+            "--json",
+            "--base-url",
+            &base,
+            "--resume",
+            &id,
+            "go on",
+        ])
+        .env("AMBER_WORKSPACE", other.path())
+        .output()
+        .unwrap();
+    let resumed = Run::from(out);
+    resumed.assert_done("second");
+    let started = resumed.one("session.started");
+    let warned = started["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str().unwrap().contains(&format!(
+            "belongs to the workspace {}",
+            probe.env.ws.display()
+        ))
+    });
+    assert!(warned, "{:#?}", resumed.events);
+}

@@ -263,6 +263,10 @@ reply = { tool_calls = [{ id = "s", name = "shell", arguments = { command = "ech
             "--json",
             "--base-url",
             &server.openai_base(),
+            // Unsandboxed, so `$$` is a pid of this machine's namespace
+            // (the sandboxed case is in sandbox.rs).
+            "--mode",
+            "yolo",
             "wait",
         ])
         .stdout(std::process::Stdio::piped())

@@ -78,11 +78,40 @@ impl Ask {
 }
 
 /// Whether commands have an OS sandbox to run in, and whether yolo must
-/// use it too (`[sandbox] always`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// use it too (`[sandbox] always`). Availability is asked for when the
+/// first command is checked, not before: finding the sandbox starts a
+/// process, which a run that starts none should not pay.
+#[derive(Clone)]
 pub struct SandboxStance {
-    pub available: bool,
+    available: Arc<dyn Fn() -> bool + Send + Sync>,
     pub always: bool,
+}
+
+impl SandboxStance {
+    /// Availability from `available`, asked on each command check (the
+    /// caller caches it).
+    pub fn new(always: bool, available: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        SandboxStance {
+            available: Arc::new(available),
+            always,
+        }
+    }
+
+    /// A known availability.
+    pub fn fixed(available: bool, always: bool) -> Self {
+        SandboxStance::new(always, move || available)
+    }
+
+    pub fn available(&self) -> bool {
+        (self.available)()
+    }
+}
+
+impl Default for SandboxStance {
+    /// Fail-safe: no sandbox, so every command in write mode is asked.
+    fn default() -> Self {
+        SandboxStance::fixed(false, false)
+    }
 }
 
 pub struct Policy {
@@ -132,8 +161,8 @@ impl Policy {
         self.mode
     }
 
-    pub fn sandbox(&self) -> SandboxStance {
-        self.sandbox
+    pub fn sandbox(&self) -> &SandboxStance {
+        &self.sandbox
     }
 
     pub fn root(&self) -> &Path {
@@ -286,7 +315,7 @@ impl Policy {
         cwd: &Path,
     ) -> Result<CommandPermit, String> {
         let class = shell_classify(command, cwd, &self.root);
-        let sandboxed = self.sandbox.available;
+        let sandboxed = self.sandbox.available();
         let in_sandbox = |writable: bool| CommandPermit {
             workspace_writable: writable,
             ..CommandPermit::default()
@@ -407,10 +436,9 @@ mod tests {
         }
     }
 
-    const SANDBOXED: SandboxStance = SandboxStance {
-        available: true,
-        always: false,
-    };
+    fn sandboxed() -> SandboxStance {
+        SandboxStance::fixed(true, false)
+    }
 
     fn scripted(answers: Vec<Decision>) -> Arc<Scripted> {
         Arc::new(Scripted {
@@ -509,7 +537,7 @@ mod tests {
             Decision::ApproveForSession(Scope::Kind("exec:git:network".into())),
         ]);
         let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()))
-            .with_sandbox(SANDBOXED);
+            .with_sandbox(sandboxed());
         assert_eq!(
             policy.authorize(&ask("write_note", "/ws/docs/a.md")),
             Ok(())
@@ -552,7 +580,7 @@ mod tests {
     fn commands_follow_the_mode_and_their_class() {
         let handler = scripted(vec![Decision::Deny]);
         let write = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()))
-            .with_sandbox(SANDBOXED);
+            .with_sandbox(sandboxed());
         let ws = Path::new("/ws");
         assert!(write.check_command("p", "cargo test", ws).is_ok());
         let err = write.check_command("p", "rm -rf build", ws).unwrap_err();
@@ -594,7 +622,7 @@ mod tests {
             Decision::Deny,
         ]);
         let policy = Policy::new(Mode::Write, root.clone(), Vec::new(), Some(handler.clone()))
-            .with_sandbox(SANDBOXED);
+            .with_sandbox(sandboxed());
         assert!(policy.check_command("shell", "rm -rf sub2", &root).is_ok());
         // The grant was for the workspace; /tmp/x is not in it.
         assert!(policy
@@ -621,14 +649,14 @@ mod tests {
             decision: RuleDecision::Allow,
         };
         let policy =
-            Policy::new(Mode::Write, root.clone(), vec![rule(".")], None).with_sandbox(SANDBOXED);
+            Policy::new(Mode::Write, root.clone(), vec![rule(".")], None).with_sandbox(sandboxed());
         assert!(policy.check_command("shell", "rm -rf build", &root).is_ok());
         assert!(policy
             .check_command("shell", "rm -rf /etc/x", &root)
             .is_err());
         assert!(policy.check_command("shell", "rm -rf ../x", &root).is_err());
-        let policy =
-            Policy::new(Mode::Write, root.clone(), vec![rule("sub")], None).with_sandbox(SANDBOXED);
+        let policy = Policy::new(Mode::Write, root.clone(), vec![rule("sub")], None)
+            .with_sandbox(sandboxed());
         assert!(policy.check_command("shell", "rm -rf sub/x", &root).is_ok());
         assert!(policy
             .check_command("shell", "rm -rf other/x", &root)
@@ -641,7 +669,7 @@ mod tests {
         let root = ws.path().to_path_buf();
         let handler = scripted(vec![Decision::ApproveOnce, Decision::ApproveOnce]);
         let policy = Policy::new(Mode::Write, root.clone(), Vec::new(), Some(handler.clone()))
-            .with_sandbox(SANDBOXED);
+            .with_sandbox(sandboxed());
         let permit = policy
             .check_command("shell", "curl -o out.html example.org", &root)
             .unwrap();
@@ -674,16 +702,15 @@ mod tests {
         let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
         let err = policy.check_command("shell", "ls", ws).unwrap_err();
         assert!(err.contains("exec:unsandboxed"), "{err}");
-        let yolo = Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None).with_sandbox(SANDBOXED);
+        let yolo =
+            Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None).with_sandbox(sandboxed());
         assert!(yolo.check_command("shell", "ls", ws).unwrap().unsandboxed);
-        let always =
-            Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None).with_sandbox(SandboxStance {
-                available: true,
-                always: true,
-            });
+        let always = Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), None)
+            .with_sandbox(SandboxStance::fixed(true, true));
         let permit = always.check_command("shell", "curl x.org", ws).unwrap();
         assert!(!permit.unsandboxed && permit.network);
-        let read = Policy::new(Mode::Read, "/ws".into(), Vec::new(), None).with_sandbox(SANDBOXED);
+        let read =
+            Policy::new(Mode::Read, "/ws".into(), Vec::new(), None).with_sandbox(sandboxed());
         assert!(
             !read
                 .check_command("shell", "ls", ws)

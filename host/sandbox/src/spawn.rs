@@ -10,7 +10,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::Duration;
 
@@ -146,31 +146,52 @@ impl Drop for PrivateTmp {
 }
 
 /// Starts every command amber runs for a model or a plugin.
-#[derive(Debug, Clone)]
+///
+/// The backend is found on first use, not when the spawner is made:
+/// finding it runs bubblewrap once (some 10–25 ms), which a command that
+/// never starts a process should not pay.
+#[derive(Clone)]
 pub struct Spawner {
-    backend: Backend,
+    choice: BackendChoice,
+    backend: Arc<OnceLock<Backend>>,
+}
+
+impl std::fmt::Debug for Spawner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spawner")
+            .field("choice", &self.choice)
+            .field("backend", &self.backend.get())
+            .finish()
+    }
 }
 
 impl Spawner {
+    /// A spawner with this backend, found already.
     pub fn new(backend: Backend) -> Spawner {
-        Spawner { backend }
+        Spawner {
+            choice: BackendChoice::Auto,
+            backend: Arc::new(OnceLock::from(backend)),
+        }
     }
 
-    /// The best sandbox of this machine (found once per process per
-    /// choice: detection runs bubblewrap once).
+    /// The best sandbox of this machine that `choice` allows, found on
+    /// first use and once per process per choice.
     pub fn detect(choice: BackendChoice) -> Spawner {
-        static FOUND: Mutex<Vec<(BackendChoice, Backend)>> = Mutex::new(Vec::new());
+        static FOUND: Mutex<Vec<(BackendChoice, Arc<OnceLock<Backend>>)>> = Mutex::new(Vec::new());
         let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, backend)) = found.iter().find(|(c, _)| *c == choice) {
-            return Spawner::new(backend.clone());
-        }
-        let backend = Backend::detect(choice);
-        found.push((choice, backend.clone()));
-        Spawner::new(backend)
+        let backend = match found.iter().find(|(c, _)| *c == choice) {
+            Some((_, backend)) => backend.clone(),
+            None => {
+                let backend = Arc::new(OnceLock::new());
+                found.push((choice, backend.clone()));
+                backend
+            }
+        };
+        Spawner { choice, backend }
     }
 
     pub fn backend(&self) -> &Backend {
-        &self.backend
+        self.backend.get_or_init(|| Backend::detect(self.choice))
     }
 
     /// The process to start, with its sandbox; the private temporary
@@ -183,7 +204,7 @@ impl Spawner {
         let mut private_tmp = None;
         #[cfg(target_os = "linux")]
         let mut plan: Option<crate::landlock_seccomp::Plan> = None;
-        let mut cmd = match (&spec.confinement, &self.backend) {
+        let mut cmd = match (&spec.confinement, self.backend()) {
             (Confinement::Unsandboxed, _) => Command::new("sh"),
             (Confinement::Sandboxed(_), Backend::None(why)) => {
                 return Err(sandbox_error(format!("no OS sandbox here ({why})")))
