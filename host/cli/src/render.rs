@@ -7,6 +7,14 @@ use std::io::Write;
 
 use amber_core::engine::{AgentEvent, DeltaKind, FailureKind, Status};
 
+/// `eprintln!` that does not panic when stderr fails: after SIGHUP the
+/// terminal answers writes with EIO, and the run must still seal its turn.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub struct Printer {
     json: bool,
     /// The last text written to stdout ended a line (or nothing was).
@@ -65,18 +73,18 @@ impl Printer {
                 ..
             } => {
                 let verb = if *resumed { "resuming" } else { "session" };
-                eprintln!("amber: {verb} {session_id} · {provider} {model} · {mode} mode");
+                say!("amber: {verb} {session_id} · {provider} {model} · {mode} mode");
                 if let Some(file) = instructions {
-                    eprintln!("amber: project instructions from {file}");
+                    say!("amber: project instructions from {file}");
                 }
                 if !interrupted.is_empty() {
-                    eprintln!(
+                    say!(
                         "amber: {} unfinished tool call(s) recorded as interrupted",
                         interrupted.len()
                     );
                 }
                 for w in warnings {
-                    eprintln!("amber: warning: {w}");
+                    say!("amber: warning: {w}");
                 }
             }
             AgentEvent::TurnStarted { .. } | AgentEvent::TurnCompleted { .. } => {}
@@ -88,7 +96,7 @@ impl Printer {
                 name, arguments, ..
             } => {
                 self.break_line();
-                eprintln!("→ {name} {}", clip(arguments));
+                say!("→ {name} {}", clip(arguments));
             }
             AgentEvent::ToolResult {
                 status,
@@ -104,21 +112,21 @@ impl Printer {
                 // An edit shows its diff in full; anything else, one line.
                 match meta.as_ref().and_then(|m| m["diff"].as_str()) {
                     Some(diff) => {
-                        eprintln!("  {mark} {}", output.lines().next().unwrap_or(""));
+                        say!("  {mark} {}", output.lines().next().unwrap_or(""));
                         for line in diff.lines() {
-                            eprintln!("    {line}");
+                            say!("    {line}");
                         }
                     }
-                    None => eprintln!("  {mark} {}", clip(output)),
+                    None => say!("  {mark} {}", clip(output)),
                 }
             }
             AgentEvent::Steer { message, .. } => {
                 self.break_line();
-                eprintln!("amber: steering the model: {message}");
+                say!("amber: steering the model: {message}");
             }
             AgentEvent::Warning { message } => {
                 self.break_line();
-                eprintln!("amber: warning: {message}");
+                say!("amber: warning: {message}");
             }
             AgentEvent::SessionCompleted {
                 session_id,
@@ -127,7 +135,7 @@ impl Printer {
                 ..
             } => {
                 self.break_line();
-                eprintln!(
+                say!(
                     "amber: done in {turns} model call(s), {} tokens in, {} out · session {session_id}",
                     usage.input_tokens, usage.output_tokens
                 );
@@ -144,9 +152,9 @@ impl Printer {
                     FailureKind::HardStop => "hard stop",
                     FailureKind::Interrupted => "interrupted",
                 };
-                eprintln!("amber: {what}: {error}");
+                say!("amber: {what}: {error}");
                 if !session_id.is_empty() {
-                    eprintln!("amber: continue with: amber exec --resume {session_id} \"...\"");
+                    say!("amber: continue with: amber exec --resume {session_id} \"...\"");
                 }
             }
         }

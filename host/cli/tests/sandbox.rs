@@ -271,6 +271,20 @@ fn a_second_run_on_a_session_in_use_fails_at_once_naming_the_first() {
     let mut first = spawn(&probe, &server, &[]);
     let seen = wait_for(&mut first, "tool.call");
     let id = seen[0]["session_id"].as_str().unwrap().to_string();
+    // Read amber's environment from outside, as root can despite
+    // non-dumpable: the key was scrubbed from it at start. (As another
+    // user the read itself is refused.)
+    if let Ok(environ) = std::fs::read(format!("/proc/{}/environ", first.id())) {
+        let environ = String::from_utf8_lossy(&environ);
+        assert!(
+            !environ.contains(KEY),
+            "the key is in amber's /proc environ"
+        );
+        assert!(
+            environ.contains("AMBER_HOME="),
+            "the read worked: {environ}"
+        );
+    }
     let second_server = fake(DONE);
     let started = Instant::now();
     let second = probe.exec(&second_server, &["--resume", &id]);
@@ -475,6 +489,16 @@ fn config_values_that_make_everything_fail_are_refused_by_every_command() {
         ("agent", "subagent_max_iterations", "must be at least 1"),
         ("agent", "max_tool_iterations", "must be at least 1"),
         ("wire", "max_reply_mib", "must be between 1 and 4096"),
+        ("limits", "memory_mib", "must be between 1 and 4096"),
+        ("limits", "deadline_ms", "must be at least 1"),
+        ("limits", "plugin_file_mib", "must be between 1 and 4096"),
+        ("agent", "subagent_max", "must be between 1 and 16"),
+        ("memory", "recall_budget", "must be between 64 and 8192"),
+        ("wire", "connect_timeout_ms", "must be at least 1"),
+        ("wire", "first_byte_timeout_ms", "must be at least 1"),
+        ("wire", "read_timeout_ms", "must be at least 1"),
+        ("wire", "max_attempts", "must be between 1 and 10"),
+        ("wire", "max_retry_delay_ms", "must be at least 1"),
     ] {
         std::fs::write(
             probe.env.home.join("config.toml"),

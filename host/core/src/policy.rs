@@ -655,6 +655,10 @@ mod tests {
             .check_command("shell", "rm -rf /etc/x", &root)
             .is_err());
         assert!(policy.check_command("shell", "rm -rf ../x", &root).is_err());
+        // Targets that come from xargs's input are inside no folder.
+        assert!(policy
+            .check_command("shell", "cat list | xargs rm -rf", &root)
+            .is_err());
         let policy = Policy::new(Mode::Write, root.clone(), vec![rule("sub")], None)
             .with_sandbox(sandboxed());
         assert!(policy.check_command("shell", "rm -rf sub/x", &root).is_ok());

@@ -1,7 +1,9 @@
 //! A profile as bubblewrap arguments. Mounts are applied in order, so the
-//! narrow ones come last: hide the home folder, then show its toolchains;
-//! hide `/tmp` first (the home may live there in tests), bind the workspace (which may live there); bind the
-//! workspace, then make its protected folders read-only again.
+//! narrow ones come last: hide `/tmp` and `/run` first (the home may live
+//! in `/tmp` in tests; `/run` holds the host's sockets), then the home,
+//! then show its toolchains; bind the workspace, then the approved
+//! folders, and only then hide amber's folders and make `.git` and
+//! `.amber` read-only again, so no bind can undo them.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -28,6 +30,8 @@ pub fn arguments(profile: &Profile, cwd: &Path) -> Vec<OsString> {
     push(&mut args, "--dev", &[Path::new("/dev")]);
     push(&mut args, "--proc", &[Path::new("/proc")]);
     push(&mut args, "--tmpfs", &[Path::new("/tmp")]);
+    // D-Bus, agents, docker: a host socket is a way out of any sandbox.
+    push(&mut args, "--tmpfs", &[Path::new("/run")]);
     if let Some(home) = &profile.home {
         if home.is_dir() {
             push(&mut args, "--tmpfs", &[home]);
@@ -40,13 +44,6 @@ pub fn arguments(profile: &Profile, cwd: &Path) -> Vec<OsString> {
             }
         }
     }
-    for dir in &profile.hidden {
-        // A hidden folder inside the workspace stays visible: the
-        // workspace is the user's to show.
-        if dir.is_dir() && !dir.starts_with(&profile.workspace) {
-            push(&mut args, "--tmpfs", &[dir]);
-        }
-    }
     for dir in &profile.read_dirs {
         push(&mut args, "--ro-bind-try", &[dir, dir]);
     }
@@ -56,11 +53,18 @@ pub fn arguments(profile: &Profile, cwd: &Path) -> Vec<OsString> {
         "--ro-bind"
     };
     push(&mut args, bind, &[&profile.workspace, &profile.workspace]);
-    for dir in profile.protected() {
-        push(&mut args, "--ro-bind", &[&dir, &dir]);
-    }
     for dir in &profile.write_dirs {
         push(&mut args, "--bind-try", &[dir, dir]);
+    }
+    for dir in &profile.hidden {
+        // One that holds the workspace would hide the workspace too;
+        // `Profile::check` refused a workspace holding one.
+        if dir.is_dir() && !profile.workspace.starts_with(dir) {
+            push(&mut args, "--tmpfs", &[dir]);
+        }
+    }
+    for dir in profile.protected() {
+        push(&mut args, "--ro-bind", &[&dir, &dir]);
     }
     push(&mut args, "--chdir", &[cwd]);
     args.push("--".into());

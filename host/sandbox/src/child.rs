@@ -5,6 +5,16 @@
 
 use std::io;
 
+/// `setsid()`: a new session and process group whose id is the child's
+/// pid, and no controlling terminal.
+pub fn own_session() -> io::Result<()> {
+    // SAFETY: setsid is async-signal-safe and takes no arguments.
+    if unsafe { libc::setsid() } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// `PR_SET_PDEATHSIG(SIGKILL)`, then a check that the parent did not die
 /// before it was set.
 pub fn die_with_parent(parent: libc::pid_t) -> io::Result<()> {

@@ -4,14 +4,15 @@
 //! safe after `fork` in a threaded process); the child only calls
 //! `landlock_restrict_self` and `seccomp` before `exec`.
 //!
-//! Landlock grants, it cannot hide: so reads are allowed on every
-//! top-level folder but the home folders and `/tmp`, plus the toolchain
-//! folders of the home, the workspace, and a private temporary folder
-//! (`TMPDIR`). Its rules cover whole trees, so `.git` cannot be carved out
+//! Landlock grants, it cannot hide: so reads are granted on every folder
+//! that leads to none of the hidden ones (the homes, `/tmp`, amber's
+//! folders), walking into those that hold one, plus the toolchain folders
+//! of the home, the workspace, and a private temporary folder (`TMPDIR`). Its rules cover whole trees, so `.git` cannot be carved out
 //! of a writable workspace: under this backend `.git` is writable
-//! (docs/sandbox.md). The network is closed by seccomp (no socket but
-//! `AF_UNIX`) and, on ABI 4 and later, by Landlock's TCP rules. On ABI 6
-//! and later the command cannot signal processes outside its sandbox.
+//! (docs/sandbox.md). The network is closed by seccomp (no socket at all,
+//! `AF_UNIX` included: a host socket is a way out) and, on ABI 4 and later, by
+//! Landlock's TCP rules. On ABI 6 and later the command cannot signal
+//! processes outside its sandbox nor reach abstract Unix sockets.
 
 use std::path::{Path, PathBuf};
 
@@ -19,10 +20,7 @@ use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreated,
     RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
-use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
-};
+use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
 
 use crate::profile::Profile;
 
@@ -34,23 +32,45 @@ pub struct Plan {
 
 const ABI_USED: ABI = ABI::V6;
 
-fn readable_roots(profile: &Profile, private_tmp: &Path) -> Vec<PathBuf> {
-    let skipped = |p: &Path| {
-        matches!(
-            p.to_str(),
-            Some("/home" | "/root" | "/tmp" | "/var/tmp" | "/lost+found")
-        ) || profile.home.as_deref() == Some(p)
-            || profile.hidden.iter().any(|h| h == p)
+/// Folders no read may enter: the home folders, `/tmp` (the command gets
+/// a private one) and amber's own, resolved.
+fn unreadable(profile: &Profile) -> Vec<PathBuf> {
+    let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let mut out: Vec<PathBuf> = ["/home", "/root", "/tmp", "/var/tmp", "/lost+found"]
+        .iter()
+        .map(|p| real(Path::new(p)))
+        .collect();
+    out.extend(profile.home.iter().map(|h| real(h)));
+    out.extend(profile.hidden.iter().map(|h| real(h)));
+    out
+}
+
+/// Every entry of `dir` that leads to no unreadable folder, granted whole;
+/// the entries that hold one are walked into, so only the unreadable
+/// folders themselves stay out (Landlock grants and cannot deny).
+fn readable_except(dir: &Path, unreadable: &[PathBuf], out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
     };
-    let mut roots: Vec<PathBuf> = std::fs::read_dir("/")
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| !skipped(p))
-                .collect()
-        })
-        .unwrap_or_default();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // A symlink counts where it leads.
+        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if unreadable.iter().any(|u| real.starts_with(u)) {
+            continue;
+        }
+        let holds = unreadable.iter().any(|u| u.starts_with(&real));
+        if holds && depth < 16 && real.is_dir() {
+            readable_except(&real, unreadable, out, depth + 1);
+        } else if !holds {
+            out.push(path);
+        }
+    }
+}
+
+fn readable_roots(profile: &Profile, private_tmp: &Path) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    readable_except(Path::new("/"), &unreadable(profile), &mut roots, 0);
     roots.extend(profile.home_parts().0);
     roots.extend(profile.read_dirs.iter().cloned());
     roots.push(profile.workspace.clone());
@@ -73,13 +93,15 @@ fn ruleset(profile: &Profile, private_tmp: &Path) -> Result<RulesetCreated, Stri
         .handle_access(AccessFs::from_all(ABI_USED))
         .map_err(err)?
         .scope(Scope::Signal)
+        .map_err(err)?
+        .scope(Scope::AbstractUnixSocket)
         .map_err(err)?;
     if !profile.network {
         ruleset = ruleset
             .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
             .map_err(err)?;
     }
-    let devices = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+    let devices = ["/dev/null", "/dev/zero", "/dev/full"];
     ruleset
         .create()
         .map_err(err)?
@@ -100,22 +122,16 @@ fn ruleset(profile: &Profile, private_tmp: &Path) -> Result<RulesetCreated, Stri
         .map_err(err)
 }
 
-/// No socket but `AF_UNIX`, and no io_uring (which would bypass the
-/// socket rule).
+/// No socket at all, and no io_uring (which would bypass the rule): not
+/// `AF_INET`, and not `AF_UNIX` either, since a Unix socket of the host
+/// (D-Bus, an agent, docker) is a way out that a read-only mount does not
+/// close. `socketpair` stays.
 fn network_filter() -> Result<BpfProgram, String> {
     let err = |e: seccompiler::BackendError| format!("cannot build the seccomp filter: {e}");
     let arch = TargetArch::try_from(std::env::consts::ARCH)
         .map_err(|e| format!("seccomp does not support this machine: {e}"))?;
-    let not_unix = SeccompRule::new(vec![SeccompCondition::new(
-        0,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Ne,
-        libc::AF_UNIX as u64,
-    )
-    .map_err(err)?])
-    .map_err(err)?;
     let rules = [
-        (libc::SYS_socket, vec![not_unix]),
+        (libc::SYS_socket, vec![]),
         (libc::SYS_io_uring_setup, vec![]),
     ]
     .into_iter()
@@ -143,18 +159,18 @@ impl Plan {
     }
 
     /// In the child, before `exec`: restrict, or fail the spawn.
+    /// Nothing here allocates: only an errno crosses back from the child
+    /// anyway, and the parent names the backend (`EPERM`).
     pub fn apply(&mut self) -> std::io::Result<()> {
-        let fail = |what: String| std::io::Error::new(std::io::ErrorKind::PermissionDenied, what);
+        let refused = || std::io::Error::from_raw_os_error(libc::EPERM);
         if let Some(ruleset) = self.ruleset.take() {
-            let status = ruleset
-                .restrict_self()
-                .map_err(|e| fail(format!("Landlock: {e}")))?;
+            let status = ruleset.restrict_self().map_err(|_| refused())?;
             if status.ruleset == RulesetStatus::NotEnforced {
-                return Err(fail("Landlock is not enforced by this kernel".into()));
+                return Err(refused());
             }
         }
         if let Some(filter) = &self.filter {
-            seccompiler::apply_filter(filter).map_err(|e| fail(format!("seccomp: {e}")))?;
+            seccompiler::apply_filter(filter).map_err(|_| refused())?;
         }
         Ok(())
     }

@@ -98,6 +98,47 @@ impl Profile {
         (readable, masked)
     }
 
+    /// Refuses what would open everything: a workspace that is `/`, or
+    /// holds the home folder or amber's own folders (a command could then
+    /// rewrite `~/.bashrc` or amber's config), and an approved folder that
+    /// is `/` or holds the workspace, the home or amber's folders. Paths
+    /// are compared resolved, so a symlink cannot hide what it leads to.
+    pub fn check(&self) -> Result<(), String> {
+        let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let workspace = real(&self.workspace);
+        let mut guarded: Vec<(PathBuf, &str)> = Vec::new();
+        if let Some(home) = &self.home {
+            guarded.push((real(home), "your home folder"));
+        }
+        for dir in &self.hidden {
+            guarded.push((real(dir), "amber's own state"));
+        }
+        if workspace == Path::new("/") {
+            return Err("the workspace is `/`; open a project folder (amber -C DIR)".into());
+        }
+        if let Some((dir, what)) = guarded.iter().find(|(dir, _)| dir.starts_with(&workspace)) {
+            return Err(format!(
+                "the workspace {} holds {what} ({}); commands would reach it, so none runs here: open a project folder (amber -C DIR)",
+                workspace.display(),
+                dir.display()
+            ));
+        }
+        for granted in self.read_dirs.iter().chain(&self.write_dirs) {
+            let granted = real(granted);
+            let holds = |inner: &Path| inner.starts_with(&granted);
+            if granted == Path::new("/")
+                || holds(&workspace)
+                || guarded.iter().any(|(d, _)| holds(d))
+            {
+                return Err(format!(
+                    "access to {} would open the workspace, your home folder or amber's own state; it is not granted",
+                    granted.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// What the command may do, in words, for approvals and `doctor`.
     pub fn describe(&self) -> String {
         let mut parts = vec![if self.workspace_writable {

@@ -106,18 +106,54 @@ fn kill_group(pid: u32) {
     }
 }
 
-fn drain(mut source: impl Read + Send + 'static, cap: usize) -> thread::JoinHandle<CappedOutput> {
+/// How long the output is still read once the command's group is gone: a
+/// process that left the group (`setsid … &`) may hold the pipe open for
+/// ever, and must not hold the run.
+const OUTPUT_GRACE: Duration = Duration::from_secs(2);
+
+/// Reads `source` into a shared capped buffer, on a thread of its own;
+/// the receiver hears when the pipe closed.
+fn drain(
+    mut source: impl Read + Send + 'static,
+    cap: usize,
+) -> (Arc<Mutex<CappedOutput>>, mpsc::Receiver<()>) {
+    let out = Arc::new(Mutex::new(CappedOutput::new(cap)));
+    let (done, closed) = mpsc::channel();
+    let sink = out.clone();
     thread::spawn(move || {
-        let mut out = CappedOutput::new(cap);
         let mut buf = [0u8; 8192];
         while let Ok(n) = source.read(&mut buf) {
             if n == 0 {
                 break;
             }
-            out.push(&buf[..n]);
+            if let Ok(mut out) = sink.lock() {
+                out.push(&buf[..n]);
+            }
         }
-        out
-    })
+        let _ = done.send(());
+    });
+    (out, closed)
+}
+
+/// The text read so far, waiting for the pipe to close until `until`;
+/// whether it was still open.
+fn collect(
+    drained: Option<(Arc<Mutex<CappedOutput>>, mpsc::Receiver<()>)>,
+    cap: usize,
+    until: std::time::Instant,
+) -> (String, bool, bool) {
+    let Some((out, closed)) = drained else {
+        return (String::new(), false, false);
+    };
+    let still_open = closed
+        .recv_timeout(until.saturating_duration_since(std::time::Instant::now()))
+        .is_err();
+    let taken = out
+        .lock()
+        .map(|mut o| std::mem::replace(&mut *o, CappedOutput::new(cap)))
+        .unwrap_or_else(|_| CappedOutput::new(cap));
+    let (text, cut) = taken.finish();
+    (text, cut, still_open)
 }
 
 /// A private temporary folder for backends that cannot mount one; removed
@@ -201,6 +237,9 @@ impl Spawner {
             command: spec.command.to_string(),
             reason,
         };
+        if let Confinement::Sandboxed(profile) = &spec.confinement {
+            profile.check().map_err(&sandbox_error)?;
+        }
         let mut private_tmp = None;
         #[cfg(target_os = "linux")]
         let mut plan: Option<crate::landlock_seccomp::Plan> = None;
@@ -223,10 +262,8 @@ impl Spawner {
                 plan = Some(
                     crate::landlock_seccomp::Plan::new(profile, &tmp.0).map_err(sandbox_error)?,
                 );
-                let mut cmd = Command::new("sh");
-                cmd.env("TMPDIR", &tmp.0);
                 private_tmp = Some(tmp);
-                cmd
+                Command::new("sh")
             }
             (Confinement::Sandboxed(profile), Backend::Seatbelt) => {
                 let tmp = PrivateTmp::new()
@@ -234,8 +271,7 @@ impl Spawner {
                 let mut cmd = Command::new("/usr/bin/sandbox-exec");
                 cmd.arg("-p")
                     .arg(crate::seatbelt::profile_text(profile, &tmp.0))
-                    .arg("sh")
-                    .env("TMPDIR", &tmp.0);
+                    .arg("sh");
                 private_tmp = Some(tmp);
                 cmd
             }
@@ -253,8 +289,7 @@ impl Spawner {
             .env_clear()
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         for (key, value) in &spec.env {
             if !looks_secret(key) {
                 cmd.env(key, value);
@@ -269,6 +304,10 @@ impl Spawner {
         let parent = std::process::id() as libc::pid_t;
         unsafe {
             cmd.pre_exec(move || {
+                // A session of its own: its own process group (so the
+                // whole group can be killed) and no controlling terminal,
+                // so it cannot push keystrokes into amber's (TIOCSTI).
+                child::own_session()?;
                 child::die_with_parent(parent)?;
                 child::drop_ptrace();
                 #[cfg(target_os = "linux")]
@@ -286,7 +325,16 @@ impl Spawner {
         let (mut cmd, private_tmp) = self.prepare(spec)?;
         let mut child = cmd.spawn().map_err(|e| SpawnError::Start {
             command: spec.command.to_string(),
-            reason: e.to_string(),
+            reason: match (&spec.confinement, e.raw_os_error()) {
+                // Only the errno crosses from the child: say what it was.
+                (Confinement::Sandboxed(_), Some(libc::EPERM | libc::EINVAL | libc::ENOSYS)) => {
+                    format!(
+                        "{e}: the kernel refused the sandbox ({})",
+                        self.backend().describe()
+                    )
+                }
+                _ => e.to_string(),
+            },
         })?;
         let pid = child.id();
         if let Ok(mut running) = RUNNING.lock() {
@@ -315,13 +363,15 @@ impl Spawner {
             .join()
             .map_err(|_| wait_error("the waiter thread panicked".into()))?
             .map_err(|e| wait_error(e.to_string()))?;
-        let collect = |h: Option<thread::JoinHandle<CappedOutput>>| match h.map(|h| h.join()) {
-            Some(Ok(out)) => out.finish(),
-            _ => (String::new(), false),
-        };
-        let (stdout, cut_out) = collect(stdout);
-        let (mut stderr, cut_err) = collect(stderr);
+        let until = std::time::Instant::now() + OUTPUT_GRACE;
+        let (stdout, cut_out, open_out) = collect(stdout, spec.output_cap, until);
+        let (mut stderr, cut_err, open_err) = collect(stderr, spec.output_cap, until);
         drop(private_tmp);
+        if open_out || open_err {
+            stderr.push_str(
+                "\n[amber: a process the command left behind still held its output open; amber stopped reading]",
+            );
+        }
         if timed_out {
             stderr.push_str(&format!(
                 "\n[amber: killed after the {} ms timeout]",

@@ -48,7 +48,10 @@ struct Scene {
 /// A workspace with a `.git`, a folder beside it and a fake home with a
 /// key and a toolchain folder.
 fn scene() -> Scene {
-    let root = tempfile::tempdir().unwrap();
+    // Not under /tmp, which the sandbox replaces anyway: here a write
+    // outside must meet the read-only filesystem, and the home must be
+    // hidden by the sandbox itself.
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let base = root.path().canonicalize().unwrap();
     let workspace = base.join("ws");
     let outside = base.join("outside");
@@ -81,6 +84,62 @@ fn profile(scene: &Scene, writable: bool) -> Profile {
     let mut profile = Profile::new(&scene.workspace, writable);
     profile.home = Some(scene.home.clone());
     profile
+}
+
+#[test]
+fn a_workspace_holding_the_home_and_a_grant_of_slash_are_refused() {
+    let spawner = Spawner::detect(BackendChoice::Bubblewrap);
+    let scene = scene();
+    let mut above = Profile::new(scene.workspace.parent().unwrap(), true);
+    above.home = Some(scene.home.clone());
+    let err = spawner
+        .run(&CommandSpec {
+            command: "true",
+            cwd: scene.workspace.parent().unwrap(),
+            env: Vec::new(),
+            timeout: Duration::from_secs(5),
+            output_cap: 1024,
+            confinement: Confinement::Sandboxed(above),
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("holds your home folder"), "{err}");
+    let mut slash = profile(&scene, true);
+    slash.write_dirs.push("/".into());
+    let err = spawner
+        .run(&CommandSpec {
+            command: "true",
+            cwd: &scene.workspace,
+            env: Vec::new(),
+            timeout: Duration::from_secs(5),
+            output_cap: 1024,
+            confinement: Confinement::Sandboxed(slash),
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("access to / would open"), "{err}");
+}
+
+#[test]
+fn a_host_unix_socket_in_run_is_out_of_reach() {
+    // Where the host keeps them: D-Bus, agents, docker.
+    let socket = Path::new("/run").join(format!("amber-test-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&socket);
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    for spawner in backends() {
+        let scene = scene();
+        let probe = format!(
+            r#"perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n"; connect(S, pack_sockaddr_un("{}")) or die "connect: $!\n"; print "connected\n"' 2>&1; true"#,
+            socket.display()
+        );
+        let out = run(&spawner, &profile(&scene, true), &probe);
+        assert!(
+            !out.stdout.contains("connected"),
+            "{:?}: {out:?}",
+            spawner.backend()
+        );
+    }
+    std::fs::remove_file(&socket).unwrap();
 }
 
 #[test]

@@ -47,8 +47,9 @@ pub struct Classification {
     /// `..` resolved), with whether it is written. Scoped approvals and
     /// rules check these, not only the cwd.
     pub paths: Vec<TouchedPath>,
-    /// Some path is only known at run time (`$VAR`, `~`, a glob): no
-    /// folder scope can be said to cover the command.
+    /// Some path is only known at run time (`$VAR`, `~`), or a destructive
+    /// program's targets are not named as paths (`dd`, `kill`, `xargs rm`):
+    /// no folder scope can be said to cover the command.
     pub open_paths: bool,
 }
 
@@ -97,6 +98,7 @@ pub fn shell_classify(command: &str, cwd: &Path, root: &Path) -> Classification 
         root,
         cwds: vec![cwd.to_path_buf()],
         program: String::from("sh"),
+        fed_by_xargs: false,
         worst: Classification {
             class: ShellClass::ReadOnly,
             reason: "only reads".into(),
@@ -329,6 +331,8 @@ struct Walk<'a> {
     cwds: Vec<PathBuf>,
     /// The program being classified, for `needing`.
     program: String,
+    /// The command's arguments come from `xargs`'s input, unseen.
+    fed_by_xargs: bool,
     worst: Classification,
 }
 
@@ -569,8 +573,12 @@ impl Walk<'_> {
             self.needs(Concern::Destructive, format!("`{program}` {what}"));
             // What it destroys is named, so a scoped approval or rule can
             // check that every target is inside its folder.
-            if FILE_DESTROYING.contains(&program) {
+            if FILE_DESTROYING.contains(&program) && !self.fed_by_xargs {
                 self.paths(&operands(args), true);
+            } else {
+                // `dd of=…`, `kill`, `xargs rm`: what it destroys is not
+                // named as a path here, so no folder can be said to hold it.
+                self.worst.open_paths = true;
             }
             return;
         }
@@ -748,7 +756,10 @@ impl Walk<'_> {
             }
         }
         // xargs feeds its command from stdin; the others pass stdin on.
+        let fed = self.fed_by_xargs;
+        self.fed_by_xargs |= program == "xargs";
         self.argv(rest, piped_in && program != "xargs", depth);
+        self.fed_by_xargs = fed;
     }
 
     fn shell(&mut self, program: &str, args: &[Word], depth: usize) {
