@@ -37,11 +37,15 @@ impl Home {
     }
 
     fn command(&self, args: &[&str]) -> Command {
+        // A workspace beside amber's state, not holding it: the sandbox
+        // refuses to run commands in a folder that holds amber's state.
+        let workspace = self.path().join("ws");
+        std::fs::create_dir_all(&workspace).unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_amber"));
         cmd.args(args)
             .env("AMBER_HOME", self.path())
             .env("AMBER_CACHE_DIR", repo().join("target/test-cache"))
-            .env("AMBER_WORKSPACE", self.path())
+            .env("AMBER_WORKSPACE", &workspace)
             .env("AMBER_BUNDLE_DIR", self.bundle())
             .stdin(Stdio::null());
         cmd

@@ -348,3 +348,33 @@ fn tmp_is_private_to_the_command() {
     }
     std::fs::remove_file(marker).unwrap();
 }
+
+#[test]
+fn a_workspace_inside_the_home_stays_visible_and_writable_while_the_rest_of_the_home_is_hidden() {
+    for spawner in backends() {
+        let scene = scene();
+        let project = scene.home.join("src/project");
+        std::fs::create_dir_all(&project).unwrap();
+        let mut inside = Profile::new(&project, true);
+        inside.home = Some(scene.home.clone());
+        let out = run(
+            &spawner,
+            &inside,
+            &format!(
+                "echo made > made.txt && cat {}/.ssh/id_rsa; true",
+                scene.home.display()
+            ),
+        );
+        assert_eq!(
+            std::fs::read_to_string(project.join("made.txt")).unwrap(),
+            "made\n",
+            "{:?}: {out:?}",
+            spawner.backend()
+        );
+        assert!(
+            !out.stdout.contains("PRIVATE-KEY-MATERIAL"),
+            "{:?}",
+            spawner.backend()
+        );
+    }
+}
