@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use amber_tests::exec_env::{fake, text, Env, Run};
 use amber_tests::fake_llm::FakeLlm;
-use amber_tests::repo_root;
 use serde_json::Value;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
@@ -46,7 +45,8 @@ fn shell_script(commands: &[String]) -> String {
 }
 
 /// A user's home with an SSH key in it, and a folder outside both the
-/// workspace and /tmp (so a write there meets the read-only filesystem).
+/// workspace and /tmp, in /var/tmp (so a write there meets the read-only
+/// filesystem).
 struct Probe {
     env: Env,
     home: tempfile::TempDir,
@@ -59,9 +59,9 @@ impl Probe {
         let home = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
         std::fs::write(home.path().join(".ssh/id_rsa"), "PRIVATE-KEY-MATERIAL\n").unwrap();
-        let scratch = repo_root().join("target/sandbox-tests");
-        std::fs::create_dir_all(&scratch).unwrap();
-        let outside = tempfile::tempdir_in(scratch).unwrap();
+        // Not under /tmp (nor under a checkout that may live there): a
+        // write here must meet the read-only filesystem.
+        let outside = tempfile::tempdir_in("/var/tmp").unwrap();
         Probe { env, home, outside }
     }
 

@@ -48,10 +48,10 @@ struct Scene {
 /// A workspace with a `.git`, a folder beside it and a fake home with a
 /// key and a toolchain folder.
 fn scene() -> Scene {
-    // Not under /tmp, which the sandbox replaces anyway: here a write
-    // outside must meet the read-only filesystem, and the home must be
-    // hidden by the sandbox itself.
-    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // Not under /tmp, which the sandbox replaces anyway (and where a CI
+    // clone may live): here a write outside must meet the read-only
+    // filesystem, and the home must be hidden by the sandbox itself.
+    let root = tempfile::tempdir_in("/var/tmp").unwrap();
     let base = root.path().canonicalize().unwrap();
     let workspace = base.join("ws");
     let outside = base.join("outside");
