@@ -3,6 +3,7 @@
 //! contract is in xtask/src/bench.rs), measured in the same run and the same
 //! call mode as its baseline. Arguments filter benchmarks by substring.
 
+mod compile;
 mod context;
 mod engine;
 mod measure;
@@ -33,6 +34,9 @@ fn main() -> Result<()> {
     let mut rows = measure::Rows::from_env()?;
     if wanted("runtime") {
         runtime::run(&mut rows)?;
+    }
+    if wanted("compile") {
+        compile::run(&mut rows)?;
     }
     if wanted("context") {
         context::run(&mut rows)?;

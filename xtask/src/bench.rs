@@ -14,13 +14,14 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
-use crate::{cargo, guests, models, root, run, setup, target_dir};
+use crate::{cargo, guests, models, python_component, root, run, setup, target_dir};
 
 pub fn run_all(filter: &[String]) -> Result<()> {
     // The baselines of later benchmarks (grep vs rg, index vs ctags).
     setup::ensure_debian_packages(&["ripgrep", "universal-ctags"])?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
+    let big_component = python_component::ensure_big_component()?;
     eprintln!("xtask: building the benchmarks in release");
     run(cargo()
         .current_dir(root())
@@ -33,7 +34,8 @@ pub fn run_all(filter: &[String]) -> Result<()> {
         .args(filter)
         .env("AMBER_BENCH_ROWS", &rows_path)
         .env("AMBER_GUESTS_DIR", &guests)
-        .env("AMBER_BENCH_EMBEDDING_MODEL", &model))?;
+        .env("AMBER_BENCH_EMBEDDING_MODEL", &model)
+        .env("AMBER_BENCH_BIG_COMPONENT", &big_component))?;
     let text = std::fs::read_to_string(&rows_path)
         .with_context(|| format!("no rows in {}", rows_path.display()))?;
     let mut rows = Vec::new();

