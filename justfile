@@ -7,3 +7,5 @@ guests:
     cargo xtask guests
 bench:
     cargo xtask bench
+toolchain:
+    cargo xtask toolchain

@@ -104,3 +104,25 @@ fn a_component_of_a_foreign_world_is_refused_as_not_a_plugin() {
         "other.wasm: not an amber plugin: it exports no amber:plugin/plugin interface"
     );
 }
+
+#[test]
+fn a_component_with_gc_subtypes_is_refused_at_compile_time() {
+    // A component holding one core module whose only type is a non-final
+    // function subtype (`(type (sub (func)))`): valid under the GC
+    // proposal. Under a build without wasmtime's `gc` feature, code that
+    // checks such a type at run time aborts the host (GHSA-rc4p-x33f-vpr2),
+    // so the engine turns the proposal off and the file is refused.
+    let module: &[u8] = b"\0asm\x01\0\0\0\x01\x06\x01\x50\x00\x60\x00\x00";
+    let mut component = b"\0asm\x0d\0\x01\0".to_vec();
+    component.extend_from_slice(&[0x01, module.len() as u8]);
+    component.extend_from_slice(module);
+    let scratch = Scratch::new();
+    let runtime = scratch.runtime();
+    let err = runtime
+        .register_bytes(&component, Path::new("gc-types.wasm"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("gc-types.wasm: cannot compile"), "{err}");
+    assert!(err.to_lowercase().contains("gc"), "{err}");
+    assert!(runtime.list().is_empty());
+}

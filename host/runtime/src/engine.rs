@@ -53,6 +53,14 @@ fn build_engine() -> Result<Engine, LoadError> {
     config
         .wasm_component_model(true)
         .epoch_interruption(true)
+        // Our build has no `gc` feature, yet the GC proposal's subtypes
+        // validate by default, and compiled code that checks a non-final
+        // subtype (`call_indirect`, `ref.test`) calls a runtime function
+        // that aborts the process in such builds (GHSA-rc4p-x33f-vpr2,
+        // fixed in 50.0.2, which this registry lacks). No plugin needs GC
+        // types, so a component that has them is refused at compile time
+        // instead of being able to abort amber (docs/runtime.md).
+        .wasm_gc(false)
         .cranelift_opt_level(OptLevel::Speed)
         .parallel_compilation(true)
         .memory_init_cow(true)
