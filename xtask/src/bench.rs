@@ -23,7 +23,7 @@ pub fn run_all(filter: &[String]) -> Result<()> {
     let model = models::ensure_embedding_model()?;
     let big_component = python_component::ensure_big_component()?;
     eprintln!("xtask: building the benchmarks in release");
-    run(cargo()
+    run(cargo()?
         .current_dir(root())
         .args(["build", "--release", "--quiet", "-p", "amber-bench"]))?;
     let out_dir = target_dir().join("bench");

@@ -33,7 +33,7 @@ const INLINE_FLAGS: &[&str] = &[
 
 /// The cdylib members of the guests workspace, by package name.
 fn members() -> Result<Vec<String>> {
-    let out = cargo()
+    let out = cargo()?
         .args([
             "metadata",
             "--format-version",
@@ -63,14 +63,14 @@ fn members() -> Result<Vec<String>> {
 
 /// Builds all guests; returns the directory holding the components.
 pub fn build_all() -> Result<PathBuf> {
-    // The pinned toolchain carries the wasm32-wasip2 target.
-    crate::toolchain::pinned()?;
+    // cargo() installs the pinned toolchain, which carries the
+    // wasm32-wasip2 target.
     let names = members()?;
     if names.iter().any(|n| GUESTS_WITH_C.contains(&n.as_str())) {
         setup::ensure_debian_packages(&["clang", "llvm", "wasi-libc"])?;
     }
     eprintln!("xtask: building {} guests", names.len());
-    let mut build = cargo();
+    let mut build = cargo()?;
     build
         .current_dir(root().join("guests"))
         .args(["build", "--release", "--workspace"]);
@@ -79,7 +79,7 @@ pub fn build_all() -> Result<PathBuf> {
     }
     run(&mut build)?;
     for name in INLINED.iter().filter(|n| names.iter().any(|m| m == *n)) {
-        run(cargo()
+        run(cargo()?
             .current_dir(root().join("guests"))
             .args(["rustc", "--release", "--lib", "-p", name, "--"])
             .args(INLINE_FLAGS))?;

@@ -79,21 +79,12 @@ pub fn run(cmd: &mut Command) -> Result<()> {
 
 /// `cargo` of the pinned toolchain (installed first when missing), in
 /// the one target dir.
-///
-/// Exits the xtask when the toolchain cannot be had: every caller builds,
-/// and nothing else could be done without it.
-pub fn cargo() -> Command {
-    let mut cmd = match toolchain::pinned() {
-        Ok(toolchain) => toolchain.cargo(),
-        Err(e) => {
-            eprintln!("xtask: {e:#}");
-            std::process::exit(1);
-        }
-    };
+pub fn cargo() -> Result<Command> {
+    let mut cmd = toolchain::pinned()?.cargo();
     // Every build, host or guest, in the one target dir the xtask reads
     // from, whichever folder it runs in.
     cmd.env("CARGO_TARGET_DIR", target_dir());
-    cmd
+    Ok(cmd)
 }
 
 /// The one target dir of host and guests: `CARGO_TARGET_DIR` (or
@@ -126,7 +117,7 @@ fn test(extra: &[String]) -> Result<()> {
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
     eprintln!("xtask: running every test");
-    let mut cmd = cargo();
+    let mut cmd = cargo()?;
     cmd.current_dir(root())
         .args(["test", "--workspace", "--all-targets"])
         .args(extra)
@@ -143,7 +134,7 @@ fn demo() -> Result<()> {
     ensure_sandbox()?;
     guests::build_all()?;
     eprintln!("xtask: building amber and the fake LLM server");
-    run(cargo().current_dir(root()).args([
+    run(cargo()?.current_dir(root()).args([
         "build",
         "--quiet",
         "-p",
@@ -211,7 +202,7 @@ fn demo() -> Result<()> {
     Ok(())
 }
 
-/// Copies a small tree of files (the demo repo).
+/// Copies a small tree of files (the demo repo, the bench's Python app).
 pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in

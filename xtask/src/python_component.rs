@@ -23,13 +23,7 @@ fn ensure_componentize_py() -> Result<PathBuf> {
         return Ok(exe);
     }
     eprintln!("xtask: installing {PACKAGE} from PyPI into {}", venv.display());
-    let has_venv = Command::new("python3")
-        .args(["-m", "venv", "--help"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_venv {
-        setup::ensure_debian_packages(&["python3-venv"])?;
-    }
+    setup::ensure_python_module("venv", "python3-venv")?;
     let _ = std::fs::remove_dir_all(&venv);
     run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
     run(Command::new(venv.join("bin/pip")).args([

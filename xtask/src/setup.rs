@@ -6,6 +6,20 @@ use anyhow::Result;
 
 use crate::run;
 
+/// Makes `python3 -m <module>` work, installing the Debian package that
+/// carries the module when it does not (pip and venv are split out of
+/// Debian's python3).
+pub fn ensure_python_module(module: &str, debian_package: &str) -> Result<()> {
+    let works = Command::new("python3")
+        .args(["-m", module, "--help"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if works {
+        return Ok(());
+    }
+    ensure_debian_packages(&[debian_package])
+}
+
 fn package_installed(name: &str) -> bool {
     Command::new("dpkg-query")
         .args(["-W", "-f=${Status}", name])

@@ -48,18 +48,6 @@ impl Toolchain {
         }
     }
 
-    /// `rustup …` acting on the pinned toolchain, or `None` without rustup.
-    pub fn rustup(&self, args: &[&str]) -> Option<Command> {
-        match self {
-            Toolchain::Rustup { version } => {
-                let mut cmd = Command::new("rustup");
-                cmd.args(args).args(["--toolchain", version]);
-                Some(cmd)
-            }
-            Toolchain::Path => None,
-        }
-    }
-
     fn apply(&self, cmd: &mut Command) {
         if let Toolchain::Rustup { version } = self {
             // The outer `cargo xtask` ran on the default toolchain and
@@ -148,12 +136,11 @@ fn ensure(version: &str) -> Result<Toolchain> {
             .env_remove("RUSTUP_TOOLCHAIN"))
         .with_context(|| format!("cannot install Rust {version} with rustup"))?;
     }
-    let toolchain = Toolchain::Rustup {
+    ensure_installed_list(version, "component", COMPONENTS)?;
+    ensure_installed_list(version, "target", &[WASM_TARGET])?;
+    Ok(Toolchain::Rustup {
         version: version.to_string(),
-    };
-    ensure_installed_list(&toolchain, "component", COMPONENTS)?;
-    ensure_installed_list(&toolchain, "target", &[WASM_TARGET])?;
-    Ok(toolchain)
+    })
 }
 
 /// Whether `rustup toolchain list` has `version` (as `1.99.1-<host>`).
@@ -171,11 +158,13 @@ fn toolchain_installed(version: &str) -> Result<bool> {
 
 /// Adds what `rustup <kind> list --installed` lacks of `wanted` (a
 /// toolchain installed earlier by hand may miss a component or target).
-fn ensure_installed_list(toolchain: &Toolchain, kind: &str, wanted: &[&str]) -> Result<()> {
-    let Some(mut list) = toolchain.rustup(&[kind, "list", "--installed"]) else {
-        return Ok(());
+fn ensure_installed_list(version: &str, kind: &str, wanted: &[&str]) -> Result<()> {
+    let rustup = |args: &[&str]| {
+        let mut cmd = Command::new("rustup");
+        cmd.args(args).args(["--toolchain", version]);
+        cmd
     };
-    let out = list
+    let out = rustup(&[kind, "list", "--installed"])
         .output()
         .with_context(|| format!("cannot run `rustup {kind} list`"))?;
     let installed = String::from_utf8_lossy(&out.stdout);
@@ -193,10 +182,7 @@ fn ensure_installed_list(toolchain: &Toolchain, kind: &str, wanted: &[&str]) -> 
         return Ok(());
     }
     eprintln!("xtask: adding {kind}s to the pinned Rust: {}", missing.join(" "));
-    let mut add = toolchain
-        .rustup(&[kind, "add"])
-        .context("rustup vanished")?;
-    run(add.args(&missing))
+    run(rustup(&[kind, "add"]).args(&missing))
 }
 
 /// Without rustup, the compiler on the PATH must already be new enough.
