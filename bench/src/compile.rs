@@ -15,7 +15,11 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     let engine = shared_engine()?;
     let mut components = vec![
         ("compile_component_170kb_echo", guest("echo-tool")?, 9),
-        ("compile_component_4mb_typescript_parser", guest("parser-typescript")?, 5),
+        (
+            "compile_component_4mb_typescript_parser",
+            guest("parser-typescript")?,
+            5,
+        ),
     ];
     // The xtask builds the ~18 MB Python component (componentize-py).
     if let Some(big) = std::env::var_os("AMBER_BENCH_BIG_COMPONENT") {
@@ -24,7 +28,8 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         eprintln!("bench: AMBER_BENCH_BIG_COMPONENT is unset; the 18 MB compile row is skipped");
     }
     for (name, path, rounds) in components {
-        let wasm = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let wasm =
+            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
         let ms = time_ms(rounds, || {
             let component = Component::new(engine, &wasm)
                 .map_err(|e| anyhow::anyhow!("cannot compile {}: {e:#}", path.display()))?;

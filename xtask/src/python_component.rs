@@ -22,7 +22,10 @@ fn ensure_componentize_py() -> Result<PathBuf> {
     if exe.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == PACKAGE) {
         return Ok(exe);
     }
-    eprintln!("xtask: installing {PACKAGE} from PyPI into {}", venv.display());
+    eprintln!(
+        "xtask: installing {PACKAGE} from PyPI into {}",
+        venv.display()
+    );
     setup::ensure_python_module("venv", "python3-venv")?;
     let _ = std::fs::remove_dir_all(&venv);
     run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;

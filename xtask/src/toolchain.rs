@@ -76,8 +76,8 @@ pub fn pinned() -> Result<&'static Toolchain> {
 /// `rust-version` of the root Cargo.toml's `[workspace.package]`.
 pub fn pinned_version() -> Result<String> {
     let path = root().join("Cargo.toml");
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     rust_version_of(&text).with_context(|| {
         format!(
             "{} has no `rust-version` under [workspace.package]; it pins amber's Rust",
@@ -173,24 +173,27 @@ fn ensure_installed_list(version: &str, kind: &str, wanted: &[&str]) -> Result<(
         .iter()
         .copied()
         .filter(|w| {
-            !installed.lines().map(str::trim).any(|l| {
-                l == *w || l.strip_prefix(*w).is_some_and(|rest| rest.starts_with('-'))
-            })
+            !installed
+                .lines()
+                .map(str::trim)
+                .any(|l| l == *w || l.strip_prefix(*w).is_some_and(|rest| rest.starts_with('-')))
         })
         .collect();
     if missing.is_empty() {
         return Ok(());
     }
-    eprintln!("xtask: adding {kind}s to the pinned Rust: {}", missing.join(" "));
+    eprintln!(
+        "xtask: adding {kind}s to the pinned Rust: {}",
+        missing.join(" ")
+    );
     run(rustup(&[kind, "add"]).args(&missing))
 }
 
 /// Without rustup, the compiler on the PATH must already be new enough.
 fn ensure_path_toolchain(version: &str) -> Result<Toolchain> {
-    let out = Command::new("rustc")
-        .arg("--version")
-        .output()
-        .context("neither rustup nor rustc is on the PATH; install rustup from https://rustup.rs")?;
+    let out = Command::new("rustc").arg("--version").output().context(
+        "neither rustup nor rustc is on the PATH; install rustup from https://rustup.rs",
+    )?;
     let found = String::from_utf8_lossy(&out.stdout).to_string();
     let have = found.split_whitespace().nth(1).unwrap_or("");
     if !at_least(have, version) {
@@ -240,7 +243,10 @@ mod tests {
     #[test]
     fn the_root_manifest_pins_a_version() {
         let version = pinned_version().expect("the root Cargo.toml pins Rust");
-        assert!(at_least(&version, "1.97"), "wasmtime 50 needs 1.97, pin is {version}");
+        assert!(
+            at_least(&version, "1.97"),
+            "wasmtime 50 needs 1.97, pin is {version}"
+        );
     }
 
     #[test]
