@@ -5,6 +5,7 @@
 
 mod compile;
 mod context;
+mod corpus;
 mod engine;
 mod measure;
 mod memory;

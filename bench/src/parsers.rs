@@ -1,18 +1,19 @@
 //! The parser components and the project index against native baselines,
-//! measured in the same run:
-//! - `parse_rust_file_component`: the parser-rust component's outline of a
-//!   large Rust file vs the same extraction code (`guests/parser-core`)
-//!   compiled natively;
-//! - `index_cold_56k_lines`: indexing a corpus of ≥ 56k lines of Rust with
-//!   an empty outline cache vs `ctags -R` (Debian's universal-ctags) on the
-//!   same files;
-//! - `outline_56k_lines_native_floor`: the same outlines natively, on as
-//!   many threads: what the cold index could reach with no sandbox at all;
-//! - `index_warm_56k_lines`: indexing it again with nothing changed vs the
-//!   same `ctags -R`.
-//!
-//! The corpus is copied at bench time from the sources of crates this
-//! workspace builds with (cargo's registry), never committed.
+//! measured in the same run, over the pinned corpus (corpus.rs):
+//! - `parse_rust_file_component`: the parser-rust component's outline of
+//!   the corpus's largest file vs the same extraction code
+//!   (`guests/parser-core`) compiled natively, built alike (the bench
+//!   profile in the root Cargo.toml);
+//! - `index_cold_*_1_thread`: indexing the corpus with an empty outline
+//!   cache on one worker vs one `ctags -R` (Debian's universal-ctags);
+//! - `index_cold_*_N_threads`: the same on all the index's workers vs
+//!   ctags run as N processes over the same file list, split evenly (what
+//!   `xargs -P N` does);
+//! - `outline_*_native_floor_*`: the same outlines natively on 1 and on N
+//!   threads, with no walk, hashing or cache: what the cold index could
+//!   reach with no sandbox at all (no goal);
+//! - `index_warm_*`: indexing again with nothing changed, an absolute
+//!   figure; `index_one_changed_*`: again after one file changed.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,82 +24,12 @@ use amber_index::{Index, LedgerParsers, Parsers};
 use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
 use anyhow::{Context, Result};
 
+use crate::corpus::rust_files;
 use crate::measure::{guest, paired_ms, time_ms, Figure, Rows};
 
-const CORPUS_LINES: usize = 56_000;
 const ROUNDS: usize = 7;
 /// Rounds of the single-file parse pair.
 const PARSE_ROUNDS: usize = 21;
-/// Crates whose `src/` make the corpus, taken in this order.
-const CORPUS_CRATES: &[&str] = &["regex-syntax", "serde_json", "syn", "tokio", "hyper"];
-
-fn cargo_registry() -> Result<PathBuf> {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .context("neither CARGO_HOME nor HOME is set")?;
-    let src = home.join("registry/src");
-    let mut indexes: Vec<PathBuf> = std::fs::read_dir(&src)
-        .with_context(|| format!("cannot list {}", src.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    indexes.sort();
-    indexes.pop().context("cargo's registry holds no sources")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// Copies whole crates' `src/` into `corpus` until it holds
-/// [`CORPUS_LINES`]; returns the line count.
-fn make_corpus(corpus: &Path) -> Result<usize> {
-    let registry = cargo_registry()?;
-    let mut crates: Vec<PathBuf> = std::fs::read_dir(&registry)?
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    crates.sort();
-    let mut lines = 0;
-    for name in CORPUS_CRATES {
-        let found = crates.iter().rev().find(|c| {
-            let dir = c
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            dir.strip_prefix(name)
-                .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|v| v.starts_with(|ch: char| ch.is_ascii_digit()))
-        });
-        let Some(krate) = found else { continue };
-        let mut files = Vec::new();
-        rust_files(&krate.join("src"), &mut files);
-        for file in files {
-            let rel = file.strip_prefix(krate)?;
-            let to = corpus.join(name).join(rel);
-            std::fs::create_dir_all(to.parent().context("a file has a folder")?)?;
-            let text = std::fs::read(&file)?;
-            lines += text.iter().filter(|b| **b == b'\n').count();
-            std::fs::write(to, text)?;
-        }
-        if lines >= CORPUS_LINES {
-            return Ok(lines);
-        }
-    }
-    anyhow::bail!("the registry's crates give only {lines} lines of Rust, under {CORPUS_LINES}")
-}
 
 /// One `ctags -R` over the corpus.
 fn ctags(corpus: &Path, tags: &Path) -> Result<()> {
@@ -117,10 +48,40 @@ fn ctags(corpus: &Path, tags: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `ctags` as `processes` processes at once over the corpus's files split
+/// evenly, each writing its own tags file: `xargs -P` without the shell.
+fn ctags_parallel(corpus: &Path, files: &[PathBuf], processes: usize, tags: &Path) -> Result<()> {
+    let chunk = files.len().div_ceil(processes).max(1);
+    let children: Vec<_> = files
+        .chunks(chunk)
+        .enumerate()
+        .map(|(i, part)| {
+            Command::new("ctags")
+                .current_dir(corpus)
+                .arg("-f")
+                .arg(tags.with_extension(i.to_string()))
+                .args(part)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .context("cannot run ctags (cargo xtask bench installs universal-ctags)")
+        })
+        .collect::<Result<_>>()?;
+    for child in children {
+        let out = child.wait_with_output()?;
+        anyhow::ensure!(
+            out.status.success(),
+            "ctags failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(())
+}
+
 /// The largest file of the corpus.
 fn largest(corpus: &Path) -> Result<String> {
     let mut files = Vec::new();
-    rust_files(corpus, &mut files);
+    rust_files(corpus, &mut files)?;
     let path = files
         .into_iter()
         .max_by_key(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
@@ -128,12 +89,9 @@ fn largest(corpus: &Path) -> Result<String> {
     Ok(std::fs::read_to_string(path)?)
 }
 
-/// Every corpus file outlined natively, split over the machine's threads
-/// as the index splits them.
-fn native_outline_all(corpus: &Path) -> Result<()> {
-    let mut files = Vec::new();
-    rust_files(corpus, &mut files);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+/// Every corpus file outlined natively, split over `threads` threads as
+/// the index splits them.
+fn native_outline_all(files: &[PathBuf], threads: usize) -> Result<()> {
     let chunk = files.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         let workers: Vec<_> = files
@@ -160,8 +118,9 @@ fn native_outline_all(corpus: &Path) -> Result<()> {
 pub fn run(rows: &mut Rows) -> Result<()> {
     let scratch = tempfile::tempdir()?;
     let corpus = scratch.path().join("corpus");
-    let lines = make_corpus(&corpus)?;
-    println!("parsers: corpus of {lines} lines of Rust");
+    let lines = crate::corpus::make(&corpus)?;
+    let size = format!("{}k_lines", lines / 1000);
+    println!("parsers: the pinned corpus holds {lines} lines of Rust");
 
     let options = RuntimeOptions::new(
         AmberDirs::under(&scratch.path().join("home")),
@@ -214,61 +173,116 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         ledger,
         [("rust".to_string(), "bench".to_string())].into(),
     ));
+    let mut files = Vec::new();
+    rust_files(&corpus, &mut files)?;
+    let relative: Vec<PathBuf> = files
+        .iter()
+        .map(|f| f.strip_prefix(&corpus).map(Path::to_path_buf))
+        .collect::<Result<_, _>>()?;
+    let all = Index::new(&corpus, parsers.as_ref(), scratch.path()).threads();
     let tags = scratch.path().join("tags");
     let mut round = 0;
-    let (cold, ctags_ms) = paired_ms(
-        ROUNDS,
-        || {
-            round += 1;
-            let cache = scratch.path().join(format!("cold-cache-{round}"));
-            let (_, report) = Index::new(&corpus, parsers.as_ref(), &cache).build(&|_| {});
+    for threads in [1, all] {
+        let cold = |round: usize| -> Result<()> {
+            let cache = scratch.path().join(format!("cold-cache-{threads}-{round}"));
+            let index = Index::new(&corpus, parsers.as_ref(), &cache).with_threads(threads);
+            let (_, report) = index.build(&|_| {});
             anyhow::ensure!(
                 report.cached == 0 && report.skipped.is_empty(),
                 "a cold run: {report:?}"
             );
             Ok(())
-        },
-        || ctags(&corpus, &tags),
-    )?;
-    rows.push(
-        Figure {
-            name: "index_cold_56k_lines",
-            unit: "ms",
-            value: cold,
-            baseline: Some(("ctags_R", ctags_ms)),
-            goal_value: None,
-            goal_ratio: Some(2.0),
-        }
-        .row(),
-    )?;
-    // The floor under the cold index: the same extraction natively, on as
-    // many threads, with no walk, hashing or cache.
-    let floor = time_ms(ROUNDS, || native_outline_all(&corpus))?;
-    rows.push(
-        Figure {
-            name: "outline_56k_lines_native_floor",
-            unit: "ms",
-            value: floor,
-            baseline: Some(("ctags_R", ctags_ms)),
-            goal_value: None,
-            goal_ratio: None,
-        }
-        .row(),
-    )?;
+        };
+        let (label, baseline) = if threads == 1 {
+            ("1_thread".to_string(), "ctags_R".to_string())
+        } else {
+            (
+                format!("{threads}_threads"),
+                format!("ctags_{threads}_processes"),
+            )
+        };
+        let ctags_run = || {
+            if threads == 1 {
+                ctags(&corpus, &tags)
+            } else {
+                ctags_parallel(&corpus, &relative, threads, &tags)
+            }
+        };
+        let (cold_ms, ctags_ms) = paired_ms(
+            ROUNDS,
+            || {
+                round += 1;
+                cold(round)
+            },
+            ctags_run,
+        )?;
+        rows.push(
+            Figure {
+                name: &format!("index_cold_{size}_{label}"),
+                unit: "ms",
+                value: cold_ms,
+                baseline: Some((baseline.as_str(), ctags_ms)),
+                goal_value: None,
+                goal_ratio: Some(2.0),
+            }
+            .row(),
+        )?;
+        // The floor under the cold index: the same extraction natively,
+        // on as many threads, with no walk, hashing or cache.
+        let floor = time_ms(ROUNDS, || native_outline_all(&files, threads))?;
+        rows.push(
+            Figure {
+                name: &format!("outline_{size}_native_floor_{label}"),
+                unit: "ms",
+                value: floor,
+                baseline: Some((baseline.as_str(), ctags_ms)),
+                goal_value: None,
+                goal_ratio: None,
+            }
+            .row(),
+        )?;
+    }
+
     let warm_cache = scratch.path().join("warm-cache");
+    let index = Index::new(&corpus, parsers.as_ref(), &warm_cache);
     let warm = time_ms(ROUNDS, || {
-        let (_, report) = Index::new(&corpus, parsers.as_ref(), &warm_cache).build(&|_| {});
+        let (_, report) = index.build(&|_| {});
         anyhow::ensure!(report.skipped.is_empty(), "{report:?}");
         Ok(())
     })?;
     rows.push(
         Figure {
-            name: "index_warm_56k_lines",
+            name: &format!("index_warm_{size}"),
             unit: "ms",
             value: warm,
-            baseline: Some(("ctags_R", ctags_ms)),
-            goal_value: None,
-            goal_ratio: Some(0.25),
+            baseline: None,
+            goal_value: Some(10.0),
+            goal_ratio: None,
+        }
+        .row(),
+    )?;
+    // One file edited between runs: it alone is parsed again.
+    let edited = files.first().context("the corpus is empty")?.clone();
+    let original = std::fs::read_to_string(&edited)?;
+    let mut edit = 0;
+    let one_changed = time_ms(ROUNDS, || {
+        edit += 1;
+        std::fs::write(&edited, format!("{original}\n// edit {edit}\n"))?;
+        let (_, report) = index.build(&|_| {});
+        anyhow::ensure!(
+            report.skipped.is_empty() && report.cached + 1 == files.len(),
+            "one file parsed again: {report:?}"
+        );
+        Ok(())
+    })?;
+    rows.push(
+        Figure {
+            name: &format!("index_one_changed_{size}"),
+            unit: "ms",
+            value: one_changed,
+            baseline: None,
+            goal_value: Some(25.0),
+            goal_ratio: None,
         }
         .row(),
     )?;

@@ -229,13 +229,17 @@ fn decode_figure(rows: &mut Rows, dialect: &dyn Dialect, shape: Shape) -> Result
 
 /// A client of the fake server through the OpenAI chat dialect component,
 /// without retries (a benchmark must not hide a failure), and its dialect.
+/// A client of the fake server through the OpenAI chat dialect, which
+/// `wrap` may decorate (the loop benchmark times it).
 pub fn fake_server_client(
     runtime: &PluginRuntime,
     server: &FakeLlm,
+    wrap: impl FnOnce(Arc<dyn Dialect>) -> Arc<dyn Dialect>,
 ) -> Result<(WireClient, Arc<dyn Dialect>)> {
     let mut preset = Presets::shipped().get("openai")?.clone();
     preset.base_url = server.openai_base();
     let (dialect, _) = make_dialect(runtime.ledger(), "openai-chat")?;
+    let dialect = wrap(dialect);
     let options = WireOptions {
         retry: RetryPolicy {
             max_attempts: 1,
@@ -266,7 +270,7 @@ fn ttft(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
         ..Transcript::default()
     };
     let server = FakeLlm::start(transcript, 0)?;
-    let (client, dialect) = fake_server_client(runtime, &server)?;
+    let (client, dialect) = fake_server_client(runtime, &server, |d| d)?;
     let request = ChatRequest {
         flavor: "openai-chat".into(),
         model: "m".into(),

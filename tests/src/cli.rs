@@ -11,9 +11,7 @@ use crate::repo_root;
 /// built guests as the bundle, and no provider keys or base URLs from the
 /// caller's environment.
 pub fn amber_command(bin: &str, home: &Path, workspace: &Path) -> Command {
-    let bundle = std::env::var_os("AMBER_GUESTS_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/guests"));
+    let bundle = crate::guests_dir();
     let mut cmd = Command::new(bin);
     cmd.env("AMBER_HOME", home)
         .env("AMBER_CACHE_DIR", repo_root().join("target/test-cache"))

@@ -27,20 +27,9 @@ pub fn repo_root() -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The built component `name` (e.g. `hello-tool`). Panics with what to run
-/// when the guests were not built.
-pub fn guest(name: &str) -> PathBuf {
-    let dir = std::env::var_os("AMBER_GUESTS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/guests"));
-    let path = dir.join(format!("{name}.wasm"));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo xtask guests` (or `cargo xtask test`)",
-        path.display()
-    );
-    path
-}
+pub mod guests;
+
+pub use guests::{guest, guests_dir};
 
 /// A scratch home and workspace, removed when dropped.
 pub struct Scratch {
@@ -196,6 +185,8 @@ pub fn decode_all(
                 message,
                 retryable,
             } => out.errors.push((kind, message, retryable)),
+            // A dialect never yields one; only the wire client does.
+            StreamChunk::Restart { .. } => unreachable!("a dialect yielded a restart"),
         }
     }
     out.tool_calls = calls.into_values().collect();

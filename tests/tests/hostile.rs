@@ -355,3 +355,56 @@ fn a_guest_that_prints_inside_an_async_runtime_does_not_take_the_host_down() {
         "Hello, after!"
     );
 }
+
+/// The error of a network attempt: a denial by the sandbox, never a
+/// connection, whatever the address.
+fn denied(runtime: &PluginRuntime, tool: &str, args: serde_json::Value) -> String {
+    let err = contained(runtime, tool, args);
+    assert!(err.contains("denied: "), "{tool} was not denied: {err}");
+    assert!(!err.contains("reached: "), "{err}");
+    err
+}
+
+#[test]
+fn a_tcp_connect_is_denied_even_to_a_listener_on_loopback() {
+    let scratch = Scratch::new();
+    let runtime = hostile_runtime(&scratch, |_| {});
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let local = listener.local_addr().unwrap().to_string();
+    for to in [local.as_str(), "1.1.1.1:443"] {
+        let err = denied(&runtime, "tcp-connect", json!({"to": to}));
+        assert!(err.contains("PermissionDenied"), "{to}: {err}");
+    }
+    let accepted = listener.accept();
+    assert!(
+        matches!(&accepted, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "the listener saw a connection: {accepted:?}"
+    );
+}
+
+#[test]
+fn a_udp_send_is_denied_and_nothing_arrives() {
+    let scratch = Scratch::new();
+    let runtime = hostile_runtime(&scratch, |_| {});
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let local = socket.local_addr().unwrap().to_string();
+    for to in [local.as_str(), "1.1.1.1:53"] {
+        let err = denied(&runtime, "udp-send", json!({"to": to}));
+        assert!(err.contains("PermissionDenied"), "{to}: {err}");
+    }
+    let mut buf = [0u8; 16];
+    assert!(socket.recv(&mut buf).is_err(), "a datagram arrived");
+}
+
+#[test]
+fn a_dns_lookup_is_denied() {
+    let scratch = Scratch::new();
+    let runtime = hostile_runtime(&scratch, |_| {});
+    for name in ["example.com:80", "localhost:80"] {
+        denied(&runtime, "dns-lookup", json!({"name": name}));
+    }
+}

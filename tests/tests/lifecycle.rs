@@ -230,5 +230,5 @@ fn info_reports_manifest_exports_hash_grants_and_contributions() {
     assert!(status.exports.contains(&"tool".to_string()));
     assert_eq!(status.hash.len(), 64);
     assert!(status.grants.can_read_workspace());
-    assert_eq!(status.contributions.len(), 13);
+    assert_eq!(status.contributions.len(), 16);
 }

@@ -401,13 +401,124 @@ reply = { text = "never" }
     assert_eq!(fake.received().len(), 1);
 }
 
+/// One call of `script` through `preset`, with every chunk it handed on.
+async fn say_hi_seeing(
+    preset: &str,
+    script: &str,
+) -> (Result<ModelReply, ApiError>, Vec<StreamChunk>, FakeLlm) {
+    let setup = setup();
+    let fake = server(script);
+    let flavor = Presets::shipped().get(preset).unwrap().flavor.clone();
+    let mut seen = Vec::new();
+    let mut on_chunk = |chunk: &StreamChunk| seen.push(chunk.clone());
+    let result = client(&setup, preset, &fake, fast())
+        .call(request(&flavor, vec![user("hi")]), &mut on_chunk)
+        .await;
+    (result, seen, fake)
+}
+
+fn restarts(chunks: &[StreamChunk]) -> Vec<u32> {
+    chunks
+        .iter()
+        .filter_map(|c| match c {
+            StreamChunk::Restart { attempt, .. } => Some(*attempt),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
-async fn a_stream_cut_after_content_is_a_typed_error_not_half_a_reply() {
-    let (result, fake) = say_hi(
+async fn a_stream_cut_after_the_first_tokens_is_retried_in_every_flavor() {
+    for (preset, flavor) in FLAVORS {
+        let (result, seen, fake) = say_hi_seeing(
+            preset,
+            r#"
+[[turns]]
+faults = [{ kind = "cut", after_events = 4 }]
+reply = { text = "a long answer that arrives whole the second time" }
+"#,
+        )
+        .await;
+        let reply = result.unwrap_or_else(|e| panic!("{flavor}: {e}"));
+        assert_eq!(
+            reply.text, "a long answer that arrives whole the second time",
+            "{flavor}: the partial reply never joins the whole one"
+        );
+        assert_eq!(fake.received().len(), 2, "{flavor}");
+        assert_eq!(
+            restarts(&seen),
+            [2],
+            "{flavor}: one restart, before attempt 2"
+        );
+        let before: String = seen
+            .iter()
+            .take_while(|c| !matches!(c, StreamChunk::Restart { .. }))
+            .filter_map(|c| match c {
+                StreamChunk::TextDelta(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            !before.is_empty(),
+            "{flavor}: the cut came after the first tokens"
+        );
+        let Some(StreamChunk::Restart { reason, .. }) = seen
+            .iter()
+            .find(|c| matches!(c, StreamChunk::Restart { .. }))
+        else {
+            unreachable!()
+        };
+        assert!(reason.contains("broke off"), "{flavor}: {reason}");
+    }
+}
+
+#[tokio::test]
+async fn a_cut_inside_a_tool_calls_arguments_is_retried_and_the_call_arrives_once() {
+    for (preset, flavor) in FLAVORS {
+        let (result, seen, _fake) = say_hi_seeing(
+            preset,
+            r#"
+[[turns]]
+faults = [{ kind = "cut", after_events = 9 }]
+[turns.reply]
+text = "Reading."
+tool_calls = [{ id = "call_1", name = "read_file", arguments = { path = "src/a-rather-long-file-name-split-over-deltas.rs" } }]
+"#,
+        )
+        .await;
+        let reply = result.unwrap_or_else(|e| panic!("{flavor}: {e}"));
+        assert_eq!(
+            reply.tool_calls.len(),
+            1,
+            "{flavor}: {:?}",
+            reply.tool_calls
+        );
+        let args: serde_json::Value = serde_json::from_str(&reply.tool_calls[0].arguments).unwrap();
+        assert_eq!(
+            args,
+            json!({"path": "src/a-rather-long-file-name-split-over-deltas.rs"}),
+            "{flavor}"
+        );
+        assert_eq!(reply.text, "Reading.", "{flavor}");
+        assert_eq!(restarts(&seen), [2], "{flavor}");
+        let began = seen
+            .iter()
+            .take_while(|c| !matches!(c, StreamChunk::Restart { .. }))
+            .any(|c| matches!(c, StreamChunk::ToolCallDelta { .. }));
+        assert!(
+            began,
+            "{flavor}: the cut came inside the arguments: {seen:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_on_every_attempt_is_a_typed_error_after_max_attempts() {
+    let (result, seen, fake) = say_hi_seeing(
         "openai",
         r#"
 [[turns]]
-faults = [{ kind = "cut", after_events = 3 }]
+faults = [{ kind = "cut", after_events = 3 }, { kind = "cut", after_events = 3 }, { kind = "cut", after_events = 3 }]
 reply = { text = "a long answer that will not arrive whole" }
 "#,
     )
@@ -415,7 +526,8 @@ reply = { text = "a long answer that will not arrive whole" }
     let err = result.unwrap_err();
     assert!(matches!(err, ApiError::Stream { .. }), "{err:?}");
     assert!(err.to_string().contains("broke off"), "{err}");
-    assert_eq!(fake.received().len(), 1, "not retried once text was shown");
+    assert_eq!(fake.received().len(), 3, "max_attempts is 3");
+    assert_eq!(restarts(&seen), [2, 3]);
 }
 
 #[tokio::test]

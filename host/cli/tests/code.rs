@@ -160,6 +160,27 @@ fn python_stdlib() -> PathBuf {
         .expect("a Python 3 standard library under /usr/lib")
 }
 
+/// npm's own JavaScript: `lib/` beside the script the `npm` command runs
+/// (/usr/lib/node_modules/npm from nodesource, /usr/share/nodejs/npm from
+/// Debian). `cargo xtask test` installs npm when it is missing.
+fn npm_lib() -> PathBuf {
+    let out = std::process::Command::new("sh")
+        .args(["-c", "readlink -f \"$(command -v npm)\""])
+        .output()
+        .expect("sh runs");
+    let script = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let lib = script
+        .ancestors()
+        .find(|dir| dir.join("lib/npm.js").exists())
+        .map(|dir| dir.join("lib"));
+    lib.unwrap_or_else(|| {
+        panic!(
+            "npm's lib/ not found from `npm` at {:?}: run `cargo xtask test`, which installs npm",
+            script
+        )
+    })
+}
+
 #[test]
 fn the_wasm_outline_equals_the_native_outline_on_real_files() {
     let code = Code::new();
@@ -167,10 +188,7 @@ fn the_wasm_outline_equals_the_native_outline_on_real_files() {
     let sets: Vec<(&str, Vec<PathBuf>)> = vec![
         ("rust", real_files(&repo.join("host/core/src"), "rs", 6)),
         ("python", real_files(&python_stdlib(), "py", 6)),
-        (
-            "javascript",
-            real_files(Path::new("/usr/lib/node_modules/npm/lib"), "js", 6),
-        ),
+        ("javascript", real_files(&npm_lib(), "js", 6)),
         (
             "typescript",
             real_files(&repo.join("fixtures/parsers/typescript"), "ts", 6),

@@ -661,9 +661,10 @@ fn each_injected_fault_ends_in_the_reply_or_a_typed_failure_that_resumes() {
         ),
         (r#"{ kind = "slow_first_byte", delay_ms = 3000 }"#, None),
         (r#"{ kind = "cut", after_events = 1 }"#, None),
+        // After the first tokens: retried too, the partial dropped.
+        (r#"{ kind = "cut", after_events = 3 }"#, None),
         (r#"{ kind = "status", status = 401 }"#, Some("auth")),
         (r#"{ kind = "status", status = 400 }"#, Some("request")),
-        (r#"{ kind = "cut", after_events = 3 }"#, Some("stream")),
         (
             r#"{ kind = "malformed", after_events = 2 }"#,
             Some("provider"),
@@ -711,4 +712,66 @@ reply = {{ text = "It says hi, in a reply long enough to come in several pieces.
             assert!(got.problems.is_empty(), "{fault}: {:?}", got.problems);
         }
     }
+}
+
+/// A stream cut after the first tokens: `--json` says so once with the
+/// reason, the turn starts over, and the partial reply is nowhere (not in
+/// the reply, the history sent next, or the session file); piped into a
+/// file without `--json`, stdout holds the reply once.
+#[test]
+fn a_stream_cut_mid_reply_is_retried_and_the_partial_reply_is_dropped() {
+    let reply = "The answer, long enough to arrive in several pieces of text.";
+    let script = format!(
+        r#"
+[[turns]]
+faults = [{{ kind = "cut", after_events = 3 }}]
+reply = {{ text = "{reply}" }}
+{DONE}"#
+    );
+    let env = env();
+    let server = fake(&script);
+    let run = env.exec(&server, &[], "answer me");
+    run.assert_done(reply);
+    let retries = run.of_type("stream.retry");
+    assert_eq!(retries.len(), 1, "{:?}", run.events);
+    assert_eq!(retries[0]["attempt"], 2);
+    assert_eq!(retries[0]["turn"], 1);
+    let reason = retries[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("broke off"), "{reason}");
+    // The deltas before the retry are a start of the reply, and the ones
+    // after it are the whole reply.
+    let deltas = |events: &[&Value]| -> String {
+        events
+            .iter()
+            .filter(|e| e["type"] == "message.delta")
+            .map(|e| e["text"].as_str().unwrap())
+            .collect()
+    };
+    let all: Vec<&Value> = run.events.iter().collect();
+    let at = all
+        .iter()
+        .position(|e| e["type"] == "stream.retry")
+        .unwrap();
+    let (before, after) = (deltas(&all[..at]), deltas(&all[at..]));
+    assert!(!before.is_empty() && reply.starts_with(&before), "{before}");
+    assert_eq!(after, reply);
+    // The session holds the reply once, and no partial text of its own.
+    let session = std::fs::read_to_string(env.session_file(&run.session_id())).unwrap();
+    assert_eq!(session.matches(reply).count(), 1, "{session}");
+    // The confirm turn's request carries the reply once in the history.
+    let confirm = server.received().last().cloned().unwrap();
+    let history = sent_messages(&confirm.body).join("\n");
+    assert_eq!(history.matches(reply).count(), 1, "{history}");
+    assert_eq!(history.matches(&before).count(), 1, "{history}");
+
+    // Without --json, into a pipe: the reply once on stdout, the retry on
+    // stderr.
+    let piped = crate::env();
+    let server = fake(&script);
+    let base = server.openai_base();
+    let out = piped.run(&["exec", "--base-url", &base, "answer me"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("{reply}\n"));
+    let err = text(&out.stderr);
+    assert!(err.contains("asking again (attempt 2)"), "{err}");
 }

@@ -9,16 +9,7 @@ fn repo() -> PathBuf {
 }
 
 fn guest(name: &str) -> String {
-    let dir = std::env::var_os("AMBER_GUESTS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/guests"));
-    let path = dir.join(format!("{name}.wasm"));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo xtask guests`",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
+    amber_tests::guest(name).to_string_lossy().into_owned()
 }
 
 struct Home {

@@ -303,7 +303,7 @@ fn a_second_run_on_a_session_in_use_fails_at_once_naming_the_first() {
     first.wait().unwrap();
     // Once the first is gone, the session resumes.
     let third_server =
-        fake("[[turns]]\nreply = { text = \"back\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
+        fake("[[turns]]\nexpect_tool_results = [\"w\"]\nreply = { text = \"back\" }\n[[turns]]\nreply = { text = \"DONE\" }\n");
     probe
         .exec(&third_server, &["--resume", &id])
         .assert_done("back");

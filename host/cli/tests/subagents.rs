@@ -2,6 +2,11 @@
 //! `task` tool through the binary and the fake LLM server. Each sub-agent
 //! has its own context and system prompt and no `task` tool of its own;
 //! its final reply is the parent's tool result.
+//!
+//! The sub-agents' requests interleave with the parent's in one script, so
+//! the turns where a conversation starts or resumes say which tool results
+//! they carry (`expect_tool_results`): the server's default, the calls of
+//! the reply just before, is another conversation's there.
 
 use amber_tests::exec_env::{fake, sent_messages, Env};
 use serde_json::Value;
@@ -49,12 +54,15 @@ fn parallel_sub_agents_run_together_and_report_back_in_call_order() {
     let script = format!(
         r#"{}
 [[turns]]
+expect_tool_results = []
 reply = {{ tool_calls = [{{ id = "r", name = "rendezvous", arguments = {{ mine = "a.flag", theirs = "b.flag", timeout_ms = 20000 }} }}] }}
 [[turns]]
+expect_tool_results = []
 reply = {{ tool_calls = [{{ id = "r", name = "rendezvous", arguments = {{ mine = "b.flag", theirs = "a.flag", timeout_ms = 20000 }} }}] }}
 [[turns]]
 reply = {{ text = "met" }}
 [[turns]]
+expect_tool_results = ["r"]
 reply = {{ text = "met" }}
 [[turns]]
 expect_tool_results = ["t1", "t2"]
@@ -101,6 +109,7 @@ fn serial_sub_agents_run_one_at_a_time_with_their_own_context() {
     let script = format!(
         r#"{}
 [[turns]]
+expect_tool_results = []
 reply = {{ tool_calls = [{{ id = "n", name = "read_note", arguments = {{ path = "a.txt" }} }}] }}
 [[turns]]
 reply = {{ text = "it says hi" }}
@@ -144,6 +153,7 @@ fn a_sub_agent_stops_at_its_own_iteration_cap() {
 [[turns]]
 reply = { tool_calls = [{ id = "t1", name = "task", arguments = { prompt = "read forever" } }] }
 [[turns]]
+expect_tool_results = []
 reply = { tool_calls = [{ id = "n1", name = "read_note", arguments = { path = "a.txt" } }] }
 [[turns]]
 reply = { tool_calls = [{ id = "n2", name = "read_note", arguments = { path = "./a.txt" } }] }

@@ -164,8 +164,16 @@ impl<'p> Index<'p> {
             .collect()
     }
 
-    pub(crate) fn threads(&self) -> usize {
+    /// The workers it parses and searches on.
+    pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The same index on `threads` workers (1 to the pool's size): the
+    /// benchmarks compare one worker with one ctags process.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.clamp(1, MAX_WORKERS);
+        self
     }
 
     /// One file's entry, from the cache or parsed now.

@@ -18,7 +18,7 @@ pub mod assembly;
 pub mod compiler;
 pub mod eligibility;
 pub mod error;
-mod fts_query;
+pub mod fts_query;
 pub mod model;
 pub mod namespace;
 pub mod prompt_block;

@@ -238,7 +238,7 @@ impl Spawner {
             reason,
         };
         if let Confinement::Sandboxed(profile) = &spec.confinement {
-            profile.check().map_err(&sandbox_error)?;
+            profile.check().map_err(sandbox_error)?;
         }
         let mut private_tmp = None;
         #[cfg(target_os = "linux")]

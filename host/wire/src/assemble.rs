@@ -49,7 +49,7 @@ impl ReplyAssembler {
             StreamChunk::ToolCallEnd(_) => {}
             StreamChunk::Usage(u) => self.usage = *u,
             StreamChunk::Stop(s) => self.stop = Some(*s),
-            StreamChunk::Error { .. } => {}
+            StreamChunk::Error { .. } | StreamChunk::Restart { .. } => {}
         }
     }
 
@@ -67,8 +67,7 @@ impl ReplyAssembler {
         }
     }
 
-    /// Whether anything the user would see has arrived: after that, a
-    /// failed stream is not retried.
+    /// Whether anything the user would see has arrived.
     pub fn has_content(&self) -> bool {
         self.content
     }

@@ -219,6 +219,14 @@ impl WireClient {
     }
 
     /// Runs the whole call with retries; see [`ModelClient::stream`].
+    ///
+    /// A stream that breaks off, stalls or ends early is retried even
+    /// after its first tokens, as Codex does: the partial reply is thrown
+    /// away (it never reaches the caller's reply, so never the history or
+    /// the session), and `on_chunk` gets one [`StreamChunk::Restart`] so a
+    /// front end can retract what it showed. Tool calls run only once a
+    /// reply is whole, so a cut inside a call's arguments is retried the
+    /// same way.
     pub async fn call(
         &self,
         request: ChatRequest,
@@ -233,9 +241,18 @@ impl WireClient {
             if self.cancel.is_cancelled() {
                 return Err(ApiError::Cancelled);
             }
-            let outcome = tokio::select! {
-                outcome = self.attempt(&http_request, attempt, on_chunk) => outcome,
-                _ = self.cancel.cancelled() => Err(Failure::Fatal(ApiError::Cancelled)),
+            // Whether this attempt handed anything on: then a retry must
+            // say that it starts over.
+            let mut delivered = false;
+            let outcome = {
+                let mut counting = |chunk: &StreamChunk| {
+                    delivered = true;
+                    on_chunk(chunk);
+                };
+                tokio::select! {
+                    outcome = self.attempt(&http_request, attempt, &mut counting) => outcome,
+                    _ = self.cancel.cancelled() => Err(Failure::Fatal(ApiError::Cancelled)),
+                }
             };
             match outcome {
                 Ok(reply) => return Ok(reply),
@@ -246,13 +263,19 @@ impl WireClient {
                 Err(Failure::Retry(e, Some(after))) if after > self.options.retry.max_delay => {
                     return Err(e.asked_to_wait(after, self.options.retry.max_delay))
                 }
-                Err(Failure::Retry(_, after)) => {
+                Err(Failure::Retry(e, after)) => {
                     let wait = self.options.retry.delay(attempt, after);
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
                         _ = self.cancel.cancelled() => return Err(ApiError::Cancelled),
                     }
                     attempt += 1;
+                    if delivered {
+                        on_chunk(&StreamChunk::Restart {
+                            attempt,
+                            reason: e.to_string(),
+                        });
+                    }
                 }
             }
         }
@@ -339,11 +362,7 @@ impl WireClient {
                     let waited = if any_event { wait } else { first };
                     Failure::Retry(timeout(phase, waited), None)
                 });
-            let next = match next {
-                Ok(next) => next,
-                Err(failure) if assembler.has_content() => return Err(fatal(failure)),
-                Err(failure) => return Err(failure),
-            };
+            let next = next?;
             wait = self.options.read_timeout;
             let Some(batch) = next else { break };
             if over() {
@@ -374,11 +393,7 @@ impl WireClient {
                     provider: provider.clone(),
                     reason,
                 };
-                return Err(if assembler.has_content() {
-                    Failure::Fatal(error)
-                } else {
-                    Failure::Retry(error, None)
-                });
+                return Err(Failure::Retry(error, None));
             }
         }
         if over() {
@@ -393,17 +408,13 @@ impl WireClient {
                 provider,
                 reason: "it ended before the reply was complete".into(),
             };
-            return Err(if assembler.has_content() {
-                Failure::Fatal(error)
-            } else {
-                Failure::Retry(error, None)
-            });
+            return Err(Failure::Retry(error, None));
         }
         Ok(assembler.finish())
     }
 
-    /// Hands chunks on; an error chunk ends the attempt, retried only when
-    /// nothing was shown yet and the provider says it is worth it.
+    /// Hands chunks on; an error chunk ends the attempt, retried when the
+    /// provider says it is worth it (an overload mid-reply, say).
     fn deliver(
         &self,
         chunks: Vec<StreamChunk>,
@@ -423,8 +434,7 @@ impl WireClient {
                     message: message.clone(),
                     retryable: *retryable,
                 };
-                let retry = *retryable && !assembler.has_content();
-                return Err(if retry {
+                return Err(if *retryable {
                     Failure::Retry(error, None)
                 } else {
                     Failure::Fatal(error)
@@ -481,13 +491,6 @@ impl WireClient {
         } else {
             Failure::Fatal(error)
         }
-    }
-}
-
-fn fatal(failure: Failure) -> Failure {
-    match failure {
-        Failure::Retry(e, _) => Failure::Fatal(e),
-        fatal => fatal,
     }
 }
 

@@ -53,7 +53,7 @@ pub struct SseEvent<'a> {
 #[derive(Debug, Clone)]
 pub struct SseEvents<'a> {
     text: &'a str,
-    spans: std::slice::ChunksExact<'a, u32>,
+    spans: std::slice::Iter<'a, [u32; 4]>,
 }
 
 impl<'a> SseEvents<'a> {
@@ -62,7 +62,7 @@ impl<'a> SseEvents<'a> {
     pub fn new(text: &'a str, spans: &'a [u32]) -> Self {
         SseEvents {
             text,
-            spans: spans.chunks_exact(4),
+            spans: spans.as_chunks::<4>().0.iter(),
         }
     }
 

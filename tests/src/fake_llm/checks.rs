@@ -1,5 +1,8 @@
-//! What the fake server checks in each request: the tools it declares and
-//! the previous turn's tool results, in order.
+//! What the fake server checks in each request, always: the tool results
+//! answer the tool calls it sent in the reply before (one per call, in
+//! order, with the same ids), every tool the script's reply calls and
+//! every tool the script expects is declared, and every declared tool's
+//! schema is a valid JSON Schema of an object.
 
 use serde_json::Value;
 
@@ -23,6 +26,84 @@ pub fn tools(format: Format, body: &Value) -> Vec<String> {
         Format::Chat => names(body.get("tools"), |t| t["function"]["name"].as_str()),
         Format::Responses | Format::Messages => names(body.get("tools"), |t| t["name"].as_str()),
     }
+}
+
+/// Each declared tool's name and input schema.
+fn schemas(format: Format, body: &Value) -> Vec<(String, Value)> {
+    let empty = Vec::new();
+    body["tools"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .map(|t| {
+            let (name, schema) = match format {
+                Format::Chat => (&t["function"]["name"], &t["function"]["parameters"]),
+                Format::Responses => (&t["name"], &t["parameters"]),
+                Format::Messages => (&t["name"], &t["input_schema"]),
+            };
+            (name.as_str().unwrap_or("?").to_string(), schema.clone())
+        })
+        .collect()
+}
+
+/// Why `schema` is not a tool's input schema, if it is not one.
+fn schema_problem(schema: &Value) -> Option<String> {
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        return Some(format!("is not a valid JSON Schema: {e}"));
+    }
+    if schema["type"] != "object" {
+        return Some(format!("is not an object schema: {schema}"));
+    }
+    None
+}
+
+/// The tool-call ids in a served SSE body (a recorded one, whose calls
+/// the script does not list), in order.
+pub fn call_ids_in(format: Format, events: &[String]) -> Vec<String> {
+    let mut ids = Vec::new();
+    for event in events {
+        for line in event.lines() {
+            let Some(data) = line.strip_prefix("data:") else {
+                continue;
+            };
+            let Ok(data) = serde_json::from_str::<Value>(data.trim()) else {
+                continue;
+            };
+            match format {
+                Format::Chat => {
+                    let choices = data["choices"].as_array().cloned().unwrap_or_default();
+                    for choice in choices {
+                        let calls = choice["delta"]["tool_calls"]
+                            .as_array()
+                            .cloned()
+                            .unwrap_or_default();
+                        ids.extend(
+                            calls
+                                .iter()
+                                .filter_map(|c| c["id"].as_str())
+                                .filter(|id| !id.is_empty())
+                                .map(String::from),
+                        );
+                    }
+                }
+                Format::Responses => {
+                    if data["type"] == "response.output_item.added"
+                        && data["item"]["type"] == "function_call"
+                    {
+                        ids.extend(data["item"]["call_id"].as_str().map(String::from));
+                    }
+                }
+                Format::Messages => {
+                    if data["type"] == "content_block_start"
+                        && data["content_block"]["type"] == "tool_use"
+                    {
+                        ids.extend(data["content_block"]["id"].as_str().map(String::from));
+                    }
+                }
+            }
+        }
+    }
+    ids
 }
 
 /// The items after the last one that `ends_turn` matches (all of them when
@@ -68,23 +149,55 @@ pub fn tool_results(format: Format, body: &Value) -> Vec<String> {
 }
 
 /// Problems with a request for `turn`; empty when it is as scripted.
-pub fn problems(format: Format, body: &Value, turn: &Turn) -> Vec<String> {
+/// `sent` holds the ids of the tool calls of the reply served before it.
+pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let declared = tools(format, body);
-    for tool in &turn.expect_tools {
+    let called = turn
+        .reply
+        .tool_calls
+        .iter()
+        .filter(|c| !c.undeclared)
+        .map(|c| &c.name);
+    for tool in turn.expect_tools.iter().chain(called) {
         if !declared.contains(tool) {
             out.push(format!(
                 "tool `{tool}` is not declared (declared: {declared:?})"
             ));
         }
     }
-    if let Some(expected) = &turn.expect_tool_results {
+    for (name, schema) in schemas(format, body) {
+        if let Some(problem) = schema_problem(&schema) {
+            out.push(format!("the schema of tool `{name}` {problem}"));
+        }
+    }
+    let expected = match &turn.expect_tool_results {
+        Some(ids) => Some(ids.as_slice()),
+        None if turn.check_tool_results => Some(sent),
+        None => None,
+    };
+    if let Some(expected) = expected {
         let results = tool_results(format, body);
-        if &results != expected {
-            out.push(format!(
-                "expected tool results {expected:?} in order, got {results:?}"
-            ));
+        if results != expected {
+            out.push(result_problem(expected, &results));
         }
     }
     out
+}
+
+/// Names what is wrong with the tool results: a missing one, an extra
+/// one, the order, or an id the server never sent.
+fn result_problem(expected: &[String], got: &[String]) -> String {
+    let missing: Vec<&String> = expected.iter().filter(|id| !got.contains(id)).collect();
+    let unknown: Vec<&String> = got.iter().filter(|id| !expected.contains(id)).collect();
+    let what = if !unknown.is_empty() {
+        format!("unknown tool result id(s) {unknown:?}")
+    } else if !missing.is_empty() {
+        format!("missing tool result(s) for {missing:?}")
+    } else if got.len() != expected.len() {
+        "a tool result sent more than once".to_string()
+    } else {
+        "tool results out of order".to_string()
+    };
+    format!("{what}: expected tool results {expected:?} in order, got {got:?}")
 }

@@ -35,20 +35,39 @@ pub struct Setup {
 }
 
 /// One model reply, and what the request for it must carry.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Turn {
     /// Tools that must be declared in the request.
     #[serde(default)]
     pub expect_tools: Vec<String>,
-    /// Ids of the previous turn's tool results, in order; unset, they
-    /// are not checked (`[]` checks that there are none).
+    /// Ids of the previous turn's tool results, in order. Unset, the
+    /// server expects the ids of the tool calls it sent in the reply
+    /// before (none after a reply without calls); `[]` checks there are
+    /// none.
     #[serde(default)]
     pub expect_tool_results: Option<Vec<String>>,
+    /// `false` turns the tool-result check off for this turn's requests:
+    /// the one way to say that a request on purpose does not answer the
+    /// calls before it (a run killed after them, a new session).
+    #[serde(default = "yes")]
+    pub check_tool_results: bool,
     /// Served first, one per request, before the reply itself.
     #[serde(default)]
     pub faults: Vec<Fault>,
     pub reply: Reply,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Turn {
+            expect_tools: Vec::new(),
+            expect_tool_results: None,
+            check_tool_results: true,
+            faults: Vec::new(),
+            reply: Reply::default(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -86,10 +105,19 @@ pub struct ScriptedCall {
     /// Any JSON value; sent as its JSON text, split across deltas.
     #[serde(default = "empty_object")]
     pub arguments: serde_json::Value,
+    /// The call names a tool the request does not declare, on purpose
+    /// (a model calling a tool that does not exist); otherwise the server
+    /// refuses to send a call of a tool it was not offered.
+    #[serde(default)]
+    pub undeclared: bool,
 }
 
 fn empty_object() -> serde_json::Value {
     serde_json::json!({})
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize)]

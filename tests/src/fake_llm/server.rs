@@ -36,6 +36,9 @@ pub struct Received {
 struct Cursor {
     turn: usize,
     fault: usize,
+    /// The tool-call ids of the last reply served whole: the next turn's
+    /// request must answer them.
+    sent_calls: Vec<String>,
 }
 
 struct Shared {
@@ -82,8 +85,31 @@ async fn serve(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let (turn, fault) = {
+    let record = |body: Value, problems: Vec<String>| {
+        shared
+            .received
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Received {
+                path: path.to_string(),
+                authorization: header(&headers, "authorization"),
+                x_api_key: header(&headers, "x-api-key"),
+                anthropic_version: header(&headers, "anthropic-version"),
+                body,
+                problems,
+            });
+    };
+    let body: Value = match serde_json::from_slice(&body) {
+        Ok(body) => body,
+        Err(e) => {
+            // Refused before the cursor moves: the turn is still to serve.
+            let problem = format!("the request body is not JSON: {e}");
+            let message = format!("fake-llm: {problem}");
+            record(Value::Null, vec![problem]);
+            return (StatusCode::BAD_REQUEST, error_body(format, 400, &message)).into_response();
+        }
+    };
+    let (turn, fault, sent) = {
         let mut cursor = shared.cursor.lock().unwrap_or_else(|e| e.into_inner());
         let Some(turn) = shared.transcript.turns.get(cursor.turn).cloned() else {
             drop(cursor);
@@ -94,6 +120,7 @@ async fn serve(
                 .into_response();
         };
         let fault = turn.faults.get(cursor.fault).cloned();
+        let sent = cursor.sent_calls.clone();
         match fault {
             Some(_) => cursor.fault += 1,
             None => {
@@ -101,21 +128,10 @@ async fn serve(
                 cursor.fault = 0;
             }
         }
-        (turn, fault)
+        (turn, fault, sent)
     };
-    let problems = checks::problems(format, &body, &turn);
-    shared
-        .received
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(Received {
-            path: path.to_string(),
-            authorization: header(&headers, "authorization"),
-            x_api_key: header(&headers, "x-api-key"),
-            anthropic_version: header(&headers, "anthropic-version"),
-            body,
-            problems: problems.clone(),
-        });
+    let problems = checks::problems(format, &body, &turn, &sent);
+    record(body, problems.clone());
     if !problems.is_empty() {
         let message = format!(
             "fake-llm: the request does not match the script: {}",
@@ -137,6 +153,17 @@ async fn serve(
         },
         None => sse::encode(&sse::render(format, &turn.reply)),
     };
+    if fault.is_none() {
+        let ids = match &turn.reply.recorded {
+            Some(_) => checks::call_ids_in(format, &events),
+            None => turn.reply.tool_calls.iter().map(|c| c.id.clone()).collect(),
+        };
+        shared
+            .cursor
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .sent_calls = ids;
+    }
     let mut cut_after = None;
     // (before which event, how long) the server waits.
     let mut first_delay = None;

@@ -39,8 +39,21 @@ const TOOLS: &[&str] = &[
     "read-many",
     "walk",
     "walk-leak",
+    "tcp-connect",
+    "udp-send",
+    "dns-lookup",
     "ok",
 ];
+
+/// What a network attempt came to: `denied: <kind>: <error>` when the
+/// sandbox refused it, `reached: ...` when it went out (which must never
+/// happen).
+fn network(attempt: std::io::Result<String>) -> Result<ToolOutput, ToolError> {
+    match attempt {
+        Ok(what) => Ok(ToolOutput::text(format!("reached: {what}"))),
+        Err(e) => Err(ToolError::Failed(format!("denied: {:?}: {e}", e.kind()))),
+    }
+}
 
 fn recurse(depth: u64) -> u64 {
     if black_box(depth) == u64::MAX {
@@ -137,6 +150,27 @@ impl ToolPlugin for Misbehave {
                     std::mem::forget(walk);
                 }
                 Ok(ToolOutput::text("opened 100 walks"))
+            }
+            // A public address, a loopback one and a name: none may work.
+            "tcp-connect" => {
+                let to = args["to"].as_str().unwrap_or("1.1.1.1:443");
+                network(std::net::TcpStream::connect(to).map(|s| format!("{:?}", s.peer_addr())))
+            }
+            "udp-send" => {
+                let to = args["to"].as_str().unwrap_or("1.1.1.1:53");
+                network(
+                    std::net::UdpSocket::bind("0.0.0.0:0")
+                        .and_then(|socket| socket.send_to(b"amber", to))
+                        .map(|sent| format!("sent {sent} bytes to {to}")),
+                )
+            }
+            "dns-lookup" => {
+                use std::net::ToSocketAddrs;
+                let name = args["name"].as_str().unwrap_or("example.com:80");
+                network(
+                    name.to_socket_addrs()
+                        .map(|addrs| format!("{:?}", addrs.collect::<Vec<_>>())),
+                )
             }
             "ok" => Ok(ToolOutput::text("still here")),
             other => Err(ToolError::Failed(format!("no tool `{other}`"))),

@@ -81,6 +81,16 @@ pub enum AgentEvent {
         stop_reason: Option<StopReason>,
         tool_calls: usize,
     },
+    /// The stream broke off after the reply began and the model is asked
+    /// again: the deltas of this turn so far belong to no reply (they are
+    /// not in the history or the session); the turn starts over.
+    #[serde(rename = "stream.retry")]
+    StreamRetry {
+        turn: u32,
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        reason: String,
+    },
     /// Error recovery pushed a steering message to the history.
     #[serde(rename = "steer")]
     Steer { turn: u32, message: String },

@@ -486,6 +486,14 @@ impl Agent {
             if silent {
                 return;
             }
+            if let StreamChunk::Restart { attempt, reason } = chunk {
+                sink(AgentEvent::StreamRetry {
+                    turn,
+                    attempt: *attempt,
+                    reason: reason.clone(),
+                });
+                return;
+            }
             let (kind, text) = match chunk {
                 StreamChunk::TextDelta(t) => (DeltaKind::Text, t.clone()),
                 StreamChunk::ReasoningDelta(r) if !r.text.is_empty() => {

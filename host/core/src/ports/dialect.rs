@@ -145,6 +145,15 @@ pub enum StreamChunk {
         message: String,
         retryable: bool,
     },
+    /// Never from a dialect: the model client threw away a partial reply
+    /// (the stream broke off, stalled, or ended early after the first
+    /// tokens) and asks again. Whatever came before this belongs to no
+    /// reply; front ends retract what they showed of it.
+    Restart {
+        /// The attempt about to start (2 for the first retry).
+        attempt: u32,
+        reason: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

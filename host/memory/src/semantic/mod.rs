@@ -40,9 +40,11 @@ pub fn similarity(vector: &[f32], blob: &[u8]) -> Option<f32> {
         return None;
     }
     Some(
-        blob.chunks_exact(4)
+        blob.as_chunks::<4>()
+            .0
+            .iter()
             .zip(vector)
-            .map(|(b, v)| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) * v)
+            .map(|(b, v)| f32::from_le_bytes(*b) * v)
             .sum(),
     )
 }

@@ -73,8 +73,10 @@ impl Tensors {
             .filter(|b| b.len() == count * 4)
             .ok_or_else(|| format!("tensor {name}: its byte range does not fit the file"))?;
         Ok(bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .as_chunks::<4>()
+            .0
+            .iter()
+            .map(|b| f32::from_le_bytes(*b))
             .collect())
     }
 }

@@ -1,0 +1,1 @@
+//! Nothing: this crate only names the corpus (see Cargo.toml).

@@ -1,0 +1,10 @@
+//! The Anthropic messages dialect's decoder on any stream: no panic, and
+//! the tool calls it reports keep the host's invariants.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let events = amber_fuzz::events(data);
+    let decoder = amber_fuzz::anthropic_decode::MessagesDecoder::default();
+    let chunks = amber_fuzz::decode(decoder, &events);
+    amber_fuzz::check_tool_calls(&chunks);
+});
