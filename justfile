@@ -7,5 +7,7 @@ guests:
     cargo xtask guests
 bench:
     cargo xtask bench
+fuzz:
+    cargo xtask fuzz
 toolchain:
     cargo xtask toolchain
