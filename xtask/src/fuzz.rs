@@ -94,6 +94,15 @@ pub fn run_all(args: &[String]) -> Result<()> {
     let args = parse(args)?;
     let cargo_fuzz = ensure_cargo_fuzz()?;
     let fuzz_dir = root().join("fuzz");
+    eprintln!("xtask: building the fuzz targets (nightly, into target/fuzz)");
+    let built = fuzz_command(&cargo_fuzz)
+        .args(["build", "--fuzz-dir"])
+        .arg(&fuzz_dir)
+        .status()
+        .with_context(|| format!("cannot run {}", cargo_fuzz.display()))?;
+    if !built.success() {
+        bail!("the fuzz targets do not build (above); nothing was fuzzed");
+    }
     let mut crashed = Vec::new();
     for target in &args.targets {
         let corpus = fuzz_dir.join("corpus").join(target);
@@ -136,14 +145,23 @@ fn fuzz_command(cargo_fuzz: &Path) -> Command {
     cmd
 }
 
-/// Installs nightly and cargo-fuzz (into target/tools) when missing.
+/// Installs nightly and cargo-fuzz (into target/tools) when missing. A
+/// nightly older than the pin (an old install) is updated: amber's crates
+/// need at least the pinned version.
 fn ensure_cargo_fuzz() -> Result<PathBuf> {
-    if !toolchain::toolchain_installed(NIGHTLY)? {
-        eprintln!("xtask: installing the nightly toolchain for cargo-fuzz");
+    let pin = toolchain::pinned_version()?;
+    let current = toolchain::toolchain_installed(NIGHTLY)?
+        && nightly_version().is_some_and(|v| toolchain::at_least(&v, &pin));
+    if !current {
+        eprintln!("xtask: installing the newest nightly toolchain for cargo-fuzz (amber needs {pin} or newer)");
         run(Command::new("rustup")
             .args(["toolchain", "install", NIGHTLY, "--profile", "minimal"])
             .env_remove("RUSTUP_TOOLCHAIN"))
         .context("cannot install nightly Rust with rustup")?;
+        let got = nightly_version().unwrap_or_default();
+        if !toolchain::at_least(&got, &pin) {
+            bail!("rustup's nightly is {got}, older than amber's pin {pin}");
+        }
     }
     let tools = target_dir().join("tools/cargo-fuzz");
     let binary = tools.join("bin/cargo-fuzz");
@@ -156,6 +174,19 @@ fn ensure_cargo_fuzz() -> Result<PathBuf> {
         .context("cannot install cargo-fuzz")?;
     }
     Ok(binary)
+}
+
+/// The version nightly's rustc reports, e.g. `1.101.0-nightly`.
+fn nightly_version() -> Option<String> {
+    let out = Command::new("rustc")
+        .arg("--version")
+        .env("RUSTUP_TOOLCHAIN", NIGHTLY)
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .nth(1)
+        .map(String::from)
 }
 
 /// Puts seeds from the repository's fixtures into an empty corpus: a start

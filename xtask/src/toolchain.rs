@@ -207,7 +207,7 @@ fn ensure_path_toolchain(version: &str) -> Result<Toolchain> {
 }
 
 /// `have >= want` for dotted versions (`1.99.1`, `1.100.0-nightly`).
-fn at_least(have: &str, want: &str) -> bool {
+pub(crate) fn at_least(have: &str, want: &str) -> bool {
     let parse = |v: &str| -> Vec<u64> {
         v.split(['-', '+'])
             .next()
