@@ -3,6 +3,7 @@
 mod approval;
 mod commands;
 mod host;
+mod pipes;
 mod render;
 mod workspace;
 
@@ -28,14 +29,25 @@ fn protect_own_secrets() {
 ///
 /// State lives in the XDG dirs, or all under $AMBER_HOME when set.
 #[derive(Parser)]
-#[command(name = "amber", version, about, long_about)]
+#[command(
+    name = "amber",
+    version,
+    about,
+    long_about,
+    arg_required_else_help = true
+)]
 struct Cli {
     /// The workspace root (default: $AMBER_WORKSPACE, then the current dir).
     #[arg(short = 'C', long = "workspace", global = true, value_name = "DIR")]
     workspace: Option<std::path::PathBuf>,
 
+    /// Run the agent on PROMPT and print the reply: `amber exec PROMPT`
+    /// with the defaults (as `claude -p`). For more options use `exec`.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    print: Option<String>,
+
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -94,10 +106,17 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    pipes::exit_quietly_on_closed_stdout();
     protect_own_secrets();
     let cli = Cli::parse();
+    let command = match (cli.command, cli.print) {
+        (Some(command), _) => command,
+        (None, Some(prompt)) => Command::Exec(commands::exec::ExecArgs::with_prompt(prompt)),
+        // arg_required_else_help: clap printed the help already.
+        (None, None) => return ExitCode::from(2),
+    };
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
-    let result = workspace::resolve(cli.workspace.as_deref()).and_then(|root| match cli.command {
+    let result = workspace::resolve(cli.workspace.as_deref()).and_then(|root| match command {
         // exec reports its own failures (as events) and chooses its code.
         Command::Exec(args) => Ok(commands::exec::run(args, &root)),
         Command::Sessions(cmd) => done(commands::sessions::run(cmd)),
@@ -113,6 +132,9 @@ fn main() -> ExitCode {
         Command::Memory(args) => done(commands::memory::run(args, &root)),
     });
     result.unwrap_or_else(|e| {
+        if pipes::is_closed_pipe(&e) {
+            return ExitCode::SUCCESS;
+        }
         eprintln!("amber: {e:#}");
         ExitCode::FAILURE
     })

@@ -96,8 +96,8 @@ impl Printer {
                 }
                 if !interrupted.is_empty() {
                     say!(
-                        "amber: {} unfinished tool call(s) recorded as interrupted",
-                        interrupted.len()
+                        "amber: {} recorded as interrupted",
+                        amber_core::text::count(interrupted.len(), "unfinished tool call")
                     );
                 }
                 for w in warnings {
@@ -182,8 +182,10 @@ impl Printer {
                 self.release();
                 self.break_line();
                 say!(
-                    "amber: done in {turns} model call(s), {} tokens in, {} out · session {session_id}",
-                    usage.input_tokens, usage.output_tokens
+                    "amber: done in {}, {} tokens in, {} out · session {session_id}",
+                    amber_core::text::count(*turns as usize, "model call"),
+                    usage.input_tokens,
+                    usage.output_tokens
                 );
             }
             AgentEvent::SessionFailed {

@@ -577,7 +577,7 @@ reply = {{ text = "It says hi." }}
         err.contains("→ read_note {\"path\":\"a.txt\"}") && err.contains("✓ hi there"),
         "{err}"
     );
-    assert!(err.contains("amber: done in 3 model call(s)"), "{err}");
+    assert!(err.contains("amber: done in 3 model calls"), "{err}");
 }
 
 #[test]
@@ -774,4 +774,58 @@ reply = {{ text = "{reply}" }}
     assert_eq!(text(&out.stdout), format!("{reply}\n"));
     let err = text(&out.stderr);
     assert!(err.contains("asking again (attempt 2)"), "{err}");
+}
+
+/// `-m` is `--model`, and `--output-last-message FILE` gets the final
+/// reply when the run completes, and nothing when it fails.
+#[test]
+fn dash_m_picks_the_model_and_the_last_message_goes_to_a_file() {
+    let env = env();
+    let server = fake(&format!(
+        "[[turns]]\nreply = {{ text = \"The answer.\" }}\n{DONE}"
+    ));
+    let out_file = env.home.join("last.txt");
+    let run = env.exec(
+        &server,
+        &[
+            "-m",
+            "fake-mini",
+            "--output-last-message",
+            out_file.to_str().unwrap(),
+        ],
+        "answer",
+    );
+    run.assert_done("The answer.");
+    assert_eq!(server.received()[0].body["model"], "fake-mini");
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "The answer.");
+
+    // A failed run (a 401) leaves the file as it was.
+    let server = fake(
+        "[[turns]]\nfaults = [{ kind = \"status\", status = 401 }]\nreply = { text = \"never\" }\n",
+    );
+    let run = env.exec(
+        &server,
+        &["--output-last-message", out_file.to_str().unwrap()],
+        "answer",
+    );
+    assert_eq!(run.code, Some(1));
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "The answer.");
+}
+
+/// `amber -p PROMPT` is `amber exec PROMPT`: the reply on stdout.
+#[test]
+fn dash_p_runs_the_prompt_like_exec() {
+    let env = env();
+    let server = fake(&format!(
+        "[[turns]]\nreply = {{ text = \"Printed.\" }}\n{DONE}"
+    ));
+    let out = env
+        .command(&["-p", "say it"])
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "Printed.\n");
+    let said = sent_messages(&server.received()[0].body);
+    assert!(said.iter().any(|m| m == "user: say it"), "{said:?}");
 }

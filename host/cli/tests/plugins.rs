@@ -412,3 +412,33 @@ fn a_bundled_plugin_can_be_replaced_by_an_added_build_with_its_id() {
         "Hi there, b!\n"
     );
 }
+
+#[test]
+fn listings_have_column_headers_and_counts_have_plurals() {
+    let home = Home::new();
+    home.ok(&["plugin", "add", &guest("misbehave"), "--yes"]);
+    let list = home.ok(&["plugin", "list"]);
+    let header = list.lines().next().unwrap();
+    for column in ["PLUGIN", "VERSION", "STATE", "ORIGIN", "CONTRIBUTES"] {
+        assert!(header.contains(column), "{header}");
+    }
+    // The bundled prompt block is one contribution; misbehave's 16 tools
+    // are 16.
+    let line = |id: &str| {
+        list.lines()
+            .find(|l| l.split_whitespace().next() == Some(id))
+            .unwrap_or_else(|| panic!("no {id} in {list}"))
+            .to_string()
+    };
+    assert!(
+        line("prompt-workspace").ends_with(" 1 contribution"),
+        "{list}"
+    );
+    assert!(line("misbehave").ends_with(" 16 contributions"), "{list}");
+    assert!(!list.contains("(s)"), "{list}");
+    let providers = home.ok(&["providers", "list"]);
+    let header = providers.lines().next().unwrap();
+    for column in ["PROVIDER", "FLAVOR", "BASE URL", "KEY", "MODEL"] {
+        assert!(header.contains(column), "{header}");
+    }
+}

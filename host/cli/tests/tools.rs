@@ -486,3 +486,24 @@ fn the_demo_session_fixes_the_demo_repo() {
         .unwrap()
         .contains("celsius * 9.0 / 5.0 + 32.0"));
 }
+
+/// `amber tool call` checks the arguments against the tool's schema as the
+/// agent's dispatch does, with the same message; `--raw` skips the check
+/// and shows what the tool itself says.
+#[test]
+fn tool_call_checks_the_schema_as_dispatch_does_and_raw_skips_it() {
+    let env = Env::new(AMBER);
+    let (status, output, _) = call(&env, &[], "read_file", r#"{"path": 5}"#);
+    assert_eq!(status, "error");
+    assert!(
+        output.starts_with("the arguments do not match the schema of `read_file`"),
+        "{output}"
+    );
+    let out = env.run(&["tool", "call", "read_file", r#"{"path": 5}"#]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("(--raw skips this check)"), "{stderr}");
+    let (status, output, _) = call(&env, &["--raw"], "read_file", r#"{"path": 5}"#);
+    assert_eq!(status, "error");
+    assert!(!output.contains("do not match the schema"), "{output}");
+}

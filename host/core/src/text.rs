@@ -12,6 +12,79 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     format!("{cut}…")
 }
 
+/// A moment a person types, as Unix seconds: the seconds themselves
+/// (`1764547200`), a UTC date (`2026-12-01`, its midnight), or a UTC time
+/// (`2026-12-01T12:00`, `2026-12-01 12:00:30Z`). Dates to days by Howard
+/// Hinnant's `days_from_civil`, the inverse of [`utc_minute`]'s.
+pub fn parse_moment(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    if let Ok(secs) = text.parse::<i64>() {
+        return Ok(secs);
+    }
+    let bad = || {
+        format!(
+            "`{text}` is not a time: give Unix seconds, a date (2026-12-01) or a UTC time (2026-12-01T12:00Z)"
+        )
+    };
+    let (date, time) = match text.split_once(['T', ' ']) {
+        Some((date, time)) => (date, Some(time.trim_end_matches('Z'))),
+        None => (text, None),
+    };
+    let mut parts = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (Some(Some(year)), Some(Some(month)), Some(Some(day))) =
+        (parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad());
+    };
+    if !(1..=12).contains(&month) || !(1..=days_in_month(year, month)).contains(&day) {
+        return Err(bad());
+    }
+    let mut seconds = 0;
+    if let Some(time) = time {
+        let fields: Vec<Option<i64>> = time.split(':').map(|p| p.parse().ok()).collect();
+        let limits = [24, 60, 60];
+        if fields.is_empty() || fields.len() > 3 {
+            return Err(bad());
+        }
+        for (i, field) in fields.iter().enumerate() {
+            match field {
+                Some(v) if (0..limits[i]).contains(v) => {
+                    seconds += v * [3600, 60, 1][i];
+                }
+                _ => return Err(bad()),
+            }
+        }
+    }
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y.rem_euclid(400);
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let day_of_year = (153 * mp + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    Ok(days * 86_400 + seconds)
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// `n` and the noun, singular for one: "1 tool", "2 tools", "0 tools".
+/// The plural adds an `s` (every noun amber counts takes one).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Unix seconds as a UTC time a person reads, e.g. `2026-12-01 03:40Z`.
 /// Days to a civil date by Howard Hinnant's `civil_from_days`, so no
 /// calendar crate is needed for one line of output.
@@ -37,7 +110,44 @@ pub fn utc_minute(secs: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{one_line, utc_minute};
+    use super::{count, one_line, parse_moment, utc_minute};
+
+    #[test]
+    fn moments_parse_as_seconds_dates_and_times_and_round_trip() {
+        assert_eq!(parse_moment("1764547200"), Ok(1_764_547_200));
+        assert_eq!(parse_moment("1970-01-01"), Ok(0));
+        assert_eq!(parse_moment("2026-12-01"), Ok(1_796_083_200));
+        assert_eq!(
+            parse_moment("2026-12-01T03:40Z"),
+            Ok(1_796_083_200 + 3 * 3600 + 40 * 60)
+        );
+        assert_eq!(
+            parse_moment("2026-12-01 03:40:05"),
+            Ok(1_796_083_200 + 13_205)
+        );
+        assert_eq!(parse_moment("2024-02-29"), Ok(1_709_164_800));
+        for secs in [0, 951_782_400, 1_764_561_600, 4_102_444_800, 1_795_923_600] {
+            let shown = utc_minute(secs).replace(' ', "T");
+            assert_eq!(parse_moment(&shown), Ok(secs), "{shown}");
+        }
+        for bad in [
+            "2026-13-01",
+            "2025-02-29",
+            "2026-12-01T25:00",
+            "soon",
+            "2026-12",
+        ] {
+            let err = parse_moment(bad).unwrap_err();
+            assert!(err.contains("is not a time"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn counts_are_singular_for_one_only() {
+        assert_eq!(count(1, "tool"), "1 tool");
+        assert_eq!(count(2, "tool call"), "2 tool calls");
+        assert_eq!(count(0, "contribution"), "0 contributions");
+    }
 
     #[test]
     fn unix_seconds_read_as_utc_dates() {

@@ -58,7 +58,7 @@ pub struct ExecArgs {
     #[arg(long)]
     pub provider: Option<String>,
     /// Another model than the preset's.
-    #[arg(long)]
+    #[arg(short = 'm', long)]
     pub model: Option<String>,
     /// Another base URL than the preset's.
     #[arg(long)]
@@ -67,6 +67,27 @@ pub struct ExecArgs {
     /// verified first.
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    /// Also write the final reply to FILE when the run completes (for
+    /// scripts); a failed run leaves FILE as it was.
+    #[arg(long, value_name = "FILE")]
+    pub output_last_message: Option<std::path::PathBuf>,
+}
+
+impl ExecArgs {
+    /// `amber exec PROMPT` with every option at its default (`amber -p`).
+    pub fn with_prompt(prompt: String) -> Self {
+        ExecArgs {
+            prompt,
+            json: false,
+            mode: None,
+            yes: false,
+            provider: None,
+            model: None,
+            base_url: None,
+            resume: None,
+            output_last_message: None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -155,7 +176,32 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
     runtime.shutdown_background();
     let (event, code) = finish(result, &session_id);
     printer.event(&event);
+    if let (AgentEvent::SessionCompleted { reply, .. }, Some(file)) =
+        (&event, &args.output_last_message)
+    {
+        if let Err(e) = write_whole(file, reply) {
+            eprintln!(
+                "amber: cannot write the reply to {} (--output-last-message): {e}",
+                file.display()
+            );
+            return ExitCode::FAILURE;
+        }
+    }
     code
+}
+
+/// Writes `text` to `file` through a temporary file beside it, so a
+/// reader never sees half a reply.
+fn write_whole(file: &Path, text: &str) -> std::io::Result<()> {
+    let name = file
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("it names no file"))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(".amber-tmp");
+    let temp = file.with_file_name(temp_name);
+    std::fs::write(&temp, text)?;
+    std::fs::rename(&temp, file)
 }
 
 /// The exit code of the signal that stopped the run, 0 while none has.

@@ -177,16 +177,22 @@ fn list(as_json: bool, workspace: &Path) -> Result<()> {
     }
     if plugins.is_empty() {
         println!("no plugins (add one with `amber plugin add FILE.wasm`)");
+        return Ok(());
     }
+    println!(
+        "{:<20} {:<8} {:<11} {:<7} CONTRIBUTES",
+        "PLUGIN", "VERSION", "STATE", "ORIGIN"
+    );
     for p in &plugins {
         let origin = if p.bundled { "bundled" } else { "added" };
         let caps = p.status.contributions.len();
         println!(
-            "{:<20} {:<8} {:<11} {:<7} {caps} contributions",
+            "{:<20} {:<8} {:<11} {:<7} {}",
             p.id,
             p.version,
             p.status.state.to_string(),
-            origin
+            origin,
+            amber_core::text::count(caps, "contribution")
         );
         if let Some(reason) = &p.status.reason {
             println!("  failed: {reason}");

@@ -111,6 +111,10 @@ fn list(as_json: bool) -> Result<()> {
             .collect();
         return print_json(&json!({ "providers": rows }));
     }
+    println!(
+        "{:<17} {:<19} {:<38} {:<28} MODEL",
+        "PROVIDER", "FLAVOR", "BASE URL", "KEY"
+    );
     for p in presets.all() {
         let key = match &p.key_env {
             Some(env) if key_set(&p.key_env) => format!("{env} (set)"),

@@ -107,9 +107,11 @@ fn show(id: &str, as_json: bool) -> Result<()> {
         print_message(message);
     }
     if !resumed.interrupted.is_empty() {
+        let n = resumed.interrupted.len();
+        let verb = if n == 1 { "has" } else { "have" };
         println!(
-            "\n{} tool call(s) have no result; `amber exec --resume {id}` records them as interrupted",
-            resumed.interrupted.len()
+            "\n{} {verb} no result; `amber exec --resume {id}` records them as interrupted",
+            amber_core::text::count(n, "tool call")
         );
     }
     Ok(())

@@ -19,48 +19,40 @@ pub enum ToolCommand {
         json: bool,
     },
     /// Call one tool with JSON arguments and print its output.
-    Call {
-        /// Also load this component, for this call only (repeatable).
-        #[arg(long = "with", value_name = "FILE.wasm")]
-        with: Vec<PathBuf>,
-        /// Grant a permission to the components loaded with --with
-        /// (workspace-read, workspace-write, exec; repeatable).
-        #[arg(long = "grant", value_name = "PERM")]
-        grants: Vec<Permission>,
-        /// Print {"status": "ok"|"error", "output", "meta"}.
-        #[arg(long)]
-        json: bool,
-        /// Approve every command the tool runs that needs approval (without
-        /// a terminal, they are denied otherwise).
-        #[arg(long)]
-        yes: bool,
-        /// The tool's name.
-        tool: String,
-        /// The arguments, a JSON object.
-        #[arg(default_value = "{}")]
-        args: String,
-    },
+    Call(CallArgs),
+}
+
+#[derive(clap::Args)]
+pub struct CallArgs {
+    /// Also load this component, for this call only (repeatable).
+    #[arg(long = "with", value_name = "FILE.wasm")]
+    with: Vec<PathBuf>,
+    /// Grant a permission to the components loaded with --with
+    /// (workspace-read, workspace-write, exec; repeatable).
+    #[arg(long = "grant", value_name = "PERM")]
+    grants: Vec<Permission>,
+    /// Print {"status": "ok"|"error", "output", "meta"}.
+    #[arg(long)]
+    json: bool,
+    /// Approve every command the tool runs that needs approval (without
+    /// a terminal, they are denied otherwise).
+    #[arg(long)]
+    yes: bool,
+    /// Skip the schema check of the arguments (the agent's dispatch
+    /// always makes it), to see what the tool itself says.
+    #[arg(long)]
+    raw: bool,
+    /// The tool's name (see `amber tool list`).
+    tool: String,
+    /// The arguments, a JSON object.
+    #[arg(default_value = "{}")]
+    args: String,
 }
 
 pub fn run(cmd: ToolCommand, workspace: &Path) -> Result<()> {
     match cmd {
         ToolCommand::List { json } => list(json, workspace),
-        ToolCommand::Call {
-            with,
-            grants,
-            json,
-            yes,
-            tool,
-            args,
-        } => call(
-            &with,
-            Grants::of(grants),
-            json,
-            yes,
-            &tool,
-            &args,
-            workspace,
-        ),
+        ToolCommand::Call(args) => call(args, workspace),
     }
 }
 
@@ -104,16 +96,18 @@ fn list(as_json: bool, workspace: &Path) -> Result<()> {
     Ok(())
 }
 
-fn call(
-    with: &[PathBuf],
-    grants: Grants,
-    as_json: bool,
-    yes: bool,
-    name: &str,
-    args: &str,
-    workspace: &Path,
-) -> Result<()> {
-    let mut args: serde_json::Value = serde_json::from_str(args)
+fn call(call: CallArgs, workspace: &Path) -> Result<()> {
+    let CallArgs {
+        with,
+        grants,
+        json: as_json,
+        yes,
+        raw,
+        tool: name,
+        args,
+    } = call;
+    let (name, grants) = (name.as_str(), Grants::of(grants));
+    let mut args: serde_json::Value = serde_json::from_str(&args)
         .with_context(|| format!("the arguments are not JSON: {args}"))?;
     // Paths as dispatch sees them: confined, absolute ones made relative.
     amber_core::engine::dispatch::confine_arguments(&mut args, workspace)
@@ -122,7 +116,7 @@ fn call(
     let policy = host::policy(&config, workspace, None, yes);
     let manager = host::loaded_with(workspace, &config, Some(policy))?;
     let runtime = manager.runtime();
-    for file in with {
+    for file in &with {
         let (id, _) = runtime.register_file(file)?;
         runtime.enable(&id, grants.clone())?;
     }
@@ -140,6 +134,20 @@ fn call(
         };
         bail!("no tool `{name}` is installed (known: {known})");
     };
+    if !raw {
+        let spec = tool.spec();
+        let checked =
+            amber_core::engine::dispatch::check_arguments(name, &spec.input_schema, &args);
+        if let Err(problem) = checked {
+            if as_json {
+                println!(
+                    "{}",
+                    json!({"status": "error", "output": problem, "meta": null})
+                );
+            }
+            bail!("{problem} (--raw skips this check)");
+        }
+    }
     let result = tool.call(&args);
     match (&result, as_json) {
         (Ok(out), true) => println!(

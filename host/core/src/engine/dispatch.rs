@@ -54,6 +54,43 @@ impl FromStr for Mode {
     }
 }
 
+/// Up to five ways `args` fails `validator`, as the model is told them.
+fn schema_mismatch(
+    name: &str,
+    validator: &jsonschema::Validator,
+    args: &Value,
+) -> Result<(), String> {
+    let problems: Vec<String> = validator
+        .iter_errors(args)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path.to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("{at}: {e}")
+            }
+        })
+        .collect();
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the arguments do not match the schema of `{name}`: {}",
+        problems.join("; ")
+    ))
+}
+
+/// The schema check dispatch makes, for a caller outside the loop
+/// (`amber tool call`): the same message the model would get. A schema
+/// that does not compile checks nothing, as in dispatch.
+pub fn check_arguments(name: &str, schema: &Value, args: &Value) -> Result<(), String> {
+    match jsonschema::validator_for(schema) {
+        Ok(validator) => schema_mismatch(name, &validator, args),
+        Err(_) => Ok(()),
+    }
+}
+
 struct Entry {
     tool: Arc<dyn Tool>,
     /// `None` when the tool's schema does not compile: the tool still runs
@@ -170,25 +207,7 @@ impl Dispatcher {
         };
         let mut args = parse_arguments(&call.arguments).map_err(Envelope::denied)?;
         if let Some(validator) = &entry.validator {
-            let problems: Vec<String> = validator
-                .iter_errors(&args)
-                .take(5)
-                .map(|e| {
-                    let at = e.instance_path.to_string();
-                    if at.is_empty() {
-                        e.to_string()
-                    } else {
-                        format!("{at}: {e}")
-                    }
-                })
-                .collect();
-            if !problems.is_empty() {
-                return Err(Envelope::denied(format!(
-                    "the arguments do not match the schema of `{}`: {}",
-                    call.name,
-                    problems.join("; ")
-                )));
-            }
+            schema_mismatch(&call.name, validator, &args).map_err(Envelope::denied)?;
         }
         let repeated_from_last_turn = previous.iter().any(|p| {
             p.name == call.name && parse_arguments(&p.arguments).ok().as_ref() == Some(&args)

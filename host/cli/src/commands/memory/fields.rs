@@ -29,11 +29,12 @@ pub struct RecordFields {
     /// A language the record applies to (repeatable; none: all).
     #[arg(long = "language", value_name = "LANG")]
     pub languages: Vec<String>,
-    /// Unix seconds before which the record is not eligible.
-    #[arg(long, value_name = "SECS")]
+    /// When the record becomes eligible: Unix seconds, a date
+    /// (2026-12-01) or a UTC time (2026-12-01T12:00Z).
+    #[arg(long, value_name = "WHEN", value_parser = amber_core::text::parse_moment)]
     pub valid_from: Option<i64>,
-    /// Unix seconds from which the record has expired.
-    #[arg(long, value_name = "SECS")]
+    /// When the record expires: Unix seconds, a date or a UTC time.
+    #[arg(long, value_name = "WHEN", value_parser = amber_core::text::parse_moment)]
     pub valid_until: Option<i64>,
     /// Who wrote it (default: user).
     #[arg(long)]
