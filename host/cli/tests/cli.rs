@@ -207,3 +207,69 @@ fn every_option_of_every_command_says_what_it_does() {
         bare.join("\n")
     );
 }
+
+/// Every positional argument of every command has help text, and
+/// `plugin grant` names the valid permissions.
+#[test]
+fn every_positional_argument_has_help_and_grant_lists_the_permissions() {
+    let home = tempfile::tempdir().unwrap();
+    let commands: &[&[&str]] = &[
+        &["exec"],
+        &["sessions", "show"],
+        &["plugin", "add"],
+        &["plugin", "info"],
+        &["plugin", "inspect"],
+        &["plugin", "enable"],
+        &["plugin", "disable"],
+        &["plugin", "remove"],
+        &["plugin", "grant"],
+        &["plugin", "revoke"],
+        &["plugin", "logs"],
+        &["tool", "call"],
+        &["providers", "check"],
+        &["index"],
+        &["outline"],
+        &["show"],
+        &["callers"],
+        &["grep"],
+        &["memory", "add"],
+        &["memory", "recall"],
+        &["memory", "show"],
+        &["memory", "revise"],
+        &["memory", "link"],
+        &["memory", "forget"],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let out = amber(home.path(), &args);
+        assert!(out.status.success(), "{command:?}: {}", text(&out.stderr));
+        let help = text(&out.stdout);
+        let Some(section) = help.split("Arguments:\n").nth(1) else {
+            continue;
+        };
+        let section = section.split("\nOptions:").next().unwrap_or("");
+        let lines: Vec<&str> = section.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let trimmed = line.trim();
+            if !(trimmed.starts_with('<') || trimmed.starts_with('[')) {
+                continue;
+            }
+            // Help on the same line, or on the next, indented further.
+            let same_line = trimmed
+                .split_once("  ")
+                .is_some_and(|(_, h)| !h.trim().is_empty());
+            let next_line = lines
+                .get(i + 1)
+                .is_some_and(|next| next.starts_with("          ") && !next.trim().is_empty());
+            assert!(
+                same_line || next_line,
+                "{command:?}: `{trimmed}` has no help:\n{help}"
+            );
+        }
+    }
+    let grant = text(&amber(home.path(), &["plugin", "grant", "--help"]).stdout);
+    for permission in ["workspace-read", "workspace-write", "exec"] {
+        assert!(grant.contains(permission), "{grant}");
+    }
+}

@@ -44,6 +44,7 @@ pub enum PluginCommand {
     /// Show one plugin: manifest, exports, grants, state, why it failed,
     /// what it contributes, its hash.
     Info {
+        /// The plugin's id (see `amber plugin list`).
         id: String,
         /// Print JSON for scripts instead of text.
         #[arg(long)]
@@ -52,23 +53,45 @@ pub enum PluginCommand {
     /// Look inside a .wasm without adding it: runs it sandboxed with
     /// nothing granted.
     Inspect {
+        /// The component (.wasm) to look inside.
         file: PathBuf,
         /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Enable a plugin, now and in later runs.
-    Enable { id: String },
+    Enable {
+        /// The plugin's id (see `amber plugin list`).
+        id: String,
+    },
     /// Disable a plugin, now and in later runs; it stays installed.
-    Disable { id: String },
+    Disable {
+        /// The plugin's id (see `amber plugin list`).
+        id: String,
+    },
     /// Remove a plugin. A bundled one stays out until added again.
-    Remove { id: String },
+    Remove {
+        /// The plugin's id (see `amber plugin list`).
+        id: String,
+    },
     /// Grant a permission the plugin requests.
-    Grant { id: String, permission: Permission },
+    Grant {
+        /// The plugin's id (see `amber plugin list`).
+        id: String,
+        /// workspace-read, workspace-write or exec; the plugin's manifest
+        /// must request it (`amber plugin info ID` lists what it requests).
+        permission: Permission,
+    },
     /// Revoke a permission.
-    Revoke { id: String, permission: Permission },
+    Revoke {
+        /// The plugin's id (see `amber plugin list`).
+        id: String,
+        /// workspace-read, workspace-write or exec.
+        permission: Permission,
+    },
     /// Print the plugin's log: its log() calls and its stderr.
     Logs {
+        /// The plugin's id (see `amber plugin list`).
         id: String,
         /// Only the last N lines.
         #[arg(long, value_name = "N")]
