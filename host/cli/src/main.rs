@@ -9,7 +9,7 @@ mod workspace;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Before anything else runs: amber becomes non-dumpable, so another
 /// process of the same user cannot read its memory or
@@ -40,6 +40,11 @@ struct Cli {
     /// The workspace root (default: $AMBER_WORKSPACE, then the current dir).
     #[arg(short = 'C', long = "workspace", global = true, value_name = "DIR")]
     workspace: Option<std::path::PathBuf>,
+
+    /// Colour in amber's output: auto (on a terminal, unless NO_COLOR is
+    /// set), always or never.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: clap::ColorChoice,
 
     /// Run the agent on PROMPT and print the reply: `amber exec PROMPT`
     /// with the defaults (as `claude -p`). For more options use `exec`.
@@ -105,10 +110,41 @@ enum Command {
     Memory(commands::memory::MemoryArgs),
 }
 
+/// `--color WHEN` (or `--color=WHEN`) when given, else never under
+/// `NO_COLOR` (https://no-color.org), else auto.
+fn color_choice(args: &[std::ffi::OsString]) -> clap::ColorChoice {
+    let mut given = None;
+    let mut it = args.iter().map(|a| a.to_string_lossy());
+    while let Some(arg) = it.next() {
+        if arg == "--" {
+            break;
+        }
+        if arg == "--color" {
+            given = it.next().map(|v| v.into_owned());
+        } else if let Some(value) = arg.strip_prefix("--color=") {
+            given = Some(value.to_string());
+        }
+    }
+    match given.as_deref() {
+        Some("always") => clap::ColorChoice::Always,
+        Some("never") => clap::ColorChoice::Never,
+        Some(_) => clap::ColorChoice::Auto,
+        None if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => {
+            clap::ColorChoice::Never
+        }
+        None => clap::ColorChoice::Auto,
+    }
+}
+
 fn main() -> ExitCode {
     pipes::exit_quietly_on_closed_stdout();
     protect_own_secrets();
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Read before clap parses, so its own help and errors follow it too.
+    let matches = Cli::command()
+        .color(color_choice(&args))
+        .get_matches_from(&args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let command = match (cli.command, cli.print) {
         (Some(command), _) => command,
         (None, Some(prompt)) => Command::Exec(commands::exec::ExecArgs::with_prompt(prompt)),

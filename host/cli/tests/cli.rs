@@ -273,3 +273,56 @@ fn every_positional_argument_has_help_and_grant_lists_the_permissions() {
         assert!(grant.contains(permission), "{grant}");
     }
 }
+
+/// `memory revise --help` does not claim `add`'s defaults: a field not
+/// given keeps its value there. `add --help` says what a new record gets.
+#[test]
+fn memory_revise_help_has_no_defaults_and_add_help_has_them() {
+    let home = tempfile::tempdir().unwrap();
+    let revise = text(&amber(home.path(), &["memory", "revise", "--help"]).stdout);
+    assert!(
+        revise.contains("Fields not given keep their values"),
+        "{revise}"
+    );
+    assert!(!revise.contains("default 0.5"), "{revise}");
+    assert!(!revise.contains("candidate (default)"), "{revise}");
+    assert!(!revise.contains("default: user"), "{revise}");
+    let add = text(&amber(home.path(), &["memory", "add", "--help"]).stdout);
+    assert!(
+        add.contains("confidence 0.5, status candidate and actor user"),
+        "{add}"
+    );
+}
+
+/// `--color always|never|auto` and `NO_COLOR` reach clap's own help and
+/// errors: escapes only when asked for, the flag over the variable.
+#[test]
+fn color_follows_the_flag_and_no_color() {
+    let home = tempfile::tempdir().unwrap();
+    let has_escapes = |out: &Output| {
+        let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        all.windows(2).any(|w| w == b"\x1b[")
+    };
+    let always = amber(home.path(), &["--color", "always", "plugin", "bogus"]);
+    assert_eq!(always.status.code(), Some(2));
+    assert!(has_escapes(&always), "{}", text(&always.stderr));
+    let never = amber(home.path(), &["--color=never", "plugin", "bogus"]);
+    assert!(!has_escapes(&never), "{}", text(&never.stderr));
+    // Not a terminal: auto gives none either.
+    assert!(!has_escapes(&amber(home.path(), &["plugin", "bogus"])));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_amber"));
+    cmd.env("AMBER_HOME", home.path())
+        .env("NO_COLOR", "1")
+        .args(["--color", "always", "plugin", "bogus"]);
+    assert!(
+        has_escapes(&cmd.output().unwrap()),
+        "the flag wins over NO_COLOR"
+    );
+    let bad = amber(home.path(), &["--color", "sometimes", "plugin", "list"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("always"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

@@ -17,10 +17,10 @@ pub struct RecordFields {
     /// A tag (repeatable); replaces all tags on `revise`.
     #[arg(long = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
-    /// How sure the writer is, 0 to 1 (default 0.5).
+    /// How sure the writer is, 0 to 1.
     #[arg(long)]
     pub confidence: Option<f64>,
-    /// candidate (default), validated, stale, superseded or retracted.
+    /// candidate, validated, stale, superseded or retracted.
     #[arg(long)]
     pub status: Option<Status>,
     /// A workspace path glob the record applies to (repeatable; none: everywhere).
@@ -36,7 +36,7 @@ pub struct RecordFields {
     /// When the record expires: Unix seconds, a date or a UTC time.
     #[arg(long, value_name = "WHEN", value_parser = amber_core::text::parse_moment)]
     pub valid_until: Option<i64>,
-    /// Who wrote it (default: user).
+    /// Who wrote it.
     #[arg(long)]
     pub actor: Option<String>,
     /// The session it came from.

@@ -49,7 +49,8 @@ pub enum ExportFormat {
 pub enum MemoryCommand {
     /// Store a memory. The same content again only raises its evidence count.
     ///
-    /// Content is at most 16 KiB, a title at most 512 bytes.
+    /// Content is at most 16 KiB, a title at most 512 bytes. A new record
+    /// has confidence 0.5, status candidate and actor user unless given.
     Add {
         #[command(flatten)]
         fields: RecordFields,
