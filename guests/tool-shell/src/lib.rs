@@ -87,7 +87,8 @@ impl ToolPlugin for Shell {
             notes.push("the command timed out and was killed with its process group; try a longer timeout_ms, or a smaller command".to_string());
         }
         if cut_out + cut_err > 0 {
-            notes.push(format!("{} earlier line(s) not shown", cut_out + cut_err));
+            let lines = amber_sdk::count(cut_out + cut_err, "earlier line");
+            notes.push(format!("{lines} not shown"));
         }
         if out.truncated {
             notes.push("the host cut the middle of a very long output".into());

@@ -91,8 +91,9 @@ pub fn edit_file(args: &Value) -> Result<ToolOutput, ToolError> {
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string();
-    Ok(
-        ToolOutput::text(format!("edited {path}: {replaced} replacement(s)\n{diff}"))
-            .with_meta(json!({"path": path, "replacements": replaced, "diff": diff})),
-    )
+    Ok(ToolOutput::text(format!(
+        "edited {path}: {}\n{diff}",
+        amber_sdk::count(replaced, "replacement")
+    ))
+    .with_meta(json!({"path": path, "replacements": replaced, "diff": diff})))
 }

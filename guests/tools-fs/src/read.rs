@@ -98,8 +98,12 @@ pub fn read_file(args: &Value) -> Result<ToolOutput, ToolError> {
         notes.push("some bytes are not UTF-8 and are shown as �".to_string());
     }
     if long_lines > 0 {
+        let (lines, verb) = (
+            amber_sdk::count(long_lines, "line"),
+            if long_lines == 1 { "was" } else { "were" },
+        );
         notes.push(format!(
-            "{long_lines} line(s) longer than {MAX_LINE} characters were cut"
+            "{lines} longer than {MAX_LINE} characters {verb} cut"
         ));
     }
     if more {

@@ -326,3 +326,32 @@ fn color_follows_the_flag_and_no_color() {
         text(&bad.stderr)
     );
 }
+
+/// `plugin inspect` of a plugin that would fail (its `initialize` refuses)
+/// exits 1 and says why once, on stderr; the JSON still has the status.
+#[test]
+fn inspect_fails_for_a_plugin_that_would_fail_and_says_it_once() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[plugins.misbehave.settings]\nfail-initialize = \"missing token\"\n",
+    )
+    .unwrap();
+    let bad = guest("misbehave");
+    let out = amber(home.path(), &["plugin", "inspect", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let all = format!("{stdout}{stderr}");
+    assert_eq!(all.matches("missing token").count(), 1, "{all}");
+    assert!(
+        stderr.contains("plugin `misbehave` would fail: ") && stderr.contains("missing token"),
+        "{stderr}"
+    );
+    let out = amber(
+        home.path(),
+        &["plugin", "inspect", "--json", bad.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["plugin"]["manifest"]["id"], "misbehave");
+}

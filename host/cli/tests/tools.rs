@@ -241,8 +241,8 @@ fn shell_reports_exit_code_output_tail_and_timeouts() {
     );
     let (out, _) = ok(&env, "shell", r#"{"command": "seq 1 1000"}"#);
     assert!(
-        out.ends_with("\n1000\n[800 earlier line(s) not shown]")
-            || out.contains("[800 earlier line(s) not shown]"),
+        out.ends_with("\n1000\n[800 earlier lines not shown]")
+            || out.contains("[800 earlier lines not shown]"),
         "{out}"
     );
 }

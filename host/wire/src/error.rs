@@ -14,7 +14,7 @@ pub enum ApiError {
         message: String,
         key_env: String,
     },
-    #[error("{provider} failed after {attempts} attempt(s): {message}")]
+    #[error("{provider} failed after {}: {message}", amber_core::text::count(*.attempts as usize, "attempt"))]
     Http {
         provider: String,
         status: u16,
@@ -179,7 +179,7 @@ mod tests {
             (e.kind, e.status, e.retryable, e.retry_after_ms),
             (ModelErrorKind::RateLimited, Some(429), true, Some(2500))
         );
-        assert_eq!(e.message, "openai failed after 1 attempt(s): refused");
+        assert_eq!(e.message, "openai failed after 1 attempt: refused");
         let kind = |e: ApiError| ModelError::from(e).kind;
         assert_eq!(kind(http(503, true, None)), ModelErrorKind::Server);
         assert_eq!(kind(http(529, true, None)), ModelErrorKind::Server);

@@ -44,6 +44,16 @@ pub use capability::{
 };
 pub use manifest::API_VERSION;
 
+/// `n` and the noun, singular for one ("1 line", "3 lines"), for the
+/// text a tool shows the model and the user. The plural adds an `s`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 pub use bindings::amber::plugin::exec::{self, ExecOutput};
 pub use bindings::amber::plugin::host::{log, setting};
 pub use bindings::amber::plugin::types::{

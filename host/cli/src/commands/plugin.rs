@@ -282,7 +282,12 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
     if as_json {
         print_json(&json!({ "plugin": status, "tools": tools }))?;
     } else {
-        print_status(&status);
+        // The failure is said once, below, as the command's error.
+        let mut shown = status.clone();
+        if enabled.is_err() {
+            shown.reason = None;
+        }
+        print_status(&shown);
         for tool in &tools {
             let mode = if tool.read_only {
                 "read-only"
@@ -293,12 +298,11 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
         }
     }
     runtime.disable(&id)?;
-    if let Err(e) = enabled {
-        if !as_json {
-            println!("  failed: {e}");
-        }
-    }
-    Ok(())
+    // A plugin that would fail when added fails its inspection too: what
+    // a user tests with is what production does.
+    enabled
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("plugin `{id}` would fail: {e}"))
 }
 
 fn print_contributions(s: &PluginStatus) {
