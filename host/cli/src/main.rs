@@ -91,10 +91,13 @@ enum Command {
     Index(commands::code::IndexArgs),
     /// Print a file's symbols with their kinds, line ranges and ids.
     Outline(commands::code::OutlineArgs),
-    /// Print symbols' source by id (`src/app.rs::App/new`) or hash prefix.
+    /// Print symbols' source by name (`new`, `App/new`), id
+    /// (`src/app.rs::App/new`) or hash prefix.
     ///
     /// Ids are `<path>::<name-path>` as `amber outline` prints them; a hash
-    /// prefix is `b3:` and 8 or more hex digits of a symbol's hash.
+    /// prefix is `b3:` and 8 or more hex digits of a symbol's hash. A name
+    /// matches every symbol whose name path is it or ends with it; when
+    /// several do, the error lists their ids.
     Show(commands::code::ShowArgs),
     /// Find the calls of functions or methods by name, with their callers.
     ///

@@ -739,3 +739,26 @@ fn help_explains_the_code_commands() {
     assert!(code.ok(&["callers", "--help"]).contains("macro"));
     assert!(code.ok(&["grep", "--help"]).contains("raw bytes"));
 }
+
+/// `amber show NAME`: a name, or the end of a name path, finds its symbol
+/// anywhere; when several match, the error lists their ids to choose from.
+#[test]
+fn show_finds_a_symbol_by_name_and_lists_the_candidates_when_several_match() {
+    let code = Code::with_fixtures();
+    let nested = code.ok(&["show", "geometry/Point/new"]);
+    assert!(
+        nested.starts_with("// rust/shapes.rs::geometry/Point/new ("),
+        "{nested}"
+    );
+    assert!(nested.contains("Point { x: 1.0, y: 1.0 }"), "{nested}");
+    let err = code.fails(&["show", "Point/new"]);
+    for id in [
+        "rust/shapes.rs::Point/new",
+        "rust/shapes.rs::geometry/Point/new",
+    ] {
+        assert!(err.contains(id), "{err}");
+    }
+    assert!(err.contains("show one by its id"), "{err}");
+    let none = code.fails(&["show", "no_such_symbol_anywhere"]);
+    assert!(none.contains("no_such_symbol_anywhere"), "{none}");
+}

@@ -44,19 +44,25 @@ impl Index<'_> {
                 let id = Selector::Id(format!("{}::{name}", entry.path));
                 (ProjectTree { files: vec![entry] }, id)
             }
-            Selector::Hash(_) => (self.build(&|_| {}).0, parsed.clone()),
+            Selector::Hash(_) | Selector::Name(_) => (self.build(&|_| {}).0, parsed.clone()),
         };
         let found = tree.find(&parsed);
         let (file, indexed) = match found.as_slice() {
+            [] if matches!(parsed, Selector::Name(_)) => {
+                return Err(IndexError::Selector(format!(
+                    "no symbol is named `{selector}`; give a name as `amber outline <file>` prints it, an id `<path>::<name>` or `b3:<hex>`"
+                )))
+            }
             [] => return Err(IndexError::NoSymbol(selector.to_string())),
             [one] => *one,
             many => {
                 let ids: Vec<&str> = many.iter().map(|(_, s)| s.id.as_str()).collect();
                 // Symbols with the same bytes have the same hash: no
                 // prefix tells them apart, only their ids do.
-                let advice = match many.iter().all(|(_, s)| s.hash == many[0].1.hash) {
-                    true => "their bytes are identical; show one by its id",
-                    false => "give more hex digits, or an id",
+                let advice = match (&parsed, many.iter().all(|(_, s)| s.hash == many[0].1.hash)) {
+                    (Selector::Name(_), _) => "show one by its id",
+                    (_, true) => "their bytes are identical; show one by its id",
+                    (_, false) => "give more hex digits, or an id",
                 };
                 return Err(IndexError::Selector(format!(
                     "`{selector}` names {} symbols: {}; {advice}",

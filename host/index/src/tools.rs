@@ -128,11 +128,11 @@ impl ShowTool {
     pub fn new(context: CodeContext) -> Self {
         let spec = spec(
             "show",
-            "Show one symbol's source by its id (`src/app.rs::App/new`, as `outline` lists) or by a hash prefix (`b3:1a2b3c4d`). `no_body: true` shows only the signature.",
+            "Show one symbol's source by its id (`src/app.rs::App/new`, as `outline` lists), by name (`App/new` or `new`: when several symbols match, the error lists their ids) or by a hash prefix (`b3:1a2b3c4d`). `no_body: true` shows only the signature.",
             json!({
                 "type": "object",
                 "properties": {
-                    "symbol": {"type": "string", "description": "`<path>::<name-path>` or `b3:<hex>`."},
+                    "symbol": {"type": "string", "description": "`<path>::<name-path>`, a name or name-path end, or `b3:<hex>`."},
                     "no_body": {"type": "boolean", "description": "Only the signature."}
                 },
                 "required": ["symbol"],

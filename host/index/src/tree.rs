@@ -53,6 +53,9 @@ pub enum Selector {
     Id(String),
     /// `b3:` and 8 or more hex digits of a symbol hash.
     Hash(String),
+    /// A name alone (`new`) or the end of a name path (`App/new`): every
+    /// symbol whose name path is it or ends with it, anywhere.
+    Name(String),
 }
 
 impl Selector {
@@ -67,9 +70,13 @@ impl Selector {
             return Ok(Selector::Hash(hex));
         }
         if !text.contains("::") {
-            return Err(IndexError::Selector(format!(
-                "`{text}`: a symbol id is `<path>::<name>` (e.g. `src/app.rs::App/new`) or `b3:<hex>`"
-            )));
+            let name = text.trim().trim_matches('/');
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return Err(IndexError::Selector(format!(
+                    "`{text}`: give a name (`new`, `App/new`), an id `<path>::<name>` (e.g. `src/app.rs::App/new`) or `b3:<hex>`"
+                )));
+            }
+            return Ok(Selector::Name(name.to_string()));
         }
         Ok(Selector::Id(text.to_string()))
     }
@@ -78,7 +85,7 @@ impl Selector {
     pub fn path(&self) -> Option<&str> {
         match self {
             Selector::Id(id) => id.split_once("::").map(|(path, _)| path),
-            Selector::Hash(_) => None,
+            Selector::Hash(_) | Selector::Name(_) => None,
         }
     }
 }
@@ -111,6 +118,17 @@ impl ProjectTree {
                 .flat_map(|f| f.symbols.iter().map(move |s| (f, s)))
                 .filter(|(_, s)| s.hash[3..].starts_with(prefix.as_str()))
                 .collect(),
+            Selector::Name(name) => {
+                let tail = format!("/{name}");
+                self.files
+                    .iter()
+                    .flat_map(|f| f.symbols.iter().map(move |s| (f, s)))
+                    .filter(|(_, s)| {
+                        let path = s.id.split_once("::").map_or("", |(_, p)| p);
+                        path == name || path.ends_with(&tail)
+                    })
+                    .collect()
+            }
         }
     }
 }

@@ -47,7 +47,7 @@ pub struct OutlineArgs {
 /// prints them) or by hash prefix (`b3:` and 8 or more hex digits).
 #[derive(Args)]
 pub struct ShowArgs {
-    /// One or more symbol ids or hash prefixes.
+    /// One or more symbols: names (`new`, `App/new`), ids or hash prefixes.
     #[arg(required = true, value_name = "SYMBOL")]
     symbols: Vec<String>,
     /// Only the signature, not the body.
