@@ -81,6 +81,11 @@ pub fn confine(root: &Path, input: &str) -> Result<PathBuf, ConfineError> {
         root: root.to_path_buf(),
     };
     let root = normalise(root).ok_or_else(escapes)?;
+    // A relative path may not climb above the root even on the way:
+    // `../a/../ws` ends where it started, but passes through the parent.
+    if Path::new(input).is_relative() && normalise(Path::new(input)).is_none() {
+        return Err(escapes());
+    }
     let joined = root.join(input);
     let normal = normalise(&joined).ok_or_else(escapes)?;
     // Component-wise prefix matching is the slash-terminated match: `/ws2`
@@ -103,6 +108,15 @@ mod tests {
 
     fn rejected(input: &str) -> bool {
         confine(Path::new("/ws"), input).is_err()
+    }
+
+    /// Found by the property test below: the path ends at the root, but
+    /// passes through its parent on the way.
+    #[test]
+    fn a_path_through_the_parent_is_refused_even_when_it_ends_inside() {
+        assert!(rejected("../a/../a/../ws"));
+        assert!(rejected("../ws/src/main.rs"));
+        assert_eq!(ok("a/../b"), PathBuf::from("/ws/b"));
     }
 
     #[test]
