@@ -28,34 +28,39 @@ mod tool_calls;
 
 use anyhow::Result;
 
+/// One group of benchmarks: it writes its rows.
+type Group = fn(&mut measure::Rows) -> Result<()>;
+
+/// Each group of benchmarks, with the names a filter may match.
+const GROUPS: &[(&[&str], Group)] = &[
+    (&["runtime"], runtime::run),
+    (&["compile"], compile::run),
+    (&["context"], context::run),
+    (&["wire"], wire::run),
+    (&["engine", "loop"], engine::run),
+    (&["tools", "grep", "read_file"], tools::run),
+    (&["parse", "index"], parsers::run),
+    (&["memory"], memory::run),
+];
+
 fn main() -> Result<()> {
     let filters: Vec<String> = std::env::args().skip(1).collect();
     let wanted =
         |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let mut rows = measure::Rows::from_env()?;
-    if wanted("runtime") {
-        runtime::run(&mut rows)?;
+    let mut ran = 0;
+    for (names, run) in GROUPS {
+        if names.iter().any(|n| wanted(n)) {
+            run(&mut rows)?;
+            ran += 1;
+        }
     }
-    if wanted("compile") {
-        compile::run(&mut rows)?;
-    }
-    if wanted("context") {
-        context::run(&mut rows)?;
-    }
-    if wanted("wire") {
-        wire::run(&mut rows)?;
-    }
-    if wanted("engine") || wanted("loop") {
-        engine::run(&mut rows)?;
-    }
-    if wanted("tools") || wanted("grep") || wanted("read_file") {
-        tools::run(&mut rows)?;
-    }
-    if wanted("parse") || wanted("index") {
-        parsers::run(&mut rows)?;
-    }
-    if wanted("memory") {
-        memory::run(&mut rows)?;
+    if ran == 0 {
+        let names: Vec<&str> = GROUPS.iter().flat_map(|(n, _)| n.iter().copied()).collect();
+        anyhow::bail!(
+            "no benchmark matched {filters:?}; a filter is a substring of a group's name: {}",
+            names.join(", ")
+        );
     }
     Ok(())
 }

@@ -149,7 +149,13 @@ fn main() -> ExitCode {
         .get_matches_from(&args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let command = match (cli.command, cli.print) {
-        (Some(command), _) => command,
+        (Some(_), Some(_)) => Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "-p PROMPT runs `amber exec PROMPT`; it takes no subcommand",
+            )
+            .exit(),
+        (Some(command), None) => command,
         (None, Some(prompt)) => Command::Exec(commands::exec::ExecArgs::with_prompt(prompt)),
         // arg_required_else_help: clap printed the help already.
         (None, None) => return ExitCode::from(2),

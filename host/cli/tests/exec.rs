@@ -829,3 +829,16 @@ fn dash_p_runs_the_prompt_like_exec() {
     let said = sent_messages(&server.received()[0].body);
     assert!(said.iter().any(|m| m == "user: say it"), "{said:?}");
 }
+
+/// `-p` beside a subcommand is a usage error, not silently ignored.
+#[test]
+fn dash_p_with_a_subcommand_is_a_usage_error() {
+    let env = env();
+    let out = env.run(&["-p", "say it", "plugin", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("takes no subcommand"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -113,16 +113,12 @@ impl ProjectTree {
                 .into_iter()
                 .collect(),
             Selector::Hash(prefix) => self
-                .files
-                .iter()
-                .flat_map(|f| f.symbols.iter().map(move |s| (f, s)))
+                .symbols()
                 .filter(|(_, s)| s.hash[3..].starts_with(prefix.as_str()))
                 .collect(),
             Selector::Name(name) => {
                 let tail = format!("/{name}");
-                self.files
-                    .iter()
-                    .flat_map(|f| f.symbols.iter().map(move |s| (f, s)))
+                self.symbols()
                     .filter(|(_, s)| {
                         let path = s.id.split_once("::").map_or("", |(_, p)| p);
                         path == name || path.ends_with(&tail)
@@ -130,5 +126,12 @@ impl ProjectTree {
                     .collect()
             }
         }
+    }
+
+    /// Every symbol of every file, with its file.
+    fn symbols(&self) -> impl Iterator<Item = (&FileEntry, &IndexedSymbol)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.symbols.iter().map(move |s| (f, s)))
     }
 }

@@ -12,7 +12,7 @@
 //! Components are adapted to `amber-core`'s ports in [`adapters`].
 
 pub mod adapters;
-mod atomic;
+pub mod atomic;
 pub mod bindings;
 pub mod cache;
 pub mod compat;

@@ -12,22 +12,14 @@ pub struct ReplyAssembler {
     calls: BTreeMap<u32, ToolCall>,
     usage: Usage,
     stop: Option<StopReason>,
-    content: bool,
 }
 
 impl ReplyAssembler {
     pub fn push(&mut self, chunk: &StreamChunk) {
         match chunk {
-            StreamChunk::TextDelta(t) => {
-                self.content |= !t.is_empty();
-                self.text.push_str(t);
-            }
-            StreamChunk::ReasoningDelta(r) => {
-                self.content = true;
-                self.merge_reasoning(r.clone());
-            }
+            StreamChunk::TextDelta(t) => self.text.push_str(t),
+            StreamChunk::ReasoningDelta(r) => self.merge_reasoning(r.clone()),
             StreamChunk::ToolCallStart { index, id, name } => {
-                self.content = true;
                 let call = ToolCall {
                     id: id.clone(),
                     name: name.clone(),
@@ -65,11 +57,6 @@ impl ReplyAssembler {
             }
             _ => self.reasoning.push(delta),
         }
-    }
-
-    /// Whether anything the user would see has arrived.
-    pub fn has_content(&self) -> bool {
-        self.content
     }
 
     /// Whether the stream said why it stopped; a stream without a stop
@@ -138,7 +125,7 @@ mod tests {
         for c in &chunks {
             a.push(c);
         }
-        assert!(a.has_content() && a.is_complete());
+        assert!(a.is_complete());
         let reply = a.finish();
         assert_eq!(reply.reasoning.len(), 1);
         assert_eq!(reply.reasoning[0].signature.as_deref(), Some("sig"));

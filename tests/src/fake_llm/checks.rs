@@ -9,31 +9,12 @@ use serde_json::Value;
 use super::script::Turn;
 use super::sse::Format;
 
-fn names(list: Option<&Value>, pick: impl Fn(&Value) -> Option<&str>) -> Vec<String> {
-    list.and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|t| pick(t).map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Declared tool names.
-pub fn tools(format: Format, body: &Value) -> Vec<String> {
-    match format {
-        Format::Chat => names(body.get("tools"), |t| t["function"]["name"].as_str()),
-        Format::Responses | Format::Messages => names(body.get("tools"), |t| t["name"].as_str()),
-    }
-}
-
-/// Each declared tool's name and input schema.
-fn schemas(format: Format, body: &Value) -> Vec<(String, Value)> {
-    let empty = Vec::new();
-    body["tools"]
-        .as_array()
-        .unwrap_or(&empty)
+/// Each declared tool's name (when it has one) and input schema.
+fn declared(format: Format, body: &Value) -> Vec<(Option<&str>, &Value)> {
+    let Some(tools) = body["tools"].as_array() else {
+        return Vec::new();
+    };
+    tools
         .iter()
         .map(|t| {
             let (name, schema) = match format {
@@ -41,7 +22,7 @@ fn schemas(format: Format, body: &Value) -> Vec<(String, Value)> {
                 Format::Responses => (&t["name"], &t["parameters"]),
                 Format::Messages => (&t["name"], &t["input_schema"]),
             };
-            (name.as_str().unwrap_or("?").to_string(), schema.clone())
+            (name.as_str(), schema)
         })
         .collect()
 }
@@ -152,7 +133,8 @@ pub fn tool_results(format: Format, body: &Value) -> Vec<String> {
 /// `sent` holds the ids of the tool calls of the reply served before it.
 pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    let declared = tools(format, body);
+    let tools = declared(format, body);
+    let declared: Vec<&str> = tools.iter().filter_map(|(name, _)| *name).collect();
     let called = turn
         .reply
         .tool_calls
@@ -160,14 +142,15 @@ pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> V
         .filter(|c| !c.undeclared)
         .map(|c| &c.name);
     for tool in turn.expect_tools.iter().chain(called) {
-        if !declared.contains(tool) {
+        if !declared.contains(&tool.as_str()) {
             out.push(format!(
                 "tool `{tool}` is not declared (declared: {declared:?})"
             ));
         }
     }
-    for (name, schema) in schemas(format, body) {
-        if let Some(problem) = schema_problem(&schema) {
+    for (name, schema) in &tools {
+        if let Some(problem) = schema_problem(schema) {
+            let name = name.unwrap_or("?");
             out.push(format!("the schema of tool `{name}` {problem}"));
         }
     }

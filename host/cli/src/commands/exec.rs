@@ -179,7 +179,8 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
     if let (AgentEvent::SessionCompleted { reply, .. }, Some(file)) =
         (&event, &args.output_last_message)
     {
-        if let Err(e) = write_whole(file, reply) {
+        // Through a temporary file beside it: a reader never sees half.
+        if let Err(e) = amber_runtime::atomic::write_atomic(file, reply.as_bytes()) {
             eprintln!(
                 "amber: cannot write the reply to {} (--output-last-message): {e}",
                 file.display()
@@ -188,20 +189,6 @@ pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
         }
     }
     code
-}
-
-/// Writes `text` to `file` through a temporary file beside it, so a
-/// reader never sees half a reply.
-fn write_whole(file: &Path, text: &str) -> std::io::Result<()> {
-    let name = file
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("it names no file"))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(".amber-tmp");
-    let temp = file.with_file_name(temp_name);
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, file)
 }
 
 /// The exit code of the signal that stopped the run, 0 while none has.
