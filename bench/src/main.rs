@@ -7,6 +7,7 @@ mod compile;
 mod context;
 mod corpus;
 mod engine;
+mod first_run;
 mod measure;
 mod memory;
 mod parsers;
@@ -41,6 +42,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["tools", "grep", "read_file"], tools::run),
     (&["parse", "index"], parsers::run),
     (&["memory"], memory::run),
+    (&["first_run"], first_run::run),
 ];
 
 fn main() -> Result<()> {

@@ -21,7 +21,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use crate::{cargo, guests, models, python_component, root, run, setup, target_dir};
+use crate::{cargo, guests, install, models, python_component, root, run, setup, target_dir};
 
 /// The cargo profile of the bench binary (root Cargo.toml says why).
 const PROFILE: &str = "benchmark";
@@ -35,6 +35,15 @@ pub fn run_all(args: &[String]) -> Result<()> {
     let model = models::ensure_embedding_model()?;
     let big_component = python_component::ensure_big_component()?;
     let corpus = corpus_sources()?;
+    // The first-run rows time an installed amber on fresh homes; the
+    // release build they need is skipped when a filter leaves them out.
+    let first_run = filter.is_empty() || filter.iter().any(|f| "first_run".contains(f.as_str()));
+    let installed = if first_run {
+        let prefix = target_dir().join("bench/install");
+        install::install_into(&prefix, &install::build_release()?, &guests)?
+    } else {
+        std::path::PathBuf::new()
+    };
     eprintln!(
         "xtask: building the benchmarks (profile `{PROFILE}`: fat LTO, the providers' inlining)"
     );
@@ -64,7 +73,8 @@ pub fn run_all(args: &[String]) -> Result<()> {
         .env("AMBER_GUESTS_DIR", &guests)
         .env("AMBER_BENCH_EMBEDDING_MODEL", &model)
         .env("AMBER_BENCH_BIG_COMPONENT", &big_component)
-        .env("AMBER_BENCH_CORPUS", &corpus))?;
+        .env("AMBER_BENCH_CORPUS", &corpus)
+        .envs(first_run.then_some(("AMBER_BENCH_INSTALLED", &installed))))?;
     let text = std::fs::read_to_string(&rows_path).unwrap_or_default();
     let mut rows = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

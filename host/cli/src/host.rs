@@ -13,7 +13,7 @@ use amber_core::ports::CommandGate;
 use amber_core::{CapabilityKind, Ledger};
 use amber_index::tools::CodeContext;
 use amber_index::{LedgerParsers, Parsers};
-use amber_runtime::manager::{bundle_dir, PluginManager, PluginPrefs};
+use amber_runtime::manager::{find_bundle, precompiled, BundleSearch, PluginManager, PluginPrefs};
 use amber_runtime::{AmberDirs, Permission, PluginRuntime, RuntimeLimits, RuntimeOptions};
 use amber_sandbox::Spawner;
 use anyhow::{Context, Result};
@@ -43,6 +43,21 @@ pub fn wire_options(config: &Config) -> amber_wire::WireOptions {
     options
 }
 
+/// Where amber's bundled plugins are, looked up once per process.
+pub fn bundle() -> &'static BundleSearch {
+    static BUNDLE: std::sync::OnceLock<BundleSearch> = std::sync::OnceLock::new();
+    BUNDLE.get_or_init(find_bundle)
+}
+
+/// `error`, with where amber looked for its bundle when it has none: the
+/// likely reason a provider, tool or parser is missing.
+pub fn with_bundle_hint(error: anyhow::Error) -> anyhow::Error {
+    match bundle().found {
+        Some(_) => error,
+        None => error.context(bundle().not_found_message()),
+    }
+}
+
 fn options(
     dirs: AmberDirs,
     workspace: &Path,
@@ -51,6 +66,12 @@ fn options(
 ) -> RuntimeOptions {
     let mut options = RuntimeOptions::new(dirs, workspace.to_path_buf());
     options.gate = policy.map(|p| p as Arc<dyn CommandGate>);
+    options.prebuilt_caches = bundle()
+        .dir()
+        .map(|d| precompiled(&d))
+        .into_iter()
+        .collect();
+    options.compile_progress = Some(Arc::new(crate::compile_progress::CompileBar::new()));
     options.limits = RuntimeLimits {
         memory_bytes: (config.limits.memory_mib as usize) << 20,
         deadline: Duration::from_millis(config.limits.deadline_ms),
@@ -145,16 +166,27 @@ pub fn manager_with(
     config: &Config,
     policy: Option<Arc<Policy>>,
 ) -> Result<PluginManager> {
-    let dirs = AmberDirs::from_env();
+    manager_in(AmberDirs::from_env(), workspace, config, policy, |o| o)
+}
+
+/// [`manager_with`] with state in `dirs`, and the runtime's options as
+/// `adjust` leaves them (`plugin precompile` writes to a cache of its own).
+pub fn manager_in(
+    dirs: AmberDirs,
+    workspace: &Path,
+    config: &Config,
+    policy: Option<Arc<Policy>>,
+    adjust: impl FnOnce(RuntimeOptions) -> RuntimeOptions,
+) -> Result<PluginManager> {
     let policy = policy.unwrap_or_else(|| self::policy(config, workspace, None, false));
-    let options = options(dirs.clone(), workspace, config, Some(policy));
+    let options = adjust(options(dirs.clone(), workspace, config, Some(policy)));
     let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))
         .context("cannot start the plugin runtime")?;
     Ok(PluginManager::new(
         runtime,
         &dirs,
         prefs(config),
-        bundle_dir(),
+        bundle().dir(),
     ))
 }
 
@@ -172,6 +204,9 @@ pub fn loaded_with(
 ) -> Result<PluginManager> {
     let mut manager = manager_with(workspace, config, policy)?;
     manager.load_all()?;
+    if bundle().found.is_none() {
+        eprintln!("amber: warning: {}", bundle().not_found_message());
+    }
     for problem in manager.problems() {
         eprintln!("amber: warning: {problem}");
     }

@@ -2,6 +2,7 @@
 
 mod approval;
 mod commands;
+mod compile_progress;
 mod host;
 mod pipes;
 mod render;
@@ -37,7 +38,8 @@ fn protect_own_secrets() {
     arg_required_else_help = true
 )]
 struct Cli {
-    /// The workspace root (default: $AMBER_WORKSPACE, then the current dir).
+    /// The workspace root (default: $AMBER_WORKSPACE, then the nearest
+    /// folder up from here holding .amber/ or .git, then the current dir).
     #[arg(short = 'C', long = "workspace", global = true, value_name = "DIR")]
     workspace: Option<std::path::PathBuf>,
 
@@ -111,6 +113,12 @@ enum Command {
     Grep(commands::code::GrepArgs),
     /// Governed engineering memory: store, recall, revise, forget, compile.
     Memory(commands::memory::MemoryArgs),
+    /// Check the installation: the bundled plugins, the compile caches, the
+    /// config, the API keys, the providers, the workspace root, versions.
+    ///
+    /// Each problem comes with what to do. Exits 1 when something would
+    /// stop amber from working (no bundle, a config that does not parse).
+    Doctor(commands::doctor::DoctorArgs),
 }
 
 /// `--color WHEN` (or `--color=WHEN`) when given, else never under
@@ -161,20 +169,24 @@ fn main() -> ExitCode {
         (None, None) => return ExitCode::from(2),
     };
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
-    let result = workspace::resolve(cli.workspace.as_deref()).and_then(|root| match command {
-        // exec reports its own failures (as events) and chooses its code.
-        Command::Exec(args) => Ok(commands::exec::run(args, &root)),
-        Command::Sessions(cmd) => done(commands::sessions::run(cmd)),
-        Command::Plugin(cmd) => done(commands::plugin::run(cmd, &root)),
-        Command::Tool(cmd) => done(commands::tool::run(cmd, &root)),
-        Command::Providers(cmd) => done(commands::providers::run(cmd, &root)),
-        Command::Config(cmd) => done(commands::config::run(cmd)),
-        Command::Index(args) => done(commands::code::index(args, &root)),
-        Command::Outline(args) => done(commands::code::outline(args, &root)),
-        Command::Show(args) => done(commands::code::show(args, &root)),
-        Command::Callers(args) => done(commands::code::callers(args, &root)),
-        Command::Grep(args) => done(commands::code::grep(args, &root)),
-        Command::Memory(args) => done(commands::memory::run(args, &root)),
+    let result = workspace::resolve(cli.workspace.as_deref()).and_then(|project| {
+        let root = project.root.clone();
+        match command {
+            // exec reports its own failures (as events) and chooses its code.
+            Command::Exec(args) => Ok(commands::exec::run(args, &project)),
+            Command::Sessions(cmd) => done(commands::sessions::run(cmd)),
+            Command::Plugin(cmd) => done(commands::plugin::run(cmd, &root)),
+            Command::Tool(cmd) => done(commands::tool::run(cmd, &root)),
+            Command::Providers(cmd) => done(commands::providers::run(cmd, &root)),
+            Command::Config(cmd) => done(commands::config::run(cmd)),
+            Command::Index(args) => done(commands::code::index(args, &project)),
+            Command::Outline(args) => done(commands::code::outline(args, &project)),
+            Command::Show(args) => done(commands::code::show(args, &root)),
+            Command::Callers(args) => done(commands::code::callers(args, &root)),
+            Command::Grep(args) => done(commands::code::grep(args, &root)),
+            Command::Memory(args) => done(commands::memory::run(args, &root)),
+            Command::Doctor(args) => commands::doctor::run(args, &project),
+        }
     });
     result.unwrap_or_else(|e| {
         if pipes::is_closed_pipe(&e) {

@@ -84,15 +84,18 @@ impl Printer {
                 model,
                 mode,
                 resumed,
-                instructions,
+                instruction_files,
                 interrupted,
                 warnings,
                 ..
             } => {
                 let verb = if *resumed { "resuming" } else { "session" };
                 say!("amber: {verb} {session_id} · {provider} {model} · {mode} mode");
-                if let Some(file) = instructions {
-                    say!("amber: project instructions from {file}");
+                if !instruction_files.is_empty() {
+                    say!(
+                        "amber: project instructions from {}",
+                        instruction_files.join(", ")
+                    );
                 }
                 if !interrupted.is_empty() {
                     say!(

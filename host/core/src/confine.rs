@@ -6,7 +6,6 @@
 //! follow them out of the root).
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::OnceLock;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfineError {
@@ -16,29 +15,6 @@ pub enum ConfineError {
     RootNotAbsolute(PathBuf),
     #[error("`{path}` is outside the workspace `{root}`")]
     Escapes { path: String, root: PathBuf },
-}
-
-/// The root, once resolved: every later resolution in the process gets the
-/// same one, so nothing can move the workspace under a running session.
-static ROOT: OnceLock<PathBuf> = OnceLock::new();
-
-/// The workspace root: the cached one, then `-C DIR` (`flag`), then
-/// `$AMBER_WORKSPACE`, then the current directory; made absolute and
-/// canonical (symlinks resolved once, here, not during confinement).
-pub fn workspace_root(flag: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(root) = ROOT.get() {
-        return Ok(root.clone());
-    }
-    let env = std::env::var_os("AMBER_WORKSPACE").filter(|v| !v.is_empty());
-    let chosen = match (flag, env) {
-        (Some(dir), _) => dir.to_path_buf(),
-        (None, Some(dir)) => PathBuf::from(dir),
-        (None, None) => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
-    };
-    let root = std::fs::canonicalize(&chosen)
-        .map_err(|e| format!("workspace {} does not exist ({e})", chosen.display()))?;
-    Ok(ROOT.get_or_init(|| root).clone())
 }
 
 /// Normalises `.` and `..` lexically. Returns None when `..` climbs above

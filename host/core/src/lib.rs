@@ -11,6 +11,7 @@ pub mod context;
 pub mod engine;
 pub mod ledger;
 pub mod policy;
+pub mod project;
 pub mod ports;
 pub mod session;
 pub mod shell;

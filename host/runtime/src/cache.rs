@@ -5,9 +5,14 @@
 //! Several `AMBER_HOME`s can share one dir (`AMBER_CACHE_DIR`): entries are
 //! written to a temporary file and renamed into place, so concurrent
 //! writers never expose a half-written file.
+//!
+//! Read-only layers come first: the precompiled cache an install lays
+//! beside the bundled plugins, so a fresh home compiles nothing. Entries
+//! are only ever written to the user's own dir.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use wasmtime::component::Component;
 use wasmtime::Engine;
@@ -21,9 +26,23 @@ pub enum CacheOutcome {
     Compiled,
 }
 
+/// Told when a component must be compiled (a miss in every layer), so a
+/// front end can show it: compiling takes from a tenth of a second to
+/// seconds per component.
+pub trait CompileProgress: Send + Sync {
+    /// `n` more components are known to need compiling soon.
+    fn expect(&self, n: usize);
+    /// Compiling `origin` (a component file) has started.
+    fn started(&self, origin: &Path);
+    /// Compiling `origin` has ended, well or not.
+    fn finished(&self, origin: &Path);
+}
+
 pub struct ComponentCache {
     dir: PathBuf,
+    read_only: Vec<PathBuf>,
     engine_tag: String,
+    progress: Option<Arc<dyn CompileProgress>>,
 }
 
 /// Feeds `Hash` output into blake3, for a digest that is stable across runs.
@@ -49,15 +68,47 @@ impl ComponentCache {
         let engine_tag = hasher.0.finalize().to_hex()[..16].to_string();
         ComponentCache {
             dir: dir.to_path_buf(),
+            read_only: Vec::new(),
             engine_tag,
+            progress: None,
         }
     }
 
-    /// Where the compiled form of `wasm` lives.
+    /// Also reads compiled code from `dirs` (each a `compiled/` folder),
+    /// before the own dir, and never writes there.
+    pub fn with_read_only(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.read_only = dirs;
+        self
+    }
+
+    /// Reports every compile to `progress`.
+    pub fn with_progress(mut self, progress: Option<Arc<dyn CompileProgress>>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    pub fn progress(&self) -> Option<&Arc<dyn CompileProgress>> {
+        self.progress.as_ref()
+    }
+
+    fn file_name(&self, wasm: &[u8]) -> String {
+        format!("{}-{}.cwasm", blake3::hash(wasm).to_hex(), self.engine_tag)
+    }
+
+    /// Where the compiled form of `wasm` lives (or would be written).
     pub fn entry(&self, wasm: &[u8]) -> PathBuf {
-        let content = blake3::hash(wasm).to_hex();
-        self.dir
-            .join(format!("{content}-{}.cwasm", self.engine_tag))
+        self.dir.join(self.file_name(wasm))
+    }
+
+    /// Whether some layer holds compiled code for `wasm`.
+    pub fn has(&self, wasm: &[u8]) -> bool {
+        let name = self.file_name(wasm);
+        self.layers().any(|dir| dir.join(&name).is_file())
+    }
+
+    /// The read-only layers, then the own dir.
+    fn layers(&self) -> impl Iterator<Item = &PathBuf> {
+        self.read_only.iter().chain(std::iter::once(&self.dir))
     }
 
     /// Loads `wasm` (read from `origin`, named in errors) compiled,
@@ -68,16 +119,30 @@ impl ComponentCache {
         wasm: &[u8],
         origin: &Path,
     ) -> Result<(Component, CacheOutcome), LoadError> {
-        let entry = self.entry(wasm);
-        if entry.exists() {
-            // SAFETY: entries are only ever written by `store` below from
+        let name = self.file_name(wasm);
+        for layer in self.layers() {
+            let entry = layer.join(&name);
+            if !entry.exists() {
+                continue;
+            }
+            // SAFETY: entries are only ever written from
             // `Component::serialize` of this same engine configuration (the
-            // engine tag is part of the name), and renamed into place whole.
+            // engine tag is part of the name): by `store` below, or by
+            // `amber plugin precompile` into a read-only layer, and renamed
+            // into place whole.
             if let Ok(component) = unsafe { Component::deserialize_file(engine, &entry) } {
                 return Ok((component, CacheOutcome::Hit));
             }
         }
-        let component = Component::new(engine, wasm).map_err(|e| LoadError::Compile {
+        let entry = self.dir.join(&name);
+        if let Some(progress) = &self.progress {
+            progress.started(origin);
+        }
+        let compiled = Component::new(engine, wasm);
+        if let Some(progress) = &self.progress {
+            progress.finished(origin);
+        }
+        let component = compiled.map_err(|e| LoadError::Compile {
             path: origin.to_path_buf(),
             reason: format!("{e:#}"),
         })?;

@@ -27,6 +27,8 @@ pub struct Declared {
 
 pub struct DeclarationCache {
     dir: PathBuf,
+    /// Read before `dir`, never written: an install's precompiled cache.
+    read_only: Vec<PathBuf>,
 }
 
 /// A digest of what `initialize` and `capabilities` may depend on.
@@ -37,12 +39,26 @@ pub fn context_key(grants: &Grants, settings: &BTreeMap<String, String>) -> Stri
 
 impl DeclarationCache {
     pub fn new(dir: PathBuf) -> Self {
-        DeclarationCache { dir }
+        DeclarationCache {
+            dir,
+            read_only: Vec::new(),
+        }
+    }
+
+    /// Also reads entries from `dirs`, before the own dir.
+    pub fn with_read_only(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.read_only = dirs;
+        self
     }
 
     fn read<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
-        let bytes = std::fs::read(self.dir.join(name)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        self.read_only
+            .iter()
+            .chain(std::iter::once(&self.dir))
+            .find_map(|dir| {
+                let bytes = std::fs::read(dir.join(name)).ok()?;
+                serde_json::from_slice(&bytes).ok()
+            })
     }
 
     fn write<T: Serialize>(&self, name: &str, value: &T) {

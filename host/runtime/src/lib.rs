@@ -30,7 +30,7 @@ pub mod manager;
 pub mod pool_cell;
 pub mod sandbox;
 
-pub use cache::ComponentCache;
+pub use cache::{CompileProgress, ComponentCache};
 pub use dirs::AmberDirs;
 pub use engine::{shared_engine, RuntimeLimits};
 pub use error::{CallError, LoadError};

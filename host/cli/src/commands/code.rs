@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use amber_core::project::ProjectRoot;
+
 use amber_index::{render, Index, Parsers, ShowOptions};
 use amber_runtime::manager::PluginManager;
 use amber_runtime::AmberDirs;
@@ -22,7 +24,7 @@ use crate::host;
 #[derive(Args)]
 pub struct IndexArgs {
     /// The directory to index (default: the workspace), relative to the
-    /// workspace. A folder inside the workspace is indexed as part of it,
+    /// current folder (to the workspace under -C). A folder inside the workspace is indexed as part of it,
     /// with the ids `show` takes; a folder outside is a root of its own.
     path: Option<PathBuf>,
     /// Print the report as JSON.
@@ -36,7 +38,8 @@ pub struct IndexArgs {
 /// Print a file's symbols with their kinds, line ranges and ids.
 #[derive(Args)]
 pub struct OutlineArgs {
-    /// The file, relative to the workspace.
+    /// The file, relative to the current folder (to the workspace under
+    /// -C).
     file: PathBuf,
     /// Print JSON for scripts instead of text.
     #[arg(long)]
@@ -100,7 +103,9 @@ impl Code {
         let manager = host::loaded(workspace)?;
         let parsers = host::parsers(&manager)?;
         if parsers.languages().is_empty() {
-            bail!("no parser plugin is installed or enabled (see `amber plugin list`)");
+            return Err(host::with_bundle_hint(anyhow::anyhow!(
+                "no parser plugin is installed or enabled (see `amber plugin list`)"
+            )));
         }
         Ok(Code {
             _manager: manager,
@@ -114,14 +119,15 @@ impl Code {
     }
 }
 
-pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
-    // A relative PATH is read from the workspace (`-C`), as every path
-    // amber takes. A folder inside the workspace is indexed as part of it:
+pub fn index(args: IndexArgs, project: &ProjectRoot) -> Result<()> {
+    let workspace = project.root.as_path();
+    // A relative PATH is read from the folder amber started in (the
+    // workspace under `-C`). A folder inside the workspace is indexed as part of it:
     // its ids are the workspace's, the ones `show` takes. A folder outside
     // is a root of its own.
     let (root, folder) = match &args.path {
         Some(p) => {
-            let asked = workspace.join(p);
+            let asked = project.start_dir().join(p);
             let path = std::fs::canonicalize(&asked)
                 .with_context(|| format!("cannot index {}", asked.display()))?;
             if !path.is_dir() {
@@ -208,9 +214,11 @@ pub fn index(args: IndexArgs, workspace: &Path) -> Result<()> {
     Ok(())
 }
 
-pub fn outline(args: OutlineArgs, workspace: &Path) -> Result<()> {
+pub fn outline(args: OutlineArgs, project: &ProjectRoot) -> Result<()> {
+    let workspace = project.root.as_path();
+    let file = crate::workspace::typed_path(project, &args.file)?;
     let code = Code::load(workspace)?;
-    let entry = code.index(workspace).file(&args.file)?;
+    let entry = code.index(workspace).file(&file)?;
     if args.json {
         return print_json(&entry);
     }

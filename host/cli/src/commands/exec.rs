@@ -4,7 +4,6 @@
 //! 1 error, 2 usage, 3 hard stop, 130 interrupted.
 
 use std::io::Read;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -17,6 +16,7 @@ use amber_core::engine::{
 };
 use amber_core::ports::dialect::Usage;
 use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate};
+use amber_core::project::ProjectRoot;
 use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
 use amber_core::ContextChain;
 use amber_runtime::manager::PluginManager;
@@ -117,9 +117,9 @@ struct Prepared {
     _manager: PluginManager,
 }
 
-pub fn run(args: ExecArgs, workspace: &Path) -> ExitCode {
+pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
     let mut printer = Printer::new(args.json);
-    let prepared = match prepare(&args, workspace) {
+    let prepared = match prepare(&args, project) {
         Ok(prepared) => prepared,
         Err(e) => {
             printer.event(&AgentEvent::SessionFailed {
@@ -334,7 +334,8 @@ fn choose_preset(
     Ok(preset)
 }
 
-fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
+fn prepare(args: &ExecArgs, project: &ProjectRoot) -> Result<Prepared> {
+    let workspace = project.root.as_path();
     let prompt = read_prompt(&args.prompt)?;
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
@@ -365,17 +366,18 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
     let policy = host::policy(&config, workspace, Some(mode), args.yes);
     let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
     let ledger = manager.runtime().ledger();
-    let (dialect, warning) = make_dialect(ledger, &preset.flavor)?;
+    let (dialect, warning) =
+        make_dialect(ledger, &preset.flavor).map_err(|e| host::with_bundle_hint(e.into()))?;
     warnings.extend(warning);
     let key = WireClient::key_from_env(&preset)?;
     let flavor = dialect.flavor().name.clone();
     let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(&config))?;
     let workspace_text = workspace.display().to_string();
-    let found = match instructions::load(workspace) {
+    let found = match instructions::load_down_to(workspace, &project.subdir) {
         Ok(found) => found,
         Err(e) => {
             warnings.push(format!("{e}; going on without project instructions"));
-            None
+            Vec::new()
         }
     };
     let (info, chain, writer, interrupted, is_resumed) = match resumed {
@@ -422,7 +424,7 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         confirm,
         max_tokens: agent_config.max_tokens,
         temperature: None,
-        system_prompt: instructions::system_prompt(&workspace_text, found.as_ref()),
+        system_prompt: instructions::system_prompt(&workspace_text, &found),
         workspace: Some(workspace_text.clone()),
     };
     let cancel = CancellationToken::new();
@@ -480,7 +482,8 @@ fn prepare(args: &ExecArgs, workspace: &Path) -> Result<Prepared> {
         model: preset.model.clone(),
         mode: mode.as_str().into(),
         resumed: is_resumed,
-        instructions: found.map(|f| f.file.display().to_string()),
+        instructions: found.last().map(|f| f.file.display().to_string()),
+        instruction_files: found.iter().map(|f| f.file.display().to_string()).collect(),
         interrupted,
         warnings,
     };

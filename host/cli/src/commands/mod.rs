@@ -2,9 +2,11 @@
 
 pub mod code;
 pub mod config;
+pub mod doctor;
 pub mod exec;
 pub mod memory;
 pub mod plugin;
+pub mod precompile;
 pub mod providers;
 pub mod sessions;
 pub mod tool;

@@ -1,5 +1,5 @@
 //! `amber plugin ...`: add, list, info, inspect, enable, disable, remove,
-//! grant, revoke, logs.
+//! grant, revoke, logs, precompile (its own module).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -89,6 +89,22 @@ pub enum PluginCommand {
         /// workspace-read, workspace-write or exec.
         permission: Permission,
     },
+    /// Compile every enabled plugin now, so no later command waits for it.
+    ///
+    /// Into amber's own cache by default. `--into DIR` writes a cache of
+    /// its own there (compiled code and what each plugin declares): what
+    /// `cargo xtask install` lays beside the bundled plugins, read-only, so
+    /// a fresh home compiles nothing. Run it with a fresh AMBER_HOME for
+    /// such a shared cache, so only the bundled plugins, with their default
+    /// grants and settings, go in.
+    Precompile {
+        /// Write a cache of its own into DIR instead of amber's.
+        #[arg(long, value_name = "DIR")]
+        into: Option<PathBuf>,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the plugin's log: its log() calls and its stderr.
     Logs {
         /// The plugin's id (see `amber plugin list`).
@@ -132,6 +148,9 @@ pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
             report(host::loaded(workspace)?.set_grant(&id, permission, false)?)
         }
         PluginCommand::Logs { id, tail } => logs(&id, tail, workspace),
+        PluginCommand::Precompile { into, json } => {
+            super::precompile::run(into.as_deref(), json, workspace)
+        }
     }
 }
 

@@ -174,7 +174,8 @@ fn check(
         preset.model = model;
     }
     let manager = host::loaded(workspace)?;
-    let (dialect, warning) = make_dialect(manager.runtime().ledger(), &preset.flavor)?;
+    let (dialect, warning) = make_dialect(manager.runtime().ledger(), &preset.flavor)
+        .map_err(|e| host::with_bundle_hint(e.into()))?;
     if let Some(warning) = warning {
         eprintln!("amber: warning: {warning}");
     }

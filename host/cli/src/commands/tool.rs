@@ -132,7 +132,9 @@ fn call(call: CallArgs, workspace: &Path) -> Result<()> {
         } else {
             known.join(", ")
         };
-        bail!("no tool `{name}` is installed (known: {known})");
+        return Err(crate::host::with_bundle_hint(anyhow::anyhow!(
+            "no tool `{name}` is installed (known: {known})"
+        )));
     };
     if !raw {
         let spec = tool.spec();

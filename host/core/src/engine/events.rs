@@ -39,8 +39,12 @@ pub enum AgentEvent {
         model: String,
         mode: String,
         resumed: bool,
-        /// The project instructions file read into the system prompt.
+        /// The nearest project instructions file read into the system
+        /// prompt (the last of `instruction_files`).
         instructions: Option<String>,
+        /// Every instructions file read, from the root down to the folder
+        /// amber was started in.
+        instruction_files: Vec<String>,
         /// Call ids given an "interrupted" result on resume.
         interrupted: Vec<String>,
         warnings: Vec<String>,

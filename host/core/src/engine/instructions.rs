@@ -1,21 +1,25 @@
-//! Project instructions: `AGENTS.md` in the workspace root, or `CLAUDE.md`
-//! when there is no AGENTS.md, read into the system prompt as other agents
-//! do.
+//! Project instructions: in each folder from the project root down to the
+//! one amber was started in, `AGENTS.md`, or `CLAUDE.md` when there is no
+//! AGENTS.md, read into the system prompt as other agents do. The nearer a
+//! file, the later it comes, so its word is the last the model reads.
 
 use std::path::{Path, PathBuf};
 
 use crate::workspace_fs::WorkspaceDir;
 
-/// The file names looked for, in order; the first found wins.
+/// The file names looked for in each folder, in order; the first found
+/// wins.
 pub const INSTRUCTION_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 
-/// More than this is cut, with a note, so one huge file cannot eat the
-/// context window.
+/// More than this of one file is cut, with a note, so one huge file cannot
+/// eat the context window.
 pub const MAX_INSTRUCTION_BYTES: usize = 64 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Instructions {
     pub file: PathBuf,
+    /// The file's path from the root, e.g. `AGENTS.md` or `src/AGENTS.md`.
+    pub relative: String,
     pub text: String,
     pub truncated: bool,
 }
@@ -30,33 +34,51 @@ impl Instructions {
     }
 }
 
-/// Reads the instructions of `workspace`, if it has any, through the
-/// workspace `Dir` (a symlink out of the workspace is not followed). An
-/// unreadable file is an error naming it.
+/// Reads the instructions of the root `workspace` alone.
 pub fn load(workspace: &Path) -> Result<Option<Instructions>, String> {
-    let dir = WorkspaceDir::open(workspace)?;
-    for name in INSTRUCTION_FILES {
-        let file = workspace.join(name);
-        if std::fs::symlink_metadata(&file).is_err() {
-            continue;
-        }
-        let bytes = dir
-            .read(name)
-            .map_err(|e| format!("{e} ({})", file.display()))?;
-        let truncated = bytes.len() > MAX_INSTRUCTION_BYTES;
-        let kept = &bytes[..bytes.len().min(MAX_INSTRUCTION_BYTES)];
-        let text = String::from_utf8_lossy(kept).into_owned();
-        return Ok(Some(Instructions {
-            file,
-            text,
-            truncated,
-        }));
-    }
-    Ok(None)
+    Ok(load_down_to(workspace, Path::new(""))?.pop())
 }
 
-/// The base system prompt, with the instructions appended.
-pub fn system_prompt(workspace: &str, instructions: Option<&Instructions>) -> String {
+/// Reads the instructions of every folder from `workspace` down to
+/// `subdir` (relative to it), root first, through the workspace `Dir` (a
+/// symlink out of the workspace is not followed). An unreadable file is an
+/// error naming it.
+pub fn load_down_to(workspace: &Path, subdir: &Path) -> Result<Vec<Instructions>, String> {
+    let dir = WorkspaceDir::open(workspace)?;
+    let mut folders = vec![PathBuf::new()];
+    for part in subdir.components() {
+        let below = folders.last().cloned().unwrap_or_default().join(part);
+        folders.push(below);
+    }
+    let mut found = Vec::new();
+    for folder in folders {
+        for name in INSTRUCTION_FILES {
+            let relative = folder.join(name);
+            let file = workspace.join(&relative);
+            if std::fs::symlink_metadata(&file).is_err() {
+                continue;
+            }
+            let relative = relative.to_string_lossy().into_owned();
+            let bytes = dir
+                .read(&relative)
+                .map_err(|e| format!("{e} ({})", file.display()))?;
+            let truncated = bytes.len() > MAX_INSTRUCTION_BYTES;
+            let kept = &bytes[..bytes.len().min(MAX_INSTRUCTION_BYTES)];
+            let text = String::from_utf8_lossy(kept).into_owned();
+            found.push(Instructions {
+                file,
+                relative,
+                text,
+                truncated,
+            });
+            break;
+        }
+    }
+    Ok(found)
+}
+
+/// The base system prompt, with the instructions appended, root first.
+pub fn system_prompt(workspace: &str, instructions: &[Instructions]) -> String {
     let mut prompt = format!(
         "You are amber, a coding agent working in the project at {workspace}. \
          Use the tools to read and change the project; paths are relative to its root. \
@@ -64,10 +86,10 @@ pub fn system_prompt(workspace: &str, instructions: Option<&Instructions>) -> St
          after an error or a denial, change your approach instead of repeating the call. \
          When the task is done, reply with a short summary of what you did."
     );
-    if let Some(found) = instructions {
+    for found in instructions {
         prompt.push_str(&format!(
             "\n\n# Project instructions (from {})\n\n{}",
-            found.name(),
+            found.relative,
             found.text.trim_end()
         ));
         if found.truncated {
@@ -96,7 +118,7 @@ mod tests {
             (found.name().as_str(), found.text.as_str()),
             ("AGENTS.md", "use spaces")
         );
-        let prompt = system_prompt("/w", Some(&found));
+        let prompt = system_prompt("/w", std::slice::from_ref(&found));
         assert!(prompt.ends_with("# Project instructions (from AGENTS.md)\n\nuse spaces"));
     }
 
@@ -121,6 +143,6 @@ mod tests {
         .unwrap();
         let found = load(dir.path()).unwrap().unwrap();
         assert!(found.truncated && found.text.len() == MAX_INSTRUCTION_BYTES);
-        assert!(system_prompt("/w", Some(&found)).contains("the rest was left out"));
+        assert!(system_prompt("/w", std::slice::from_ref(&found)).contains("the rest was left out"));
     }
 }

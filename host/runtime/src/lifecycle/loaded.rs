@@ -60,6 +60,10 @@ impl Loaded {
         &self.declared.manifest
     }
 
+    pub fn wasm(&self) -> &[u8] {
+        &self.wasm
+    }
+
     pub fn is_compiled(&self) -> bool {
         self.compiled.get().is_some()
     }

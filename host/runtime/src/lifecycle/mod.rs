@@ -27,7 +27,7 @@ use amber_core::{Contribution, Ledger, Owner};
 use wasmtime::component::Linker;
 use wasmtime::Engine;
 
-use crate::cache::ComponentCache;
+use crate::cache::{CompileProgress, ComponentCache};
 use crate::declarations::DeclarationCache;
 use crate::dirs::AmberDirs;
 use crate::engine::{shared_engine, RuntimeLimits};
@@ -66,6 +66,12 @@ pub struct RuntimeOptions {
     /// sandbox's write-mode default (the runtime's own tests); the CLI
     /// always installs the policy.
     pub gate: Option<Arc<dyn amber_core::ports::CommandGate>>,
+    /// Read-only caches laid out as `dirs.cache` is (`compiled/`,
+    /// `declarations/`), read first: the precompiled cache an install puts
+    /// beside the bundled plugins.
+    pub prebuilt_caches: Vec<PathBuf>,
+    /// Told of every compile, so a front end can show progress.
+    pub compile_progress: Option<Arc<dyn CompileProgress>>,
 }
 
 impl RuntimeOptions {
@@ -83,6 +89,8 @@ impl RuntimeOptions {
             settings: BTreeMap::new(),
             tap: None,
             gate: None,
+            prebuilt_caches: Vec::new(),
+            compile_progress: None,
         }
     }
 }
@@ -199,16 +207,15 @@ impl PluginRuntime {
         let engine = shared_engine()?;
         let linker = imports::linker(engine)
             .map_err(|e| LoadError::Engine(format!("cannot link imports: {e:#}")))?;
-        let cache = ComponentCache::new(&options.dirs.compiled(), engine);
+        let prebuilt = &options.prebuilt_caches;
+        let cache = ComponentCache::new(&options.dirs.compiled(), engine)
+            .with_read_only(prebuilt.iter().map(|c| c.join("compiled")).collect())
+            .with_progress(options.compile_progress.clone());
         // Per API version: what a component declares is read through the
         // host's WIT, so another host version must ask afresh.
-        let declarations = DeclarationCache::new(
-            options
-                .dirs
-                .cache
-                .join("declarations")
-                .join(crate::API_VERSION),
-        );
+        let declarations_in = |cache: &Path| cache.join("declarations").join(crate::API_VERSION);
+        let declarations = DeclarationCache::new(declarations_in(&options.dirs.cache))
+            .with_read_only(prebuilt.iter().map(|c| declarations_in(c)).collect());
         let inner = Inner {
             engine,
             linker,
@@ -259,6 +266,38 @@ impl PluginRuntime {
     /// nothing; new bytes for a known id replace it (see [`Self::replace`]).
     pub fn register_file(&self, path: &Path) -> Result<(String, Registration), LoadError> {
         self.register_bytes(&self.read_file(path)?, path)
+    }
+
+    /// Whether registering `wasm` compiles it: nothing in any cache knows
+    /// these bytes. Lets a front end say "compiling N components" first.
+    pub fn compiles_on_register(&self, wasm: &[u8]) -> bool {
+        let hash = blake3::hash(wasm).to_hex().to_string();
+        self.inner.declarations.declared(&hash).is_none() && !self.inner.cache.has(wasm)
+    }
+
+    /// Tells the compile observer, if any, that `n` compiles are coming.
+    pub fn expect_compiles(&self, n: usize) {
+        if let (Some(progress), true) = (self.inner.cache.progress(), n > 0) {
+            progress.expect(n);
+        }
+    }
+
+    /// Compiles plugin `id` now (or loads it from a cache), so its compiled
+    /// code is in the cache: `amber plugin precompile`.
+    pub fn compile_now(&self, id: &str) -> Result<(), LoadError> {
+        let loaded = self
+            .plugins()
+            .get(id)
+            .map(|e| Arc::clone(&e.loaded))
+            .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
+        loaded.pre(&self.inner).map(|_| ())
+    }
+
+    /// Whether plugin `id`'s compiled code is in a cache layer.
+    pub fn is_in_cache(&self, id: &str) -> bool {
+        self.plugins()
+            .get(id)
+            .is_some_and(|e| self.inner.cache.has(e.loaded.wasm()))
     }
 
     /// A component file, read within this runtime's size cap.

@@ -7,7 +7,7 @@
 //! given for; a new wasm for the same id keeps what it still requests and
 //! asks again only for what is new.
 
-mod bundle;
+pub mod bundle;
 mod grants;
 mod installed;
 mod state_file;
@@ -24,7 +24,7 @@ use crate::lifecycle::{
     PermissionRequest, PluginManifest, PluginRuntime, PluginStatus, Registration,
 };
 
-pub use bundle::{bundle_dir, BUNDLED};
+pub use bundle::{bundle_dir, bundled_names, find_bundle, precompiled, BundlePlace, BundleSearch};
 pub use grants::GrantRecord;
 pub use installed::{Installed, InstalledPlugin};
 use state_file::StateDir;
@@ -147,19 +147,13 @@ impl PluginManager {
     pub fn load_all(&mut self) -> Result<(), LoadError> {
         let installed = self.state.read_installed()?;
         let mut grants = self.state.read_grants()?;
+        // Read every file first, so a front end can say how many must
+        // compile before the first one starts.
+        let mut files: Vec<(PathBuf, Option<String>, Vec<u8>)> = Vec::new();
         if let Some(dir) = self.bundle_dir.clone() {
             for path in bundle::files(&dir) {
-                match self.runtime.register_file(&path) {
-                    Ok((id, _)) => {
-                        if installed.removed_bundled.contains(&id)
-                            || installed.plugins.get(&id).is_some_and(|p| !p.bundled)
-                        {
-                            // Removed or replaced by the user.
-                            let _ = self.runtime.remove(&id);
-                            continue;
-                        }
-                        self.bundled_ids.insert(id);
-                    }
+                match self.runtime.read_file(&path) {
+                    Ok(bytes) => files.push((path, None, bytes)),
                     Err(e) => self.problems.push(format!("bundled plugin: {e}")),
                 }
             }
@@ -168,8 +162,31 @@ impl PluginManager {
             if plugin.bundled {
                 continue;
             }
-            if let Err(e) = self.runtime.register_file(&plugin.file) {
-                self.problems.push(format!("plugin `{id}`: {e}"));
+            match self.runtime.read_file(&plugin.file) {
+                Ok(bytes) => files.push((plugin.file.clone(), Some(id.clone()), bytes)),
+                Err(e) => self.problems.push(format!("plugin `{id}`: {e}")),
+            }
+        }
+        let compiles = files
+            .iter()
+            .filter(|(_, _, bytes)| self.runtime.compiles_on_register(bytes))
+            .count();
+        self.runtime.expect_compiles(compiles);
+        for (path, added, bytes) in files {
+            match (self.runtime.register_bytes(&bytes, &path), added) {
+                (Ok((id, _)), None) => {
+                    if installed.removed_bundled.contains(&id)
+                        || installed.plugins.get(&id).is_some_and(|p| !p.bundled)
+                    {
+                        // Removed or replaced by the user.
+                        let _ = self.runtime.remove(&id);
+                        continue;
+                    }
+                    self.bundled_ids.insert(id);
+                }
+                (Ok(_), Some(_)) => {}
+                (Err(e), None) => self.problems.push(format!("bundled plugin: {e}")),
+                (Err(e), Some(id)) => self.problems.push(format!("plugin `{id}`: {e}")),
             }
         }
         let ids: Vec<String> = self.runtime.list().into_iter().map(|s| s.id).collect();
