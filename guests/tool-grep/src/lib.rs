@@ -96,10 +96,12 @@ fn query(args: &Value) -> Result<Query<'_>, ToolError> {
         .as_str()
         .filter(|p| !p.is_empty())
         .unwrap_or(".");
-    if std::fs::metadata(root).is_err() {
-        return Err(ToolError::Failed(format!(
-            "{root}: no such file or folder (check it with list_dir or glob)"
-        )));
+    if let Err(e) = amber_sdk::fs::metadata(root) {
+        return Err(ToolError::Failed(if amber_sdk::fs::is_not_granted(&e) {
+            format!("{root}: {e}")
+        } else {
+            format!("{root}: no such file or folder (check it with list_dir or glob)")
+        }));
     }
     Ok(Query {
         pattern,

@@ -48,7 +48,7 @@ pub fn edit_file(args: &Value) -> Result<ToolOutput, ToolError> {
             "{path} is a directory; give a file path"
         )));
     }
-    let before = std::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
+    let before = amber_sdk::fs::read_to_string(path).map_err(|e| io_error(path, &e))?;
     let mut text = before.clone();
     let mut replaced = 0;
     for (i, edit) in edits.iter().enumerate() {
@@ -85,7 +85,7 @@ pub fn edit_file(args: &Value) -> Result<ToolOutput, ToolError> {
             }
         }
     }
-    std::fs::write(path, &text).map_err(|e| io_error(path, &e))?;
+    amber_sdk::fs::write(path, &text).map_err(|e| io_error(path, &e))?;
     let diff = TextDiff::from_lines(&before, &text)
         .unified_diff()
         .context_radius(3)

@@ -3,7 +3,8 @@
 //! path goes through the workspace preopen (read-only unless the plugin
 //! holds `workspace-write`); the host has already refused any path outside
 //! the workspace and made absolute ones relative. Errors name the path and
-//! say what to do instead.
+//! say what to do instead; files are opened through `amber_sdk::fs`, so a
+//! missing grant is named as such, not as a missing file.
 
 mod edit;
 mod read;
@@ -47,7 +48,7 @@ pub(crate) fn path_arg(args: &Value) -> Result<&str, ToolError> {
 /// device would block the call (and the run) past any deadline, or never
 /// end. A file or a directory passes, with its metadata.
 pub(crate) fn refuse_special(path: &str) -> Result<std::fs::Metadata, ToolError> {
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+    let meta = amber_sdk::fs::metadata(path).map_err(|e| io_error(path, &e))?;
     if meta.is_dir() || meta.is_file() {
         return Ok(meta);
     }
@@ -56,10 +57,12 @@ pub(crate) fn refuse_special(path: &str) -> Result<std::fs::Metadata, ToolError>
     )))
 }
 
-/// An I/O error, named by path, with advice where there is some.
+/// An I/O error, named by path, with advice where there is some. A
+/// missing grant already says what to do.
 pub(crate) fn io_error(path: &str, e: &std::io::Error) -> ToolError {
     use std::io::ErrorKind::*;
     let advice = match e.kind() {
+        _ if amber_sdk::fs::is_not_granted(e) => "",
         NotFound => " (check the path with list_dir or glob)",
         PermissionDenied | ReadOnlyFilesystem => {
             " (writing needs the workspace-write permission and write mode)"
@@ -140,9 +143,9 @@ fn write_file(args: &Value) -> Result<ToolOutput, ToolError> {
     }
     let existed = target.exists();
     if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| io_error(path, &e))?;
+        amber_sdk::fs::create_dir_all(parent).map_err(|e| io_error(path, &e))?;
     }
-    std::fs::write(target, content).map_err(|e| io_error(path, &e))?;
+    amber_sdk::fs::write(target, content).map_err(|e| io_error(path, &e))?;
     let verb = if existed { "overwrote" } else { "created" };
     Ok(
         ToolOutput::text(format!("{verb} {path} ({} bytes)", content.len()))

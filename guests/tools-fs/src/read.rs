@@ -31,7 +31,7 @@ pub fn read_file(args: &Value) -> Result<ToolOutput, ToolError> {
             "{path} is a directory; use list_dir to see inside it"
         )));
     }
-    let mut file = std::fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    let mut file = amber_sdk::fs::open(path).map_err(|e| io_error(path, &e))?;
     let mut head = vec![0u8; SNIFF];
     let sniffed = read_up_to(&mut file, &mut head).map_err(|e| io_error(path, &e))?;
     head.truncate(sniffed);

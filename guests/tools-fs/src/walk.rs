@@ -1,8 +1,6 @@
 //! `list_dir` and `glob`: folders as the model needs to see them, with
 //! caps that say what was left out.
 
-use std::path::Path;
-
 use amber_sdk::prelude::*;
 
 use crate::{io_error, path_arg, string};
@@ -13,13 +11,13 @@ const SKIPPED: [&str; 3] = [".git", "target", "node_modules"];
 
 pub fn list_dir(args: &Value) -> Result<ToolOutput, ToolError> {
     let path = path_arg(args)?;
-    let meta = std::fs::metadata(path).map_err(|e| io_error(path, &e))?;
+    let meta = amber_sdk::fs::metadata(path).map_err(|e| io_error(path, &e))?;
     if !meta.is_dir() {
         return Err(ToolError::Failed(format!(
             "{path} is a file, not a folder; use read_file"
         )));
     }
-    let mut rows: Vec<(String, String)> = std::fs::read_dir(path)
+    let mut rows: Vec<(String, String)> = amber_sdk::fs::read_dir(path)
         .map_err(|e| io_error(path, &e))?
         .flatten()
         .map(|entry| {
@@ -64,10 +62,14 @@ pub fn glob(args: &Value) -> Result<ToolOutput, ToolError> {
         .build()
         .map_err(|e| ToolError::InvalidArgs(format!("bad glob `{pattern}`: {e}")))?
         .compile_matcher();
-    if !Path::new(root).is_dir() {
-        return Err(ToolError::Failed(format!(
-            "{root} is not a folder (or does not exist)"
-        )));
+    match amber_sdk::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => {}
+        Err(e) if amber_sdk::fs::is_not_granted(&e) => return Err(io_error(root, &e)),
+        _ => {
+            return Err(ToolError::Failed(format!(
+                "{root} is not a folder (or does not exist)"
+            )))
+        }
     }
     let mut found = Vec::new();
     let mut stack = vec![std::path::PathBuf::from(root)];

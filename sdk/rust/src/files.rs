@@ -1,6 +1,8 @@
 //! Workspace files read many at a time (`amber:plugin/files`). Through
 //! `std::fs` each file costs several WASI calls; a batch costs one. Needs
-//! the `workspace-read` permission, like `std::fs` on the workspace.
+//! the `workspace-read` permission, like `std::fs` on the workspace;
+//! without it the host's import refuses, naming the permission and the
+//! command that grants it.
 
 use std::path::{Path, PathBuf};
 

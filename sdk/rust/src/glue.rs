@@ -70,6 +70,9 @@ impl<W: Wiring> plugin::Guest for Exports<W> {
         if let Some(workspace) = &ctx.workspace {
             let _ = std::env::set_current_dir(workspace);
         }
+        // So a file call the grants explain says which one is missing
+        // (crate::fs), not WASI's "No such file or directory".
+        crate::fs::remember(W::Plugin::manifest().id, &ctx.granted);
         with_plugin::<W, _>(|p| p.initialize(&ctx))
     }
 

@@ -21,7 +21,10 @@ extern crate self as amber_sdk;
 pub mod bindings {
     wit_bindgen::generate!({
         world: "full-plugin",
-        path: "../../wit",
+        // `wit` is a symlink to the repository's `wit/`: a path or git
+        // dependency resolves it in the checkout, and a packaged or
+        // vendored copy of this crate carries the files themselves.
+        path: "wit",
         pub_export_macro: true,
         export_macro_name: "__export_full_plugin",
         default_bindings_module: "amber_sdk::bindings",
@@ -32,16 +35,24 @@ pub mod bindings {
     pub use wit_bindgen::rt as __rt;
 }
 
+mod args;
 mod capability;
 pub mod files;
+pub mod fs;
 #[doc(hidden)]
 pub mod glue;
 mod manifest;
+
+pub use args::parse_args;
+#[cfg(feature = "schemars")]
+pub use args::schema_for;
 
 pub use capability::{
     push_text, CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent,
     SseEvents, ToolPlugin,
 };
+#[doc(hidden)]
+pub use manifest::__check_manifest;
 pub use manifest::API_VERSION;
 
 /// `n` and the noun, singular for one ("1 line", "3 lines"), for the
@@ -94,8 +105,8 @@ pub trait Plugin: Default + 'static {
 /// Everything a plugin author usually needs, in one import.
 pub mod prelude {
     pub use crate::{
-        json, CommandPlugin, InitContext, Manifest, ParserPlugin, Permission, Plugin, PromptPlugin,
-        ProviderPlugin, ToolError, ToolOutput, ToolPlugin, ToolSpec, Value,
+        json, parse_args, CommandPlugin, InitContext, Manifest, ParserPlugin, Permission, Plugin,
+        PromptPlugin, ProviderPlugin, ToolError, ToolOutput, ToolPlugin, ToolSpec, Value,
     };
 }
 
@@ -105,20 +116,33 @@ pub mod prelude {
 /// ```ignore
 /// amber_sdk::export!(MyPlugin: tool, prompt);
 /// ```
+///
+/// The kinds are required: the SDK declares only the kinds listed, so a
+/// plugin exported without any would load and offer nothing. Leaving them
+/// out is a compile error that says so.
 #[macro_export]
 macro_rules! export {
-    ($plugin:ty $(: $($kind:ident),* $(,)?)?) => {
+    ($plugin:ty : $($kind:ident),+ $(,)?) => {
         const _: () = {
             #[doc(hidden)]
             struct __AmberWiring;
             impl $crate::glue::Wiring for __AmberWiring {
                 type Plugin = $plugin;
-                $($($crate::__amber_wire!($kind);)*)?
+                $($crate::__amber_wire!($kind);)+
             }
             #[doc(hidden)]
             type __AmberExports = $crate::glue::Exports<__AmberWiring>;
             $crate::bindings::__export_full_plugin!(__AmberExports with_types_in $crate::bindings);
         };
+    };
+    ($plugin:ty $(:)?) => {
+        compile_error!(concat!(
+            "amber_sdk::export!(",
+            stringify!($plugin),
+            ") lists no capability kinds, so the plugin would offer nothing: write `amber_sdk::export!(",
+            stringify!($plugin),
+            ": tool)`, listing each of tool, provider, command, prompt and parser that it implements"
+        ));
     };
 }
 

@@ -1,5 +1,6 @@
 //! Builders for the manifest and tool specs, so a plugin's declarations read
-//! as one expression.
+//! as one expression, and [`manifest!`](crate::manifest!), which takes the
+//! manifest from Cargo.toml so the version is written once.
 
 use crate::{Manifest, Permission, PermissionRequest, ToolOutput, ToolSpec};
 
@@ -32,6 +33,57 @@ impl Manifest {
         self.permissions
             .push(PermissionRequest { permission, reason });
         self
+    }
+}
+
+/// A manifest from the crate's `[package]`: `name` as the id (or the id
+/// you give), `version` and `description`. The version and description
+/// then live in one place, Cargo.toml, and never drift from the crate's.
+///
+/// Rust has no macros on types, so issue 23's `Manifest::from_cargo!()`
+/// is spelt `amber_sdk::manifest!()`; it returns a [`Manifest`], so the
+/// builders chain on it:
+///
+/// ```ignore
+/// fn manifest() -> Manifest {
+///     amber_sdk::manifest!().permission(Permission::WorkspaceRead, "to read notes")
+/// }
+/// ```
+///
+/// When the package name is not the id you want (a crate `hello-tool` for
+/// the plugin `hello`), give the id: `amber_sdk::manifest!(id: "hello")`.
+/// A package without a `description`, or an id amber would refuse, is a
+/// compile error rather than a plugin that fails to load.
+#[macro_export]
+macro_rules! manifest {
+    () => {
+        $crate::manifest!(id: env!("CARGO_PKG_NAME"))
+    };
+    (id: $id:expr $(,)?) => {{
+        const _: () = $crate::__check_manifest($id, env!("CARGO_PKG_DESCRIPTION"));
+        $crate::Manifest::new($id, env!("CARGO_PKG_VERSION"), env!("CARGO_PKG_DESCRIPTION"))
+    }};
+}
+
+/// What the host's loader checks of an id (1-64 of `[a-z0-9-_]`) and a
+/// non-empty description, at compile time: a panic here stops the build
+/// with the message.
+#[doc(hidden)]
+pub const fn __check_manifest(id: &str, description: &str) {
+    if description.is_empty() {
+        panic!("amber_sdk::manifest!: Cargo.toml's [package] has no `description`; add one, amber shows it in `plugin list` and `plugin info`");
+    }
+    let bytes = id.as_bytes();
+    if bytes.is_empty() || bytes.len() > 64 {
+        panic!("amber_sdk::manifest!: a plugin id is 1-64 characters; give one with manifest!(id: \"my-plugin\")");
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-' || c == b'_') {
+            panic!("amber_sdk::manifest!: a plugin id is made of a-z, 0-9, - and _; rename the package or give the id with manifest!(id: \"my-plugin\")");
+        }
+        i += 1;
     }
 }
 

@@ -51,14 +51,14 @@ impl ToolPlugin for Notes {
         match tool {
             "read_note" => {
                 let path = path_arg(&args)?;
-                std::fs::read_to_string(path)
+                amber_sdk::fs::read_to_string(path)
                     .map(ToolOutput::text)
                     .map_err(|e| ToolError::Failed(format!("cannot read {path}: {e}")))
             }
             "write_note" => {
                 let path = path_arg(&args)?;
                 let text = args["text"].as_str().unwrap_or_default();
-                std::fs::write(path, text)
+                amber_sdk::fs::write(path, text)
                     .map_err(|e| ToolError::Failed(format!("cannot write {path}: {e}")))?;
                 Ok(
                     ToolOutput::text(format!("wrote {} bytes to {path}", text.len()))

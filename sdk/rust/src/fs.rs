@@ -1,0 +1,140 @@
+//! `std::fs` that names the permission a plugin lacks. Without a workspace
+//! grant a plugin has no preopen at all, so WASI answers every path with
+//! "No such file or directory (os error 44)", which reads as a wrong path
+//! to the model and the user alike. These wrappers turn a failure the
+//! missing grant explains into "not granted: workspace-read (grant it with
+//! `amber plugin grant <id> workspace-read`)"; with the grant, errors pass
+//! through untouched. [`explain`] does the same for any other `std::fs` call.
+
+use std::cell::RefCell;
+use std::fs::{File, Metadata, ReadDir};
+use std::io;
+use std::path::Path;
+
+use crate::Permission;
+
+/// What the host granted this instance, as `initialize` was told.
+struct Granted {
+    plugin: String,
+    permissions: Vec<Permission>,
+}
+
+thread_local! {
+    // Unknown until `initialize` (and natively, where there is no host):
+    // then nothing is explained, since nothing is known to be missing.
+    static GRANTED: RefCell<Option<Granted>> = const { RefCell::new(None) };
+}
+
+/// Records the grants `initialize` received; the SDK's glue calls it.
+pub(crate) fn remember(plugin: String, permissions: &[Permission]) {
+    let granted = Granted {
+        plugin,
+        permissions: permissions.to_vec(),
+    };
+    GRANTED.with(|cell| *cell.borrow_mut() = Some(granted));
+}
+
+/// A permission the plugin needs for what it tried, and was not granted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not granted: {permission} (grant it with `amber plugin grant {plugin} {permission}`)")]
+pub struct NotGranted {
+    /// As the user types it: `workspace-read`, `workspace-write`, `exec`.
+    pub permission: &'static str,
+    pub plugin: String,
+}
+
+/// The name a user types for `permission`.
+pub fn permission_name(permission: Permission) -> &'static str {
+    match permission {
+        Permission::WorkspaceRead => "workspace-read",
+        Permission::WorkspaceWrite => "workspace-write",
+        Permission::Exec => "exec",
+    }
+}
+
+/// `Err` when the host said at `initialize` that `permission` is not
+/// granted. Reading is granted by `workspace-read` or `workspace-write`
+/// (which mounts the workspace read-write), as the host decides.
+pub fn require(permission: Permission) -> Result<(), NotGranted> {
+    GRANTED.with(|cell| {
+        let granted = cell.borrow();
+        let Some(granted) = granted.as_ref() else {
+            return Ok(());
+        };
+        let has = |p: Permission| granted.permissions.contains(&p);
+        let ok = match permission {
+            Permission::WorkspaceRead => {
+                has(Permission::WorkspaceRead) || has(Permission::WorkspaceWrite)
+            }
+            other => has(other),
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(NotGranted {
+            permission: permission_name(permission),
+            plugin: granted.plugin.clone(),
+        })
+    })
+}
+
+/// `error` from a file operation that needed `permission`, replaced by
+/// [`NotGranted`] (kind `PermissionDenied`) when that permission is
+/// missing, since then it is the cause whatever WASI said.
+pub fn explain(permission: Permission, error: io::Error) -> io::Error {
+    match require(permission) {
+        Ok(()) => error,
+        Err(missing) => io::Error::new(io::ErrorKind::PermissionDenied, missing),
+    }
+}
+
+/// True when `error` came from [`explain`] for a missing grant, so a
+/// caller can skip advice about paths.
+pub fn is_not_granted(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<NotGranted>())
+}
+
+fn reading<T>(result: io::Result<T>) -> io::Result<T> {
+    result.map_err(|e| explain(Permission::WorkspaceRead, e))
+}
+
+fn writing<T>(result: io::Result<T>) -> io::Result<T> {
+    result.map_err(|e| explain(Permission::WorkspaceWrite, e))
+}
+
+/// [`std::fs::read`], naming a missing `workspace-read`.
+pub fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
+    reading(std::fs::read(path))
+}
+
+/// [`std::fs::read_to_string`], naming a missing `workspace-read`.
+pub fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
+    reading(std::fs::read_to_string(path))
+}
+
+/// [`File::open`], naming a missing `workspace-read`.
+pub fn open(path: impl AsRef<Path>) -> io::Result<File> {
+    reading(File::open(path))
+}
+
+/// [`std::fs::metadata`], naming a missing `workspace-read`.
+pub fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
+    reading(std::fs::metadata(path))
+}
+
+/// [`std::fs::read_dir`], naming a missing `workspace-read`.
+pub fn read_dir(path: impl AsRef<Path>) -> io::Result<ReadDir> {
+    reading(std::fs::read_dir(path))
+}
+
+/// [`std::fs::write`], naming a missing `workspace-write`.
+pub fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
+    writing(std::fs::write(path, contents))
+}
+
+/// [`std::fs::create_dir_all`], naming a missing `workspace-write`.
+pub fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
+    writing(std::fs::create_dir_all(path))
+}
