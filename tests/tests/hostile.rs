@@ -263,7 +263,7 @@ fn the_files_import_answers_an_ungranted_plugin_with_an_error() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime_with(scratch.options());
     enable(&runtime, "misbehave", Grants::none());
-    let expected = "workspace-read is not granted to plugin `misbehave`; grant it with `amber plugin grant misbehave workspace-read`";
+    let expected = "not granted: workspace-read (plugin `misbehave`; grant it with `amber plugin grant misbehave workspace-read`)";
     for (tool, args) in [
         ("read-many", json!({"paths": ["a.txt"]})),
         ("walk", json!({"root": "."})),
@@ -288,7 +288,7 @@ fn an_ungranted_import_answers_with_an_error_and_runs_nothing() {
     let runtime = hostile_runtime(&scratch, |_| {});
     let err = contained(&runtime, "exec", json!({}));
     assert!(
-        err.contains("exec is not granted to plugin `misbehave`; grant it with `amber plugin grant misbehave exec`"),
+        err.contains("not granted: exec (plugin `misbehave`; grant it with `amber plugin grant misbehave exec`)"),
         "{err}"
     );
 }

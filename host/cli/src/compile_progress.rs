@@ -1,6 +1,6 @@
 //! What a person sees while components compile: a bar on a terminal
-//! ("compiling 3 components, first run only"), one line otherwise, so a
-//! first run that takes seconds never looks hung. Nothing at all when every
+//! ("compiling 3 components, first run only"), one line for a batch
+//! otherwise, so a first run that takes seconds never looks hung. Nothing at all when every
 //! component comes from a cache.
 
 use std::io::IsTerminal;
@@ -78,12 +78,11 @@ impl CompileProgress for CompileBar {
 
     fn started(&self, origin: &Path) {
         self.with_bar(|slot| {
+            // Off a terminal only a counted batch is announced (in
+            // `expect`): one component added or inspected says nothing.
             let known = slot
                 .as_ref()
                 .is_some_and(|b| b.position() < b.length().unwrap_or(0));
-            if !known && !self.terminal {
-                eprintln!("amber: compiling {}, first run only", name(origin));
-            }
             let bar = Self::bar(slot, 0);
             if !known {
                 bar.inc_length(1);

@@ -115,6 +115,9 @@ fn an_installed_amber_finds_its_bundle_and_a_fresh_home_compiles_nothing() {
     let installed = Installed::new(true);
     let home = installed.scratch("fresh-home");
     let ws = installed.scratch("project");
+    // The prefix is inside the checkout's target/: mark the project's root,
+    // or the walk up would find the checkout's .git.
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
     let out = run(user(
         &installed.bin(),
         &home,
@@ -125,7 +128,7 @@ fn an_installed_amber_finds_its_bundle_and_a_fresh_home_compiles_nothing() {
     let stderr = text(&out.stderr);
     assert!(!stderr.contains("compiling"), "{stderr}");
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let active = listed
+    let active = listed["plugins"]
         .as_array()
         .unwrap()
         .iter()

@@ -98,7 +98,7 @@ fn add_without_a_tty_or_grant_grants_nothing_and_says_how_to() {
     assert_eq!(info["grants"], serde_json::json!([]));
     let err = text(&home.run(&["tool", "call", "exec"]).stderr);
     assert!(
-        err.contains("exec is not granted to plugin `misbehave`"),
+        err.contains("not granted: exec (plugin `misbehave`"),
         "{err}"
     );
 }
@@ -153,7 +153,7 @@ fn grant_and_revoke_change_what_the_plugin_can_do_at_once_and_later() {
     home.ok(&["plugin", "revoke", "misbehave", "exec"]);
     let out = home.run(&["tool", "call", "exec", r#"{"command":"echo no"}"#]);
     assert!(
-        text(&out.stderr).contains("exec is not granted"),
+        text(&out.stderr).contains("not granted: exec"),
         "{}",
         text(&out.stderr)
     );

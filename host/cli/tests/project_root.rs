@@ -146,7 +146,7 @@ fn sessions_and_memory_are_the_projects_from_any_folder() {
     let (run, _) = exec_in(&env, &deep, "from deep");
     run.assert_done("ok");
     let listed = json(&run_in(&env, &ws, &["sessions", "list", "--json"]));
-    let workspaces: Vec<&Value> = listed
+    let workspaces: Vec<&Value> = listed["sessions"]
         .as_array()
         .unwrap()
         .iter()
@@ -154,20 +154,27 @@ fn sessions_and_memory_are_the_projects_from_any_folder() {
         .collect();
     assert_eq!(workspaces, [&Value::from(ws.display().to_string())]);
 
-    let added = json(&run_in(
+    json(&run_in(
         &env,
         &deep,
         &[
             "memory",
             "add",
             "--json",
+            "--type",
+            "procedure",
             "--title",
             "build",
             "run cargo xtask test",
         ],
     ));
-    let namespace = format!("project:{}", ws.display());
-    assert_eq!(added["namespace"], namespace, "{added}");
+    let exported = json(&run_in(
+        &env,
+        &ws,
+        &["memory", "export", "--format", "json"],
+    ));
+    assert_eq!(exported["namespace"], format!("project:{}", ws.display()));
+    assert_eq!(exported["records"][0]["content"], "run cargo xtask test");
     let recalled = run_in(&env, &ws, &["memory", "recall", "cargo xtask"]);
     assert!(
         text(&recalled.stdout).contains("run cargo xtask test"),

@@ -121,7 +121,7 @@ impl Host for HostState {
         let plugin = &self.plugin;
         if !plugin.grants.has(Permission::Exec) {
             return Err(format!(
-                "exec is not granted to plugin `{}`; grant it with `amber plugin grant {} exec`",
+                "not granted: exec (plugin `{}`; grant it with `amber plugin grant {} exec`)",
                 plugin.id, plugin.id
             ));
         }

@@ -117,7 +117,7 @@ impl HostState {
             return Ok(());
         }
         Err(format!(
-            "workspace-read is not granted to plugin `{}`; grant it with `amber plugin grant {} workspace-read`",
+            "not granted: workspace-read (plugin `{}`; grant it with `amber plugin grant {} workspace-read`)",
             plugin.id, plugin.id
         ))
     }
