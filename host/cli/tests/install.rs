@@ -167,6 +167,38 @@ fn an_installed_amber_finds_its_bundle_and_a_fresh_home_compiles_nothing() {
 }
 
 #[test]
+fn with_declarations_but_no_compiled_code_a_command_compiles_only_what_it_calls() {
+    // Another build of amber (another engine) finds the install's
+    // declarations but none of its compiled code: `index` then compiles the
+    // parser it calls, not the providers, tools and other parsers.
+    let installed = Installed::new(true);
+    let precompiled = installed.dir.path().join("share/amber/plugins/precompiled");
+    std::fs::remove_dir_all(precompiled.join("compiled")).unwrap();
+    let home = installed.scratch("fresh-home");
+    let ws = installed.scratch("project");
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::fs::write(ws.join("lib.rs"), "pub fn answer() -> u32 { 42 }\n").unwrap();
+    let out = run(user(&installed.bin(), &home, &ws, &["index", "--json"]));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["report"]["symbols"], 1, "{report}");
+    let compiled = std::fs::read_dir(home.join("cache/compiled"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect::<Vec<_>>();
+    let rust = blake3_hex(&guests_dir().join("parser-rust.wasm"));
+    assert_eq!(compiled.len(), 1, "{compiled:?}");
+    assert!(compiled[0].starts_with(&rust), "{compiled:?}");
+}
+
+/// The hex BLAKE3 of a file, the first part of a compiled entry's name.
+fn blake3_hex(path: &Path) -> String {
+    blake3::hash(&std::fs::read(path).unwrap())
+        .to_hex()
+        .to_string()
+}
+
+#[test]
 fn without_a_precompiled_cache_the_first_run_says_it_compiles_and_the_second_does_not() {
     let installed = Installed::new(false);
     let home = installed.scratch("fresh-home");
