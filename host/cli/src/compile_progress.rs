@@ -1,6 +1,7 @@
 //! What a person sees while components compile: a bar on a terminal
-//! ("compiling 3 components, first run only"), one line for a batch
-//! otherwise, so a first run that takes seconds never looks hung. Nothing at all when every
+//! ("compiling 3 components, first run only"), one line otherwise for a
+//! batch of 1 MiB of wasm or more, so a first run that takes seconds never
+//! looks hung. Nothing at all when every
 //! component comes from a cache.
 
 use std::io::IsTerminal;
@@ -9,6 +10,9 @@ use std::sync::Mutex;
 
 use amber_runtime::CompileProgress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Off a terminal, compiles of less wasm than this pass without a word.
+const ANNOUNCE_FROM_BYTES: u64 = 1 << 20;
 
 /// Shows compiles on stderr.
 pub struct CompileBar {
@@ -60,8 +64,12 @@ fn name(origin: &Path) -> String {
 }
 
 impl CompileProgress for CompileBar {
-    fn expect(&self, n: usize) {
-        if !self.terminal {
+    fn expect(&self, n: usize, bytes: u64) {
+        // Off a terminal (a log, a pipe) only a wait worth a word is
+        // announced: Cranelift takes roughly half a second per MiB of wasm,
+        // and a small plugin's compile would only add a line to stderr
+        // that scripts read.
+        if !self.terminal && bytes >= ANNOUNCE_FROM_BYTES {
             eprintln!(
                 "amber: compiling {}, first run only",
                 amber_core::text::count(n, "component")

@@ -30,8 +30,9 @@ pub enum CacheOutcome {
 /// front end can show it: compiling takes from a tenth of a second to
 /// seconds per component.
 pub trait CompileProgress: Send + Sync {
-    /// `n` more components are known to need compiling soon.
-    fn expect(&self, n: usize);
+    /// `n` more components, `bytes` of wasm in all, are known to need
+    /// compiling soon.
+    fn expect(&self, n: usize, bytes: u64);
     /// Compiling `origin` (a component file) has started.
     fn started(&self, origin: &Path);
     /// Compiling `origin` has ended, well or not.

@@ -78,8 +78,13 @@ pub fn run(into: Option<&Path>, json: bool, workspace: &Path) -> Result<()> {
         .filter(|s| s.state == PluginState::Active)
         .map(|s| s.id)
         .collect();
-    let to_compile = active.iter().filter(|id| !runtime.is_in_cache(id)).count();
-    runtime.expect_compiles(to_compile);
+    let sizes: Vec<u64> = runtime
+        .list()
+        .iter()
+        .filter(|s| active.contains(&s.id) && !runtime.is_in_cache(&s.id))
+        .map(|s| std::fs::metadata(&s.source).map(|m| m.len()).unwrap_or(0))
+        .collect();
+    runtime.expect_compiles(sizes.len(), sizes.iter().sum());
     let plugins: Vec<Precompiled> = active
         .iter()
         .map(|id| Precompiled {

@@ -275,10 +275,11 @@ impl PluginRuntime {
         self.inner.declarations.declared(&hash).is_none() && !self.inner.cache.has(wasm)
     }
 
-    /// Tells the compile observer, if any, that `n` compiles are coming.
-    pub fn expect_compiles(&self, n: usize) {
+    /// Tells the compile observer, if any, that `n` compiles of `bytes`
+    /// of wasm in all are coming.
+    pub fn expect_compiles(&self, n: usize, bytes: u64) {
         if let (Some(progress), true) = (self.inner.cache.progress(), n > 0) {
-            progress.expect(n);
+            progress.expect(n, bytes);
         }
     }
 

@@ -167,11 +167,13 @@ impl PluginManager {
                 Err(e) => self.problems.push(format!("plugin `{id}`: {e}")),
             }
         }
-        let compiles = files
+        let compiles: Vec<usize> = files
             .iter()
             .filter(|(_, _, bytes)| self.runtime.compiles_on_register(bytes))
-            .count();
-        self.runtime.expect_compiles(compiles);
+            .map(|(_, _, bytes)| bytes.len())
+            .collect();
+        let bytes = compiles.iter().map(|&n| n as u64).sum();
+        self.runtime.expect_compiles(compiles.len(), bytes);
         for (path, added, bytes) in files {
             match (self.runtime.register_bytes(&bytes, &path), added) {
                 (Ok((id, _)), None) => {
