@@ -109,11 +109,6 @@ pub fn find_bundle() -> BundleSearch {
     BundleSearch { found, looked }
 }
 
-/// Where the bundled components are, if anywhere.
-pub fn bundle_dir() -> Option<PathBuf> {
-    find_bundle().dir()
-}
-
 /// The bundled components present in `dir`.
 pub fn files(dir: &Path) -> Vec<PathBuf> {
     bundled_names()

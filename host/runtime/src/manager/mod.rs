@@ -24,7 +24,7 @@ use crate::lifecycle::{
     PermissionRequest, PluginManifest, PluginRuntime, PluginStatus, Registration,
 };
 
-pub use bundle::{bundle_dir, bundled_names, find_bundle, precompiled, BundlePlace, BundleSearch};
+pub use bundle::{bundled_names, find_bundle, precompiled, BundlePlace, BundleSearch};
 pub use grants::GrantRecord;
 pub use installed::{Installed, InstalledPlugin};
 use state_file::StateDir;
