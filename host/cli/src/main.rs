@@ -3,7 +3,6 @@
 mod approval;
 mod commands;
 mod compile_progress;
-mod host;
 mod pipes;
 mod render;
 mod workspace;
@@ -150,6 +149,10 @@ fn color_choice(args: &[std::ffi::OsString]) -> clap::ColorChoice {
 fn main() -> ExitCode {
     pipes::exit_quietly_on_closed_stdout();
     protect_own_secrets();
+    amber_app::host::install_front_end(amber_app::host::FrontEnd {
+        approver: approval::handler,
+        compile_progress: || Some(std::sync::Arc::new(compile_progress::CompileBar::new())),
+    });
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Read before clap parses, so its own help and errors follow it too.
     let matches = Cli::command()

@@ -218,6 +218,8 @@ pub struct AgentConfig {
     pub confirm_prompt: String,
     /// Context utilisation (0-1] at which compression is wanted.
     pub compress_threshold: f64,
+    /// Sampling temperature (0-2); unset lets the provider choose.
+    pub temperature: Option<f32>,
     /// The reply budget per model call; unset lets the provider choose
     /// (Anthropic always gets one: its dialect sends a default).
     pub max_tokens: Option<u32>,
@@ -245,6 +247,7 @@ impl Default for AgentConfig {
             confirm_turn: true,
             confirm_prompt: String::new(),
             compress_threshold: 0.8,
+            temperature: None,
             max_tokens: None,
             subagents: SubagentMode::Serial,
             subagent_max: 4,
@@ -345,6 +348,13 @@ impl Config {
                 self.agent.max_tokens.is_none_or(|t| t >= 1),
                 "agent.max_tokens",
                 "must be at least 1 (or unset, to let the provider choose)",
+            ),
+            (
+                self.agent
+                    .temperature
+                    .is_none_or(|t| (0.0..=2.0).contains(&t)),
+                "agent.temperature",
+                "must be between 0 and 2 (or unset, to let the provider choose)",
             ),
             (
                 self.agent.subagent_max_iterations >= 1,

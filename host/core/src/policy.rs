@@ -12,7 +12,7 @@
 //! approved and nobody is asked twice.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -115,7 +115,9 @@ impl Default for SandboxStance {
 }
 
 pub struct Policy {
-    mode: Mode,
+    /// Changed by `/set policy` in a running session; every check reads it
+    /// afresh, so the next tool call follows the new mode.
+    mode: RwLock<Mode>,
     sandbox: SandboxStance,
     root: PathBuf,
     rules: Vec<Rule>,
@@ -139,7 +141,7 @@ impl Policy {
         handler: Option<Arc<dyn Approver>>,
     ) -> Self {
         Policy {
-            mode,
+            mode: RwLock::new(mode),
             // Fail-safe: until the caller says a sandbox exists, every
             // command in write mode is asked about.
             sandbox: SandboxStance::default(),
@@ -158,7 +160,13 @@ impl Policy {
     }
 
     pub fn mode(&self) -> Mode {
-        self.mode
+        // A poisoned lock still holds a whole Mode (a Copy value).
+        *self.mode.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Switches the mode for every check from now on (`/set policy`).
+    pub fn set_mode(&self, mode: Mode) {
+        *self.mode.write().unwrap_or_else(|e| e.into_inner()) = mode;
     }
 
     pub fn sandbox(&self) -> &SandboxStance {
@@ -325,7 +333,7 @@ impl Policy {
             workspace_writable: true,
             ..CommandPermit::default()
         };
-        match self.mode {
+        match self.mode() {
             Mode::Yolo if !self.sandbox.always => Ok(unsandboxed),
             Mode::Yolo if sandboxed => Ok(escalation(&class)),
             Mode::Yolo => Err(

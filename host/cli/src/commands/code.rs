@@ -16,7 +16,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::print_json;
-use crate::host;
+use amber_app::host;
 
 /// Index the workspace: every file a parser serves, parsed in parallel into
 /// symbols with ids, spans and BLAKE3 hashes. Outlines are cached by file

@@ -4,7 +4,7 @@ use amber_runtime::AmberDirs;
 use anyhow::Result;
 use clap::Subcommand;
 
-use crate::host;
+use amber_app::host;
 
 #[derive(Subcommand)]
 pub enum ConfigCommand {

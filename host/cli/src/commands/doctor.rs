@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::precompile::size_of_tree;
 use super::print_json;
-use crate::host;
+use amber_app::host;
 
 #[derive(Args)]
 pub struct DoctorArgs {

@@ -5,29 +5,14 @@
 
 use std::io::Read;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use amber_config::SubagentMode;
-use amber_core::engine::instructions;
-use amber_core::engine::task::{Execution, TaskContext, TaskTool};
-use amber_core::engine::{
-    Agent, AgentConfig, AgentEvent, AgentPorts, FailureKind, Mode, Outcome, RunReport,
-    CONFIRM_PROMPT,
-};
+use amber_app::session::{OpenSession, SessionOptions};
+use amber_core::engine::{AgentEvent, FailureKind, Mode, Outcome, RunReport};
 use amber_core::ports::dialect::Usage;
-use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate};
 use amber_core::project::ProjectRoot;
-use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
-use amber_core::ContextChain;
-use amber_runtime::manager::PluginManager;
-use amber_runtime::AmberDirs;
-use amber_wire::{make_dialect, Preset, WireClient};
 use anyhow::{Context, Result};
 use clap::Args;
-use tokio_util::sync::CancellationToken;
 
-use super::providers::presets_from;
-use crate::host;
 use crate::render::Printer;
 
 /// Exit code of a hard stop (the loop stopped itself).
@@ -107,14 +92,34 @@ impl From<ModeArg> for Mode {
     }
 }
 
+impl ExecArgs {
+    /// What this run asks of its session.
+    fn session_options(&self) -> SessionOptions {
+        SessionOptions {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            mode: self.mode.map(Mode::from),
+            yes: self.yes,
+            resume: self.resume.clone(),
+        }
+    }
+}
+
 /// Everything a run needs, made before the first event.
 struct Prepared {
-    agent: Agent,
-    started: AgentEvent,
-    session_id: String,
+    session: OpenSession,
     prompt: String,
-    /// Keeps the plugins loaded for as long as the agent uses their tools.
-    _manager: PluginManager,
+}
+
+/// The prompt first (a bad one costs no plugin load), then the session.
+fn prepare(args: &ExecArgs, project: &ProjectRoot) -> Result<Prepared> {
+    let prompt = read_prompt(&args.prompt)?;
+    if prompt.trim().is_empty() {
+        anyhow::bail!("the prompt is empty");
+    }
+    let session = amber_app::session::open(&args.session_options(), project)?;
+    Ok(Prepared { session, prompt })
 }
 
 pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
@@ -133,13 +138,15 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let Prepared {
+    let Prepared { session, prompt } = prepared;
+    let OpenSession {
         mut agent,
         started,
-        session_id,
-        prompt,
-        _manager,
-    } = prepared;
+        info,
+        manager: _manager,
+        ..
+    } = session;
+    let session_id = info.id;
     printer.event(&started);
     // Two workers: sub-agents block on the runtime from tool threads.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -291,207 +298,3 @@ fn read_prompt(arg: &str) -> Result<String> {
     Ok(prompt)
 }
 
-/// The preset: --provider, then config, then the resumed session's, then
-/// a default that has a key set.
-fn choose_preset(
-    args: &ExecArgs,
-    config: &amber_config::Config,
-    resumed: Option<&SessionInfo>,
-) -> Result<Preset> {
-    let presets = presets_from(config)?;
-    let env_set = amber_wire::secrets::is_set;
-    let name = args
-        .provider
-        .clone()
-        .or_else(|| config.model.provider.clone())
-        .or_else(|| {
-            resumed
-                .map(|s| s.provider.clone())
-                .filter(|p| !p.is_empty())
-        })
-        .unwrap_or_else(|| {
-            if !env_set("OPENAI_API_KEY") && env_set("ANTHROPIC_API_KEY") {
-                "anthropic".into()
-            } else {
-                "openai".into()
-            }
-        });
-    let mut preset = presets.get(&name)?.clone();
-    let config_model = config
-        .model
-        .model
-        .clone()
-        .filter(|_| config.model.provider.as_deref().is_none_or(|p| p == name));
-    let resumed_model = resumed
-        .filter(|s| s.provider == name && !s.model.is_empty())
-        .map(|s| s.model.clone());
-    if let Some(model) = args.model.clone().or(config_model).or(resumed_model) {
-        preset.model = model;
-    }
-    if let Some(url) = &args.base_url {
-        preset.base_url = url.clone();
-    }
-    Ok(preset)
-}
-
-fn prepare(args: &ExecArgs, project: &ProjectRoot) -> Result<Prepared> {
-    let workspace = project.root.as_path();
-    let prompt = read_prompt(&args.prompt)?;
-    if prompt.trim().is_empty() {
-        anyhow::bail!("the prompt is empty");
-    }
-    let dirs = AmberDirs::from_env();
-    let config = host::load_config(&dirs)?;
-    let store = SessionStore::new(dirs.data.join("sessions"));
-    let mut warnings = Vec::new();
-    // Resume first: a tampered session is refused before anything else.
-    let resumed = match &args.resume {
-        Some(id) => {
-            let path = store.path(id)?;
-            // Locked before it is read: a second run on the same session
-            // fails here, at once, naming the first.
-            let lock = session::SessionLock::acquire(&path)?;
-            let resumed = session::resume(&path)?;
-            warnings.extend(resumed.warnings.iter().cloned());
-            Some((path, resumed, lock))
-        }
-        None => None,
-    };
-    let preset = choose_preset(
-        args,
-        &config,
-        resumed.as_ref().and_then(|(_, r, _)| r.info.as_ref()),
-    )?;
-    let mode: Mode = args.mode.map(Mode::from).unwrap_or(config.policy.mode);
-    let policy = host::policy(&config, workspace, Some(mode), args.yes);
-    let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
-    let ledger = manager.runtime().ledger();
-    let (dialect, warning) =
-        make_dialect(ledger, &preset.flavor).map_err(|e| host::with_bundle_hint(e.into()))?;
-    warnings.extend(warning);
-    let key = WireClient::key_from_env(&preset)?;
-    let flavor = dialect.flavor().name.clone();
-    let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(&config))?;
-    let workspace_text = workspace.display().to_string();
-    let found = match instructions::load_down_to(workspace, &project.subdir) {
-        Ok(found) => found,
-        Err(e) => {
-            warnings.push(format!("{e}; going on without project instructions"));
-            Vec::new()
-        }
-    };
-    let (info, chain, writer, interrupted, is_resumed) = match resumed {
-        Some((path, resumed, lock)) => {
-            let writer = SessionWriter::reopen(&path, &resumed, lock)?;
-            let info = resumed.info.clone().unwrap_or_else(|| SessionInfo {
-                id: args.resume.clone().unwrap_or_default(),
-                ..SessionInfo::default()
-            });
-            if !info.workspace.is_empty() && info.workspace != workspace_text {
-                warnings.push(format!(
-                    "session {} belongs to the workspace {}; this run works in {} (use -C {} to work there)",
-                    info.id, info.workspace, workspace_text, info.workspace
-                ));
-            }
-            (info, resumed.chain, writer, resumed.interrupted, true)
-        }
-        None => {
-            let (info, writer) = store.create(&workspace_text, &preset.name, &preset.model)?;
-            (info, ContextChain::new(), writer, Vec::new(), false)
-        }
-    };
-    let agent_config = &config.agent;
-    let confirm = agent_config.confirm_turn.then(|| {
-        if agent_config.confirm_prompt.trim().is_empty() {
-            CONFIRM_PROMPT.to_string()
-        } else {
-            agent_config.confirm_prompt.clone()
-        }
-    });
-    let mode: Mode = args
-        .mode
-        .map(Mode::from)
-        .unwrap_or(match config.policy.mode {
-            amber_config::Mode::Read => Mode::Read,
-            amber_config::Mode::Write => Mode::Write,
-            amber_config::Mode::Yolo => Mode::Yolo,
-        });
-    let settings = AgentConfig {
-        model: preset.model.clone(),
-        flavor: flavor.clone(),
-        context_window: preset.context_window,
-        max_tool_iterations: agent_config.max_tool_iterations,
-        confirm,
-        max_tokens: agent_config.max_tokens,
-        temperature: None,
-        system_prompt: instructions::system_prompt(&workspace_text, &found),
-        workspace: Some(workspace_text.clone()),
-    };
-    let cancel = CancellationToken::new();
-    let gate: Arc<dyn CompressionGate> = Arc::new(ThresholdGate {
-        threshold: agent_config.compress_threshold,
-    });
-    let model: Arc<dyn ModelClient> = Arc::new(client);
-    let mut tools = ledger.tools();
-    warnings.extend(super::memory::install_recall_block(
-        ledger,
-        workspace,
-        &config.memory,
-    ));
-    let blocks = ledger.prompt_blocks();
-    let task = TaskTool::new(
-        TaskContext {
-            config: AgentConfig {
-                system_prompt: String::new(),
-                ..settings.clone()
-            },
-            model: model.clone(),
-            tools: tools.clone(),
-            blocks: blocks.clone(),
-            policy: policy.clone(),
-            gate: gate.clone(),
-            max_iterations: agent_config.subagent_max_iterations,
-            cancel: cancel.clone(),
-        },
-        match agent_config.subagents {
-            SubagentMode::Serial => Execution::Serial,
-            SubagentMode::Parallel => Execution::Parallel(agent_config.subagent_max as usize),
-        },
-    );
-    tools.push(Arc::new(task));
-    let ports = AgentPorts {
-        model,
-        tools,
-        blocks,
-        policy,
-        gate,
-        compressor: None,
-    };
-    let session_path = writer.path().display().to_string();
-    let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_cancel(cancel);
-    warnings.extend(agent.warnings().iter().cloned());
-    if !interrupted.is_empty() {
-        agent.record_turn(session::interrupted_results(&interrupted))?;
-    }
-    let started = AgentEvent::SessionStarted {
-        session_id: info.id.clone(),
-        path: session_path,
-        workspace: workspace_text,
-        provider: preset.name.clone(),
-        flavor,
-        model: preset.model.clone(),
-        mode: mode.as_str().into(),
-        resumed: is_resumed,
-        instructions: found.last().map(|f| f.file.display().to_string()),
-        instruction_files: found.iter().map(|f| f.file.display().to_string()).collect(),
-        interrupted,
-        warnings,
-    };
-    Ok(Prepared {
-        agent,
-        started,
-        session_id: info.id,
-        prompt,
-        _manager: manager,
-    })
-}

@@ -13,7 +13,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
-use crate::host;
+use amber_app::host;
 
 #[derive(Subcommand)]
 pub enum PluginCommand {

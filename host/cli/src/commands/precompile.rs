@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::print_json;
-use crate::host;
+use amber_app::host;
 
 #[derive(Serialize)]
 struct Precompiled {

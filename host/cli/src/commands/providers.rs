@@ -10,14 +10,13 @@ use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, StopReason, S
 /// The cap on the check's reply: "ok" needs one token, and a check
 /// should cost next to nothing.
 const CHECK_MAX_TOKENS: u32 = 32;
-use amber_wire::presets::PresetOverride;
 use amber_wire::{make_dialect, ApiError, Presets, WireClient};
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
-use crate::host;
+use amber_app::host;
 
 #[derive(Subcommand)]
 pub enum ProvidersCommand {
@@ -50,25 +49,7 @@ pub fn presets() -> Result<Presets> {
     presets_from(&host::load_config(&amber_runtime::AmberDirs::from_env())?)
 }
 
-/// [`presets`] from a config already read.
-pub fn presets_from(config: &amber_config::Config) -> Result<Presets> {
-    let overrides = config
-        .providers
-        .iter()
-        .map(|(name, p)| {
-            let o = PresetOverride {
-                flavor: p.flavor.clone(),
-                base_url: p.base_url.clone(),
-                key_env: p.key_env.clone(),
-                model: p.model.clone(),
-                context_window: p.context_window,
-            };
-            (name.clone(), o)
-        })
-        .collect();
-    let presets = Presets::shipped().with_overrides(&overrides)?;
-    Ok(presets.with_env(|k| std::env::var(k).ok()))
-}
+pub use amber_app::presets::presets_from;
 
 pub fn run(cmd: ProvidersCommand, workspace: &Path) -> Result<()> {
     match cmd {

@@ -8,7 +8,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
-use crate::host;
+use amber_app::host;
 
 #[derive(Subcommand)]
 pub enum ToolCommand {
@@ -132,7 +132,7 @@ fn call(call: CallArgs, workspace: &Path) -> Result<()> {
         } else {
             known.join(", ")
         };
-        return Err(crate::host::with_bundle_hint(anyhow::anyhow!(
+        return Err(amber_app::host::with_bundle_hint(anyhow::anyhow!(
             "no tool `{name}` is installed (known: {known})"
         )));
     };

@@ -185,6 +185,40 @@ impl Agent {
         &self.chain
     }
 
+    /// The settings of the run: model, window, iterations, temperature.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// The settings, for `/set` between turns: the next turn uses them.
+    pub fn config_mut(&mut self) -> &mut AgentConfig {
+        &mut self.config
+    }
+
+    /// Another model client (`/set model`, `/set provider`) for the next
+    /// turns; the context carries over.
+    pub fn set_model_client(&mut self, model: Arc<dyn ModelClient>) {
+        self.model = model;
+    }
+
+    /// Another compression gate (`/set compress_threshold`).
+    pub fn set_gate(&mut self, gate: Arc<dyn CompressionGate>) {
+        self.gate = gate;
+    }
+
+    /// What the provider counted on the last model call.
+    pub fn last_usage(&self) -> &Usage {
+        &self.last_usage
+    }
+
+    /// Tokens in the context now, and what share of the model's window
+    /// that is (`None` when the window is unknown): `/status`.
+    pub fn context_use(&self) -> (u64, Option<f64>) {
+        let tokens = self.context_tokens();
+        let window = self.config.context_window;
+        (tokens, (window > 0).then(|| tokens as f64 / window as f64))
+    }
+
     /// Records the given messages, sealed as one turn: e.g. the
     /// "interrupted" results a resume fills in.
     pub fn record_turn(&mut self, messages: Vec<Message>) -> Result<(), AgentError> {

@@ -12,11 +12,8 @@ mod transfer;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use amber_core::{Ledger, Owner, Service};
 use amber_memory::compiler::input::DEFAULT_BUDGET;
-use amber_memory::prompt_block::RecallBlock;
 use amber_memory::semantic::Embed;
 use amber_memory::{
     namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Semantic, Status, Store, Verdict,
@@ -266,38 +263,7 @@ pub enum MemoryCommand {
     },
 }
 
-/// Installs the memory recall block (a host-native head block) in the
-/// ledger when this user has a memory database; a warning when the name
-/// is taken.
-pub fn install_recall_block(
-    ledger: &Ledger,
-    workspace: &Path,
-    config: &amber_config::MemoryConfig,
-) -> Option<String> {
-    let db = database();
-    if !config.recall_block || !db.exists() {
-        return None;
-    }
-    let mut block = RecallBlock::new(
-        db,
-        namespace::for_workspace(workspace),
-        config.recall_budget as usize,
-    );
-    if let Some(dir) = semantic::resolved_dir(&AmberDirs::from_env(), config) {
-        block = block.with_model(dir);
-    }
-    ledger
-        .install(&Owner::Host, Service::Prompt(Arc::new(block)))
-        .err()
-        .map(|e| format!("{e}; memory recall is off for this run"))
-}
-
-/// The database path for this process's data dir.
-pub fn database() -> PathBuf {
-    AmberDirs::from_env()
-        .data
-        .join(amber_memory::store::DATABASE_FILE)
-}
+pub use amber_app::recall::database;
 
 fn open() -> Result<Store> {
     Ok(Store::open_in(&AmberDirs::from_env().data)?)
@@ -317,7 +283,7 @@ fn read_text(arg: &str, what: &str) -> Result<String> {
 pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
     // A broken config is refused here as by every other command, even by
     // the subcommands that read nothing from it.
-    crate::host::load_config(&AmberDirs::from_env())?;
+    amber_app::host::load_config(&AmberDirs::from_env())?;
     let ns = args
         .namespace
         .unwrap_or_else(|| namespace::for_workspace(workspace));
@@ -538,7 +504,7 @@ fn embed(ns: &str, json: bool) -> Result<()> {
         bail!(
             "no embedding model is configured: set `embedding_model` under [memory] in {} \
              or AMBER_EMBEDDING_MODEL to a directory holding all-MiniLM-L6-v2's files",
-            crate::host::config_path(&AmberDirs::from_env()).display()
+            amber_app::host::config_path(&AmberDirs::from_env()).display()
         );
     };
     let mut store = open()?;

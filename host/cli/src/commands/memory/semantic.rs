@@ -7,7 +7,7 @@ use amber_memory::semantic::minilm::MiniLm;
 use amber_runtime::AmberDirs;
 use anyhow::{anyhow, Result};
 
-use crate::host::{config_path, load_config};
+use amber_app::host::load_config;
 
 /// Records a command embeds before it recalls: enough for what was added
 /// since the last one, few enough (about a second) not to stall it.
@@ -21,25 +21,7 @@ pub fn configured_dir() -> Result<Option<PathBuf>> {
     Ok(resolved_dir(&dirs, &config.memory))
 }
 
-/// The model directory for `memory`: `AMBER_EMBEDDING_MODEL`, else the
-/// config's, a relative one read from the config file's folder. (The
-/// library never reads the environment; the command line decides.)
-pub fn resolved_dir(dirs: &AmberDirs, memory: &amber_config::MemoryConfig) -> Option<PathBuf> {
-    let configured = memory.embedding_model.as_ref().map(|path| {
-        if path.is_relative() {
-            let config = config_path(dirs);
-            config
-                .parent()
-                .map_or_else(|| path.clone(), |folder| folder.join(path))
-        } else {
-            path.clone()
-        }
-    });
-    std::env::var_os("AMBER_EMBEDDING_MODEL")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or(configured)
-}
+pub use amber_app::recall::resolved_dir;
 
 /// The configured model, loaded; `None` when none is configured. A
 /// configured model that cannot be loaded is an error naming its file.

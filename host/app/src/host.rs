@@ -1,5 +1,6 @@
 //! Everything a command needs, built once from the environment and the
-//! config file: dirs, workspace, runtime, plugin manager.
+//! config file: dirs, workspace, runtime, plugin manager. Both front ends
+//! (the `amber` commands and the TUI) build their host here.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,14 +10,49 @@ use std::time::Duration;
 use amber_config::Config;
 use amber_core::engine::Mode;
 use amber_core::policy::{Policy, SandboxStance};
-use amber_core::ports::CommandGate;
+use amber_core::ports::{Approver, CommandGate, HeadlessApprover};
 use amber_core::{CapabilityKind, Ledger};
 use amber_index::tools::CodeContext;
 use amber_index::{LedgerParsers, Parsers};
 use amber_runtime::manager::{find_bundle, precompiled, BundleSearch, PluginManager, PluginPrefs};
-use amber_runtime::{AmberDirs, Permission, PluginRuntime, RuntimeLimits, RuntimeOptions};
+use amber_runtime::{
+    AmberDirs, CompileProgress, Permission, PluginRuntime, RuntimeLimits, RuntimeOptions,
+};
 use amber_sandbox::Spawner;
 use anyhow::{Context, Result};
+
+/// What differs between front ends: how an approval is asked (a dialog on
+/// the terminal, a TUI overlay, or headless) and how compiles are shown.
+/// One front end runs per process, so it is installed once at start-up
+/// rather than threaded through every command that builds a runtime.
+pub struct FrontEnd {
+    /// The approval handler of a run; `yes` approves everything (`--yes`).
+    pub approver: fn(yes: bool) -> Arc<dyn Approver>,
+    /// What shows component compiles, if anything.
+    pub compile_progress: fn() -> Option<Arc<dyn CompileProgress>>,
+}
+
+impl Default for FrontEnd {
+    /// Headless: approvals answered by `--yes` alone, compiles silent.
+    fn default() -> Self {
+        FrontEnd {
+            approver: |yes| Arc::new(HeadlessApprover { yes }),
+            compile_progress: || None,
+        }
+    }
+}
+
+static FRONT_END: std::sync::OnceLock<FrontEnd> = std::sync::OnceLock::new();
+
+/// Installs the process's front end; the first call wins (a second is
+/// ignored, so a test harness cannot swap dialogs mid-run).
+pub fn install_front_end(front_end: FrontEnd) {
+    let _ = FRONT_END.set(front_end);
+}
+
+fn front_end() -> &'static FrontEnd {
+    FRONT_END.get_or_init(FrontEnd::default)
+}
 
 pub fn config_path(dirs: &AmberDirs) -> PathBuf {
     dirs.config.join("config.toml")
@@ -71,7 +107,7 @@ fn options(
         .map(|d| precompiled(&d))
         .into_iter()
         .collect();
-    options.compile_progress = Some(Arc::new(crate::compile_progress::CompileBar::new()));
+    options.compile_progress = (front_end().compile_progress)();
     options.limits = RuntimeLimits {
         memory_bytes: (config.limits.memory_mib as usize) << 20,
         deadline: Duration::from_millis(config.limits.deadline_ms),
@@ -145,7 +181,7 @@ pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) 
             mode,
             workspace.to_path_buf(),
             config.policy.rules.clone(),
-            Some(crate::approval::handler(yes)),
+            Some((front_end().approver)(yes)),
         )
         .with_sandbox(SandboxStance::new(config.sandbox.always, available)),
     )

@@ -1,0 +1,9 @@
+//! amber-app: the one host both front ends build. `amber exec` and the
+//! TUI (and `amber /cmd` from the shell) assemble the same pieces here:
+//! config, dirs, runtime and plugins, policy, tools, prompt blocks, the
+//! model client and the session, and the built-in slash commands.
+
+pub mod host;
+pub mod presets;
+pub mod recall;
+pub mod session;

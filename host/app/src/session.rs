@@ -1,0 +1,265 @@
+//! Opening a session: the preset, the policy, the plugins, the model
+//! client, the project's instructions and the agent over a new or resumed
+//! chain. `amber exec` runs one prompt on it; the TUI runs many.
+
+use std::sync::Arc;
+
+use amber_config::{Config, SubagentMode};
+use amber_core::engine::instructions;
+use amber_core::engine::task::{Execution, TaskContext, TaskTool};
+use amber_core::engine::{Agent, AgentConfig, AgentEvent, AgentPorts, Mode, CONFIRM_PROMPT};
+use amber_core::policy::Policy;
+use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate};
+use amber_core::project::ProjectRoot;
+use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
+use amber_core::{ContextChain, Ledger};
+use amber_runtime::manager::PluginManager;
+use amber_runtime::AmberDirs;
+use amber_wire::{make_dialect, Preset, WireClient};
+use anyhow::Result;
+
+use crate::host;
+use crate::presets::presets_from;
+
+/// What the command line (or the TUI's flags) asks of a session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    /// A provider preset; default: config, the resumed session's, openai
+    /// (anthropic when only ANTHROPIC_API_KEY is set).
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// Default: `policy.mode` from config.
+    pub mode: Option<Mode>,
+    /// Approve every approval prompt.
+    pub yes: bool,
+    /// Continue this session (its chain is verified first).
+    pub resume: Option<String>,
+}
+
+/// A session ready for its first prompt.
+pub struct OpenSession {
+    pub agent: Agent,
+    /// The `session.started` event, for the front end to show first.
+    pub started: AgentEvent,
+    pub info: SessionInfo,
+    pub preset: Preset,
+    pub policy: Arc<Policy>,
+    /// Keeps the plugins loaded for as long as the agent uses their tools.
+    pub manager: PluginManager,
+}
+
+/// The sessions of this user, newest first in listings.
+pub fn store(dirs: &AmberDirs) -> SessionStore {
+    SessionStore::new(dirs.data.join("sessions"))
+}
+
+/// The preset: `options.provider`, then config, then the resumed
+/// session's, then a default that has a key set; its model and base URL
+/// overridden the same way.
+pub fn choose_preset(
+    options: &SessionOptions,
+    config: &Config,
+    resumed: Option<&SessionInfo>,
+) -> Result<Preset> {
+    let presets = presets_from(config)?;
+    let env_set = amber_wire::secrets::is_set;
+    let name = options
+        .provider
+        .clone()
+        .or_else(|| config.model.provider.clone())
+        .or_else(|| {
+            resumed
+                .map(|s| s.provider.clone())
+                .filter(|p| !p.is_empty())
+        })
+        .unwrap_or_else(|| {
+            if !env_set("OPENAI_API_KEY") && env_set("ANTHROPIC_API_KEY") {
+                "anthropic".into()
+            } else {
+                "openai".into()
+            }
+        });
+    let mut preset = presets.get(&name)?.clone();
+    let config_model = config
+        .model
+        .model
+        .clone()
+        .filter(|_| config.model.provider.as_deref().is_none_or(|p| p == name));
+    let resumed_model = resumed
+        .filter(|s| s.provider == name && !s.model.is_empty())
+        .map(|s| s.model.clone());
+    if let Some(model) = options.model.clone().or(config_model).or(resumed_model) {
+        preset.model = model;
+    }
+    if let Some(url) = &options.base_url {
+        preset.base_url = url.clone();
+    }
+    Ok(preset)
+}
+
+/// The model client for `preset` over the dialect the ledger has for its
+/// flavor, with the flavor's name and a warning when the dialect is not
+/// the preset's first choice.
+pub fn model_client(
+    ledger: &Ledger,
+    preset: &Preset,
+    config: &Config,
+) -> Result<(Arc<dyn ModelClient>, String, Option<String>)> {
+    let (dialect, warning) =
+        make_dialect(ledger, &preset.flavor).map_err(|e| host::with_bundle_hint(e.into()))?;
+    let key = WireClient::key_from_env(preset)?;
+    let flavor = dialect.flavor().name.clone();
+    let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(config))?;
+    Ok((Arc::new(client), flavor, warning))
+}
+
+/// The compression gate at `threshold` of the context window.
+pub fn gate(threshold: f64) -> Arc<dyn CompressionGate> {
+    Arc::new(ThresholdGate { threshold })
+}
+
+/// Opens a new session in `project`, or resumes `options.resume`.
+pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSession> {
+    let workspace = project.root.as_path();
+    let dirs = AmberDirs::from_env();
+    let config = host::load_config(&dirs)?;
+    let store = store(&dirs);
+    let mut warnings = Vec::new();
+    // Resume first: a tampered session is refused before anything else.
+    let resumed = match &options.resume {
+        Some(id) => {
+            let path = store.path(id)?;
+            // Locked before it is read: a second run on the same session
+            // fails here, at once, naming the first.
+            let lock = session::SessionLock::acquire(&path)?;
+            let resumed = session::resume(&path)?;
+            warnings.extend(resumed.warnings.iter().cloned());
+            Some((path, resumed, lock))
+        }
+        None => None,
+    };
+    let preset = choose_preset(
+        options,
+        &config,
+        resumed.as_ref().and_then(|(_, r, _)| r.info.as_ref()),
+    )?;
+    let mode: Mode = options.mode.unwrap_or(config.policy.mode);
+    let policy = host::policy(&config, workspace, Some(mode), options.yes);
+    let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
+    let ledger = manager.runtime().ledger();
+    let (model, flavor, warning) = model_client(ledger, &preset, &config)?;
+    warnings.extend(warning);
+    let workspace_text = workspace.display().to_string();
+    let found = match instructions::load_down_to(workspace, &project.subdir) {
+        Ok(found) => found,
+        Err(e) => {
+            warnings.push(format!("{e}; going on without project instructions"));
+            Vec::new()
+        }
+    };
+    let (info, chain, writer, interrupted, is_resumed) = match resumed {
+        Some((path, resumed, lock)) => {
+            let writer = SessionWriter::reopen(&path, &resumed, lock)?;
+            let info = resumed.info.clone().unwrap_or_else(|| SessionInfo {
+                id: options.resume.clone().unwrap_or_default(),
+                ..SessionInfo::default()
+            });
+            if !info.workspace.is_empty() && info.workspace != workspace_text {
+                warnings.push(format!(
+                    "session {} belongs to the workspace {}; this run works in {} (use -C {} to work there)",
+                    info.id, info.workspace, workspace_text, info.workspace
+                ));
+            }
+            (info, resumed.chain, writer, resumed.interrupted, true)
+        }
+        None => {
+            let (info, writer) = store.create(&workspace_text, &preset.name, &preset.model)?;
+            (info, ContextChain::new(), writer, Vec::new(), false)
+        }
+    };
+    let agent_config = &config.agent;
+    let confirm = agent_config.confirm_turn.then(|| {
+        if agent_config.confirm_prompt.trim().is_empty() {
+            CONFIRM_PROMPT.to_string()
+        } else {
+            agent_config.confirm_prompt.clone()
+        }
+    });
+    let settings = AgentConfig {
+        model: preset.model.clone(),
+        flavor: flavor.clone(),
+        context_window: preset.context_window,
+        max_tool_iterations: agent_config.max_tool_iterations,
+        confirm,
+        max_tokens: agent_config.max_tokens,
+        temperature: agent_config.temperature,
+        system_prompt: instructions::system_prompt(&workspace_text, &found),
+        workspace: Some(workspace_text.clone()),
+    };
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let gate = gate(agent_config.compress_threshold);
+    let mut tools = ledger.tools();
+    warnings.extend(crate::recall::install_recall_block(
+        ledger,
+        workspace,
+        &config.memory,
+    ));
+    let blocks = ledger.prompt_blocks();
+    let task = TaskTool::new(
+        TaskContext {
+            config: AgentConfig {
+                system_prompt: String::new(),
+                ..settings.clone()
+            },
+            model: model.clone(),
+            tools: tools.clone(),
+            blocks: blocks.clone(),
+            policy: policy.clone(),
+            gate: gate.clone(),
+            max_iterations: agent_config.subagent_max_iterations,
+            cancel: cancel.clone(),
+        },
+        match agent_config.subagents {
+            SubagentMode::Serial => Execution::Serial,
+            SubagentMode::Parallel => Execution::Parallel(agent_config.subagent_max as usize),
+        },
+    );
+    tools.push(Arc::new(task));
+    let ports = AgentPorts {
+        model,
+        tools,
+        blocks,
+        policy: policy.clone(),
+        gate,
+        compressor: None,
+    };
+    let session_path = writer.path().display().to_string();
+    let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_cancel(cancel);
+    warnings.extend(agent.warnings().iter().cloned());
+    if !interrupted.is_empty() {
+        agent.record_turn(session::interrupted_results(&interrupted))?;
+    }
+    let started = AgentEvent::SessionStarted {
+        session_id: info.id.clone(),
+        path: session_path,
+        workspace: workspace_text,
+        provider: preset.name.clone(),
+        flavor,
+        model: preset.model.clone(),
+        mode: mode.as_str().into(),
+        resumed: is_resumed,
+        instructions: found.last().map(|f| f.file.display().to_string()),
+        instruction_files: found.iter().map(|f| f.file.display().to_string()).collect(),
+        interrupted,
+        warnings,
+    };
+    Ok(OpenSession {
+        agent,
+        started,
+        info,
+        preset,
+        policy,
+        manager,
+    })
+}
