@@ -3,6 +3,7 @@
 //! contract is in xtask/src/bench.rs), measured in the same run and the same
 //! call mode as its baseline. Arguments filter benchmarks by substring.
 
+mod commands;
 mod compile;
 mod context;
 mod corpus;
@@ -37,6 +38,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["runtime"], runtime::run),
     (&["compile"], compile::run),
     (&["context"], context::run),
+    (&["commands"], commands::run),
     (&["wire"], wire::run),
     (&["engine", "loop"], engine::run),
     (&["tools", "grep", "read_file"], tools::run),

@@ -45,6 +45,10 @@ pub const TARGETS: &[(&str, &str)] = &[
         "the config parser: no panic, errors name the file",
     ),
     ("fts_query", "memory's FTS query builder: always valid FTS5"),
+    (
+        "commands",
+        "slash commands: no panic, a handler runs only at a real path of the tree",
+    ),
 ];
 
 const NIGHTLY: &str = "nightly";

@@ -6,6 +6,7 @@
 //! ports, and host-native contributions implement them directly. Both install
 //! and unwind through the same [`Ledger`].
 
+pub mod commands;
 pub mod confine;
 pub mod context;
 pub mod engine;
