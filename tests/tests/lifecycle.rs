@@ -183,7 +183,7 @@ fn a_name_already_taken_fails_the_plugin_and_unwinds_what_it_installed() {
     let (id, _) = runtime.register_file(&guest("hello-v2")).unwrap();
     let err = runtime.enable(&id, Grants::none()).unwrap_err().to_string();
     assert!(
-        err.contains("tool `wave` is already provided by host"),
+        err.contains("tool `wave` of plugin `hello` is refused: host already provides it"),
         "{err}"
     );
     assert_eq!(runtime.state(&id), Some(PluginState::Failed));

@@ -98,14 +98,38 @@ pub struct Contribution {
     pub name: String,
 }
 
+/// Why an install was refused. Each names the capability, the newcomer
+/// and, for a conflict, who keeps the name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LedgerError {
-    #[error("{kind} `{name}` is already provided by {owner}")]
+    /// The name is taken; the first to install it keeps it.
+    #[error("{} of {newcomer} is refused: {owner} already provides it", subject(*kind, name))]
     Conflict {
         kind: CapabilityKind,
         name: String,
+        /// Who holds the name.
         owner: Owner,
+        /// Who asked for it.
+        newcomer: Owner,
     },
+    /// A command root that amber's built-in commands own (`/help`, `/set`, …).
+    #[error("command `/{root}` of {newcomer} is refused: `/{root}` is a built-in command")]
+    ReservedCommand { root: String, newcomer: Owner },
+    /// A command root that a typed line could never reach.
+    #[error("command `/{root}` of {newcomer} is refused: {reason}")]
+    InvalidCommand {
+        root: String,
+        newcomer: Owner,
+        reason: String,
+    },
+}
+
+/// How a refusal names a capability: commands as typed (`/git`).
+fn subject(kind: CapabilityKind, name: &str) -> String {
+    match kind {
+        CapabilityKind::Command => format!("command `/{name}`"),
+        _ => format!("{kind} `{name}`"),
+    }
 }
 
 struct Entry<S: ?Sized> {
@@ -128,12 +152,18 @@ impl<S: ?Sized> Default for Registry<S> {
 }
 
 impl<S: ?Sized> Registry<S> {
-    fn check_free(&self, kind: CapabilityKind, name: &str) -> Result<(), LedgerError> {
+    fn check_free(
+        &self,
+        kind: CapabilityKind,
+        name: &str,
+        newcomer: &Owner,
+    ) -> Result<(), LedgerError> {
         match self.entries.get(name) {
             Some(e) => Err(LedgerError::Conflict {
                 kind,
                 name: name.to_string(),
                 owner: e.owner.clone(),
+                newcomer: newcomer.clone(),
             }),
             None => Ok(()),
         }
@@ -161,17 +191,34 @@ impl<S: ?Sized> Registry<S> {
         self.entries.get(name).map(|e| Arc::clone(&e.service))
     }
 
+    fn owner(&self, name: &str) -> Option<Owner> {
+        self.entries.get(name).map(|e| e.owner.clone())
+    }
+
     /// Services in install order.
     fn in_install_order(&self) -> Vec<Arc<S>> {
+        self.owned_in_install_order()
+            .into_iter()
+            .map(|(_, service)| service)
+            .collect()
+    }
+
+    /// Services and their owners in install order.
+    fn owned_in_install_order(&self) -> Vec<(Owner, Arc<S>)> {
         let mut all: Vec<&Entry<S>> = self.entries.values().collect();
         all.sort_by_key(|e| e.seq);
-        all.into_iter().map(|e| Arc::clone(&e.service)).collect()
+        all.into_iter()
+            .map(|e| (e.owner.clone(), Arc::clone(&e.service)))
+            .collect()
     }
 }
 
 #[derive(Default)]
 struct State {
     next_seq: u64,
+    /// Bumped by every command install and removal (see
+    /// [`Ledger::command_generation`]).
+    command_generation: u64,
     records: Vec<(Owner, Contribution)>,
     tools: Registry<dyn Tool>,
     providers: Registry<dyn Dialect>,
@@ -181,14 +228,17 @@ struct State {
 }
 
 impl State {
-    fn check_free(&self, service: &Service) -> Result<(), LedgerError> {
+    fn check_free(&self, service: &Service, newcomer: &Owner) -> Result<(), LedgerError> {
         let (kind, name) = (service.kind(), service.name());
         match service {
-            Service::Tool(_) => self.tools.check_free(kind, name),
-            Service::Provider(_) => self.providers.check_free(kind, name),
-            Service::Command(_) => self.commands.check_free(kind, name),
-            Service::Prompt(_) => self.prompts.check_free(kind, name),
-            Service::Parser(_) => self.parsers.check_free(kind, name),
+            Service::Tool(_) => self.tools.check_free(kind, name, newcomer),
+            Service::Provider(_) => self.providers.check_free(kind, name, newcomer),
+            Service::Command(_) => {
+                check_command_root(name, newcomer)?;
+                self.commands.check_free(kind, name, newcomer)
+            }
+            Service::Prompt(_) => self.prompts.check_free(kind, name, newcomer),
+            Service::Parser(_) => self.parsers.check_free(kind, name, newcomer),
         }
     }
 
@@ -197,7 +247,10 @@ impl State {
         match service {
             Service::Tool(s) => self.tools.insert(&name, seq, owner, s),
             Service::Provider(s) => self.providers.insert(&name, seq, owner, s),
-            Service::Command(s) => self.commands.insert(&name, seq, owner, s),
+            Service::Command(s) => {
+                self.command_generation += 1;
+                self.commands.insert(&name, seq, owner, s)
+            }
             Service::Prompt(s) => self.prompts.insert(&name, seq, owner, s),
             Service::Parser(s) => self.parsers.insert(&name, seq, owner, s),
         }
@@ -207,11 +260,31 @@ impl State {
         match c.kind {
             CapabilityKind::Tool => self.tools.remove(&c.name, c.seq),
             CapabilityKind::Provider => self.providers.remove(&c.name, c.seq),
-            CapabilityKind::Command => self.commands.remove(&c.name, c.seq),
+            CapabilityKind::Command => {
+                self.command_generation += 1;
+                self.commands.remove(&c.name, c.seq)
+            }
             CapabilityKind::Prompt => self.prompts.remove(&c.name, c.seq),
             CapabilityKind::Parser => self.parsers.remove(&c.name, c.seq),
         }
     }
+}
+
+/// A command root must be reachable by a typed line and must not be one of
+/// amber's built-in commands, whoever asks.
+fn check_command_root(root: &str, newcomer: &Owner) -> Result<(), LedgerError> {
+    crate::ports::command::check_root(root).map_err(|reason| LedgerError::InvalidCommand {
+        root: root.to_string(),
+        newcomer: newcomer.clone(),
+        reason,
+    })?;
+    if crate::commands::is_builtin_root(root) {
+        return Err(LedgerError::ReservedCommand {
+            root: root.to_string(),
+            newcomer: newcomer.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// The capability ledger and the registries it governs.
@@ -237,10 +310,11 @@ impl Ledger {
     }
 
     /// Installs `service` into its registry and records it for `owner`.
-    /// A name already taken by anyone is refused and nothing changes.
+    /// A name already taken by anyone is refused, and so is a command root
+    /// that is built in or could not be typed; then nothing changes.
     pub fn install(&self, owner: &Owner, service: Service) -> Result<Contribution, LedgerError> {
         let mut state = self.write();
-        state.check_free(&service)?;
+        state.check_free(&service, owner)?;
         let seq = state.next_seq;
         state.next_seq += 1;
         let contribution = Contribution {
@@ -302,6 +376,26 @@ impl Ledger {
         self.read().commands.in_install_order()
     }
 
+    /// Who provides command root `root`: the host derives a plugin
+    /// command's action, `plugin.<id>.<path>`, from it.
+    pub fn command_owner(&self, root: &str) -> Option<Owner> {
+        self.read().commands.owner(root)
+    }
+
+    /// Every command root with its owner, in install order: what the host
+    /// merges into its command tree.
+    pub fn owned_commands(&self) -> Vec<(Owner, Arc<dyn CommandTree>)> {
+        self.read().commands.owned_in_install_order()
+    }
+
+    /// A number that changes whenever a command root is installed or
+    /// removed, including the unwind of a plugin that failed on its own
+    /// (three traps in a row). The host rebuilds its merged tree when it
+    /// differs from the one it built from.
+    pub fn command_generation(&self) -> u64 {
+        self.read().command_generation
+    }
+
     /// Prompt blocks in install order; assembly sorts them by priority.
     pub fn prompt_blocks(&self) -> Vec<Arc<dyn PromptBlock>> {
         self.read().prompts.in_install_order()
@@ -329,7 +423,7 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ports::{ToolError, ToolOutput, ToolSpec};
+    use crate::ports::{CommandNode, CommandRoot, PortError, ToolError, ToolOutput, ToolSpec};
 
     struct FakeTool(ToolSpec);
 
@@ -357,6 +451,28 @@ mod tests {
 
     fn plugin(id: &str) -> Owner {
         Owner::Plugin(id.into())
+    }
+
+    struct FakeCommand(CommandRoot);
+
+    impl CommandTree for FakeCommand {
+        fn root(&self) -> &CommandRoot {
+            &self.0
+        }
+        fn spec(&self) -> Result<Vec<CommandNode>, PortError> {
+            Ok(Vec::new())
+        }
+        fn run(&self, _path: &[String], _arg: &str) -> Result<String, PortError> {
+            Ok(self.0.help.clone())
+        }
+    }
+
+    /// A command root whose `run` answers `who`.
+    fn command(root: &str, who: &str) -> Service {
+        Service::Command(Arc::new(FakeCommand(CommandRoot {
+            root: root.into(),
+            help: who.into(),
+        })))
     }
 
     #[test]
@@ -387,15 +503,109 @@ mod tests {
     }
 
     #[test]
-    fn a_taken_name_is_refused_naming_the_owner_and_nothing_changes() {
+    fn a_taken_name_is_refused_naming_both_and_nothing_changes() {
         let ledger = Ledger::new();
         ledger.install(&plugin("a"), tool("read")).unwrap();
         let err = ledger.install(&plugin("b"), tool("read")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "tool `read` is already provided by plugin `a`"
+            "tool `read` of plugin `b` is refused: plugin `a` already provides it"
         );
         assert!(ledger.contributions(&plugin("b")).is_empty());
+    }
+
+    #[test]
+    fn a_contested_command_root_is_refused_naming_both_and_the_first_keeps_it() {
+        let ledger = Ledger::new();
+        ledger.install(&plugin("a"), command("git", "a")).unwrap();
+        let err = ledger
+            .install(&plugin("b"), command("git", "b"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "command `/git` of plugin `b` is refused: plugin `a` already provides it"
+        );
+        assert_eq!(ledger.command_owner("git"), Some(plugin("a")));
+        let kept = ledger.command("git").unwrap();
+        assert_eq!(kept.run(&["git".into()], "").unwrap(), "a");
+        assert!(ledger.contributions(&plugin("b")).is_empty());
+    }
+
+    #[test]
+    fn a_built_in_command_root_is_refused_for_anyone() {
+        let ledger = Ledger::new();
+        for root in [
+            "help", "set", "get", "plugins", "sessions", "status", "clear", "quit",
+        ] {
+            for owner in [plugin("a"), Owner::Host] {
+                let err = ledger.install(&owner, command(root, "a")).unwrap_err();
+                assert_eq!(
+                    err.to_string(),
+                    format!(
+                        "command `/{root}` of {owner} is refused: `/{root}` is a built-in command"
+                    )
+                );
+            }
+        }
+        assert!(ledger.records().is_empty());
+        assert_eq!(ledger.command_generation(), 0);
+    }
+
+    #[test]
+    fn a_command_root_no_line_could_reach_is_refused() {
+        let ledger = Ledger::new();
+        let err = ledger
+            .install(&plugin("a"), command("two words", "a"))
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("command `/two words` of plugin `a` is refused: `two words` contains"),
+            "{err}"
+        );
+        assert!(ledger.install(&plugin("a"), command("a.b", "a")).is_err());
+        assert!(ledger.records().is_empty());
+    }
+
+    #[test]
+    fn command_owner_and_owned_commands_follow_installs_and_unwinds() {
+        let ledger = Ledger::new();
+        assert_eq!(ledger.command_owner("git"), None);
+        ledger.install(&plugin("g"), command("git", "g")).unwrap();
+        ledger.install(&Owner::Host, tool("task")).unwrap();
+        ledger.install(&plugin("e"), command("evil", "e")).unwrap();
+        assert_eq!(ledger.command_owner("git"), Some(plugin("g")));
+        let owned: Vec<(Owner, String)> = ledger
+            .owned_commands()
+            .into_iter()
+            .map(|(owner, tree)| (owner, tree.root().root.clone()))
+            .collect();
+        assert_eq!(
+            owned,
+            [(plugin("g"), "git".into()), (plugin("e"), "evil".into())]
+        );
+        ledger.unwind(&plugin("g"));
+        assert_eq!(ledger.command_owner("git"), None);
+        assert!(ledger.command("git").is_none());
+        assert_eq!(ledger.owned_commands().len(), 1);
+    }
+
+    #[test]
+    fn the_command_generation_moves_only_with_command_roots() {
+        let ledger = Ledger::new();
+        let start = ledger.command_generation();
+        ledger.install(&plugin("a"), tool("read")).unwrap();
+        assert_eq!(ledger.command_generation(), start);
+        ledger.install(&plugin("a"), command("git", "a")).unwrap();
+        let installed = ledger.command_generation();
+        assert_ne!(installed, start);
+        assert!(ledger.install(&plugin("b"), command("git", "b")).is_err());
+        assert_eq!(
+            ledger.command_generation(),
+            installed,
+            "a refusal changes nothing"
+        );
+        ledger.unwind(&plugin("a"));
+        assert_ne!(ledger.command_generation(), installed);
     }
 
     #[test]

@@ -26,6 +26,10 @@ pub enum LoadError {
     Link { path: PathBuf, reason: String },
     #[error("plugin `{id}`: {reason}")]
     Plugin { id: String, reason: String },
+    /// The ledger refused one of the plugin's capabilities; its text names
+    /// the plugin, and for a taken name the one that keeps it.
+    #[error(transparent)]
+    Refused(amber_core::LedgerError),
     #[error("no plugin `{0}` is registered")]
     Unknown(String),
 }

@@ -127,10 +127,16 @@ pub trait Decoder {
     }
 }
 
-/// Slash-command subtrees.
+/// Slash-command subtrees. [`CommandSpec`](crate::CommandSpec) builds a
+/// subtree and gives both the root and the node list.
 pub trait CommandPlugin {
+    /// The roots this plugin serves (`git` for `/git …`).
     fn roots(&self) -> Vec<CommandRoot>;
+    /// The subtree under `root` in pre-order, the root node first.
     fn spec(&mut self, root: &str) -> Vec<CommandNode>;
+    /// Runs the node at `path`, which starts with the root (`["git",
+    /// "status"]`); `arg` is the rest of the typed line. The `Err` text is
+    /// shown to the user as the command's error.
     fn run(&mut self, path: Vec<String>, arg: &str) -> Result<String, String>;
 }
 

@@ -37,6 +37,7 @@ pub mod bindings {
 
 mod args;
 mod capability;
+mod command;
 pub mod files;
 pub mod fs;
 #[doc(hidden)]
@@ -46,6 +47,8 @@ mod manifest;
 pub use args::parse_args;
 #[cfg(feature = "schemars")]
 pub use args::schema_for;
+
+pub use command::CommandSpec;
 
 pub use capability::{
     push_text, CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent,
@@ -105,8 +108,9 @@ pub trait Plugin: Default + 'static {
 /// Everything a plugin author usually needs, in one import.
 pub mod prelude {
     pub use crate::{
-        json, parse_args, CommandPlugin, InitContext, Manifest, ParserPlugin, Permission, Plugin,
-        PromptPlugin, ProviderPlugin, ToolError, ToolOutput, ToolPlugin, ToolSpec, Value,
+        json, parse_args, CommandNode, CommandPlugin, CommandRoot, CommandSpec, InitContext,
+        Manifest, ParserPlugin, Permission, Plugin, PromptPlugin, ProviderPlugin, ToolError,
+        ToolOutput, ToolPlugin, ToolSpec, Value,
     };
 }
 

@@ -1,4 +1,6 @@
 //! A component's command subtree behind the core's CommandTree port.
+//! Seed: "Command binding": the plugin declares, the host merges and runs.
+//! A path outside this root never reaches the guest.
 
 use std::sync::Arc;
 
@@ -53,16 +55,24 @@ impl CommandTree for ComponentCommand {
     }
 
     fn run(&self, path: &[String], arg: &str) -> Result<String, PortError> {
+        let label = format!("command `/{}`", path.join(" "));
+        if path.first() != Some(&self.root.root) {
+            return Err(PortError(format!(
+                "{label} is not under `/{}`, the root this plugin serves",
+                self.root.root
+            )));
+        }
+        self.pool.context().tap(&label, &(path, arg));
         let out = self
             .pool
-            .call(&self.label, |inst| match &inst.command {
+            .call(&label, |inst| match &inst.command {
                 Some(c) => c.call_run(&mut inst.store, path, arg),
                 None => Err(missing("command")),
             })
             .map_err(port_error)?
-            .map_err(|e| PortError(format!("{} failed: {e}", self.label)))?;
+            .map_err(|e| PortError(format!("{label} failed: {e}")))?;
         self.pool
-            .check_output(&self.label, out.len())
+            .check_output(&label, out.len())
             .map_err(port_error)?;
         Ok(out)
     }

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Weak};
 
-use amber_core::Contribution;
+use amber_core::{Contribution, LedgerError};
 
 use super::loaded::Loaded;
 use super::{owner, Inner, PluginRuntime, PluginState};
@@ -17,6 +17,39 @@ use crate::error::{CallError, LoadError};
 use crate::grants::Grants;
 use crate::instance::{FailureSink, InstancePool, PluginContext};
 use crate::pool_cell::PoolCell;
+
+/// Why enabling failed: a reason the error prefixes with the plugin, or
+/// the ledger's refusal, which names the plugin itself.
+enum Failure {
+    Reason(String),
+    Refused(LedgerError),
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Failure::Reason(reason)
+    }
+}
+
+impl Failure {
+    /// The plugin's status reason.
+    fn reason(&self) -> String {
+        match self {
+            Failure::Reason(reason) => reason.clone(),
+            Failure::Refused(e) => e.to_string(),
+        }
+    }
+
+    fn into_error(self, id: &str) -> LoadError {
+        match self {
+            Failure::Reason(reason) => LoadError::Plugin {
+                id: id.to_string(),
+                reason,
+            },
+            Failure::Refused(e) => LoadError::Refused(e),
+        }
+    }
+}
 
 /// What the eager enable path produced: the contributions, the pool, and
 /// the capabilities to cache.
@@ -82,15 +115,12 @@ impl PluginRuntime {
                 entry.pool = Some(cell);
                 Ok(contributions)
             }
-            Err(reason) => {
+            Err(failure) => {
                 self.inner.ledger.unwind(&owner(id));
                 entry.state = PluginState::Failed;
-                entry.reason = Some(reason.clone());
+                entry.reason = Some(failure.reason());
                 entry.pool = None;
-                Err(LoadError::Plugin {
-                    id: id.to_string(),
-                    reason,
-                })
+                Err(failure.into_error(id))
             }
         }
     }
@@ -133,7 +163,7 @@ impl PluginRuntime {
         id: &str,
         loaded: &Loaded,
         context: Arc<PluginContext>,
-    ) -> Result<Activated, String> {
+    ) -> Result<Activated, Failure> {
         let pool: Arc<InstancePool> = loaded
             .pool(&self.inner, context, self.failure_sink())
             .map_err(|e| e.to_string())?;
@@ -156,9 +186,9 @@ impl PluginRuntime {
                 cell,
                 capabilities,
             }),
-            Err(reason) => {
+            Err(failure) => {
                 cell.close();
-                Err(reason)
+                Err(failure)
             }
         }
     }
@@ -171,14 +201,14 @@ impl PluginRuntime {
         loaded: &Loaded,
         cell: &Arc<PoolCell>,
         capabilities: &[Capability],
-    ) -> Result<Vec<Contribution>, String> {
+    ) -> Result<Vec<Contribution>, Failure> {
         for capability in capabilities {
             let (kind, name) = adapters::describe(capability);
             if !loaded.declared.exports.exports(kind) {
-                return Err(format!(
+                return Err(Failure::Reason(format!(
                     "declares {kind} capability `{name}` but does not export {}",
                     compat::interface_name(kind)
-                ));
+                )));
             }
         }
         let owner = owner(id);
@@ -189,7 +219,7 @@ impl PluginRuntime {
                 .inner
                 .ledger
                 .install(&owner, service)
-                .map_err(|e| e.to_string())?;
+                .map_err(Failure::Refused)?;
             installed.push(contribution);
         }
         Ok(installed)

@@ -132,11 +132,13 @@ mod tests {
     fn the_list_names_the_bundled_guests_and_no_test_guest() {
         let names: Vec<&str> = bundled_names().collect();
         assert!(names.contains(&"provider-openai") && names.contains(&"parser-rust"));
-        assert_eq!(names.len(), 10);
+        assert!(names.contains(&"command-git"));
+        assert_eq!(names.len(), 11);
         assert!(names
             .iter()
             .all(|n| !n.contains(' ') && !n.starts_with('#')));
         assert!(!names.contains(&"misbehave") && !names.contains(&"hello-tool"));
+        assert!(!names.contains(&"command-hostile"));
     }
 
     #[test]
@@ -145,6 +147,6 @@ mod tests {
         std::fs::write(dir.path().join("tools-fs.wasm"), b"x").unwrap();
         std::fs::write(dir.path().join("hello-tool.wasm"), b"x").unwrap();
         assert_eq!(files(dir.path()), [dir.path().join("tools-fs.wasm")]);
-        assert_eq!(missing(dir.path()).len(), 9);
+        assert_eq!(missing(dir.path()).len(), 10);
     }
 }
