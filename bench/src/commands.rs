@@ -4,17 +4,23 @@
 //! HashMap of joined paths, completion of a prefix against a filter over a
 //! sorted list of the same names, and the rebuild after a plugin is
 //! enabled against merging every feed and indexing the tree from scratch.
+//! And a plugin command, dispatched as the host does and run through the
+//! runtime, against a bare tool call through the runtime.
 
 use std::collections::HashMap;
 use std::time::Instant;
 
-use amber_core::commands::{
-    builtin_tree, handler, merge_completions_json, CommandSet, Feed, Handler, Node, Reply,
-    SettingRegistry,
-};
-use anyhow::{ensure, Result};
+use std::sync::Arc;
 
-use crate::measure::{median, per_call_us, Figure, Rows};
+use amber_core::commands::{
+    builtin_tree, handler, merge_completions_json, plugin_subtree, CommandError, CommandSet, Feed,
+    Handler, Node, Reply, SettingRegistry,
+};
+use amber_core::Ledger;
+use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
+use anyhow::{ensure, Context, Result};
+
+use crate::measure::{guest, median, per_call_us, Figure, Rows};
 
 const NODES: usize = 5_000;
 const MODEL_FAMILIES: [&str; 5] = ["gpt", "claude", "gemini", "llama", "qwen"];
@@ -202,7 +208,69 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         .row(),
     )?;
 
-    // The fourth row, a plugin command against a tool call through the
-    // runtime, goes here.
-    Ok(())
+    plugin_command_call(rows)
+}
+
+/// A plugin command dispatched the way the host does it (tokenize, walk
+/// the tree, the feed's closure finds the plugin's subtree in the live
+/// registry, the call through the runtime) against a bare tool call
+/// through the ledger and the runtime. Both components answer at once:
+/// `/evil ok` (the hostile command guest's one well-behaved leaf) and
+/// echo-tool's `echo`.
+fn plugin_command_call(rows: &mut Rows) -> Result<()> {
+    let scratch = tempfile::tempdir()?;
+    let mut dirs = AmberDirs::under(scratch.path());
+    dirs.cache = scratch.path().join("cache");
+    let options = RuntimeOptions::new(dirs, scratch.path().to_path_buf());
+    let ledger = Arc::new(Ledger::new());
+    let runtime = PluginRuntime::new(options, ledger.clone())?;
+    for name in ["echo-tool", "command-hostile"] {
+        let (id, _) = runtime.register_file(&guest(name)?)?;
+        runtime.enable(&id, Grants::none())?;
+    }
+    let command = ledger
+        .command("evil")
+        .context("the command guest is enabled")?;
+    let subtree = plugin_subtree("evil", command.root(), &command.spec()?);
+    let mut set: CommandSet<()> = CommandSet::new(builtin_tree());
+    let mut feed = Feed::new("plugin-commands", subtree.clone());
+    for (path, node) in subtree.walk() {
+        if let Some(action) = node.action() {
+            let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+            let ledger = ledger.clone();
+            let run: Handler<()> = handler(move |_, inv| {
+                let live = ledger.command("evil").ok_or(CommandError::Gone)?;
+                live.run(&path, inv.arg)
+                    .map(Reply::text)
+                    .map_err(|e| CommandError::Failed(e.to_string()))
+            });
+            feed = feed.with_handler(action, run);
+        }
+    }
+    set.set_feed(feed);
+    let outcome = set.dispatch(&mut (), "/evil ok");
+    ensure!(
+        outcome.text() == "still here",
+        "the plugin command did not run: {}",
+        outcome.text()
+    );
+    let command_call = per_call_us(31, 2000, || {
+        std::hint::black_box(set.dispatch(&mut (), "/evil ok"));
+    });
+    let args = serde_json::json!({"x": 1});
+    let tool_call = per_call_us(31, 2000, || {
+        let tool = ledger.tool("echo").expect("echo is installed");
+        std::hint::black_box(tool.call(&args).expect("echo answers"));
+    });
+    rows.push(
+        Figure {
+            name: "commands_plugin_command_call",
+            unit: "us",
+            value: command_call,
+            baseline: Some(("tool_call_through_runtime", tool_call)),
+            goal_value: None,
+            goal_ratio: Some(3.0),
+        }
+        .row(),
+    )
 }

@@ -235,6 +235,17 @@ fn seed(target: &str, corpus: &Path) -> Result<()> {
         .enumerate()
         .map(|(i, q)| (format!("question-{i}"), q.as_bytes().to_vec()))
         .collect(),
+        "commands" => [
+            "/set policy read",
+            "/set model 'my \\'odd\\' model' --save",
+            "/plugins enable \"tools fs\"",
+            "/help set policy",
+            "/plugns",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, line)| (format!("line-{i}"), line.as_bytes().to_vec()))
+        .collect(),
         _ => Vec::new(),
     };
     for (name, bytes) in seeds {

@@ -3,7 +3,14 @@
 //! config, dirs, runtime and plugins, policy, tools, prompt blocks, the
 //! model client and the session, and the built-in slash commands.
 
+mod app;
+pub mod builtins;
+pub mod config_file;
+mod feeds;
 pub mod host;
 pub mod presets;
 pub mod recall;
+pub mod render;
 pub mod session;
+
+pub use app::{App, Live, Settings};

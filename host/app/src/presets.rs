@@ -24,4 +24,3 @@ pub fn presets_from(config: &amber_config::Config) -> Result<Presets> {
     let presets = Presets::shipped().with_overrides(&overrides)?;
     Ok(presets.with_env(|k| std::env::var(k).ok()))
 }
-

@@ -63,4 +63,3 @@ pub fn resolved_dir(dirs: &AmberDirs, memory: &amber_config::MemoryConfig) -> Op
         .map(PathBuf::from)
         .or(configured)
 }
-

@@ -18,6 +18,7 @@ use amber_runtime::AmberDirs;
 use amber_wire::{make_dialect, Preset, WireClient};
 use anyhow::Result;
 
+use crate::app::Live;
 use crate::host;
 use crate::presets::presets_from;
 
@@ -37,16 +38,21 @@ pub struct SessionOptions {
     pub resume: Option<String>,
 }
 
-/// A session ready for its first prompt.
+/// A session ready for its first prompt, with the host it runs in.
 pub struct OpenSession {
-    pub agent: Agent,
-    /// The `session.started` event, for the front end to show first.
-    pub started: AgentEvent,
-    pub info: SessionInfo,
-    pub preset: Preset,
+    pub live: Live,
+    pub config: Config,
     pub policy: Arc<Policy>,
     /// Keeps the plugins loaded for as long as the agent uses their tools.
     pub manager: PluginManager,
+}
+
+/// A session to resume: verified, and locked against a second run.
+pub struct Resuming {
+    path: std::path::PathBuf,
+    resumed: session::Resumed,
+    lock: session::SessionLock,
+    id: String,
 }
 
 /// The sessions of this user, newest first in listings.
@@ -124,31 +130,62 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     let workspace = project.root.as_path();
     let dirs = AmberDirs::from_env();
     let config = host::load_config(&dirs)?;
-    let store = store(&dirs);
-    let mut warnings = Vec::new();
     // Resume first: a tampered session is refused before anything else.
-    let resumed = match &options.resume {
+    let resuming = match &options.resume {
         Some(id) => {
-            let path = store.path(id)?;
+            let path = store(&dirs).path(id)?;
             // Locked before it is read: a second run on the same session
             // fails here, at once, naming the first.
             let lock = session::SessionLock::acquire(&path)?;
             let resumed = session::resume(&path)?;
-            warnings.extend(resumed.warnings.iter().cloned());
-            Some((path, resumed, lock))
+            Some(Resuming {
+                path,
+                resumed,
+                lock,
+                id: id.clone(),
+            })
         }
         None => None,
     };
     let preset = choose_preset(
         options,
         &config,
-        resumed.as_ref().and_then(|(_, r, _)| r.info.as_ref()),
+        resuming.as_ref().and_then(|r| r.resumed.info.as_ref()),
     )?;
     let mode: Mode = options.mode.unwrap_or(config.policy.mode);
     let policy = host::policy(&config, workspace, Some(mode), options.yes);
     let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
-    let ledger = manager.runtime().ledger();
-    let (model, flavor, warning) = model_client(ledger, &preset, &config)?;
+    let live = start(
+        project,
+        &config,
+        manager.runtime().ledger(),
+        &policy,
+        preset,
+        resuming,
+    )?;
+    Ok(OpenSession {
+        live,
+        config,
+        policy,
+        manager,
+    })
+}
+
+/// Starts the agent of a session under `preset`: a new session in the
+/// store, or the one `resuming` names.
+pub fn start(
+    project: &ProjectRoot,
+    config: &Config,
+    ledger: &Ledger,
+    policy: &Arc<Policy>,
+    preset: Preset,
+    resuming: Option<Resuming>,
+) -> Result<Live> {
+    let workspace = project.root.as_path();
+    let dirs = AmberDirs::from_env();
+    let store = store(&dirs);
+    let mut warnings = Vec::new();
+    let (model, flavor, warning) = model_client(ledger, &preset, config)?;
     warnings.extend(warning);
     let workspace_text = workspace.display().to_string();
     let found = match instructions::load_down_to(workspace, &project.subdir) {
@@ -158,11 +195,17 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
             Vec::new()
         }
     };
-    let (info, chain, writer, interrupted, is_resumed) = match resumed {
-        Some((path, resumed, lock)) => {
+    let (info, chain, writer, interrupted, is_resumed) = match resuming {
+        Some(Resuming {
+            path,
+            resumed,
+            lock,
+            id,
+        }) => {
+            warnings.extend(resumed.warnings.iter().cloned());
             let writer = SessionWriter::reopen(&path, &resumed, lock)?;
             let info = resumed.info.clone().unwrap_or_else(|| SessionInfo {
-                id: options.resume.clone().unwrap_or_default(),
+                id,
                 ..SessionInfo::default()
             });
             if !info.workspace.is_empty() && info.workspace != workspace_text {
@@ -200,11 +243,19 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     let cancel = tokio_util::sync::CancellationToken::new();
     let gate = gate(agent_config.compress_threshold);
     let mut tools = ledger.tools();
-    warnings.extend(crate::recall::install_recall_block(
-        ledger,
-        workspace,
-        &config.memory,
-    ));
+    // Installed once per ledger: a second session of the same host finds
+    // it there already.
+    if !ledger
+        .prompt_blocks()
+        .iter()
+        .any(|b| b.spec().name == amber_memory::prompt_block::BLOCK_NAME)
+    {
+        warnings.extend(crate::recall::install_recall_block(
+            ledger,
+            workspace,
+            &config.memory,
+        ));
+    }
     let blocks = ledger.prompt_blocks();
     let task = TaskTool::new(
         TaskContext {
@@ -247,19 +298,18 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
         provider: preset.name.clone(),
         flavor,
         model: preset.model.clone(),
-        mode: mode.as_str().into(),
+        mode: policy.mode().as_str().into(),
         resumed: is_resumed,
         instructions: found.last().map(|f| f.file.display().to_string()),
         instruction_files: found.iter().map(|f| f.file.display().to_string()).collect(),
         interrupted,
         warnings,
     };
-    Ok(OpenSession {
+    Ok(Live {
         agent,
-        started,
         info,
         preset,
-        policy,
-        manager,
+        compress_threshold: agent_config.compress_threshold,
+        started,
     })
 }

@@ -52,6 +52,10 @@ struct Cli {
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     print: Option<String>,
 
+    /// With a slash command: print its outcome as JSON for scripts.
+    #[arg(long)]
+    json: bool,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -112,6 +116,35 @@ enum Command {
     Grep(commands::code::GrepArgs),
     /// Governed engineering memory: store, recall, revise, forget, compile.
     Memory(commands::memory::MemoryArgs),
+    /// Write a shell completion script: `eval "$(amber completions bash)"`.
+    ///
+    /// The script asks amber at completion time, so slash commands and
+    /// the subtrees of plugins enabled later complete too.
+    Completions {
+        #[arg(value_enum)]
+        shell: commands::completions::Shell,
+    },
+    /// The candidates for one word of a command line (what the scripts
+    /// of `amber completions` call).
+    #[command(hide = true)]
+    Complete {
+        #[arg(long, value_enum, default_value = "bash")]
+        shell: commands::completions::Shell,
+        /// Which word is being completed (0 is the program).
+        #[arg(long)]
+        index: usize,
+        #[arg(last = true)]
+        words: Vec<String>,
+    },
+    /// Write the man pages into DIR (amber.1, one per subcommand, and
+    /// amber-commands.7 for the slash commands); without DIR, print
+    /// amber.1 (`amber man | man -l -`).
+    Man { dir: Option<std::path::PathBuf> },
+    /// A slash command from the shell: `amber /set policy read`,
+    /// `amber /plugins list`, `amber /help`. The same commands as in a
+    /// session; `/set` writes the config file.
+    #[command(external_subcommand)]
+    Slash(Vec<String>),
     /// Check the installation: the bundled plugins, the compile caches, the
     /// config, the API keys, the providers, the workspace root, versions.
     ///
@@ -172,6 +205,39 @@ fn main() -> ExitCode {
         (None, None) => return ExitCode::from(2),
     };
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
+    // These need no workspace (and a completion never fails loudly).
+    let command = match command {
+        Command::Completions { shell } => {
+            print!("{}", commands::completions::script(shell));
+            return ExitCode::SUCCESS;
+        }
+        Command::Complete {
+            shell,
+            index,
+            words,
+        } => {
+            let project = workspace::resolve(cli.workspace.as_deref()).ok();
+            commands::completions::complete(shell, index, words, Cli::command(), project.as_ref());
+            return ExitCode::SUCCESS;
+        }
+        Command::Man { dir } => {
+            return report(
+                commands::completions::man(Cli::command(), dir.as_deref())
+                    .map(|()| ExitCode::SUCCESS),
+            );
+        }
+        Command::Slash(words) if !words.first().is_some_and(|w| w.starts_with('/')) => {
+            let name = words.first().cloned().unwrap_or_default();
+            Cli::command()
+                .error(
+                    clap::error::ErrorKind::InvalidSubcommand,
+                    format!("unrecognized subcommand '{name}' (slash commands start with /: amber /help)"),
+                )
+                .exit()
+        }
+        other => other,
+    };
+    let json = cli.json;
     let result = workspace::resolve(cli.workspace.as_deref()).and_then(|project| {
         let root = project.root.clone();
         match command {
@@ -189,8 +255,17 @@ fn main() -> ExitCode {
             Command::Grep(args) => done(commands::code::grep(args, &root)),
             Command::Memory(args) => done(commands::memory::run(args, &root)),
             Command::Doctor(args) => commands::doctor::run(args, &project),
+            Command::Slash(words) => commands::slash::run(words, json, &project),
+            Command::Completions { .. } | Command::Complete { .. } | Command::Man { .. } => {
+                Ok(ExitCode::SUCCESS)
+            }
         }
     });
+    report(result)
+}
+
+/// The exit code of a command's result; an error is printed first.
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     result.unwrap_or_else(|e| {
         if pipes::is_closed_pipe(&e) {
             return ExitCode::SUCCESS;

@@ -6,7 +6,8 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use amber_app::session::{OpenSession, SessionOptions};
+use amber_app::session::SessionOptions;
+use amber_app::App;
 use amber_core::engine::{AgentEvent, FailureKind, Mode, Outcome, RunReport};
 use amber_core::ports::dialect::Usage;
 use amber_core::project::ProjectRoot;
@@ -108,7 +109,7 @@ impl ExecArgs {
 
 /// Everything a run needs, made before the first event.
 struct Prepared {
-    session: OpenSession,
+    app: App,
     prompt: String,
 }
 
@@ -118,8 +119,8 @@ fn prepare(args: &ExecArgs, project: &ProjectRoot) -> Result<Prepared> {
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
     }
-    let session = amber_app::session::open(&args.session_options(), project)?;
-    Ok(Prepared { session, prompt })
+    let app = App::open_session(project.clone(), args.session_options())?;
+    Ok(Prepared { app, prompt })
 }
 
 pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
@@ -138,16 +139,13 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let Prepared { session, prompt } = prepared;
-    let OpenSession {
-        mut agent,
-        started,
-        info,
-        manager: _manager,
-        ..
-    } = session;
-    let session_id = info.id;
-    printer.event(&started);
+    let Prepared { mut app, prompt } = prepared;
+    let Some(live) = app.live_mut() else {
+        eprintln!("amber: the session did not open");
+        return ExitCode::FAILURE;
+    };
+    let (agent, started, session_id) = (&mut live.agent, &live.started, live.info.id.clone());
+    printer.event(started);
     // Two workers: sub-agents block on the runtime from tool threads.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -297,4 +295,3 @@ fn read_prompt(arg: &str) -> Result<String> {
         .context("cannot read the prompt from stdin")?;
     Ok(prompt)
 }
-

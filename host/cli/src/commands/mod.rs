@@ -1,6 +1,7 @@
 //! One module per command group.
 
 pub mod code;
+pub mod completions;
 pub mod config;
 pub mod doctor;
 pub mod exec;
@@ -9,6 +10,7 @@ pub mod plugin;
 pub mod precompile;
 pub mod providers;
 pub mod sessions;
+pub mod slash;
 pub mod tool;
 
 use serde::Serialize;

@@ -4,7 +4,6 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use amber_core::CapabilityKind;
 use amber_runtime::lifecycle::{PermissionRequest, PluginManifest};
 use amber_runtime::manager::{AddReport, GrantAsker, GrantChoice, NoTty, PluginManager};
 use amber_runtime::{Grants, Permission, PluginStatus};
@@ -14,6 +13,7 @@ use serde_json::json;
 
 use super::print_json;
 use amber_app::host;
+use amber_app::render::plugins as render;
 
 #[derive(Subcommand)]
 pub enum PluginCommand {
@@ -202,7 +202,7 @@ fn add(file: &Path, choice: GrantChoice, as_json: bool, workspace: &Path) -> Res
             );
         }
         if let Some(status) = &report.status {
-            print_contributions(status);
+            print!("{}", render::contributions(status));
         }
     }
     match &report.enable_error {
@@ -217,29 +217,7 @@ fn list(as_json: bool, workspace: &Path) -> Result<()> {
     if as_json {
         return print_json(&json!({ "plugins": plugins }));
     }
-    if plugins.is_empty() {
-        println!("no plugins (add one with `amber plugin add FILE.wasm`)");
-        return Ok(());
-    }
-    println!(
-        "{:<20} {:<8} {:<11} {:<7} CONTRIBUTES",
-        "PLUGIN", "VERSION", "STATE", "ORIGIN"
-    );
-    for p in &plugins {
-        let origin = if p.bundled { "bundled" } else { "added" };
-        let caps = p.status.contributions.len();
-        println!(
-            "{:<20} {:<8} {:<11} {:<7} {}",
-            p.id,
-            p.version,
-            p.status.state.to_string(),
-            origin,
-            amber_core::text::count(caps, "contribution")
-        );
-        if let Some(reason) = &p.status.reason {
-            println!("  failed: {reason}");
-        }
-    }
+    print!("{}", render::list(&plugins));
     Ok(())
 }
 
@@ -256,15 +234,12 @@ fn info(id: &str, as_json: bool, workspace: &Path) -> Result<()> {
     if as_json {
         return print_json(&status);
     }
-    print_status(&status);
+    print!("{}", render::status(&status));
     Ok(())
 }
 
 fn report(status: PluginStatus) -> Result<()> {
-    println!("{} is {}", status.id, status.state);
-    if let Some(reason) = &status.reason {
-        println!("  failed: {reason}");
-    }
+    print!("{}", render::state_change(&status));
     Ok(())
 }
 
@@ -306,7 +281,7 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
         if enabled.is_err() {
             shown.reason = None;
         }
-        print_status(&shown);
+        print!("{}", render::status(&shown));
         for tool in &tools {
             let mode = if tool.read_only {
                 "read-only"
@@ -322,53 +297,4 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
     enabled
         .map(|_| ())
         .map_err(|e| anyhow::anyhow!("plugin `{id}` would fail: {e}"))
-}
-
-fn print_contributions(s: &PluginStatus) {
-    let count = |k: CapabilityKind| s.contributions.iter().filter(|c| c.kind == k).count();
-    let kinds = [
-        CapabilityKind::Tool,
-        CapabilityKind::Provider,
-        CapabilityKind::Command,
-        CapabilityKind::Prompt,
-        CapabilityKind::Parser,
-    ];
-    let declared: Vec<String> = kinds
-        .into_iter()
-        .filter(|k| count(*k) > 0)
-        .map(|k| format!("{} {k}", count(k)))
-        .collect();
-    if !declared.is_empty() {
-        let names: Vec<&str> = s.contributions.iter().map(|c| c.name.as_str()).collect();
-        println!("  provides {} ({})", declared.join(", "), names.join(", "));
-    }
-}
-
-fn print_status(s: &PluginStatus) {
-    let m = &s.manifest;
-    println!(
-        "{} {} ({}), amber:plugin@{}",
-        m.name, m.version, m.id, m.api_version
-    );
-    println!("  {}", m.description);
-    println!("  state    {}", s.state);
-    if let Some(reason) = &s.reason {
-        println!("  failed   {reason}");
-    }
-    println!("  file     {}", s.source.display());
-    println!("  blake3   {}", s.hash);
-    println!("  exports  {}", s.exports.join(", "));
-    for p in &m.permissions {
-        let granted = if s.grants.has(p.permission) {
-            "granted"
-        } else {
-            "not granted"
-        };
-        println!(
-            "  requests {:<16} {granted:<11}  {}",
-            p.permission.as_str(),
-            p.reason
-        );
-    }
-    print_contributions(s);
 }

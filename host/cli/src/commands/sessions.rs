@@ -1,8 +1,6 @@
 //! `amber sessions list|show`: the recorded runs. `show` verifies the whole
 //! chain, as `--resume` does, so it is also how to check a session file.
 
-use std::time::{Duration, UNIX_EPOCH};
-
 use amber_core::ports::dialect::{Message, Part, Role};
 use amber_core::session::{self, SessionStore};
 use amber_runtime::AmberDirs;
@@ -46,24 +44,7 @@ fn list(as_json: bool) -> Result<()> {
     if as_json {
         return print_json(&json!({ "sessions": sessions }));
     }
-    if sessions.is_empty() {
-        println!("no sessions yet (start one with `amber exec \"...\"`)");
-    }
-    for s in &sessions {
-        let state = match s.state {
-            session::SessionState::Complete => "",
-            session::SessionState::Interrupted => " (interrupted)",
-            session::SessionState::Unreadable => " (unreadable)",
-        };
-        println!(
-            "{}  {}  {:>3} msgs  {:<10} {}{state}",
-            s.id,
-            timestamp(s.updated),
-            s.messages,
-            s.provider,
-            s.title
-        );
-    }
+    print!("{}", amber_app::render::sessions::list(&sessions));
     Ok(())
 }
 
@@ -136,11 +117,4 @@ fn print_message(message: &Message) {
     }
 }
 
-/// UTC `YYYY-MM-DD HH:MM`.
-fn timestamp(secs: u64) -> String {
-    let time = UNIX_EPOCH + Duration::from_secs(secs);
-    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (y, m, d) = session::civil_date(secs / 86_400);
-    let t = secs % 86_400;
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", t / 3600, t / 60 % 60)
-}
+use amber_app::render::sessions::timestamp;

@@ -55,6 +55,8 @@ mod tests {
         "plugins.disable",
         "plugins.info",
         "sessions.list",
+        "sessions.show",
+        "get.rules",
         "status",
         "clear",
         "quit",

@@ -1,0 +1,293 @@
+//! The `App`: one host, built the same way by every front end. It owns the
+//! config, the plugins, the policy and, in a session, the agent; the slash
+//! commands run against it through the one command tree.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use amber_config::Config;
+use amber_core::commands::{builtin_tree, Candidate, CommandSet, Node, Outcome};
+use amber_core::engine::{Agent, AgentEvent, Mode};
+use amber_core::policy::Policy;
+use amber_core::project::ProjectRoot;
+use amber_runtime::manager::PluginManager;
+use amber_runtime::{AmberDirs, PluginStatus};
+use amber_wire::Preset;
+use anyhow::Result;
+
+use crate::session::{self, SessionOptions};
+use crate::{builtins, feeds, host};
+
+/// An open session: the agent and what it was opened with.
+pub struct Live {
+    pub agent: Agent,
+    pub info: amber_core::session::SessionInfo,
+    pub preset: Preset,
+    /// The compression gate's threshold (the gate itself is opaque).
+    pub compress_threshold: f64,
+    /// The `session.started` event, for the front end to show.
+    pub started: AgentEvent,
+}
+
+/// The values `/get` shows and `/set` changes.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Settings {
+    pub provider: String,
+    pub model: String,
+    pub policy: Mode,
+    pub temperature: Option<f32>,
+    pub max_iterations: u32,
+    pub compress_threshold: f64,
+}
+
+pub struct App {
+    pub project: ProjectRoot,
+    pub dirs: AmberDirs,
+    config: Config,
+    options: SessionOptions,
+    policy: Arc<Policy>,
+    manager: PluginManager,
+    live: Option<Live>,
+    /// Taken out while a command runs, so its handler can borrow the App
+    /// mutably; always put back.
+    commands: Option<CommandSet<App>>,
+    /// The merged tree as of the last rebuild, for handlers (`/help`,
+    /// `/set`'s checks) that read it while the command set is out.
+    tree: Arc<Node>,
+    /// Set by a handler that changed the plugins: the plugin feeds are
+    /// rebuilt once the command returns.
+    plugins_changed: bool,
+    /// The ledger's command generation the tree was built from; another
+    /// means a subtree came or went (an enable, a disable, a plugin
+    /// unwound after repeated traps), so the tree is rebuilt.
+    built_from: u64,
+}
+
+impl App {
+    /// The host without a session: what `amber /cmd` from the shell runs
+    /// commands against.
+    pub fn open(project: ProjectRoot, options: SessionOptions) -> Result<App> {
+        let dirs = AmberDirs::from_env();
+        let config = host::load_config(&dirs)?;
+        let mode = options.mode.unwrap_or(config.policy.mode);
+        let policy = host::policy(&config, &project.root, Some(mode), options.yes);
+        let manager = host::loaded_with(&project.root, &config, Some(policy.clone()))?;
+        Ok(Self::assemble(
+            project, dirs, config, options, policy, manager, None,
+        ))
+    }
+
+    /// The host with a session open (a new one, or `options.resume`
+    /// verified first).
+    pub fn open_session(project: ProjectRoot, options: SessionOptions) -> Result<App> {
+        let open = session::open(&options, &project)?;
+        let dirs = AmberDirs::from_env();
+        Ok(Self::assemble(
+            project,
+            dirs,
+            open.config,
+            options,
+            open.policy,
+            open.manager,
+            Some(open.live),
+        ))
+    }
+
+    fn assemble(
+        project: ProjectRoot,
+        dirs: AmberDirs,
+        config: Config,
+        options: SessionOptions,
+        policy: Arc<Policy>,
+        manager: PluginManager,
+        live: Option<Live>,
+    ) -> App {
+        let mut commands = CommandSet::new(builtin_tree());
+        builtins::register(&mut commands);
+        let mut app = App {
+            project,
+            dirs,
+            config,
+            options,
+            policy,
+            manager,
+            live,
+            commands: Some(commands),
+            tree: Arc::default(),
+            plugins_changed: false,
+            built_from: 0,
+        };
+        app.refresh_feeds();
+        app
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Replaces the config amber runs with (after the file was written).
+    pub(crate) fn set_config(&mut self, config: Config) {
+        self.config = config;
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        host::config_path(&self.dirs)
+    }
+
+    pub fn policy(&self) -> &Arc<Policy> {
+        &self.policy
+    }
+
+    pub fn manager(&self) -> &PluginManager {
+        &self.manager
+    }
+
+    pub fn live(&self) -> Option<&Live> {
+        self.live.as_ref()
+    }
+
+    pub fn live_mut(&mut self) -> Option<&mut Live> {
+        self.live.as_mut()
+    }
+
+    /// Starts a new session in place of the open one (`/clear`): the
+    /// plugins stay loaded, the settings of this session carry over, the
+    /// old session stays on disk as it was.
+    pub fn new_session(&mut self) -> Result<&AgentEvent> {
+        let settings = self.settings();
+        let mut options = self.options.clone();
+        options.resume = None;
+        options.provider = Some(settings.provider.clone());
+        options.model = Some(settings.model.clone());
+        let preset = session::choose_preset(&options, &self.config, None)?;
+        // The old session's lock is released before the new one is made.
+        self.live = None;
+        let mut live = session::start(
+            &self.project,
+            &self.config,
+            self.manager.runtime().ledger(),
+            &self.policy,
+            preset,
+            None,
+        )?;
+        let config = live.agent.config_mut();
+        config.temperature = settings.temperature;
+        config.max_tool_iterations = settings.max_iterations;
+        live.agent
+            .set_gate(session::gate(settings.compress_threshold));
+        live.compress_threshold = settings.compress_threshold;
+        Ok(&self.live.insert(live).started)
+    }
+
+    /// What `/get` shows: the session's values in a session, else the
+    /// config's (with the preset's model when the config names none).
+    pub fn settings(&self) -> Settings {
+        match &self.live {
+            Some(live) => {
+                let c = live.agent.config();
+                Settings {
+                    provider: live.preset.name.clone(),
+                    model: c.model.clone(),
+                    policy: self.policy.mode(),
+                    temperature: c.temperature,
+                    max_iterations: c.max_tool_iterations,
+                    compress_threshold: live.compress_threshold,
+                }
+            }
+            None => {
+                let preset = session::choose_preset(&self.options, &self.config, None).ok();
+                let provider = preset
+                    .as_ref()
+                    .map(|p| p.name.clone())
+                    .or_else(|| self.config.model.provider.clone())
+                    .unwrap_or_default();
+                let model = preset
+                    .map(|p| p.model)
+                    .or_else(|| self.config.model.model.clone())
+                    .unwrap_or_default();
+                Settings {
+                    provider,
+                    model,
+                    policy: self.policy.mode(),
+                    temperature: self.config.agent.temperature,
+                    max_iterations: self.config.agent.max_tool_iterations,
+                    compress_threshold: self.config.agent.compress_threshold,
+                }
+            }
+        }
+    }
+
+    /// Enables or disables a plugin in the running process; the command
+    /// tree is rebuilt at once, so its subtree appears or is gone.
+    pub fn set_plugin_enabled(&mut self, id: &str, enabled: bool) -> Result<PluginStatus> {
+        let status = self.manager.set_enabled(id, enabled)?;
+        self.refresh_feeds();
+        Ok(status)
+    }
+
+    /// The plugin manager, to add, remove or switch plugins; the command
+    /// tree follows at the next command (or [`App::refresh_feeds`]).
+    pub fn manager_mut(&mut self) -> &mut PluginManager {
+        self.plugins_changed = true;
+        &mut self.manager
+    }
+
+    /// Runs one slash-command line. Never panics: a handler's error or
+    /// panic comes back as [`Outcome::Error`].
+    pub fn dispatch(&mut self, line: &str) -> Outcome {
+        let Some(commands) = self.commands.take() else {
+            return Outcome::Error {
+                action: String::new(),
+                message: "command error: a command is already running".into(),
+            };
+        };
+        // The handler is found in the live registry first: a command of
+        // a plugin gone since the last rebuild is unknown, not stale.
+        let outcome = commands.dispatch(self, line);
+        self.commands = Some(commands);
+        self.refresh_if_stale();
+        outcome
+    }
+
+    /// Rebuilds the tree when plugins changed since it was built.
+    fn refresh_if_stale(&mut self) {
+        let generation = self.manager.runtime().ledger().command_generation();
+        if std::mem::take(&mut self.plugins_changed) || generation != self.built_from {
+            self.refresh_feeds();
+        }
+    }
+
+    /// Completion candidates for a partial line, from an up-to-date tree.
+    pub fn complete(&mut self, line: &str) -> Vec<Candidate> {
+        self.refresh_if_stale();
+        self.commands
+            .as_ref()
+            .map(|c| c.complete(line))
+            .unwrap_or_default()
+    }
+
+    /// The merged command tree: what the drawer draws.
+    pub fn tree(&self) -> Arc<Node> {
+        Arc::clone(&self.tree)
+    }
+
+    /// With the command set: completions, the tree and dispatch read it.
+    pub fn commands(&self) -> Option<&CommandSet<App>> {
+        self.commands.as_ref()
+    }
+
+    /// Rebuilds every feed from the live state: presets, plugins,
+    /// sessions, and the plugins' own command subtrees.
+    pub fn refresh_feeds(&mut self) {
+        let Some(mut commands) = self.commands.take() else {
+            return;
+        };
+        self.plugins_changed = false;
+        self.built_from = self.manager.runtime().ledger().command_generation();
+        for feed in feeds::all(self) {
+            commands.set_feed(feed);
+        }
+        self.tree = Arc::new(commands.tree().clone());
+        self.commands = Some(commands);
+    }
+}

@@ -1,0 +1,139 @@
+//! `/sessions`, `/status`, `/clear` and `/quit`: the session's own
+//! commands. From the shell there is no session: `/status` shows the
+//! config's settings, `/clear` has nothing to clear.
+
+use amber_core::commands::{Effect, Invocation, Reply};
+use amber_core::text::count;
+use serde_json::json;
+
+use super::{failed, Handled};
+use crate::render::sessions as render;
+use crate::{session, App};
+
+/// `/sessions`: the recorded sessions, newest first.
+pub fn sessions(app: &mut App, _inv: &Invocation<'_>) -> Handled {
+    let list = session::store(&app.dirs)
+        .list()
+        .map_err(|e| failed(e.to_string()))?;
+    Ok(Reply::text(render::list(&list).trim_end()).with_data(json!({ "sessions": list })))
+}
+
+/// `/sessions show ID`: the session's chain verified, and a summary.
+pub fn show(app: &mut App, inv: &Invocation<'_>) -> Handled {
+    let id = match inv.path.get(2) {
+        Some(id) => id.as_str(),
+        None => inv.arg.trim(),
+    };
+    if id.is_empty() {
+        return Err(failed("usage: /sessions show ID (see /sessions)"));
+    }
+    show_session(app, id)
+}
+
+/// Verifies session `id` as a resume does and summarises it.
+pub fn show_session(app: &mut App, id: &str) -> Handled {
+    let store = session::store(&app.dirs);
+    let path = store.path(id).map_err(|e| failed(e.to_string()))?;
+    let resumed = amber_core::session::resume(&path).map_err(|e| failed(e.to_string()))?;
+    let messages = resumed.chain.get_all().len();
+    let head = resumed.chain.head().to_hex().to_string();
+    let mut lines = Vec::new();
+    if let Some(info) = &resumed.info {
+        lines.push(format!(
+            "session {id} · {} {} · {} · started {}",
+            info.provider,
+            info.model,
+            info.workspace,
+            render::timestamp(info.created)
+        ));
+    }
+    lines.push(format!(
+        "chain verified: {messages} messages, {} turns, head {}",
+        resumed.turns,
+        &head[..16.min(head.len())]
+    ));
+    lines.extend(resumed.warnings.iter().map(|w| format!("warning: {w}")));
+    lines.push(format!("resume it with: amber exec --resume {id} \"…\""));
+    Ok(Reply::text(lines.join("\n")).with_data(json!({
+        "id": id,
+        "verified": true,
+        "head": head,
+        "messages": messages,
+        "turns": resumed.turns,
+        "info": resumed.info,
+        "warnings": resumed.warnings,
+    })))
+}
+
+/// `/status`: model, mode, tokens and context use.
+pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
+    let settings = app.settings();
+    let plugins = app.manager().runtime().ledger().tools().len();
+    let mut lines = vec![
+        format!("model     {} ({})", settings.model, settings.provider),
+        format!("mode      {}", settings.policy.as_str()),
+        format!("workspace {}", app.project.root.display()),
+    ];
+    let mut data = json!({
+        "provider": settings.provider,
+        "model": settings.model,
+        "mode": settings.policy.as_str(),
+        "workspace": app.project.root.display().to_string(),
+        "tools": plugins,
+        "session": null,
+    });
+    match app.live() {
+        Some(live) => {
+            let (tokens, share) = live.agent.context_use();
+            let usage = live.agent.last_usage();
+            let window = live.agent.config().context_window;
+            let used = match share {
+                Some(share) => format!(
+                    "{tokens} of {window} tokens ({:.0}%; compression at {:.0}%)",
+                    share * 100.0,
+                    live.compress_threshold * 100.0
+                ),
+                None => format!("{tokens} tokens (the window is unknown)"),
+            };
+            lines.push(format!("session   {}", live.info.id));
+            lines.push(format!("context   {used}"));
+            lines.push(format!(
+                "last call {} in, {} cached, {} out",
+                usage.input_tokens, usage.cached_input_tokens, usage.output_tokens
+            ));
+            data["session"] = json!({
+                "id": live.info.id,
+                "context_tokens": tokens,
+                "context_window": window,
+                "context_share": share,
+                "compress_threshold": live.compress_threshold,
+                "last_usage": usage,
+            });
+        }
+        None => lines.push("session   none (from the shell each command runs alone)".into()),
+    }
+    lines.push(format!("tools     {}", count(plugins, "tool")));
+    Ok(Reply::text(lines.join("\n")).with_data(data))
+}
+
+/// `/clear`: a new session in place of this one; the old one stays on
+/// disk and can be resumed.
+pub fn clear(app: &mut App, _inv: &Invocation<'_>) -> Handled {
+    let Some(old) = app.live().map(|l| l.info.id.clone()) else {
+        return Ok(Reply::text(
+            "nothing to clear: no session is open (from the shell each command runs alone)",
+        ));
+    };
+    app.new_session().map_err(|e| failed(format!("{e:#}")))?;
+    let new = app.live().map(|l| l.info.id.clone()).unwrap_or_default();
+    Ok(Reply::text(format!(
+        "new session {new} (the last one, {old}, is saved: amber exec --resume {old})"
+    ))
+    .with_data(json!({ "session": new, "previous": old }))
+    .with_effect(Effect::Clear))
+}
+
+/// `/quit`: the front end ends the run.
+pub fn quit(_app: &mut App, _inv: &Invocation<'_>) -> Handled {
+    Ok(Reply::text("bye").with_effect(Effect::Quit))
+}

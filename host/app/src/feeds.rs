@@ -1,0 +1,276 @@
+//! The feeds: leaves the command tree gets at runtime ("Command feeds"),
+//! each with a generated action whose closure the feed registers. Models
+//! and providers come from the presets, plugin ids from the manager,
+//! session ids from the store, and each enabled plugin's own subtree from
+//! the ledger's command registry ("Command binding").
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use amber_core::commands::{
+    merge_completions_json, plugin_subtree, CommandError, Feed, Handler, Invocation, Node, Reply,
+};
+use amber_core::Owner;
+
+use crate::builtins::{self, settings};
+use crate::{presets, App};
+
+/// Every feed, built from the live state.
+pub fn all(app: &App) -> Vec<Feed<App>> {
+    vec![
+        choices(app, "models", "model"),
+        choices(app, "providers", "provider"),
+        plugins(app),
+        sessions(app),
+        rules(app),
+        plugin_commands(app),
+    ]
+}
+
+/// How many of the newest sessions complete after `/sessions show`.
+const RECENT_SESSIONS: usize = 20;
+
+/// The newest sessions' ids under `/sessions show`.
+fn sessions(app: &App) -> Feed<App> {
+    let list = crate::session::store(&app.dirs).list().unwrap_or_default();
+    let mut leaves = BTreeMap::new();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for s in list.into_iter().take(RECENT_SESSIONS) {
+        let action = format!("feed.sessions.show.{}", s.id);
+        let help = format!("{} · {} msgs · {}", s.provider, s.messages, s.title);
+        leaves.insert(s.id.clone(), leaf(help, &action));
+        let id = s.id;
+        let handler: Handler<App> = Arc::new(move |app: &mut App, _inv: &Invocation<'_>| {
+            builtins::session::show_session(app, &id)
+        });
+        handlers.push((action, handler));
+    }
+    Feed {
+        name: "sessions".into(),
+        tree: at(&["sessions", "show"], leaves),
+        handlers,
+    }
+}
+
+/// The tools that have stored policy rules, under `/get rules`.
+fn rules(app: &App) -> Feed<App> {
+    let mut leaves = BTreeMap::new();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for rule in &app.config().policy.rules {
+        if leaves.contains_key(&rule.tool) {
+            continue;
+        }
+        let action = format!("feed.rules.{}", rule.tool);
+        leaves.insert(
+            rule.tool.clone(),
+            leaf(format!("the stored rules of `{}`", rule.tool), &action),
+        );
+        let tool = rule.tool.clone();
+        let handler: Handler<App> =
+            Arc::new(move |app: &mut App, _inv: &Invocation<'_>| settings::rules_of(app, &tool));
+        handlers.push((action, handler));
+    }
+    Feed {
+        name: "policy-rules".into(),
+        tree: at(&["get", "rules"], leaves),
+        handlers,
+    }
+}
+
+/// A partial tree from the root down `path`, with `leaves` there. The
+/// nodes on the way have no fields, so the merge keeps the documented
+/// ones.
+fn at(path: &[&str], leaves: BTreeMap<String, Node>) -> Node {
+    let mut node = Node {
+        children: leaves,
+        ..Node::default()
+    };
+    for name in path.iter().rev() {
+        node = Node {
+            children: BTreeMap::from([(name.to_string(), node)]),
+            ..Node::default()
+        };
+    }
+    node
+}
+
+fn leaf(help: String, action: &str) -> Node {
+    Node {
+        help,
+        action: Some(action.to_string()),
+        ..Node::default()
+    }
+}
+
+/// `/set model NAME` and `/set provider NAME` for every preset's model
+/// and name: choices to complete, each setting its value when chosen.
+fn choices(app: &App, feed: &str, key: &'static str) -> Feed<App> {
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    if let Ok(presets) = presets::presets_from(app.config()) {
+        for preset in presets.all() {
+            let (name, help) = match key {
+                "model" => (
+                    preset.model.clone(),
+                    format!("the model of the {} preset", preset.name),
+                ),
+                _ => (
+                    preset.name.clone(),
+                    format!(
+                        "{} at {} ({})",
+                        preset.flavor, preset.base_url, preset.model
+                    ),
+                ),
+            };
+            names.entry(name).or_insert(help);
+        }
+    }
+    let mut leaves = BTreeMap::new();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for (name, help) in names {
+        let action = format!("feed.{feed}.{name}");
+        leaves.insert(name.clone(), leaf(help, &action));
+        let handler: Handler<App> = Arc::new(move |app: &mut App, inv: &Invocation<'_>| {
+            let (words, save) = builtins::words_and_save(inv.arg);
+            if let Some(extra) = words.first() {
+                return Err(builtins::failed(format!(
+                    "/set {key} {name} takes no more words, got `{extra}`"
+                )));
+            }
+            settings::set(app, key, &name, save)
+        });
+        handlers.push((action, handler));
+    }
+    Feed {
+        name: feed.to_string(),
+        tree: at(&["set", key], leaves),
+        handlers,
+    }
+}
+
+/// Plugin ids under `/plugins enable|disable|info`.
+fn plugins(app: &App) -> Feed<App> {
+    let listed = app.manager().list().unwrap_or_default();
+    let mut tree = Node::default();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for verb in ["enable", "disable", "info"] {
+        let mut leaves = BTreeMap::new();
+        for plugin in &listed {
+            let id = plugin.id.clone();
+            let action = format!("feed.plugins.{verb}.{id}");
+            let help = format!(
+                "{} ({})",
+                plugin.status.manifest.description, plugin.status.state
+            );
+            leaves.insert(id.clone(), leaf(help, &action));
+            let handler: Handler<App> =
+                Arc::new(move |app: &mut App, _inv: &Invocation<'_>| match verb {
+                    "info" => builtins::plugins::info_of(app, &id),
+                    _ => builtins::plugins::switch(app, &id, verb == "enable"),
+                });
+            handlers.push((action, handler));
+        }
+        merge_completions_json(&mut tree, &at(&["plugins", verb], leaves));
+    }
+    Feed {
+        name: "plugins".into(),
+        tree,
+        handlers,
+    }
+}
+
+/// The command subtrees of the enabled plugins, from the ledger's
+/// registry. An executable leaf's action is `plugin.<id>.<path>`; its
+/// closure finds the handler in the live registry when it runs, so a
+/// plugin disabled a moment ago answers "unknown command", never a stale
+/// call. A plugin whose spec fails shows its root, inert, with the
+/// reason.
+fn plugin_commands(app: &App) -> Feed<App> {
+    let ledger = app.manager().runtime().ledger();
+    let mut tree = Node::default();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for (owner, command) in ledger.owned_commands() {
+        let Owner::Plugin(id) = owner else {
+            continue;
+        };
+        let root = command.root().clone();
+        let subtree = match command.spec() {
+            Ok(nodes) => plugin_subtree(&id, &root, &nodes),
+            Err(e) => Node::default().with_child(
+                root.root.clone(),
+                Node::new(format!("plugin `{id}`'s commands could not be read: {e}")),
+            ),
+        };
+        for (path, node) in subtree.walk() {
+            if let Some(action) = node.action() {
+                // The plugin is asked by the whole path, its root first
+                // (command.wit: `path` names the node from the root).
+                let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+                handlers.push((action.to_string(), plugin_handler(&id, &root.root, path)));
+            }
+        }
+        merge_completions_json(&mut tree, &subtree);
+    }
+    Feed {
+        name: "plugin-commands".into(),
+        tree,
+        handlers,
+    }
+}
+
+/// Runs `path` of the plugin's subtree, looked up in the live registry.
+fn plugin_handler(id: &str, root: &str, path: Vec<String>) -> Handler<App> {
+    let (id, root) = (id.to_string(), root.to_string());
+    Arc::new(move |app: &mut App, inv: &Invocation<'_>| {
+        let ledger = app.manager().runtime().ledger();
+        let live = ledger
+            .command(&root)
+            .filter(|_| ledger.command_owner(&root) == Some(Owner::Plugin(id.clone())));
+        let Some(command) = live else {
+            return Err(CommandError::Gone);
+        };
+        command
+            .run(&path, inv.arg)
+            .map(|text| Reply::text(capped(text)))
+            .map_err(|e| CommandError::Failed(e.to_string()))
+    })
+}
+
+/// The most of a plugin command's reply amber shows: a reply is read by a
+/// person, in a status line or a pane, and 1 MB of it helps nobody.
+pub const MAX_REPLY_BYTES: usize = 64 << 10;
+
+/// `text` cut at [`MAX_REPLY_BYTES`] (on a character boundary), saying so.
+fn capped(mut text: String) -> String {
+    if text.len() <= MAX_REPLY_BYTES {
+        return text;
+    }
+    let mut end = MAX_REPLY_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let dropped = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!(
+        "\n… ({dropped} bytes more; amber shows the first {} KiB of a command's reply)",
+        MAX_REPLY_BYTES >> 10
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_reply_is_cut_on_a_character_boundary_and_says_so() {
+        let text = "é".repeat(MAX_REPLY_BYTES);
+        let cut = capped(text);
+        assert!(cut.len() < MAX_REPLY_BYTES + 100);
+        assert!(
+            cut.ends_with("KiB of a command's reply)"),
+            "{}",
+            &cut[cut.len() - 80..]
+        );
+        assert_eq!(capped("short".into()), "short");
+    }
+}

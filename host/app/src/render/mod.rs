@@ -1,0 +1,5 @@
+//! The text both front ends show for the same thing: `amber plugin list`
+//! and `/plugins list` print one rendering, made here once.
+
+pub mod plugins;
+pub mod sessions;

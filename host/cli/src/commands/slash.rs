@@ -1,0 +1,97 @@
+//! `amber /set policy read`, `amber /plugins list`: a slash command from
+//! the shell. The same dispatch over the same tree as in a session (built
+//! by amber-app), so it prints the same text; `--json` gives the outcome
+//! for scripts. From the shell there is no session, so `/set` writes the
+//! config file.
+
+use std::process::ExitCode;
+
+use amber_app::session::SessionOptions;
+use amber_app::App;
+use amber_core::commands::Outcome;
+use amber_core::project::ProjectRoot;
+use anyhow::Result;
+
+/// Exit status of an unknown command, as for a usage error.
+const EXIT_UNKNOWN: u8 = 2;
+
+/// Runs the line `words` (the first starts with `/`). `--json` anywhere
+/// among the words is amber's, not the command's.
+pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<ExitCode> {
+    let (json, line) = line_of(words, json);
+    let mut app = App::open(project.clone(), SessionOptions::default())?;
+    let outcome = app.dispatch(&line);
+    if json {
+        super::print_json(&outcome)?;
+    } else {
+        match &outcome {
+            Outcome::Ok { .. } | Outcome::Man { .. } => {
+                let text = outcome.text();
+                if !text.is_empty() {
+                    println!("{}", text.trim_end());
+                }
+            }
+            Outcome::Unknown { .. } | Outcome::Error { .. } => {
+                eprintln!("amber: {}", outcome.text().trim_end())
+            }
+        }
+    }
+    Ok(match outcome {
+        Outcome::Ok { .. } | Outcome::Man { .. } => ExitCode::SUCCESS,
+        Outcome::Unknown { .. } => ExitCode::from(EXIT_UNKNOWN),
+        Outcome::Error { .. } => ExitCode::FAILURE,
+    })
+}
+
+/// The command line as typed in a session: each word quoted back when it
+/// needs it, so `amber /set model "my model"` means what it says.
+fn line_of(words: Vec<String>, json: bool) -> (bool, String) {
+    let mut json = json;
+    let mut kept = Vec::new();
+    for word in words {
+        if word == "--json" {
+            json = true;
+        } else {
+            kept.push(quote(&word));
+        }
+    }
+    (json, kept.join(" "))
+}
+
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| !c.is_whitespace() && !matches!(c, '\'' | '"' | '\\'));
+    if plain {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amber_core::commands::tokenize;
+
+    #[test]
+    fn words_come_back_as_they_were_typed() {
+        let words = vec!["/set".into(), "model".into(), "my 'odd' model".into()];
+        let (json, line) = line_of(words, false);
+        assert!(!json);
+        assert_eq!(
+            tokenize(&line).unwrap(),
+            vec!["/set", "model", "my 'odd' model"]
+        );
+    }
+
+    #[test]
+    fn json_is_ambers_wherever_it_stands() {
+        let (json, line) = line_of(
+            vec!["/plugins".into(), "--json".into(), "list".into()],
+            false,
+        );
+        assert!(json);
+        assert_eq!(line, "/plugins list");
+    }
+}
