@@ -196,6 +196,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             )),
             gate: Arc::new(ThresholdGate { threshold: 0.8 }),
             compressor: None,
+            learner: None,
         };
         let mut agent = Agent::new(config, ports, ContextChain::new(), Some(writer));
         model.nanos.store(0, Ordering::Relaxed);

@@ -281,6 +281,7 @@ fn ttft(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
         tools: Vec::new(),
         max_tokens: None,
         temperature: None,
+        cache_breakpoint: None,
     };
     let body = dialect.build_request(&request)?.body;
     let url = format!("{}/chat/completions", server.openai_base());

@@ -435,6 +435,7 @@ fn conversation() -> ChatRequest {
         }],
         max_tokens: None,
         temperature: None,
+        cache_breakpoint: None,
     }
 }
 

@@ -502,6 +502,7 @@ fn conversation(flavor: &str) -> ChatRequest {
         }],
         max_tokens: Some(1024),
         temperature: Some(0.2),
+        cache_breakpoint: None,
     }
 }
 

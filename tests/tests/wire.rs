@@ -82,6 +82,7 @@ fn request(flavor: &str, messages: Vec<Message>) -> ChatRequest {
         }],
         max_tokens: None,
         temperature: None,
+        cache_breakpoint: None,
     }
 }
 

@@ -284,6 +284,7 @@ pub fn start(
         policy: policy.clone(),
         gate,
         compressor: None,
+        learner: None,
     };
     let session_path = writer.path().display().to_string();
     let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_cancel(cancel);

@@ -176,6 +176,25 @@ impl Printer {
                 self.break_line();
                 say!("amber: warning: {message}");
             }
+            AgentEvent::CompactionStarted { tokens, .. } => {
+                self.break_line();
+                say!("amber: compacting the context ({tokens} tokens)");
+            }
+            AgentEvent::CompactionCompleted {
+                tokens_before,
+                tokens_after,
+                pruned,
+                collapsed,
+                ..
+            } => {
+                say!(
+                    "amber: compacted {tokens_before} → {tokens_after} tokens ({pruned} segments dropped, {collapsed} collapsed)"
+                );
+            }
+            AgentEvent::CompactionFailed { reason } => {
+                self.break_line();
+                say!("amber: compaction failed, the context is unchanged: {reason}");
+            }
             AgentEvent::SessionCompleted {
                 session_id,
                 turns,

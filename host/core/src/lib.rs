@@ -7,6 +7,7 @@
 //! and unwind through the same [`Ledger`].
 
 pub mod commands;
+pub mod compress;
 pub mod confine;
 pub mod context;
 pub mod engine;

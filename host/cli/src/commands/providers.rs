@@ -173,6 +173,7 @@ fn check(
         tools: Vec::new(),
         max_tokens: Some(CHECK_MAX_TOKENS),
         temperature: None,
+        cache_breakpoint: None,
     };
     let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(&config))?;
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -54,14 +54,11 @@ impl FromStr for Mode {
     }
 }
 
-/// Up to five ways `args` fails `validator`, as the model is told them.
-fn schema_mismatch(
-    name: &str,
-    validator: &jsonschema::Validator,
-    args: &Value,
-) -> Result<(), String> {
-    let problems: Vec<String> = validator
-        .iter_errors(args)
+/// Up to five ways `value` fails `validator`, each with where it fails:
+/// what a model is told of arguments or a reply that do not fit.
+pub fn schema_problems(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    validator
+        .iter_errors(value)
         .take(5)
         .map(|e| {
             let at = e.instance_path.to_string();
@@ -71,7 +68,16 @@ fn schema_mismatch(
                 format!("{at}: {e}")
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Up to five ways `args` fails `validator`, as the model is told them.
+fn schema_mismatch(
+    name: &str,
+    validator: &jsonschema::Validator,
+    args: &Value,
+) -> Result<(), String> {
+    let problems = schema_problems(validator, args);
     if problems.is_empty() {
         return Ok(());
     }

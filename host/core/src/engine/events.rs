@@ -26,6 +26,16 @@ pub enum FailureKind {
     Interrupted,
 }
 
+/// What started a compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionTrigger {
+    /// The gate: the context passed the threshold.
+    Auto,
+    /// `/compact`.
+    Manual,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum AgentEvent {
@@ -100,6 +110,39 @@ pub enum AgentEvent {
     Steer { turn: u32, message: String },
     #[serde(rename = "warning")]
     Warning { message: String },
+    /// A compression cycle begins (the hooks' pre-compact point); a
+    /// `compaction.completed` or `compaction.failed` follows.
+    #[serde(rename = "compaction.started")]
+    CompactionStarted {
+        trigger: CompactionTrigger,
+        /// The context's tokens as the gate counts them.
+        tokens: u64,
+        /// The model's window (0: unknown).
+        window: u64,
+        /// `/compact`'s focus words.
+        focus: Option<String>,
+    },
+    /// The context was rebuilt (the hooks' post-compact point). Tokens
+    /// are the compressor's estimate, before and after.
+    #[serde(rename = "compaction.completed")]
+    CompactionCompleted {
+        tokens_before: u64,
+        tokens_after: u64,
+        /// Segments kept.
+        kept: usize,
+        /// Segments folded into another by collapsing a tool-call loop.
+        collapsed: usize,
+        /// Segments dropped.
+        pruned: usize,
+        /// Memories the learner wrote.
+        memories: usize,
+        /// Skills the learner wrote or deprecated.
+        skills: usize,
+    },
+    /// The compression failed; the context is unchanged and the run goes
+    /// on.
+    #[serde(rename = "compaction.failed")]
+    CompactionFailed { reason: String },
     #[serde(rename = "session.completed")]
     SessionCompleted {
         session_id: String,
@@ -122,3 +165,44 @@ pub enum AgentEvent {
 
 /// Where events go; the agent calls it in order from one task.
 pub type EventSink<'a> = dyn FnMut(AgentEvent) + Send + 'a;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn compaction_events_serialise_with_their_dotted_names() {
+        let started = AgentEvent::CompactionStarted {
+            trigger: CompactionTrigger::Manual,
+            tokens: 900,
+            window: 1000,
+            focus: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&started).unwrap(),
+            json!({"type": "compaction.started", "trigger": "manual", "tokens": 900, "window": 1000, "focus": null})
+        );
+        let completed = AgentEvent::CompactionCompleted {
+            tokens_before: 900,
+            tokens_after: 400,
+            kept: 3,
+            collapsed: 2,
+            pruned: 1,
+            memories: 1,
+            skills: 0,
+        };
+        assert_eq!(
+            serde_json::to_value(&completed).unwrap(),
+            json!({"type": "compaction.completed", "tokens_before": 900, "tokens_after": 400,
+                   "kept": 3, "collapsed": 2, "pruned": 1, "memories": 1, "skills": 0})
+        );
+        let failed = AgentEvent::CompactionFailed {
+            reason: "why".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&failed).unwrap(),
+            json!({"type": "compaction.failed", "reason": "why"})
+        );
+    }
+}

@@ -10,6 +10,7 @@
 //! a head record (and an fsync) at the end of each turn.
 
 pub mod assemble;
+mod compact;
 pub mod dispatch;
 pub mod envelope;
 pub mod events;
@@ -21,9 +22,10 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+pub use compact::{CompactionOutcome, MAX_COMPACTION_FAILURES};
 pub use dispatch::{Dispatcher, Mode};
 pub use envelope::{Envelope, Status};
-pub use events::{AgentEvent, DeltaKind, EventSink, FailureKind};
+pub use events::{AgentEvent, CompactionTrigger, DeltaKind, EventSink, FailureKind};
 
 use crate::context::ContextChain;
 use crate::policy::Policy;
@@ -32,11 +34,12 @@ use crate::ports::dialect::{
     Usage,
 };
 use crate::ports::{
-    CompressionGate, Compressor, ContextUsage, ModelClient, ModelError, ModelErrorKind,
-    PromptBlock, RenderContext, Tool,
+    CompressionGate, Compressor, Learner, ModelClient, ModelError, ModelErrorKind, PromptBlock,
+    RenderContext, Tool,
 };
 use crate::session::{SessionError, SessionWriter};
 use assemble::{assemble, render_blocks, text_message, Rendered};
+use compact::CompactionState;
 use recovery::{Recovery, Verdict};
 
 /// The default silent confirm question.
@@ -71,8 +74,12 @@ pub struct AgentPorts {
     /// The mode, rules, session grants and approval handler.
     pub policy: Arc<Policy>,
     pub gate: Arc<dyn CompressionGate>,
-    /// The compression pipeline; a later issue supplies it.
+    /// The compression pipeline (`compress::ModelCompressor`); without
+    /// one, a context over the threshold goes on uncompressed.
     pub compressor: Option<Arc<dyn Compressor>>,
+    /// Stores what a compression cycle learned (amber-memory); without
+    /// one, it is not kept.
+    pub learner: Option<Arc<dyn Learner>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +104,14 @@ pub struct RunReport {
     pub usage: Usage,
 }
 
+/// What the provider counted for the context at the last model call: the
+/// messages sent and the reply, which were the chain's first `covers`.
+#[derive(Debug, Clone, Copy)]
+struct Counted {
+    tokens: u64,
+    covers: usize,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     #[error(transparent)]
@@ -111,6 +126,9 @@ pub struct Agent {
     dispatcher: Dispatcher,
     gate: Arc<dyn CompressionGate>,
     compressor: Option<Arc<dyn Compressor>>,
+    learner: Option<Arc<dyn Learner>>,
+    compaction: CompactionState,
+    counted: Option<Counted>,
     chain: ContextChain,
     session: Option<SessionWriter>,
     /// Records written since the last head record.
@@ -152,6 +170,9 @@ impl Agent {
             dispatcher,
             gate: ports.gate,
             compressor: ports.compressor,
+            learner: ports.learner,
+            compaction: CompactionState::default(),
+            counted: None,
             chain,
             session,
             unsealed: false,
@@ -206,6 +227,17 @@ impl Agent {
         self.gate = gate;
     }
 
+    /// Another compression pipeline, or none (`/set model` changes the
+    /// window it compresses for).
+    pub fn set_compressor(&mut self, compressor: Option<Arc<dyn Compressor>>) {
+        self.compressor = compressor;
+    }
+
+    /// Another learner for what compression extracts, or none.
+    pub fn set_learner(&mut self, learner: Option<Arc<dyn Learner>>) {
+        self.learner = learner;
+    }
+
     /// What the provider counted on the last model call.
     pub fn last_usage(&self) -> &Usage {
         &self.last_usage
@@ -236,6 +268,9 @@ impl Agent {
     ) -> Result<RunReport, AgentError> {
         self.ensure_system_prompt()?;
         self.push(text_message(Role::User, prompt))?;
+        // Each run gives compression its chances again.
+        self.compaction.failures = 0;
+        self.compaction.off = false;
         let mut report = RunReport {
             outcome: Outcome::Interrupted,
             turns: 0,
@@ -332,6 +367,10 @@ impl Agent {
             };
             let previous = self.last_assistant_calls();
             self.push(assistant_message(&reply))?;
+            self.counted = Some(Counted {
+                tokens: counted_tokens(&reply.usage),
+                covers: self.chain.len(),
+            });
             if let Verdict::Stop(reason) = verdict {
                 // Every call still gets exactly one result.
                 let denied = vec![Envelope::denied(format!("not run: {reason}")); calls.len()];
@@ -408,62 +447,19 @@ impl Agent {
         self.push(text_message(Role::User, message))
     }
 
-    /// The gate before assembly: over the threshold, the compression
-    /// pipeline rebuilds the context (clear + push); without one, a warning.
-    async fn compression_gate(&mut self, sink: &mut EventSink<'_>) -> Result<(), AgentError> {
-        let usage = ContextUsage {
-            tokens: self.context_tokens(),
-            window: self.config.context_window,
-        };
-        if !self.gate.should_compress(usage) {
-            return Ok(());
-        }
-        let Some(compressor) = self.compressor.clone() else {
-            if !self.warned_no_compressor {
-                self.warned_no_compressor = true;
-                sink(AgentEvent::Warning {
-                    message: format!(
-                        "the context is at {:.0}% of the model's {}-token window and no compression pipeline is installed; going on uncompressed",
-                        usage.utilisation() * 100.0,
-                        usage.window
-                    ),
-                });
-            }
-            return Ok(());
-        };
-        let snapshot = self.chain.snapshot();
-        match compressor.compress(&snapshot).await {
-            Ok(messages) => {
-                self.clear()?;
-                for message in messages {
-                    self.push(message)?;
-                }
-                self.seal()?;
-            }
-            // A failure leaves the live context untouched.
-            Err(e) => sink(AgentEvent::Warning {
-                message: format!("compression failed, the context is unchanged: {e}"),
-            }),
-        }
-        Ok(())
-    }
-
-    /// Tokens in the context: what the provider last counted, or an
-    /// estimate (4 bytes a token) before the first reply.
+    /// Tokens in the context: what the provider counted at the last call
+    /// (the messages sent and the reply), plus an estimate of the messages
+    /// added since (tool results, steers); all estimated before the first
+    /// reply and right after a compression.
     fn context_tokens(&self) -> u64 {
-        let counted = self.last_usage.input_tokens
-            + self.last_usage.cached_input_tokens
-            + self.last_usage.output_tokens;
-        if counted > 0 {
-            return counted;
+        let messages = self.chain.get_all();
+        match self.counted {
+            Some(counted) if counted.tokens > 0 => {
+                let since = messages.get(counted.covers..).unwrap_or_default();
+                counted.tokens + crate::compress::tokens::estimate_all(since)
+            }
+            _ => crate::compress::tokens::estimate_all(messages),
         }
-        let bytes: usize = self
-            .chain
-            .get_all()
-            .iter()
-            .map(|m| crate::context::canonical(m).len())
-            .sum();
-        (bytes / 4) as u64
     }
 
     /// The request for this turn: a prompt copy plus the tools.
@@ -484,6 +480,7 @@ impl Agent {
             tools: self.decls.clone(),
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
+            cache_breakpoint: None,
         }
     }
 
@@ -701,6 +698,12 @@ fn assistant_message(reply: &ModelReply) -> Message {
     }
 }
 
+/// The context's tokens as a reply's usage counts them: everything sent
+/// (cached or not) and the reply.
+fn counted_tokens(usage: &Usage) -> u64 {
+    usage.input_tokens + usage.cached_input_tokens + usage.output_tokens
+}
+
 fn add_usage(total: &mut Usage, more: &Usage) {
     total.input_tokens += more.input_tokens;
     total.output_tokens += more.output_tokens;
@@ -712,80 +715,9 @@ fn add_usage(total: &mut Usage, more: &Usage) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::ContextSnapshot;
-    use crate::ports::{BoxFuture, PortError, ThresholdGate};
+    use crate::compress::pipeline::fake::{text, FakeModel};
+    use crate::ports::{BoxFuture, ThresholdGate};
     use crate::session::{self, SessionWriter};
-    use std::sync::Mutex;
-
-    /// A small fake of the ModelClient port: scripted text replies with a
-    /// usage that fills the window, and the requests it was sent. Past its
-    /// replies it fails as an overloaded server would.
-    struct Scripted {
-        replies: Mutex<Vec<&'static str>>,
-        sent: Mutex<Vec<ChatRequest>>,
-    }
-
-    impl ModelClient for Scripted {
-        fn stream<'a>(
-            &'a self,
-            request: ChatRequest,
-            on_chunk: &'a mut (dyn FnMut(&StreamChunk) + Send),
-        ) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
-            Box::pin(async move {
-                self.sent.lock().unwrap().push(request);
-                let mut replies = self.replies.lock().unwrap();
-                if replies.is_empty() {
-                    return Err(ModelError::new(ModelErrorKind::Server, "overloaded"));
-                }
-                let text = replies.remove(0).to_string();
-                drop(replies);
-                on_chunk(&StreamChunk::TextDelta(text.clone()));
-                Ok(ModelReply {
-                    text,
-                    usage: Usage {
-                        input_tokens: 90,
-                        output_tokens: 5,
-                        ..Usage::default()
-                    },
-                    ..ModelReply::default()
-                })
-            })
-        }
-    }
-
-    /// A small fake of the Compressor port: keeps the system message and a
-    /// summary, or fails.
-    struct Summarise {
-        fail: bool,
-    }
-
-    impl Compressor for Summarise {
-        fn compress<'a>(
-            &'a self,
-            snapshot: &'a ContextSnapshot,
-        ) -> BoxFuture<'a, Result<Vec<Message>, PortError>> {
-            Box::pin(async move {
-                if self.fail {
-                    return Err(PortError("the classifier timed out".into()));
-                }
-                Ok(vec![
-                    snapshot.messages[0].clone(),
-                    text_message(Role::User, "summary of the work so far"),
-                ])
-            })
-        }
-    }
-
-    fn agent(
-        compressor: Option<Arc<dyn Compressor>>,
-        session: SessionWriter,
-    ) -> (Agent, Arc<Scripted>) {
-        let model = Arc::new(Scripted {
-            replies: Mutex::new(vec!["one", "two"]),
-            sent: Mutex::new(Vec::new()),
-        });
-        (agent_of(model.clone(), compressor, session), model)
-    }
 
     fn agent_of(
         model: Arc<dyn ModelClient>,
@@ -810,6 +742,7 @@ mod tests {
             policy: Arc::new(Policy::new(Mode::Write, "/ws".into(), Vec::new(), None)),
             gate: Arc::new(ThresholdGate { threshold: 0.8 }),
             compressor,
+            learner: None,
         };
         Agent::new(config, ports, ContextChain::new(), Some(session))
     }
@@ -849,10 +782,7 @@ mod tests {
     async fn a_failed_confirm_turn_keeps_the_answer_and_drops_the_question() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        let model = Arc::new(Scripted {
-            replies: Mutex::new(vec!["the answer"]),
-            sent: Mutex::new(Vec::new()),
-        });
+        let model = Arc::new(FakeModel::new(vec![text("the answer")], 90));
         let mut agent = agent_of(model, None, SessionWriter::open(&path).unwrap());
         agent.config.confirm = Some("Are you finished?".into());
         let mut warnings = Vec::new();
@@ -883,53 +813,5 @@ mod tests {
         let mut agent = agent_of(model, None, session);
         let report = agent.run("first", &mut |_| {}).await.unwrap();
         assert_eq!(report.outcome, Outcome::Interrupted);
-    }
-
-    #[tokio::test]
-    async fn over_the_threshold_the_context_is_rebuilt_with_clear_and_push_and_recorded() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        let (mut agent, model) = agent(
-            Some(Arc::new(Summarise { fail: false })),
-            SessionWriter::open(&path).unwrap(),
-        );
-        let mut events = Vec::new();
-        let mut sink = |e: AgentEvent| events.push(e);
-        let first = agent.run("first", &mut sink).await.unwrap();
-        assert_eq!(first.outcome, Outcome::Done("one".into()));
-        // The first reply used 95 of 100 tokens: the gate fires next turn.
-        let second = agent.run("second", &mut sink).await.unwrap();
-        assert_eq!(second.outcome, Outcome::Done("two".into()));
-        let sent = model.sent.lock().unwrap();
-        let texts: Vec<String> = sent[1]
-            .messages
-            .iter()
-            .map(|m| match &m.parts[0] {
-                Part::Text { text } => text.clone(),
-                _ => String::new(),
-            })
-            .collect();
-        assert_eq!(texts, ["sys", "summary of the work so far"]);
-        // The session replays to the same rebuilt chain.
-        let resumed = session::resume(&path).unwrap();
-        assert_eq!(resumed.chain.head(), agent.context().head());
-        assert_eq!(agent.context().len(), 3);
-    }
-
-    #[tokio::test]
-    async fn a_failed_compression_leaves_the_context_untouched_and_warns() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        let (mut agent, _) = agent(
-            Some(Arc::new(Summarise { fail: true })),
-            SessionWriter::open(&path).unwrap(),
-        );
-        let mut events = Vec::new();
-        let mut sink = |e: AgentEvent| events.push(e);
-        agent.run("first", &mut sink).await.unwrap();
-        let before = agent.context().len();
-        agent.run("second", &mut sink).await.unwrap();
-        assert_eq!(agent.context().len(), before + 2);
-        assert!(events.iter().any(|e| matches!(e, AgentEvent::Warning { message } if message.starts_with("compression failed, the context is unchanged"))));
     }
 }

@@ -119,6 +119,7 @@ impl TaskTool {
             policy: ctx.policy.clone(),
             gate: ctx.gate.clone(),
             compressor: None,
+            learner: None,
         };
         let mut agent = Agent::new(config, ports, ContextChain::new(), None)
             .with_cancel(ctx.cancel.child_token());

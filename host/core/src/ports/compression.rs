@@ -1,4 +1,13 @@
-//! The CompressionGate port. Seed: "Agent loop" (the gate before assembly).
+//! The CompressionGate and Compressor ports. Seeds: "Agent loop" (the
+//! gate before assembly) and "Compression pipeline" (what a compressor
+//! returns). amber's own compressor is `compress::ModelCompressor`.
+
+use serde::Serialize;
+
+use super::dialect::{BoxFuture, Message};
+use super::learner::{MemoryOp, SkillOp};
+use super::{ModelError, PortError};
+use crate::context::ContextSnapshot;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContextUsage {
@@ -23,14 +32,89 @@ pub trait CompressionGate: Send + Sync {
     fn should_compress(&self, usage: ContextUsage) -> bool;
 }
 
+/// What a compression cycle produced: the compressed set the agent
+/// installs with `clear` then `push`, what the model judged worth learning
+/// (seed: "Memory extraction"), and what the cycle did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompressionResult {
+    pub messages: Vec<Message>,
+    pub memory_ops: Vec<MemoryOp>,
+    pub skill_ops: Vec<SkillOp>,
+    pub stats: CompressionStats,
+}
+
+/// What one cycle did, in its own token estimate for before and after.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CompressionStats {
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    /// Segments in the compressed set.
+    pub kept: usize,
+    /// Segments folded into another by collapsing a tool-call loop.
+    pub collapsed: usize,
+    /// Segments dropped: labelled prune, or the oldest context ones to
+    /// reach the target.
+    pub pruned: usize,
+}
+
+/// Which of the two model requests a failure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Classify,
+    Extract,
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stage::Classify => "classify",
+            Stage::Extract => "extract",
+        })
+    }
+}
+
+/// Why a cycle failed. Every one leaves the live context untouched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompressionError {
+    #[error("the {stage} request failed: {source}")]
+    Model { stage: Stage, source: ModelError },
+    #[error("the {stage} request timed out after {secs} s")]
+    Timeout { stage: Stage, secs: u64 },
+    #[error("the {stage} reply is not JSON, even after one repair: {reason}")]
+    Parse { stage: Stage, reason: String },
+    #[error("the {stage} reply does not match its schema: {reason}")]
+    Schema { stage: Stage, reason: String },
+    #[error(
+        "the compressed context would still be {tokens} tokens, over the target of {target} \
+         ({percent}% of the window): what must stay (the system message, the segments labelled \
+         core, the newest step and request) does not fit"
+    )]
+    OverTarget {
+        tokens: u64,
+        target: u64,
+        percent: u32,
+    },
+    /// The compressed set would break the context's rules (e.g. a tool
+    /// call without its result); from a compressor other than amber's.
+    #[error("the compressed set is not a valid context: {0}")]
+    Invalid(String),
+    /// The thing behind the port failed, e.g. a plugin trapped.
+    #[error(transparent)]
+    Port(#[from] PortError),
+}
+
 /// The compression pipeline (seed: "Compression pipeline"): reads a
-/// snapshot and returns the compressed set, which the agent installs with
-/// `clear` then `push`. An error leaves the live context untouched.
+/// snapshot and returns the compressed set with what was learned. The
+/// agent installs the set with `clear` then `push`, and only on success:
+/// an error leaves the live context untouched.
 pub trait Compressor: Send + Sync {
+    /// `focus`: what the user asked to keep (`/compact focus words`).
     fn compress<'a>(
         &'a self,
-        snapshot: &'a crate::context::ContextSnapshot,
-    ) -> super::BoxFuture<'a, Result<Vec<crate::ports::dialect::Message>, super::PortError>>;
+        snapshot: &'a ContextSnapshot,
+        focus: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<CompressionResult, CompressionError>>;
 }
 
 /// Compress once utilisation reaches a threshold, e.g. 0.8.

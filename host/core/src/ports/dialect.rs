@@ -79,7 +79,7 @@ pub struct ToolDecl {
     pub input_schema: serde_json::Value,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
     pub flavor: String,
     pub model: String,
@@ -87,6 +87,13 @@ pub struct ChatRequest {
     pub tools: Vec<ToolDecl>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f32>,
+    /// The index in `messages` of the last message of a prefix another
+    /// request shares byte for byte (the compression cycle's classify and
+    /// extract requests). A dialect with prompt caching marks the end of
+    /// that message (Anthropic: `cache_control` on its last block); one
+    /// with automatic prefix caching (OpenAI) ignores it. `None`: no mark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_breakpoint: Option<u32>,
 }
 
 /// A request without base URL or auth; the client adds both.

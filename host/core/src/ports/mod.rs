@@ -5,6 +5,7 @@ pub mod approver;
 pub mod command;
 pub mod compression;
 pub mod dialect;
+pub mod learner;
 pub mod model_error;
 pub mod parser;
 pub mod prompt;
@@ -15,8 +16,12 @@ pub use approver::{
     Scope,
 };
 pub use command::{CommandNode, CommandRoot, CommandTree};
-pub use compression::{CompressionGate, Compressor, ContextUsage, ThresholdGate};
+pub use compression::{
+    CompressionError, CompressionGate, CompressionResult, CompressionStats, Compressor,
+    ContextUsage, Stage, ThresholdGate,
+};
 pub use dialect::{BoxFuture, Dialect, ModelClient, StreamDecoder};
+pub use learner::{LearnOps, LearnReport, Learner, MemoryKind, MemoryOp, SkillOp};
 pub use model_error::{ModelError, ModelErrorKind};
 pub use parser::{Calls, LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
