@@ -11,7 +11,7 @@ use amber_core::engine::{Agent, AgentEvent, Mode};
 use amber_core::policy::Policy;
 use amber_core::project::ProjectRoot;
 use amber_runtime::manager::PluginManager;
-use amber_runtime::{AmberDirs, PluginStatus};
+use amber_runtime::AmberDirs;
 use amber_wire::Preset;
 use anyhow::Result;
 
@@ -51,17 +51,27 @@ pub struct App {
     /// Taken out while a command runs, so its handler can borrow the App
     /// mutably; always put back.
     commands: Option<CommandSet<App>>,
-    /// The merged tree as of the last rebuild, for handlers (`/help`,
-    /// `/set`'s checks) that read it while the command set is out.
-    tree: Arc<Node>,
     /// Set by a handler that changed the plugins: the plugin feeds are
     /// rebuilt once the command returns.
     plugins_changed: bool,
     /// The ledger's command generation the tree was built from; another
     /// means a subtree came or went (an enable, a disable, a plugin
-    /// unwound after repeated traps), so the tree is rebuilt.
-    built_from: u64,
+    /// unwound after repeated traps), so the tree is rebuilt. `None`
+    /// until the first command, completion or look at the tree: the feeds
+    /// list sessions and ask every command plugin for its spec, which a
+    /// run that never types a command (`amber exec`) need not pay for.
+    built_from: Option<u64>,
 }
+
+/// The tree while a command runs, for a caller that asks then (a handler
+/// reads the tree it runs from in its invocation instead).
+static NO_TREE: Node = Node {
+    help: String::new(),
+    man: None,
+    action: None,
+    range: None,
+    children: std::collections::BTreeMap::new(),
+};
 
 impl App {
     /// The host without a session: what `amber /cmd` from the shell runs
@@ -104,7 +114,7 @@ impl App {
     ) -> App {
         let mut commands = CommandSet::new(builtin_tree());
         builtins::register(&mut commands);
-        let mut app = App {
+        App {
             project,
             dirs,
             config,
@@ -113,12 +123,9 @@ impl App {
             manager,
             live,
             commands: Some(commands),
-            tree: Arc::default(),
             plugins_changed: false,
-            built_from: 0,
-        };
-        app.refresh_feeds();
-        app
+            built_from: None,
+        }
     }
 
     pub fn config(&self) -> &Config {
@@ -217,14 +224,6 @@ impl App {
         }
     }
 
-    /// Enables or disables a plugin in the running process; the command
-    /// tree is rebuilt at once, so its subtree appears or is gone.
-    pub fn set_plugin_enabled(&mut self, id: &str, enabled: bool) -> Result<PluginStatus> {
-        let status = self.manager.set_enabled(id, enabled)?;
-        self.refresh_feeds();
-        Ok(status)
-    }
-
     /// The plugin manager, to add, remove or switch plugins; the command
     /// tree follows at the next command (or [`App::refresh_feeds`]).
     pub fn manager_mut(&mut self) -> &mut PluginManager {
@@ -235,6 +234,9 @@ impl App {
     /// Runs one slash-command line. Never panics: a handler's error or
     /// panic comes back as [`Outcome::Error`].
     pub fn dispatch(&mut self, line: &str) -> Outcome {
+        if self.built_from.is_none() {
+            self.refresh_feeds();
+        }
         let Some(commands) = self.commands.take() else {
             return Outcome::Error {
                 action: String::new(),
@@ -252,7 +254,7 @@ impl App {
     /// Rebuilds the tree when plugins changed since it was built.
     fn refresh_if_stale(&mut self) {
         let generation = self.manager.runtime().ledger().command_generation();
-        if std::mem::take(&mut self.plugins_changed) || generation != self.built_from {
+        if std::mem::take(&mut self.plugins_changed) || self.built_from != Some(generation) {
             self.refresh_feeds();
         }
     }
@@ -266,14 +268,10 @@ impl App {
             .unwrap_or_default()
     }
 
-    /// The merged command tree: what the drawer draws.
-    pub fn tree(&self) -> Arc<Node> {
-        Arc::clone(&self.tree)
-    }
-
-    /// With the command set: completions, the tree and dispatch read it.
-    pub fn commands(&self) -> Option<&CommandSet<App>> {
-        self.commands.as_ref()
+    /// The merged command tree, up to date: what the drawer draws.
+    pub fn tree(&mut self) -> &Node {
+        self.refresh_if_stale();
+        self.commands.as_ref().map_or(&NO_TREE, |c| c.tree())
     }
 
     /// Rebuilds every feed from the live state: presets, plugins,
@@ -283,11 +281,10 @@ impl App {
             return;
         };
         self.plugins_changed = false;
-        self.built_from = self.manager.runtime().ledger().command_generation();
+        self.built_from = Some(self.manager.runtime().ledger().command_generation());
         for feed in feeds::all(self) {
             commands.set_feed(feed);
         }
-        self.tree = Arc::new(commands.tree().clone());
         self.commands = Some(commands);
     }
 }

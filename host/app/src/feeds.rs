@@ -136,7 +136,7 @@ fn choices(app: &App, feed: &str, key: &'static str) -> Feed<App> {
                     "/set {key} {name} takes no more words, got `{extra}`"
                 )));
             }
-            settings::set(app, key, &name, save)
+            settings::set(app, inv.tree, key, &name, save)
         });
         handlers.push((action, handler));
     }

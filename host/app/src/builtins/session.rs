@@ -68,7 +68,7 @@ pub fn show_session(app: &mut App, id: &str) -> Handled {
 /// `/status`: model, mode, tokens and context use.
 pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
     let settings = app.settings();
-    let plugins = app.manager().runtime().ledger().tools().len();
+    let tools = app.manager().runtime().ledger().tools().len();
     let mut lines = vec![
         format!("model     {} ({})", settings.model, settings.provider),
         format!("mode      {}", settings.policy.as_str()),
@@ -79,7 +79,7 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
         "model": settings.model,
         "mode": settings.policy.as_str(),
         "workspace": app.project.root.display().to_string(),
-        "tools": plugins,
+        "tools": tools,
         "session": null,
     });
     match app.live() {
@@ -112,7 +112,7 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
         }
         None => lines.push("session   none (from the shell each command runs alone)".into()),
     }
-    lines.push(format!("tools     {}", count(plugins, "tool")));
+    lines.push(format!("tools     {}", count(tools, "tool")));
     Ok(Reply::text(lines.join("\n")).with_data(data))
 }
 

@@ -44,13 +44,12 @@ pub fn set_value(app: &mut App, inv: &Invocation<'_>) -> Handled {
         Some(choice) => choice.clone(),
         None => words.join(" "),
     };
-    set(app, key, &value, save)
+    set(app, inv.tree, key, &value, save)
 }
 
 /// Sets `key` to `value`: in the session, and in the config file when
 /// `save` or when no session is open.
-pub fn set(app: &mut App, key: &str, value: &str, save: bool) -> Handled {
-    let tree = app.tree();
+pub fn set(app: &mut App, tree: &Node, key: &str, value: &str, save: bool) -> Handled {
     let node = tree
         .child("set")
         .and_then(|s| s.child(key))
