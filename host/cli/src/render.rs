@@ -180,15 +180,13 @@ impl Printer {
                 self.break_line();
                 say!("amber: compacting the context ({tokens} tokens)");
             }
-            AgentEvent::CompactionCompleted {
-                tokens_before,
-                tokens_after,
-                pruned,
-                collapsed,
-                ..
-            } => {
+            AgentEvent::CompactionCompleted { stats, .. } => {
                 say!(
-                    "amber: compacted {tokens_before} → {tokens_after} tokens ({pruned} segments dropped, {collapsed} collapsed)"
+                    "amber: compacted {} → {} tokens ({} segments dropped, {} collapsed)",
+                    stats.tokens_before,
+                    stats.tokens_after,
+                    stats.pruned,
+                    stats.collapsed
                 );
             }
             AgentEvent::CompactionFailed { reason } => {

@@ -84,9 +84,10 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
     });
     match app.live() {
         Some(live) => {
-            let (tokens, share) = live.agent.context_use();
+            let context = live.agent.context_usage();
+            let (tokens, window) = (context.tokens, context.window);
+            let share = (window > 0).then(|| context.utilisation());
             let usage = live.agent.last_usage();
-            let window = live.agent.config().context_window;
             let used = match share {
                 Some(share) => format!(
                     "{tokens} of {window} tokens ({:.0}%; compression at {:.0}%)",

@@ -105,9 +105,9 @@ fn key_of(call: &ToolCall) -> LoopKey {
                 Some(path) => format!("`{path}`"),
                 None => "the same arguments".to_string(),
             };
-            (canonical(&Value::Object(args)), shown)
+            (canonical(Value::Object(args)), shown)
         }
-        Ok(other) => (canonical(&other), "the same arguments".to_string()),
+        Ok(other) => (canonical(other), "the same arguments".to_string()),
         // Arguments that are not JSON repeat only when identical.
         Err(_) => (call.arguments.clone(), "the same arguments".to_string()),
     };
@@ -119,23 +119,9 @@ fn key_of(call: &ToolCall) -> LoopKey {
 }
 
 /// JSON with object keys sorted, whatever order the map keeps.
-fn canonical(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let fields: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&map[k])))
-                .collect();
-            format!("{{{}}}", fields.join(","))
-        }
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(canonical).collect();
-            format!("[{}]", items.join(","))
-        }
-        other => other.to_string(),
-    }
+fn canonical(mut value: Value) -> String {
+    value.sort_all_objects();
+    value.to_string()
 }
 
 /// The note that tells the model what a collapsed segment stands for.

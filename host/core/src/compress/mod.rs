@@ -18,6 +18,4 @@ pub mod render;
 pub mod segment;
 pub mod tokens;
 
-pub use pipeline::{
-    CompressorSettings, ModelCompressor, Requests, DEFAULT_TARGET, DEFAULT_TIMEOUT,
-};
+pub use pipeline::{CompressorSettings, ModelCompressor, DEFAULT_TARGET, DEFAULT_TIMEOUT};

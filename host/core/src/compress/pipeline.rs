@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::collapse::collapse;
 use super::headroom;
 use super::parse;
-use super::prompts;
+use super::prompts::{self, Prompt};
 use super::render::transcript;
 use super::segment::{segment, Segment};
 use super::tokens;
@@ -74,10 +74,9 @@ impl CompressorSettings {
 
 /// The two requests of one cycle; `extract` starts with every message of
 /// `classify`, in order, and adds one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Requests {
-    pub classify: ChatRequest,
-    pub extract: ChatRequest,
+struct Requests {
+    classify: ChatRequest,
+    extract: ChatRequest,
 }
 
 /// The compression pipeline over a model client.
@@ -91,18 +90,14 @@ impl ModelCompressor {
         ModelCompressor { model, settings }
     }
 
-    pub fn settings(&self) -> &CompressorSettings {
-        &self.settings
-    }
-
     /// The classify and extract requests for these segments.
-    pub fn requests(
+    fn requests(
         &self,
         segments: &[Segment],
         focus: Option<&str>,
-    ) -> Result<Requests, CompressionError> {
-        let classify_prompt = prompts::classify().map_err(built_in)?;
-        let extract_prompt = prompts::extract().map_err(built_in)?;
+        classify_prompt: &Prompt,
+        extract_prompt: &Prompt,
+    ) -> Requests {
         let mut instruction = classify_prompt.text.to_string();
         if let Some(focus) = focus.map(str::trim).filter(|f| !f.is_empty()) {
             instruction.push_str(&format!(
@@ -133,7 +128,7 @@ impl ModelCompressor {
         extract
             .messages
             .push(text_message(Role::User, extract_prompt.text));
-        Ok(Requests { classify, extract })
+        Requests { classify, extract }
     }
 
     /// One of the two requests: its reply's text, within the timeout.
@@ -178,11 +173,13 @@ impl ModelCompressor {
         let collapsed = collapse(segmented.segments);
         let segments = collapsed.segments;
 
-        let requests = self.requests(&segments, focus)?;
+        let classify_prompt = prompts::classify().map_err(built_in)?;
+        let extract_prompt = prompts::extract().map_err(built_in)?;
+        let requests = self.requests(&segments, focus, classify_prompt, extract_prompt);
         let reply = self.ask(Stage::Classify, requests.classify).await?;
-        let classification = parse::classification(&reply, prompts::classify().map_err(built_in)?)?;
+        let classification = parse::classification(&reply, classify_prompt)?;
         let reply = self.ask(Stage::Extract, requests.extract).await?;
-        let extraction = parse::extraction(&reply, prompts::extract().map_err(built_in)?)?;
+        let extraction = parse::extraction(&reply, extract_prompt)?;
 
         let labels = headroom::resolve(&segments, &classification.labels());
         let summary = classification.summary.as_deref();
@@ -205,15 +202,18 @@ impl ModelCompressor {
 
         let kept = plan.keep.iter().filter(|k| **k).count();
         let mut messages: Vec<Message> = system.into_iter().collect();
+        let mut tokens_after = plan.tokens;
         if plan.pruned > 0 {
-            messages.push(note(plan.pruned, summary));
+            let note = note(plan.pruned, summary);
+            // The plan paid for the longest note; this one may be shorter.
+            tokens_after = tokens_after - note_cost + tokens::estimate(&note);
+            messages.push(note);
         }
         for (segment, keep) in segments.into_iter().zip(&plan.keep) {
             if *keep {
                 messages.extend(segment.into_messages());
             }
         }
-        let tokens_after = tokens::estimate_all(&messages);
         Ok(CompressionResult {
             messages,
             memory_ops: extraction.memories,

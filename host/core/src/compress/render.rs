@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use super::segment::Segment;
+use super::tokens;
 use crate::ports::dialect::Part;
 
 /// Bytes of one part shown in full; a longer one keeps its head and tail.
@@ -16,7 +17,12 @@ const TAIL: usize = 1024;
 
 /// The segments as one text, each in a `<segment id="N" kind="…">` block.
 pub fn transcript(segments: &[Segment]) -> String {
-    let mut out = String::with_capacity(segments.iter().map(|s| s.tokens() as usize * 4).sum());
+    let mut out = String::with_capacity(
+        segments
+            .iter()
+            .map(|s| (s.tokens() * tokens::BYTES_PER_TOKEN) as usize)
+            .sum(),
+    );
     for (i, segment) in segments.iter().enumerate() {
         let _ = writeln!(
             out,

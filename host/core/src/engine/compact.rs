@@ -32,10 +32,9 @@ pub enum CompactionOutcome {
 /// The compression gate's memory within a run.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct CompactionState {
-    /// Failures in a row of compressions the gate started.
+    /// Failures in a row of compressions the gate started; at
+    /// `MAX_COMPACTION_FAILURES` the gate is off for the rest of the run.
     pub(super) failures: u32,
-    /// Off for the rest of the run after too many failures.
-    pub(super) off: bool,
     /// A compression just succeeded: the gate does not fire on the next
     /// turn.
     pub(super) rested: bool,
@@ -50,13 +49,12 @@ impl Agent {
         &mut self,
         sink: &mut EventSink<'_>,
     ) -> Result<(), AgentError> {
-        if std::mem::take(&mut self.compaction.rested) || self.compaction.off {
+        if std::mem::take(&mut self.compaction.rested)
+            || self.compaction.failures >= MAX_COMPACTION_FAILURES
+        {
             return Ok(());
         }
-        let usage = ContextUsage {
-            tokens: self.context_tokens(),
-            window: self.config.context_window,
-        };
+        let usage = self.context_usage();
         if !self.gate.should_compress(usage) {
             return Ok(());
         }
@@ -73,12 +71,12 @@ impl Agent {
             }
             return Ok(());
         }
-        if let CompactionOutcome::Failed(_) =
-            self.compact(CompactionTrigger::Auto, None, sink).await?
+        if let CompactionOutcome::Failed(_) = self
+            .compact(CompactionTrigger::Auto, None, usage, sink)
+            .await?
         {
             self.compaction.failures += 1;
             if self.compaction.failures >= MAX_COMPACTION_FAILURES {
-                self.compaction.off = true;
                 sink(AgentEvent::Warning {
                     message: format!(
                         "compression failed {MAX_COMPACTION_FAILURES} times in a row; it is off for the rest of this run (/compact still works)"
@@ -97,18 +95,21 @@ impl Agent {
         focus: Option<&str>,
         sink: &mut EventSink<'_>,
     ) -> Result<CompactionOutcome, AgentError> {
-        self.compact(CompactionTrigger::Manual, focus, sink).await
+        self.compact(CompactionTrigger::Manual, focus, self.context_usage(), sink)
+            .await
     }
 
-    /// One compression cycle: `compaction.started`, then the pipeline on a
-    /// snapshot; on success only, the context rebuilt with `clear` then
-    /// `push` (each recorded, so the session's chain verifies on resume),
-    /// what was learned handed to the learner, and `compaction.completed`;
-    /// on any failure the context untouched and one `compaction.failed`.
+    /// One compression cycle of a context at `usage` (counted once, by the
+    /// caller): `compaction.started`, then the pipeline on a snapshot; on
+    /// success only, the context rebuilt with `clear` then `push` (each
+    /// recorded, so the session's chain verifies on resume), what was
+    /// learned handed to the learner, and `compaction.completed`; on any
+    /// failure the context untouched and one `compaction.failed`.
     async fn compact(
         &mut self,
         trigger: CompactionTrigger,
         focus: Option<&str>,
+        usage: ContextUsage,
         sink: &mut EventSink<'_>,
     ) -> Result<CompactionOutcome, AgentError> {
         let Some(compressor) = self.compressor.clone() else {
@@ -116,8 +117,8 @@ impl Agent {
         };
         sink(AgentEvent::CompactionStarted {
             trigger,
-            tokens: self.context_tokens(),
-            window: self.config.context_window,
+            tokens: usage.tokens,
+            window: usage.window,
             focus: focus.map(str::to_string),
         });
         let snapshot = self.chain.snapshot();
@@ -159,11 +160,7 @@ impl Agent {
             .await;
         let stats = result.stats;
         sink(AgentEvent::CompactionCompleted {
-            tokens_before: stats.tokens_before,
-            tokens_after: stats.tokens_after,
-            kept: stats.kept,
-            collapsed: stats.collapsed,
-            pruned: stats.pruned,
+            stats,
             memories: learned.memories_written,
             skills: learned.skills_written,
         });
@@ -434,16 +431,12 @@ mod tests {
         assert_eq!(resumed.chain.head(), agent.context().head());
         match &events[1] {
             AgentEvent::CompactionCompleted {
-                tokens_before,
-                tokens_after,
-                kept,
-                collapsed,
-                pruned,
+                stats,
                 memories,
                 skills,
             } => {
-                assert!(tokens_after < tokens_before);
-                assert_eq!((*kept, *collapsed, *pruned), (1, 0, 2));
+                assert!(stats.tokens_after < stats.tokens_before);
+                assert_eq!((stats.kept, stats.collapsed, stats.pruned), (1, 0, 2));
                 assert_eq!((*memories, *skills), (1, 0));
             }
             other => panic!("{other:?}"),
@@ -761,15 +754,19 @@ mod tests {
             .record_turn(vec![text_message(Role::System, "sys")])
             .unwrap();
         assert_eq!(
-            agent.context_use().0,
+            agent.context_usage().tokens,
             crate::compress::tokens::estimate_all(agent.context().get_all())
         );
         run(&mut agent, "first").await;
-        assert_eq!(agent.context_use(), (FULL, Some(0.95)));
+        let usage = agent.context_usage();
+        assert_eq!(
+            (usage.tokens, usage.window, usage.utilisation()),
+            (FULL, WINDOW, 0.95)
+        );
         let more = text_message(Role::User, "and one more thing");
         agent.record_turn(vec![more.clone()]).unwrap();
         assert_eq!(
-            agent.context_use().0,
+            agent.context_usage().tokens,
             FULL + crate::compress::tokens::estimate(&more)
         );
     }

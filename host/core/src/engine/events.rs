@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::envelope::Status;
 use crate::ports::dialect::{StopReason, Usage};
-use crate::ports::ModelError;
+use crate::ports::{CompressionStats, ModelError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -126,14 +126,9 @@ pub enum AgentEvent {
     /// are the compressor's estimate, before and after.
     #[serde(rename = "compaction.completed")]
     CompactionCompleted {
-        tokens_before: u64,
-        tokens_after: u64,
-        /// Segments kept.
-        kept: usize,
-        /// Segments folded into another by collapsing a tool-call loop.
-        collapsed: usize,
-        /// Segments dropped.
-        pruned: usize,
+        /// `tokens_before`, `tokens_after`, `kept`, `collapsed`, `pruned`.
+        #[serde(flatten)]
+        stats: CompressionStats,
         /// Memories the learner wrote.
         memories: usize,
         /// Skills the learner wrote or deprecated.
@@ -184,11 +179,13 @@ mod tests {
             json!({"type": "compaction.started", "trigger": "manual", "tokens": 900, "window": 1000, "focus": null})
         );
         let completed = AgentEvent::CompactionCompleted {
-            tokens_before: 900,
-            tokens_after: 400,
-            kept: 3,
-            collapsed: 2,
-            pruned: 1,
+            stats: CompressionStats {
+                tokens_before: 900,
+                tokens_after: 400,
+                kept: 3,
+                collapsed: 2,
+                pruned: 1,
+            },
             memories: 1,
             skills: 0,
         };

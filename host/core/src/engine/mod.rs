@@ -34,8 +34,8 @@ use crate::ports::dialect::{
     Usage,
 };
 use crate::ports::{
-    CompressionGate, Compressor, Learner, ModelClient, ModelError, ModelErrorKind, PromptBlock,
-    RenderContext, Tool,
+    CompressionGate, Compressor, ContextUsage, Learner, ModelClient, ModelError, ModelErrorKind,
+    PromptBlock, RenderContext, Tool,
 };
 use crate::session::{SessionError, SessionWriter};
 use assemble::{assemble, render_blocks, text_message, Rendered};
@@ -243,12 +243,13 @@ impl Agent {
         &self.last_usage
     }
 
-    /// Tokens in the context now, and what share of the model's window
-    /// that is (`None` when the window is unknown): `/status`.
-    pub fn context_use(&self) -> (u64, Option<f64>) {
-        let tokens = self.context_tokens();
-        let window = self.config.context_window;
-        (tokens, (window > 0).then(|| tokens as f64 / window as f64))
+    /// Tokens in the context now, against the model's window: what the
+    /// compression gate weighs, and `/status` shows.
+    pub fn context_usage(&self) -> ContextUsage {
+        ContextUsage {
+            tokens: self.context_tokens(),
+            window: self.config.context_window,
+        }
     }
 
     /// Records the given messages, sealed as one turn: e.g. the
@@ -270,7 +271,6 @@ impl Agent {
         self.push(text_message(Role::User, prompt))?;
         // Each run gives compression its chances again.
         self.compaction.failures = 0;
-        self.compaction.off = false;
         let mut report = RunReport {
             outcome: Outcome::Interrupted,
             turns: 0,

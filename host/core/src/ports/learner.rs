@@ -15,20 +15,14 @@ use super::PortError;
 /// What kind of knowledge a memory holds. The spellings are amber-memory's
 /// `RecordType` words, so a learner maps them one to one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum MemoryKind {
-    #[serde(rename = "decision")]
     Decision,
-    #[serde(rename = "gotcha")]
     Gotcha,
-    #[serde(rename = "procedure")]
     Procedure,
-    #[serde(rename = "concept")]
     Concept,
-    #[serde(rename = "belief")]
     Belief,
-    #[serde(rename = "domain-note")]
     DomainNote,
-    #[serde(rename = "summary")]
     Summary,
 }
 
@@ -150,5 +144,17 @@ mod tests {
                 reason: None
             }
         );
+    }
+
+    #[test]
+    fn memory_kinds_serialise_as_their_as_str_spellings() {
+        use MemoryKind::*;
+        for kind in [
+            Decision, Gotcha, Procedure, Concept, Belief, DomainNote, Summary,
+        ] {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, kind.as_str());
+            assert_eq!(serde_json::from_value::<MemoryKind>(json).unwrap(), kind);
+        }
     }
 }
