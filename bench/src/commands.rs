@@ -233,18 +233,22 @@ fn plugin_command_call(rows: &mut Rows) -> Result<()> {
         .context("the command guest is enabled")?;
     let subtree = plugin_subtree("evil", command.root(), &command.spec()?);
     let mut set: CommandSet<()> = CommandSet::new(builtin_tree());
+    // As the host does: one handler for the plugin, the root looked up in
+    // the live registry with its owner under one lock.
+    let ledger_for_run = ledger.clone();
+    let run: Handler<()> = handler(move |_, inv| {
+        let live = ledger_for_run
+            .owned_command("evil")
+            .map(|(_, c)| c)
+            .ok_or(CommandError::Gone)?;
+        live.run(inv.path, inv.arg)
+            .map(Reply::text)
+            .map_err(|e| CommandError::Failed(e.to_string()))
+    });
     let mut feed = Feed::new("plugin-commands", subtree.clone());
-    for (path, node) in subtree.walk() {
+    for (_, node) in subtree.walk() {
         if let Some(action) = node.action() {
-            let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
-            let ledger = ledger.clone();
-            let run: Handler<()> = handler(move |_, inv| {
-                let live = ledger.command("evil").ok_or(CommandError::Gone)?;
-                live.run(&path, inv.arg)
-                    .map(Reply::text)
-                    .map_err(|e| CommandError::Failed(e.to_string()))
-            });
-            feed = feed.with_handler(action, run);
+            feed = feed.with_handler(action, Arc::clone(&run));
         }
     }
     set.set_feed(feed);

@@ -78,7 +78,7 @@ fn git_declares_its_subtree_with_an_inert_leaf() {
     enable_git(&runtime);
     let ledger = runtime.ledger();
     assert_eq!(
-        ledger.command_owner("git"),
+        ledger.owned_command("git").map(|(o, _)| o),
         Some(Owner::Plugin("git".into()))
     );
     let tree = ledger.command("git").unwrap();
@@ -208,7 +208,7 @@ fn disabling_git_removes_its_root_at_once() {
     let before = runtime.ledger().command_generation();
     runtime.disable("git").unwrap();
     assert!(runtime.ledger().command("git").is_none());
-    assert_eq!(runtime.ledger().command_owner("git"), None);
+    assert_eq!(runtime.ledger().owned_command("git").map(|(o, _)| o), None);
     assert_ne!(runtime.ledger().command_generation(), before);
     assert!(run(&runtime, &["git", "status"], "")
         .unwrap_err()
@@ -294,7 +294,7 @@ fn a_root_another_plugin_holds_is_refused_naming_both_and_the_first_keeps_it() {
         "its own root, installed first, was unwound"
     );
     assert_eq!(
-        runtime.ledger().command_owner("git"),
+        runtime.ledger().owned_command("git").map(|(o, _)| o),
         Some(Owner::Plugin("git".into()))
     );
     assert!(run(&runtime, &["git", "status"], "")

@@ -47,7 +47,7 @@ fn tree() -> CommandSpec {
             CommandSpec::new("diff", "The unstaged changes: a summary, then the diff")
                 .man(
                     "/git diff [--cached] [REV]… [PATH]…\n\n\
-                     Runs `git diff --stat`, then `git diff`, with the revisions and paths you give. \
+                     Runs `git diff --patch-with-stat` (a summary, then the diff) with the revisions and paths you give. \
                      Without any, it shows what you changed and have not staged; --cached (or --staged) \
                      shows what is staged instead.",
                 )
@@ -157,12 +157,12 @@ fn status(arg: &str) -> Result<String, String> {
 
 fn diff(arg: &str) -> Result<String, String> {
     let extra = words("diff", arg)?;
-    let stat = git("diff --stat", &extra)?;
-    if stat.is_empty() {
+    // One run of git: the summary, a blank line, then the patch.
+    let out = git("diff --patch-with-stat", &extra)?;
+    if out.is_empty() {
         return Ok("no changes".into());
     }
-    let patch = git("diff", &extra)?;
-    Ok(format!("{stat}\n\n{patch}"))
+    Ok(out)
 }
 
 fn log(arg: &str) -> Result<String, String> {

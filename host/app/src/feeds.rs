@@ -200,12 +200,13 @@ fn plugin_commands(app: &App) -> Feed<App> {
                 Node::new(format!("plugin `{id}`'s commands could not be read: {e}")),
             ),
         };
-        for (path, node) in subtree.walk() {
+        // One handler serves the plugin's every executable node: dispatch
+        // hands it the node's path, root first, which is what the plugin
+        // is asked by (command.wit: `path` names the node from the root).
+        let run = plugin_handler(&id, &root.root);
+        for (_, node) in subtree.walk() {
             if let Some(action) = node.action() {
-                // The plugin is asked by the whole path, its root first
-                // (command.wit: `path` names the node from the root).
-                let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
-                handlers.push((action.to_string(), plugin_handler(&id, &root.root, path)));
+                handlers.push((action.to_string(), Arc::clone(&run)));
             }
         }
         merge_completions_json(&mut tree, &subtree);
@@ -217,19 +218,17 @@ fn plugin_commands(app: &App) -> Feed<App> {
     }
 }
 
-/// Runs `path` of the plugin's subtree, looked up in the live registry.
-fn plugin_handler(id: &str, root: &str, path: Vec<String>) -> Handler<App> {
-    let (id, root) = (id.to_string(), root.to_string());
+/// Runs the invoked node of the plugin's subtree, looked up in the live
+/// registry.
+fn plugin_handler(id: &str, root: &str) -> Handler<App> {
+    let (owner, root) = (Owner::Plugin(id.to_string()), root.to_string());
     Arc::new(move |app: &mut App, inv: &Invocation<'_>| {
-        let ledger = app.manager().runtime().ledger();
-        let live = ledger
-            .command(&root)
-            .filter(|_| ledger.command_owner(&root) == Some(Owner::Plugin(id.clone())));
-        let Some(command) = live else {
+        let live = app.manager().runtime().ledger().owned_command(&root);
+        let Some(command) = live.filter(|(o, _)| *o == owner).map(|(_, c)| c) else {
             return Err(CommandError::Gone);
         };
         command
-            .run(&path, inv.arg)
+            .run(inv.path, inv.arg)
             .map(|text| Reply::text(capped(text)))
             .map_err(|e| CommandError::Failed(e.to_string()))
     })

@@ -191,23 +191,31 @@ impl<S: ?Sized> Registry<S> {
         self.entries.get(name).map(|e| Arc::clone(&e.service))
     }
 
-    fn owner(&self, name: &str) -> Option<Owner> {
-        self.entries.get(name).map(|e| e.owner.clone())
+    /// The service of `name` and who installed it.
+    fn owned(&self, name: &str) -> Option<(Owner, Arc<S>)> {
+        self.entries
+            .get(name)
+            .map(|e| (e.owner.clone(), Arc::clone(&e.service)))
+    }
+
+    /// The entries in install order.
+    fn sorted(&self) -> Vec<&Entry<S>> {
+        let mut all: Vec<&Entry<S>> = self.entries.values().collect();
+        all.sort_by_key(|e| e.seq);
+        all
     }
 
     /// Services in install order.
     fn in_install_order(&self) -> Vec<Arc<S>> {
-        self.owned_in_install_order()
-            .into_iter()
-            .map(|(_, service)| service)
-            .collect()
+        let sorted = self.sorted();
+        sorted.into_iter().map(|e| Arc::clone(&e.service)).collect()
     }
 
     /// Services and their owners in install order.
     fn owned_in_install_order(&self) -> Vec<(Owner, Arc<S>)> {
-        let mut all: Vec<&Entry<S>> = self.entries.values().collect();
-        all.sort_by_key(|e| e.seq);
-        all.into_iter()
+        let sorted = self.sorted();
+        sorted
+            .into_iter()
             .map(|e| (e.owner.clone(), Arc::clone(&e.service)))
             .collect()
     }
@@ -372,14 +380,11 @@ impl Ledger {
         self.read().commands.get(root)
     }
 
-    pub fn commands(&self) -> Vec<Arc<dyn CommandTree>> {
-        self.read().commands.in_install_order()
-    }
-
-    /// Who provides command root `root`: the host derives a plugin
-    /// command's action, `plugin.<id>.<path>`, from it.
-    pub fn command_owner(&self, root: &str) -> Option<Owner> {
-        self.read().commands.owner(root)
+    /// Command root `root` and who provides it, under one lock: the host
+    /// checks at dispatch time that a plugin command's root still belongs
+    /// to the plugin its action (`plugin.<id>.<path>`) names.
+    pub fn owned_command(&self, root: &str) -> Option<(Owner, Arc<dyn CommandTree>)> {
+        self.read().commands.owned(root)
     }
 
     /// Every command root with its owner, in install order: what the host
@@ -525,7 +530,10 @@ mod tests {
             err.to_string(),
             "command `/git` of plugin `b` is refused: plugin `a` already provides it"
         );
-        assert_eq!(ledger.command_owner("git"), Some(plugin("a")));
+        assert_eq!(
+            ledger.owned_command("git").map(|(o, _)| o),
+            Some(plugin("a"))
+        );
         let kept = ledger.command("git").unwrap();
         assert_eq!(kept.run(&["git".into()], "").unwrap(), "a");
         assert!(ledger.contributions(&plugin("b")).is_empty());
@@ -567,13 +575,16 @@ mod tests {
     }
 
     #[test]
-    fn command_owner_and_owned_commands_follow_installs_and_unwinds() {
+    fn owned_command_and_owned_commands_follow_installs_and_unwinds() {
         let ledger = Ledger::new();
-        assert_eq!(ledger.command_owner("git"), None);
+        assert_eq!(ledger.owned_command("git").map(|(o, _)| o), None);
         ledger.install(&plugin("g"), command("git", "g")).unwrap();
         ledger.install(&Owner::Host, tool("task")).unwrap();
         ledger.install(&plugin("e"), command("evil", "e")).unwrap();
-        assert_eq!(ledger.command_owner("git"), Some(plugin("g")));
+        assert_eq!(
+            ledger.owned_command("git").map(|(o, _)| o),
+            Some(plugin("g"))
+        );
         let owned: Vec<(Owner, String)> = ledger
             .owned_commands()
             .into_iter()
@@ -584,7 +595,7 @@ mod tests {
             [(plugin("g"), "git".into()), (plugin("e"), "evil".into())]
         );
         ledger.unwind(&plugin("g"));
-        assert_eq!(ledger.command_owner("git"), None);
+        assert_eq!(ledger.owned_command("git").map(|(o, _)| o), None);
         assert!(ledger.command("git").is_none());
         assert_eq!(ledger.owned_commands().len(), 1);
     }

@@ -4,14 +4,13 @@
 //! handler without a documented node, or a documented action without a
 //! handler, fails it.
 
-mod help;
 pub(crate) mod plugins;
 pub(crate) mod session;
 pub(crate) mod settings;
 
 use std::sync::Arc;
 
-use amber_core::commands::{CommandError, CommandSet, Handler, Invocation, Reply};
+use amber_core::commands::{help_handler, CommandError, CommandSet, Handler, Invocation, Reply};
 
 use crate::App;
 
@@ -23,7 +22,6 @@ pub(crate) type Builtin = fn(&mut App, &Invocation<'_>) -> Handled;
 
 /// Every built-in action, with its handler.
 const HANDLERS: &[(&str, Builtin)] = &[
-    ("help", help::help),
     ("set.value", settings::set_value),
     ("get.all", settings::get_all),
     ("get.value", settings::get_value),
@@ -39,8 +37,12 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("quit", session::quit),
 ];
 
+/// `/help` is core's: it renders any page of the tree it runs from.
+const HELP: &str = "help";
+
 /// Registers every built-in handler under its action.
 pub fn register(set: &mut CommandSet<App>) {
+    set.register(HELP, help_handler());
     for (action, f) in HANDLERS {
         set.register(*action, handler(*f));
     }
@@ -48,7 +50,7 @@ pub fn register(set: &mut CommandSet<App>) {
 
 /// The actions amber has built-in handlers for.
 pub fn actions() -> impl Iterator<Item = &'static str> {
-    HANDLERS.iter().map(|(action, _)| *action)
+    std::iter::once(HELP).chain(HANDLERS.iter().map(|(action, _)| *action))
 }
 
 pub(crate) fn handler(f: Builtin) -> Handler<App> {

@@ -193,22 +193,17 @@ fn slash_page(tree: &Node) -> String {
          Typed in a session, or from the shell as \\fBamber /COMMAND\\fR. Plugins add subtrees of \
          their own; \\fB/help\\fR lists what is there now.\n.SH COMMANDS\n",
     );
-    fn walk(out: &mut String, path: &mut Vec<String>, node: &Node) {
-        for (name, child) in &node.children {
-            path.push(name.clone());
-            out.push_str(&format!(
-                ".TP\n\\fB/{}\\fR\n{}\n",
-                path.join(" "),
-                roff(&child.help)
-            ));
-            if let Some(man) = &child.man {
-                out.push_str(&format!("{}\n", roff(man)));
-            }
-            walk(out, path, child);
-            path.pop();
+    // Pre-order, siblings by name: the root itself is not a command.
+    for (path, node) in tree.walk().skip(1) {
+        out.push_str(&format!(
+            ".TP\n\\fB/{}\\fR\n{}\n",
+            path.join(" "),
+            roff(&node.help)
+        ));
+        if let Some(man) = &node.man {
+            out.push_str(&format!("{}\n", roff(man)));
         }
     }
-    walk(&mut out, &mut Vec::new(), tree);
     out
 }
 

@@ -38,11 +38,23 @@ impl SettingRegistry {
     /// dots, so a name that holds a dot (a model `gpt-4.1`) could make two
     /// nodes share a path; the first in pre-order keeps it.
     pub fn new(tree: &Node) -> Self {
-        let mut entries = Vec::new();
-        let mut path = String::new();
-        for (name, child) in &tree.children {
-            index(name, child, &mut path, &mut entries);
-        }
+        // Node::walk keeps its own stack, so a deep tree costs no recursion.
+        let mut entries: Vec<Entry> = tree
+            .walk()
+            .skip(1)
+            .map(|(path, node)| {
+                let children: Vec<String> = node.children.keys().cloned().collect();
+                Entry {
+                    path: path.join("."),
+                    help: node.help.clone(),
+                    man: node.man.clone(),
+                    action: node.action.clone(),
+                    choices: children.clone(),
+                    children,
+                    range: node.range,
+                }
+            })
+            .collect();
         // Stable, so the first of two equal paths in pre-order stays first.
         entries.sort_by(|a, b| a.path.cmp(&b.path));
         entries.dedup_by(|later, first| later.path == first.path);
@@ -78,31 +90,6 @@ impl SettingRegistry {
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.entries.iter()
     }
-}
-
-/// Appends the entry of `node` (named `name`, under `path`) and its
-/// subtree's. `path` is restored before returning, so one buffer serves
-/// the whole walk.
-fn index(name: &str, node: &Node, path: &mut String, entries: &mut Vec<Entry>) {
-    let parent_len = path.len();
-    if !path.is_empty() {
-        path.push('.');
-    }
-    path.push_str(name);
-    let children: Vec<String> = node.children.keys().cloned().collect();
-    entries.push(Entry {
-        path: path.clone(),
-        help: node.help.clone(),
-        man: node.man.clone(),
-        action: node.action.clone(),
-        choices: children.clone(),
-        children,
-        range: node.range,
-    });
-    for (child_name, child) in &node.children {
-        index(child_name, child, path, entries);
-    }
-    path.truncate(parent_len);
 }
 
 #[cfg(test)]
