@@ -10,15 +10,19 @@
 //!   a rendered string that lives in memory only, plus a manifest of
 //!   digests and accounting that never holds titles or bodies.
 //!
-//! The crate knows the core's ports ([`prompt_block`] is a head block) and
-//! nothing of WebAssembly. Feedback is stored and changes nothing by
-//! itself: there is no autonomous learning.
+//! The crate knows the core's ports ([`prompt_block`] is a head block,
+//! [`learner`] keeps what compression learns, with [`skills`]' folders)
+//! and nothing of WebAssembly. Feedback is stored and changes nothing by
+//! itself. The one place anything is learned is the learner, driven by a
+//! compression cycle's judgement: it writes candidates, which only a
+//! person promotes.
 
 pub mod assembly;
 pub mod compiler;
 pub mod eligibility;
 pub mod error;
 pub mod fts_query;
+pub mod learner;
 pub mod model;
 pub mod namespace;
 pub mod prompt_block;
@@ -26,12 +30,14 @@ mod ranking;
 pub mod recall;
 mod schema;
 pub mod semantic;
+pub mod skills;
 pub mod store;
 pub mod tokens;
 pub mod validate;
 
 pub use eligibility::Suppression;
 pub use error::MemoryError;
+pub use learner::MemoryLearner;
 pub use model::{
     Applicability, ChangeKind, Draft, Edge, EdgeKind, Feedback, Provenance, Receipt, Record,
     RecordType, Revision, Status, Verdict,

@@ -23,6 +23,26 @@ impl Store {
     /// each did is returned in order; the first invalid draft stops the
     /// batch before anything is written.
     pub fn add_many(&mut self, namespace: &str, drafts: Vec<Draft>) -> Result<Vec<Added>> {
+        self.add_many_with_evidence(namespace, drafts, 1)
+    }
+
+    /// [`Store::add_many`], where a *new* record starts with
+    /// `initial_evidence` instead of 1. Compression's learner stores what
+    /// it extracts at the promote threshold (seed: "upsert, evidence
+    /// starts at promote_threshold"): the model's judgement counts as that
+    /// much evidence. Content already stored still gains one, as always.
+    pub fn add_many_with_evidence(
+        &mut self,
+        namespace: &str,
+        drafts: Vec<Draft>,
+        initial_evidence: u32,
+    ) -> Result<Vec<Added>> {
+        if initial_evidence == 0 {
+            return Err(MemoryError::invalid(
+                "initial evidence",
+                "a new record has at least 1",
+            ));
+        }
         let mut prepared = Vec::with_capacity(drafts.len());
         for draft in drafts {
             let draft = validate::draft(draft)?;
@@ -35,7 +55,10 @@ impl Store {
         let tx = self.write()?;
         let mut out = Vec::with_capacity(prepared.len());
         for (draft, hash, tokens) in &prepared {
-            out.push(add_in(&tx, namespace, draft, hash, *tokens, at).map_err(|e| sql(&path, e))?);
+            out.push(
+                add_in(&tx, namespace, draft, hash, *tokens, initial_evidence, at)
+                    .map_err(|e| sql(&path, e))?,
+            );
         }
         tx.commit().map_err(|e| sql(&path, e))?;
         Ok(out)
@@ -160,6 +183,7 @@ fn add_in(
     draft: &Draft,
     hash: &str,
     tokens: i64,
+    initial_evidence: u32,
     at: i64,
 ) -> rusqlite::Result<Added> {
     let existing: Option<i64> = tx
@@ -187,21 +211,25 @@ fn add_in(
         "INSERT INTO records (namespace, type, title, content, tags, actor, session, model, \
          confidence, status, valid_from, valid_until, paths, languages, content_hash, evidence, \
          tokens, revision, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 1, ?16, 1, ?17, ?17)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?18, ?16, 1, ?17, ?17)",
     )?
-    .execute(params_from_iter(draft_values(
-        Value::Text(namespace.to_string()),
-        draft,
-        hash,
-        tokens,
-        at,
-    )))?;
+    .execute(params_from_iter(
+        draft_values(
+            Value::Text(namespace.to_string()),
+            draft,
+            hash,
+            tokens,
+            at,
+        )
+        .into_iter()
+        .chain([Value::Integer(i64::from(initial_evidence))]),
+    ))?;
     let id = tx.last_insert_rowid();
     snapshot(tx, id, ChangeKind::Created, None, at)?;
     Ok(Added {
         id,
         created: true,
-        evidence: 1,
+        evidence: i64::from(initial_evidence),
         status: draft.status,
     })
 }
@@ -209,6 +237,7 @@ fn add_in(
 /// The values both writes of a draft bind, numbered as their statements
 /// number them: `?1` is the key (the namespace on insert, the id on
 /// update), then the draft's columns, the hash, the tokens and the time.
+/// The insert binds its starting evidence after them, as `?18`.
 fn draft_values(key: Value, draft: &Draft, hash: &str, tokens: i64, at: i64) -> Vec<Value> {
     let text = |s: &str| Value::Text(s.to_string());
     let maybe_text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
@@ -313,6 +342,49 @@ mod tests {
             (added[0].created, added[1].created, added[1].evidence),
             (true, false, 2)
         );
+    }
+
+    #[test]
+    fn new_records_start_at_the_given_evidence_and_a_repeat_adds_one() {
+        let (_dir, mut store) = store();
+        let mut d = Draft::new(RecordType::Gotcha, "flock", "Wrap cargo in flock.");
+        d.provenance.session = Some("s1".into());
+        let added = store
+            .add_many_with_evidence("ns", vec![d.clone(), d.clone()], 3)
+            .unwrap();
+        assert_eq!(
+            added
+                .iter()
+                .map(|a| (a.created, a.evidence))
+                .collect::<Vec<_>>(),
+            [(true, 3), (false, 4)]
+        );
+        let again = store.add_many_with_evidence("ns", vec![d], 3).unwrap();
+        assert_eq!((again[0].created, again[0].evidence), (false, 5));
+        let record = store.get(added[0].id).unwrap();
+        assert_eq!(
+            (record.evidence, record.draft.status),
+            (5, Status::Candidate)
+        );
+        let history = store.history(added[0].id).unwrap();
+        assert_eq!(
+            history.iter().map(|r| r.change).collect::<Vec<_>>(),
+            [
+                ChangeKind::Created,
+                ChangeKind::Evidence,
+                ChangeKind::Evidence
+            ]
+        );
+        assert_eq!(history[0].session.as_deref(), Some("s1"));
+        assert!(store.check().unwrap().ok());
+    }
+
+    #[test]
+    fn zero_initial_evidence_is_refused() {
+        let (_dir, mut store) = store();
+        let d = Draft::new(RecordType::Gotcha, "t", "c");
+        assert!(store.add_many_with_evidence("ns", vec![d], 0).is_err());
+        assert!(store.list("ns", &ListFilter::default()).unwrap().is_empty());
     }
 
     #[test]
