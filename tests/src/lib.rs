@@ -10,6 +10,7 @@ pub mod cli;
 pub mod exec_env;
 pub mod fake_llm;
 pub mod native_parsers;
+pub mod requests;
 pub mod scenario;
 pub mod sse;
 

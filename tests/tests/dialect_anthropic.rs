@@ -2,7 +2,8 @@
 //! recorded Anthropic streams decode to amber's normalised chunks whatever
 //! the batch size, edge cases the recordings miss still decode safely, and
 //! requests keep Anthropic's rules (alternating roles, thinking sent back
-//! signed, no key in the component).
+//! signed, no key in the component, the cache mark where a shared prefix
+//! ends).
 
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use amber_core::ports::dialect::{
 };
 use amber_core::ports::Dialect;
 use amber_runtime::PluginRuntime;
+use amber_tests::requests::{self, compression_pair, recorded_body};
 use amber_tests::sse::{parse, read_fixture};
 use amber_tests::{decode_all, Decoded, Scratch};
 use serde_json::{json, Value};
@@ -618,4 +620,172 @@ fn a_request_it_cannot_shape_is_refused_with_the_reason() {
     });
     let err = anthropic.dialect.build_request(&misplaced).unwrap_err();
     assert!(err.to_string().contains("toolu_9"), "{err}");
+}
+
+/// The cache mark as it appears in a body.
+const MARK: &str = r#""cache_control":{"type":"ephemeral"}"#;
+
+impl Anthropic {
+    fn body(&self, request: &ChatRequest) -> String {
+        self.dialect.build_request(request).unwrap().body
+    }
+}
+
+fn json_of(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+}
+
+/// The byte just past the block that carries the body's one mark: the
+/// first `}` after the mark that is in no string and closes no object
+/// opened after it.
+fn end_of_marked_block(body: &str) -> usize {
+    assert_eq!(body.matches(MARK).count(), 1, "one mark: {body}");
+    let start = body.find(MARK).unwrap() + MARK.len();
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    for (at, c) in body[start..].char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            _ if in_string => {}
+            '{' => depth += 1,
+            '}' if depth == 0 => return start + at + 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    panic!("the marked block never closes: {body}")
+}
+
+#[test]
+fn compression_requests_match_their_recorded_shapes() {
+    let anthropic = anthropic();
+    let (classify, extract) = compression_pair(FLAVOR, "claude-sonnet-4-5");
+    assert_eq!(
+        json_of(&anthropic.body(&classify)),
+        recorded_body("anthropic-messages-classify.json")
+    );
+    assert_eq!(
+        json_of(&anthropic.body(&extract)),
+        recorded_body("anthropic-messages-extract.json")
+    );
+}
+
+#[test]
+fn classify_and_extract_share_their_bytes_through_the_marked_block() {
+    let anthropic = anthropic();
+    let (classify, extract) = compression_pair(FLAVOR, "claude-sonnet-4-5");
+    let (classify, extract) = (anthropic.body(&classify), anthropic.body(&extract));
+    let end = end_of_marked_block(&classify);
+    assert_eq!(end, end_of_marked_block(&extract));
+    assert_eq!(classify[..end], extract[..end]);
+    assert_ne!(classify[end..], extract[end..]);
+    for body in [&classify, &extract] {
+        // The system prompt is lifted out, and messages 1 to 3 are all
+        // user messages, merged into one turn: message 2 is its block 1.
+        let body = json_of(body);
+        let turn = &body["messages"][0]["content"];
+        assert_eq!(turn[1]["text"], requests::CLASSIFY);
+        assert_eq!(turn[1]["cache_control"], json!({"type": "ephemeral"}));
+        assert_eq!(body["system"], requests::SYSTEM, "system stays a string");
+    }
+}
+
+#[test]
+fn without_a_mark_or_past_the_last_message_nothing_is_marked() {
+    let anthropic = anthropic();
+    let unmarked = anthropic.body(&conversation());
+    assert!(!unmarked.contains("cache_control"), "{unmarked}");
+    let (mut classify, _) = compression_pair(FLAVOR, "claude-sonnet-4-5");
+    classify.cache_breakpoint = None;
+    let plain = anthropic.body(&classify);
+    assert!(!plain.contains("cache_control"), "{plain}");
+    for past in [3, 99, u32::MAX] {
+        classify.cache_breakpoint = Some(past);
+        assert_eq!(anthropic.body(&classify), plain, "index {past}");
+    }
+}
+
+#[test]
+fn a_mark_on_a_system_message_turns_system_into_marked_blocks() {
+    let anthropic = anthropic();
+    let mut request = conversation();
+    let unmarked = json_of(&anthropic.body(&request));
+    request.cache_breakpoint = Some(0);
+    let body = anthropic.body(&request);
+    assert_eq!(body.matches(MARK).count(), 1);
+    let body = json_of(&body);
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "You are amber.", "cache_control": {"type": "ephemeral"}}])
+    );
+    assert_eq!(body["messages"], unmarked["messages"]);
+
+    // A later system message is not part of the cached prefix: it goes in
+    // a second block, unmarked.
+    request.messages.insert(2, text(Role::System, "Be brief."));
+    let body = json_of(&anthropic.body(&request));
+    assert_eq!(
+        body["system"],
+        json!([
+            {"type": "text", "text": "You are amber.", "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "Be brief."},
+        ])
+    );
+}
+
+#[test]
+fn a_mark_counts_messages_as_sent_and_lands_on_the_last_block_it_may() {
+    let anthropic = anthropic();
+    let mark = json!({"type": "ephemeral"});
+    let marked = |index: u32| {
+        let mut request = conversation();
+        request.cache_breakpoint = Some(index);
+        let body = anthropic.body(&request);
+        assert!(body.matches(MARK).count() <= 1, "{body}");
+        json_of(&body)
+    };
+
+    // Message 1, the first user words, is turn 0 once system is lifted.
+    let body = marked(1);
+    assert_eq!(body["messages"][0]["content"][0]["cache_control"], mark);
+
+    // Message 2, the assistant turn, ends with its second tool call.
+    let body = marked(2);
+    let turn = body["messages"][1]["content"].as_array().unwrap();
+    assert_eq!(turn[3]["id"], "toolu_2");
+    assert_eq!(turn[3]["cache_control"], mark);
+    assert!(turn[..3].iter().all(|b| b.get("cache_control").is_none()));
+
+    // Message 4, the second tool result, shares the last user turn with
+    // message 3's result and message 5's words.
+    let body = marked(4);
+    let turn = body["messages"][2]["content"].as_array().unwrap();
+    assert_eq!(turn[1]["tool_use_id"], "toolu_2");
+    assert_eq!(turn[1]["cache_control"], mark);
+    assert!(turn[2].get("cache_control").is_none());
+
+    // Thinking blocks cannot carry the mark: it goes on the last block
+    // before them, and a message of thinking alone is not marked.
+    let mut request = conversation();
+    request.messages[2].parts = vec![
+        Part::Text {
+            text: "Let me look.".into(),
+        },
+        Part::Reasoning(Reasoning {
+            id: None,
+            text: "Later thoughts.".into(),
+            signature: Some("sig-later".into()),
+            encrypted: None,
+        }),
+    ];
+    request.messages.truncate(3);
+    request.cache_breakpoint = Some(2);
+    let body = json_of(&anthropic.body(&request));
+    let turn = &body["messages"][1]["content"];
+    assert_eq!(turn[0]["cache_control"], mark);
+    assert!(turn[1].get("cache_control").is_none());
+    request.messages[2].parts.remove(0);
+    let body = anthropic.body(&request);
+    assert!(!body.contains("cache_control"), "{body}");
 }

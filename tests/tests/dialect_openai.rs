@@ -1,12 +1,14 @@
 //! The OpenAI dialects (`openai-chat`, `openai-responses`) through the real
 //! `provider-openai` component: recorded streams decode to the normalised
 //! chunks whatever the batch size, requests carry the conversation and no
-//! key, and HTTP errors are classified.
+//! key (and no cache mark: OpenAI caches prefixes by itself), and HTTP
+//! errors are classified.
 
 use amber_core::ports::dialect::{
     ChatRequest, Message, Part, Reasoning, Role, SseEvent, StopReason, StreamChunk, ToolCall,
     ToolDecl, ToolResult, Usage,
 };
+use amber_tests::requests::{compression_pair, recorded_body};
 use amber_tests::sse::{parse, read_fixture};
 use amber_tests::{decode_all, dialect, Decoded};
 use serde_json::{json, Value};
@@ -668,6 +670,44 @@ fn chat_request_sends_no_reasoning() {
     let req = dialect.build_request(&conversation(CHAT)).unwrap();
     assert!(!req.body.contains("Need the file."));
     assert!(!req.body.contains("gAAAA-opaque"));
+}
+
+#[test]
+fn compression_requests_match_their_recorded_shapes() {
+    for (flavor, list) in [(CHAT, "messages"), (RESPONSES, "input")] {
+        let (_scratch, _runtime, dialect) = dialect(GUEST, flavor);
+        let (classify, extract) = compression_pair(flavor, "gpt-4o");
+        let classify = json_of(&dialect.build_request(&classify).unwrap().body);
+        let extract = json_of(&dialect.build_request(&extract).unwrap().body);
+        assert_eq!(classify, recorded_body(&format!("{flavor}-classify.json")));
+        assert_eq!(extract, recorded_body(&format!("{flavor}-extract.json")));
+        // OpenAI caches the longest prefix it has seen: extract's begins
+        // with everything classify sends.
+        let shared = classify[list].as_array().unwrap();
+        assert_eq!(
+            extract[list].as_array().unwrap()[..shared.len()],
+            shared[..]
+        );
+    }
+}
+
+#[test]
+fn the_cache_mark_changes_nothing_in_either_body() {
+    for flavor in [CHAT, RESPONSES] {
+        let (_scratch, _runtime, dialect) = dialect(GUEST, flavor);
+        let body = |request: &ChatRequest| dialect.build_request(request).unwrap().body;
+        let mut request = conversation(flavor);
+        let unmarked = body(&request);
+        for index in [0, 1, 2, 3, 99] {
+            request.cache_breakpoint = Some(index);
+            assert_eq!(body(&request), unmarked, "{flavor}, mark at {index}");
+        }
+        let (mut classify, _) = compression_pair(flavor, "gpt-4o");
+        let marked = body(&classify);
+        classify.cache_breakpoint = None;
+        assert_eq!(marked, body(&classify), "{flavor}");
+        assert!(!marked.contains("cache"), "{flavor}: {marked}");
+    }
 }
 
 // ---- HTTP errors ----

@@ -2,9 +2,9 @@
 //! wire path", the request half).
 //!
 //! Anthropic wants the system prompt apart from the turns, roles that
-//! alternate strictly, tool results inside a user turn, and thinking blocks
-//! sent back unchanged with their signatures. Everything here serves one of
-//! those rules.
+//! alternate strictly, tool results inside a user turn, thinking blocks
+//! sent back unchanged with their signatures, and a `cache_control` mark
+//! where a cached prefix ends. Everything here serves one of those rules.
 
 use amber_sdk::bindings::exports::amber::plugin::provider::{
     Message, Part, Reasoning, Role, ToolCall, ToolDecl, ToolResult,
@@ -35,10 +35,16 @@ pub fn build(req: &ChatRequest) -> Result<HttpRequest, String> {
     let max_tokens = req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     body.insert("max_tokens".into(), json!(max_tokens));
     body.insert("stream".into(), json!(true));
-    if let Some(system) = system_prompt(&req.messages) {
-        body.insert("system".into(), json!(system));
+    // One mark at most, well under Anthropic's four a request. An index
+    // past the last message marks nothing.
+    let mark = req
+        .cache_breakpoint
+        .map(|i| i as usize)
+        .filter(|&i| i < req.messages.len());
+    if let Some(system) = system(&req.messages, mark) {
+        body.insert("system".into(), system);
     }
-    body.insert("messages".into(), Value::Array(turns(&req.messages)?));
+    body.insert("messages".into(), Value::Array(turns(&req.messages, mark)?));
     if !req.tools.is_empty() {
         let tools = req.tools.iter().map(tool).collect::<Result<_, _>>()?;
         body.insert("tools".into(), Value::Array(tools));
@@ -62,8 +68,30 @@ pub fn build(req: &ChatRequest) -> Result<HttpRequest, String> {
     })
 }
 
+/// The `system` field: the text of every system message, in order, as one
+/// string; `None` when there is none. When the cache mark falls on a system
+/// message the field is a list of text blocks instead, so that the mark has
+/// a block to sit on: the system messages up to the marked one in a first
+/// block, which carries it, and any after it in a second.
+fn system(messages: &[Message], mark: Option<usize>) -> Option<Value> {
+    let marked = mark
+        .filter(|&i| messages[i].role == Role::System)
+        .and_then(|i| {
+            let (cached, after) = messages.split_at(i + 1);
+            Some((system_text(cached)?, system_text(after)))
+        });
+    let Some((cached, after)) = marked else {
+        return system_text(messages).map(Value::String);
+    };
+    let mut first = json!({"type": "text", "text": cached});
+    first["cache_control"] = cache_control();
+    let mut blocks = vec![first];
+    blocks.extend(after.map(|text| json!({"type": "text", "text": text})));
+    Some(Value::Array(blocks))
+}
+
 /// The text of every system message, in order; `None` when there is none.
-fn system_prompt(messages: &[Message]) -> Option<String> {
+fn system_text(messages: &[Message]) -> Option<String> {
     let texts: Vec<&str> = messages
         .iter()
         .filter(|m| m.role == Role::System)
@@ -84,8 +112,9 @@ struct Turn {
 
 /// The non-system messages as alternating turns: adjacent messages that
 /// land on the same role (tool results and the user's next words, say)
-/// share one turn, and a message with nothing to send is skipped.
-fn turns(messages: &[Message]) -> Result<Vec<Value>, String> {
+/// share one turn, and a message with nothing to send is skipped. The
+/// message at `mark`, if it is one of them, gets the cache mark.
+fn turns(messages: &[Message], mark: Option<usize>) -> Result<Vec<Value>, String> {
     let mut turns: Vec<Turn> = Vec::new();
     for (n, message) in messages.iter().enumerate() {
         let role = match message.role {
@@ -99,6 +128,9 @@ fn turns(messages: &[Message]) -> Result<Vec<Value>, String> {
                 content.push(block);
             }
         }
+        if mark == Some(n) {
+            put_mark(&mut content);
+        }
         if content.is_empty() {
             continue;
         }
@@ -108,6 +140,23 @@ fn turns(messages: &[Message]) -> Result<Vec<Value>, String> {
         }
     }
     Ok(turns.into_iter().map(finish_turn).collect())
+}
+
+/// The cache mark: Anthropic caches the prompt (tools, system, then
+/// messages) up to and including the block that carries it.
+fn cache_control() -> Value {
+    json!({"type": "ephemeral"})
+}
+
+/// Marks the last of a message's blocks that may carry the mark: thinking
+/// blocks cannot (Anthropic caches them only with a later block). A message
+/// with no such block gets no mark.
+fn put_mark(blocks: &mut [Value]) {
+    let markable =
+        |b: &&mut Value| !matches!(b["type"].as_str(), Some("thinking" | "redacted_thinking"));
+    if let Some(block) = blocks.iter_mut().rev().find(markable) {
+        block["cache_control"] = cache_control();
+    }
 }
 
 /// Anthropic reads tool results only at the start of a user turn, so a

@@ -107,6 +107,7 @@ fn to_wit_request(req: &ChatRequest) -> wit::ChatRequest {
         tools,
         max_tokens: req.max_tokens,
         temperature: req.temperature,
+        cache_breakpoint: req.cache_breakpoint,
     }
 }
 
