@@ -5,6 +5,7 @@
 
 mod commands;
 mod compile;
+mod compression;
 mod context;
 mod corpus;
 mod engine;
@@ -39,6 +40,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["compile"], compile::run),
     (&["context"], context::run),
     (&["commands"], commands::run),
+    (&["compression", "compact"], compression::run),
     (&["wire"], wire::run),
     (&["engine", "loop"], engine::run),
     (&["tools", "grep", "read_file"], tools::run),

@@ -7,14 +7,15 @@ use std::sync::Arc;
 
 use amber_config::Config;
 use amber_core::commands::{builtin_tree, Candidate, CommandSet, Node, Outcome};
-use amber_core::engine::{Agent, AgentEvent, Mode};
+use amber_core::engine::{Agent, AgentEvent, CompactionOutcome, EventSink, Mode};
 use amber_core::policy::Policy;
 use amber_core::project::ProjectRoot;
 use amber_runtime::manager::PluginManager;
 use amber_runtime::AmberDirs;
 use amber_wire::Preset;
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 
+use crate::compaction::{self, Compression};
 use crate::session::{self, SessionOptions};
 use crate::{builtins, feeds, host};
 
@@ -23,8 +24,9 @@ pub struct Live {
     pub agent: Agent,
     pub info: amber_core::session::SessionInfo,
     pub preset: Preset,
-    /// The compression gate's threshold (the gate itself is opaque).
-    pub compress_threshold: f64,
+    /// How the session compresses (the gate and the pipeline are opaque
+    /// ports built from it: `compaction::install`).
+    pub compression: Compression,
     /// The `session.started` event, for the front end to show.
     pub started: AgentEvent,
 }
@@ -38,6 +40,8 @@ pub struct Settings {
     pub temperature: Option<f32>,
     pub max_iterations: u32,
     pub compress_threshold: f64,
+    pub compress_target: f64,
+    pub compress_enabled: bool,
 }
 
 pub struct App {
@@ -180,9 +184,12 @@ impl App {
         let config = live.agent.config_mut();
         config.temperature = settings.temperature;
         config.max_tool_iterations = settings.max_iterations;
-        live.agent
-            .set_gate(session::gate(settings.compress_threshold));
-        live.compress_threshold = settings.compress_threshold;
+        live.compression = Compression {
+            threshold: settings.compress_threshold,
+            target: settings.compress_target,
+            enabled: settings.compress_enabled,
+        };
+        compaction::install(&mut live);
         Ok(&self.live.insert(live).started)
     }
 
@@ -198,7 +205,9 @@ impl App {
                     policy: self.policy.mode(),
                     temperature: c.temperature,
                     max_iterations: c.max_tool_iterations,
-                    compress_threshold: live.compress_threshold,
+                    compress_threshold: live.compression.threshold,
+                    compress_target: live.compression.target,
+                    compress_enabled: live.compression.enabled,
                 }
             }
             None => {
@@ -219,9 +228,26 @@ impl App {
                     temperature: self.config.agent.temperature,
                     max_iterations: self.config.agent.max_tool_iterations,
                     compress_threshold: self.config.agent.compress_threshold,
+                    compress_target: self.config.agent.compress_target,
+                    compress_enabled: self.config.agent.compress_enabled,
                 }
             }
         }
+    }
+
+    /// Compresses the open session's context now: what a front end does
+    /// for [`amber_core::commands::Effect::Compact`] (`/compact [focus]`),
+    /// with the agent's `compaction.*` events going to `sink`.
+    pub async fn compact(
+        &mut self,
+        focus: Option<&str>,
+        sink: &mut EventSink<'_>,
+    ) -> Result<CompactionOutcome> {
+        let live = self
+            .live
+            .as_mut()
+            .context("no session is open to compact")?;
+        Ok(live.agent.compact_now(focus, sink).await?)
     }
 
     /// The plugin manager, to add, remove or switch plugins; the command

@@ -5,6 +5,7 @@
 
 mod app;
 pub mod builtins;
+pub mod compaction;
 pub mod config_file;
 mod feeds;
 pub mod host;

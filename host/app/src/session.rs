@@ -19,6 +19,7 @@ use amber_wire::{make_dialect, Preset, WireClient};
 use anyhow::Result;
 
 use crate::app::Live;
+use crate::compaction::{self, Compression};
 use crate::host;
 use crate::presets::presets_from;
 
@@ -36,6 +37,9 @@ pub struct SessionOptions {
     pub yes: bool,
     /// Continue this session (its chain is verified first).
     pub resume: Option<String>,
+    /// The compression threshold for this run, in (0, 1] (`amber exec
+    /// --compact-at X`); default: `agent.compress_threshold`.
+    pub compress_threshold: Option<f64>,
 }
 
 /// A session ready for its first prompt, with the host it runs in.
@@ -155,7 +159,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     let mode: Mode = options.mode.unwrap_or(config.policy.mode);
     let policy = host::policy(&config, workspace, Some(mode), options.yes);
     let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
-    let live = start(
+    let mut live = start(
         project,
         &config,
         manager.runtime().ledger(),
@@ -163,6 +167,10 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
         preset,
         resuming,
     )?;
+    if let Some(threshold) = options.compress_threshold {
+        live.compression.threshold = threshold;
+        crate::compaction::install(&mut live);
+    }
     Ok(OpenSession {
         live,
         config,
@@ -241,7 +249,8 @@ pub fn start(
         workspace: Some(workspace_text.clone()),
     };
     let cancel = tokio_util::sync::CancellationToken::new();
-    let gate = gate(agent_config.compress_threshold);
+    let compression = Compression::from_config(config);
+    let gate = gate(compression.threshold);
     let mut tools = ledger.tools();
     // Installed once per ledger: a second session of the same host finds
     // it there already.
@@ -284,7 +293,7 @@ pub fn start(
         policy: policy.clone(),
         gate,
         compressor: None,
-        learner: None,
+        learner: Some(compaction::learner(&dirs, project, config)),
     };
     let session_path = writer.path().display().to_string();
     let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_cancel(cancel);
@@ -306,11 +315,13 @@ pub fn start(
         interrupted,
         warnings,
     };
-    Ok(Live {
+    let mut live = Live {
         agent,
         info,
         preset,
-        compress_threshold: agent_config.compress_threshold,
+        compression,
         started,
-    })
+    };
+    compaction::install(&mut live);
+    Ok(live)
 }

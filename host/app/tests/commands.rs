@@ -159,7 +159,37 @@ fn set_in_a_session_changes_the_session_and_save_writes_the_file() {
     let live = app.live().unwrap();
     assert_eq!(live.agent.config().temperature, Some(0.3));
     assert_eq!(live.agent.config().max_tool_iterations, 7);
-    assert_eq!(live.compress_threshold, 0.6);
+    assert_eq!(live.compression.threshold, 0.6);
+    assert!(live.compression.enabled);
+
+    // Compression: target and switch for the session; /compact asks the
+    // front end to run the cycle, and says so when compression is off.
+    ok(&mut app, "/set compress_target 0.4");
+    ok(&mut app, "/set compress_enabled false");
+    assert_eq!(
+        (
+            app.live().unwrap().compression.target,
+            app.live().unwrap().compression.enabled
+        ),
+        (0.4, false)
+    );
+    match app.dispatch("/compact") {
+        Outcome::Error { message, .. } => {
+            assert!(message.contains("compression is off"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    ok(&mut app, "/set compress_enabled true");
+    match app.dispatch("/compact the parser") {
+        Outcome::Ok { reply, .. } => assert_eq!(
+            reply.effect,
+            Effect::Compact {
+                focus: Some("the parser".into())
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(ok(&mut app, "/get compress_target").contains("0.4"));
     assert_eq!(scratch.config(), "", "the file is untouched without --save");
 
     ok(&mut app, "/set model gpt-test --save");

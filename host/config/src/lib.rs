@@ -103,6 +103,10 @@ pub struct MemoryConfig {
     /// semantic recall; none keeps recall lexical. `AMBER_EMBEDDING_MODEL`
     /// overrides it.
     pub embedding_model: Option<std::path::PathBuf>,
+    /// The evidence count at which a candidate memory is offered to a
+    /// person for promotion; what compression extracts starts at it
+    /// (seed 000, "Memory extraction").
+    pub promote_threshold: u32,
 }
 
 impl Default for MemoryConfig {
@@ -111,6 +115,7 @@ impl Default for MemoryConfig {
             recall_block: true,
             recall_budget: 512,
             embedding_model: None,
+            promote_threshold: 3,
         }
     }
 }
@@ -218,6 +223,11 @@ pub struct AgentConfig {
     pub confirm_prompt: String,
     /// Context utilisation (0-1] at which compression is wanted.
     pub compress_threshold: f64,
+    /// The share of the window (0-1] a compressed context may use; a
+    /// threshold below it lowers it to the threshold.
+    pub compress_target: f64,
+    /// Compress when the threshold is passed, and on `/compact`.
+    pub compress_enabled: bool,
     /// Sampling temperature (0-2); unset lets the provider choose.
     pub temperature: Option<f32>,
     /// The reply budget per model call; unset lets the provider choose
@@ -247,6 +257,8 @@ impl Default for AgentConfig {
             confirm_turn: true,
             confirm_prompt: String::new(),
             compress_threshold: 0.8,
+            compress_target: 0.5,
+            compress_enabled: true,
             temperature: None,
             max_tokens: None,
             subagents: SubagentMode::Serial,
@@ -380,6 +392,16 @@ impl Config {
                 threshold > 0.0 && threshold <= 1.0,
                 "agent.compress_threshold",
                 "must be above 0 and at most 1",
+            ),
+            (
+                self.agent.compress_target > 0.0 && self.agent.compress_target <= 1.0,
+                "agent.compress_target",
+                "must be above 0 and at most 1",
+            ),
+            (
+                (1..=1000).contains(&self.memory.promote_threshold),
+                "memory.promote_threshold",
+                "must be between 1 and 1000",
             ),
             (
                 (64..=8192).contains(&self.memory.recall_budget),

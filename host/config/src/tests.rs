@@ -123,9 +123,26 @@ fn the_memory_section_has_defaults_and_a_checked_budget() {
         model.memory.embedding_model.as_deref(),
         Some(std::path::Path::new("/opt/minilm"))
     );
+    assert_eq!(config.memory.promote_threshold, 3);
+    let err = parse("[memory]\npromote_threshold = 0\n").unwrap_err();
+    assert!(err.contains("memory.promote_threshold"), "{err}");
     let err = parse("[memory]\nrecall_budget = 10\n").unwrap_err();
     assert!(err.contains("memory.recall_budget"), "{err}");
     assert!(err.contains("must be between 64 and 8192"), "{err}");
+}
+
+#[test]
+fn compression_has_a_target_and_a_switch() {
+    let config = parse("").unwrap();
+    assert_eq!(config.agent.compress_threshold, 0.8);
+    assert_eq!(config.agent.compress_target, 0.5);
+    assert!(config.agent.compress_enabled);
+    let set = parse("[agent]\ncompress_target = 0.3\ncompress_enabled = false\n").unwrap();
+    assert_eq!(set.agent.compress_target, 0.3);
+    assert!(!set.agent.compress_enabled);
+    let err = parse("[agent]\ncompress_target = 0\n").unwrap_err();
+    assert!(err.contains("agent.compress_target"), "{err}");
+    assert!(err.contains("must be above 0 and at most 1"), "{err}");
 }
 
 #[test]

@@ -55,6 +55,12 @@ pub struct Turn {
     /// Served first, one per request, before the reply itself.
     #[serde(default)]
     pub faults: Vec<Fault>,
+    /// The turn is only its faults: once they are served the next turn
+    /// comes, and `reply` (left out) is never sent. For a failing request
+    /// between two turns of the conversation, e.g. a compression request.
+    #[serde(default)]
+    pub only_faults: bool,
+    #[serde(default)]
     pub reply: Reply,
 }
 
@@ -65,6 +71,7 @@ impl Default for Turn {
             expect_tool_results: None,
             check_tool_results: true,
             faults: Vec::new(),
+            only_faults: false,
             reply: Reply::default(),
         }
     }

@@ -122,6 +122,10 @@ async fn serve(
         let fault = turn.faults.get(cursor.fault).cloned();
         let sent = cursor.sent_calls.clone();
         match fault {
+            Some(_) if turn.only_faults && cursor.fault + 1 == turn.faults.len() => {
+                cursor.turn += 1;
+                cursor.fault = 0;
+            }
             Some(_) => cursor.fault += 1,
             None => {
                 cursor.turn += 1;

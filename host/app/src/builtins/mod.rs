@@ -33,6 +33,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("sessions.show", session::show),
     ("get.rules", settings::get_rules),
     ("status", session::status),
+    ("compact", session::compact),
     ("clear", session::clear),
     ("quit", session::quit),
 ];

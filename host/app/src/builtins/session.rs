@@ -1,6 +1,7 @@
-//! `/sessions`, `/status`, `/clear` and `/quit`: the session's own
-//! commands. From the shell there is no session: `/status` shows the
-//! config's settings, `/clear` has nothing to clear.
+//! `/sessions`, `/status`, `/compact`, `/clear` and `/quit`: the
+//! session's own commands. From the shell there is no session: `/status`
+//! shows the config's settings, `/clear` has nothing to clear, and
+//! `amber /compact` opens the session it compacts (amber-cli).
 
 use amber_core::commands::{Effect, Invocation, Reply};
 use amber_core::text::count;
@@ -92,7 +93,7 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
                 Some(share) => format!(
                     "{tokens} of {window} tokens ({:.0}%; compression at {:.0}%)",
                     share * 100.0,
-                    live.compress_threshold * 100.0
+                    live.compression.threshold * 100.0
                 ),
                 None => format!("{tokens} tokens (the window is unknown)"),
             };
@@ -107,7 +108,7 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
                 "context_tokens": tokens,
                 "context_window": window,
                 "context_share": share,
-                "compress_threshold": live.compress_threshold,
+                "compression": live.compression,
                 "last_usage": usage,
             });
         }
@@ -115,6 +116,32 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
     }
     lines.push(format!("tools     {}", count(tools, "tool")));
     Ok(Reply::text(lines.join("\n")).with_data(data))
+}
+
+/// `/compact [focus words]`: checks there is something to compact and
+/// asks the front end to run the cycle, which is a model call whose
+/// events the front end draws ([`App::compact`]).
+pub fn compact(app: &mut App, inv: &Invocation<'_>) -> Handled {
+    let Some(live) = app.live() else {
+        return Err(failed(
+            "no session is open to compact (from the shell: amber /compact [--session ID] [focus words])",
+        ));
+    };
+    if !live.compression.enabled {
+        return Err(failed(
+            "compression is off (agent.compress_enabled = false); /set compress_enabled true turns it on",
+        ));
+    }
+    let focus = Some(inv.arg.trim())
+        .filter(|f| !f.is_empty())
+        .map(str::to_string);
+    let text = match &focus {
+        Some(focus) => format!("compacting session {}, focused on: {focus}", live.info.id),
+        None => format!("compacting session {}", live.info.id),
+    };
+    Ok(Reply::text(text)
+        .with_data(json!({ "session": live.info.id, "focus": focus }))
+        .with_effect(Effect::Compact { focus }))
 }
 
 /// `/clear`: a new session in place of this one; the old one stays on

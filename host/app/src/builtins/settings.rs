@@ -1,5 +1,5 @@
 //! `/set` and `/get`: model, provider, policy mode, temperature, max
-//! iterations and the compression threshold. In a session `/set` changes
+//! iterations and compression (threshold, target, on or off). In a session `/set` changes
 //! that session; with `--save`, or from the shell where there is no
 //! session, it writes the config file (comments and layout kept). A value
 //! is checked against the tree before anything changes: its choices (the
@@ -12,7 +12,7 @@ use toml_edit::Value;
 
 use super::{failed, words_and_save, Handled};
 use crate::app::Settings;
-use crate::{config_file, presets, session, App};
+use crate::{compaction, config_file, presets, session, App};
 
 /// The settings in the order `/get` lists them.
 pub const NAMES: &[&str] = &[
@@ -22,6 +22,8 @@ pub const NAMES: &[&str] = &[
     "temperature",
     "max_iterations",
     "compress_threshold",
+    "compress_target",
+    "compress_enabled",
 ];
 
 /// A value that passed its checks, typed.
@@ -33,6 +35,8 @@ enum Setting {
     Temperature(f32),
     MaxIterations(u32),
     CompressThreshold(f64),
+    CompressTarget(f64),
+    CompressEnabled(bool),
 }
 
 /// `/set KEY VALUE [--save]`; on a choice leaf (`/set policy read`) the
@@ -123,6 +127,12 @@ fn parse(app: &App, key: &str, value: &str, node: &Node) -> Result<Setting, supe
             Setting::MaxIterations(n)
         }
         "compress_threshold" => Setting::CompressThreshold(number(value)?),
+        "compress_target" => Setting::CompressTarget(number(value)?),
+        "compress_enabled" => Setting::CompressEnabled(match value {
+            "true" | "on" => true,
+            "false" | "off" => false,
+            _ => return Err(refuse("not true or false")),
+        }),
         _ => return Err(failed(format!("no setting `{key}` (see /help set)"))),
     })
 }
@@ -173,14 +183,20 @@ fn apply(app: &mut App, value: &Setting) -> Result<(), super::CommandError> {
                 live.agent.config_mut().max_tool_iterations = *n;
             }
         }
-        Setting::CompressThreshold(x) => {
-            if let Some(live) = app.live_mut() {
-                live.agent.set_gate(session::gate(*x));
-                live.compress_threshold = *x;
-            }
-        }
+        Setting::CompressThreshold(x) => change_compression(app, |c| c.threshold = *x),
+        Setting::CompressTarget(x) => change_compression(app, |c| c.target = *x),
+        Setting::CompressEnabled(on) => change_compression(app, |c| c.enabled = *on),
     }
     Ok(())
+}
+
+/// Changes how the session compresses, and rebuilds its gate and
+/// pipeline to match.
+fn change_compression(app: &mut App, change: impl FnOnce(&mut compaction::Compression)) {
+    if let Some(live) = app.live_mut() {
+        change(&mut live.compression);
+        compaction::install(live);
+    }
 }
 
 /// Points the session at `preset`: a new model client (a dialect for its
@@ -197,6 +213,8 @@ fn switch_model(app: &mut App, preset: amber_wire::Preset) -> Result<(), super::
         config.flavor = flavor;
         config.context_window = preset.context_window;
         live.preset = preset;
+        // The pipeline compresses with the session's model, for its window.
+        compaction::install(live);
     }
     Ok(())
 }
@@ -209,6 +227,8 @@ fn config_key(value: &Setting) -> &'static str {
         Setting::Temperature(_) => "agent.temperature",
         Setting::MaxIterations(_) => "agent.max_tool_iterations",
         Setting::CompressThreshold(_) => "agent.compress_threshold",
+        Setting::CompressTarget(_) => "agent.compress_target",
+        Setting::CompressEnabled(_) => "agent.compress_enabled",
     }
 }
 
@@ -219,7 +239,8 @@ fn toml_value(value: &Setting) -> Value {
         // Through the text, so 0.7 is written as 0.7, not 0.699999988.
         Setting::Temperature(t) => t.to_string().parse::<f64>().unwrap_or(f64::from(*t)).into(),
         Setting::MaxIterations(n) => i64::from(*n).into(),
-        Setting::CompressThreshold(x) => (*x).into(),
+        Setting::CompressThreshold(x) | Setting::CompressTarget(x) => (*x).into(),
+        Setting::CompressEnabled(on) => (*on).into(),
     }
 }
 
@@ -229,7 +250,8 @@ fn show(value: &Setting) -> String {
         Setting::Policy(mode) => mode.as_str().to_string(),
         Setting::Temperature(t) => t.to_string(),
         Setting::MaxIterations(n) => n.to_string(),
-        Setting::CompressThreshold(x) => x.to_string(),
+        Setting::CompressThreshold(x) | Setting::CompressTarget(x) => x.to_string(),
+        Setting::CompressEnabled(on) => on.to_string(),
     }
 }
 
@@ -245,6 +267,8 @@ fn value_of(settings: &Settings, key: &str) -> Option<String> {
             .map_or_else(|| "unset".into(), |t| t.to_string()),
         "max_iterations" => settings.max_iterations.to_string(),
         "compress_threshold" => settings.compress_threshold.to_string(),
+        "compress_target" => settings.compress_target.to_string(),
+        "compress_enabled" => settings.compress_enabled.to_string(),
         _ => return None,
     })
 }

@@ -57,6 +57,24 @@ pub struct ExecArgs {
     /// scripts); a failed run leaves FILE as it was.
     #[arg(long, value_name = "FILE")]
     pub output_last_message: Option<std::path::PathBuf>,
+    /// Compress the context when it fills this share of the model's window,
+    /// for this run (0 < X <= 1; default `agent.compress_threshold`, 0.8).
+    #[arg(long, value_name = "X", value_parser = share_of_window)]
+    pub compact_at: Option<f64>,
+}
+
+/// A share of the context window: above 0, at most 1.
+fn share_of_window(text: &str) -> Result<f64, String> {
+    let x: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if x > 0.0 && x <= 1.0 {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{x} is not in (0, 1]: a share of the model's context window"
+        ))
+    }
 }
 
 impl ExecArgs {
@@ -72,6 +90,7 @@ impl ExecArgs {
             base_url: None,
             resume: None,
             output_last_message: None,
+            compact_at: None,
         }
     }
 }
@@ -103,6 +122,7 @@ impl ExecArgs {
             mode: self.mode.map(Mode::from),
             yes: self.yes,
             resume: self.resume.clone(),
+            compress_threshold: self.compact_at,
         }
     }
 }

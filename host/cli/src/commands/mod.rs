@@ -1,6 +1,7 @@
 //! One module per command group.
 
 pub mod code;
+pub mod compact;
 pub mod completions;
 pub mod config;
 pub mod doctor;

@@ -18,44 +18,63 @@ const EXIT_UNKNOWN: u8 = 2;
 /// Runs the line `words` (the first starts with `/`). `--json` anywhere
 /// among the words is amber's, not the command's.
 pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<ExitCode> {
-    let (json, line) = line_of(words, json);
+    let (json, words) = take_json(words, json);
+    if super::compact::is_compact(&words) {
+        return super::compact::run(words, json, project);
+    }
     let mut app = App::open(project.clone(), SessionOptions::default())?;
-    let outcome = app.dispatch(&line);
+    let outcome = app.dispatch(&line(&words));
+    print(&outcome, json)?;
+    Ok(exit_code(&outcome))
+}
+
+/// Prints an outcome: its JSON, or its text (an error's on stderr).
+pub(super) fn print(outcome: &Outcome, json: bool) -> Result<()> {
     if json {
-        super::print_json(&outcome)?;
-    } else {
-        match &outcome {
-            Outcome::Ok { .. } | Outcome::Man { .. } => {
-                let text = outcome.text();
-                if !text.is_empty() {
-                    println!("{}", text.trim_end());
-                }
-            }
-            Outcome::Unknown { .. } | Outcome::Error { .. } => {
-                eprintln!("amber: {}", outcome.text().trim_end())
+        return super::print_json(outcome);
+    }
+    match outcome {
+        Outcome::Ok { .. } | Outcome::Man { .. } => {
+            let text = outcome.text();
+            if !text.is_empty() {
+                println!("{}", text.trim_end());
             }
         }
+        Outcome::Unknown { .. } | Outcome::Error { .. } => {
+            eprintln!("amber: {}", outcome.text().trim_end())
+        }
     }
-    Ok(match outcome {
+    Ok(())
+}
+
+/// 0 for a reply or a man page, 1 for a command error, 2 for an unknown
+/// command (as for a usage error).
+pub(super) fn exit_code(outcome: &Outcome) -> ExitCode {
+    match outcome {
         Outcome::Ok { .. } | Outcome::Man { .. } => ExitCode::SUCCESS,
         Outcome::Unknown { .. } => ExitCode::from(EXIT_UNKNOWN),
         Outcome::Error { .. } => ExitCode::FAILURE,
-    })
+    }
+}
+
+/// `--json` taken out of the words, wherever it stands.
+fn take_json(words: Vec<String>, json: bool) -> (bool, Vec<String>) {
+    let mut json = json;
+    let words = words
+        .into_iter()
+        .filter(|word| {
+            let is_json = word == "--json";
+            json |= is_json;
+            !is_json
+        })
+        .collect();
+    (json, words)
 }
 
 /// The command line as typed in a session: each word quoted back when it
 /// needs it, so `amber /set model "my model"` means what it says.
-fn line_of(words: Vec<String>, json: bool) -> (bool, String) {
-    let mut json = json;
-    let mut kept = Vec::new();
-    for word in words {
-        if word == "--json" {
-            json = true;
-        } else {
-            kept.push(quote(&word));
-        }
-    }
-    (json, kept.join(" "))
+pub(super) fn line(words: &[String]) -> String {
+    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
 }
 
 fn quote(word: &str) -> String {
@@ -76,22 +95,20 @@ mod tests {
 
     #[test]
     fn words_come_back_as_they_were_typed() {
-        let words = vec!["/set".into(), "model".into(), "my 'odd' model".into()];
-        let (json, line) = line_of(words, false);
-        assert!(!json);
+        let words: Vec<String> = vec!["/set".into(), "model".into(), "my 'odd' model".into()];
         assert_eq!(
-            tokenize(&line).unwrap(),
+            tokenize(&line(&words)).unwrap(),
             vec!["/set", "model", "my 'odd' model"]
         );
     }
 
     #[test]
     fn json_is_ambers_wherever_it_stands() {
-        let (json, line) = line_of(
+        let (json, words) = take_json(
             vec!["/plugins".into(), "--json".into(), "list".into()],
             false,
         );
         assert!(json);
-        assert_eq!(line, "/plugins list");
+        assert_eq!(line(&words), "/plugins list");
     }
 }

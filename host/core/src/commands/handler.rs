@@ -55,13 +55,19 @@ impl Reply {
 }
 
 /// A change only the front end can make, asked for by a handler.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Effect {
     #[default]
     None,
     /// Start a new session: empty transcript, fresh context.
     Clear,
+    /// Compress the session's history now (`/compact`): the front end
+    /// runs it, since it is a model call whose events it draws.
+    Compact {
+        /// The words after `/compact`: what to keep in focus.
+        focus: Option<String>,
+    },
     /// Leave amber.
     Quit,
 }

@@ -63,7 +63,7 @@ impl Agent {
                 self.warned_no_compressor = true;
                 sink(AgentEvent::Warning {
                     message: format!(
-                        "the context is at {:.0}% of the model's {}-token window and no compression pipeline is installed; going on uncompressed",
+                        "the context is at {:.0}% of the model's {}-token window and compression is off; going on uncompressed",
                         usage.utilisation() * 100.0,
                         usage.window
                     ),
@@ -659,7 +659,7 @@ mod tests {
             .filter(|t| t.starts_with("warning"))
             .collect();
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("no compression pipeline is installed"));
+        assert!(warnings[0].contains("compression is off; going on uncompressed"));
         let mut events = Vec::new();
         let outcome = agent
             .compact_now(None, &mut |e| events.push(e))

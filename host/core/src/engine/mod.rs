@@ -222,6 +222,12 @@ impl Agent {
         self.model = model;
     }
 
+    /// The model client the next turn calls: what a compressor for this
+    /// session talks to.
+    pub fn model_client(&self) -> &Arc<dyn ModelClient> {
+        &self.model
+    }
+
     /// Another compression gate (`/set compress_threshold`).
     pub fn set_gate(&mut self, gate: Arc<dyn CompressionGate>) {
         self.gate = gate;
