@@ -89,11 +89,16 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
             let (tokens, window) = (context.tokens, context.window);
             let share = (window > 0).then(|| context.utilisation());
             let usage = live.agent.last_usage();
+            let compression = &live.compression;
+            let when = if compression.enabled {
+                format!("compression at {:.0}%", compression.threshold * 100.0)
+            } else {
+                "compression off".to_string()
+            };
             let used = match share {
                 Some(share) => format!(
-                    "{tokens} of {window} tokens ({:.0}%; compression at {:.0}%)",
-                    share * 100.0,
-                    live.compression.threshold * 100.0
+                    "{tokens} of {window} tokens ({:.0}%; {when})",
+                    share * 100.0
                 ),
                 None => format!("{tokens} tokens (the window is unknown)"),
             };

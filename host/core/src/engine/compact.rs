@@ -767,7 +767,7 @@ mod tests {
         agent.record_turn(vec![more.clone()]).unwrap();
         assert_eq!(
             agent.context_usage().tokens,
-            FULL + crate::compress::tokens::estimate(&more)
+            FULL + crate::compress::tokens::count(&more)
         );
     }
 }

@@ -454,15 +454,16 @@ impl Agent {
     }
 
     /// Tokens in the context: what the provider counted at the last call
-    /// (the messages sent and the reply), plus an estimate of the messages
-    /// added since (tool results, steers); all estimated before the first
-    /// reply and right after a compression.
+    /// (the messages sent and the reply), plus the messages added since
+    /// (tool results, steers) counted with cl100k; all estimated before
+    /// the first reply and right after a compression (compress/tokens.rs
+    /// says why).
     fn context_tokens(&self) -> u64 {
         let messages = self.chain.get_all();
         match self.counted {
             Some(counted) if counted.tokens > 0 => {
                 let since = messages.get(counted.covers..).unwrap_or_default();
-                counted.tokens + crate::compress::tokens::estimate_all(since)
+                counted.tokens + crate::compress::tokens::count_all(since)
             }
             _ => crate::compress::tokens::estimate_all(messages),
         }
