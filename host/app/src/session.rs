@@ -7,7 +7,9 @@ use std::sync::Arc;
 use amber_config::{Config, SubagentMode};
 use amber_core::engine::instructions;
 use amber_core::engine::task::{Execution, TaskContext, TaskTool};
-use amber_core::engine::{Agent, AgentConfig, AgentEvent, AgentPorts, Mode, CONFIRM_PROMPT};
+use amber_core::engine::{
+    Agent, AgentConfig, AgentEvent, AgentPorts, Interrupt, Mode, CONFIRM_PROMPT,
+};
 use amber_core::policy::Policy;
 use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate};
 use amber_core::project::ProjectRoot;
@@ -248,7 +250,7 @@ pub fn start(
         system_prompt: instructions::system_prompt(&workspace_text, &found),
         workspace: Some(workspace_text.clone()),
     };
-    let cancel = tokio_util::sync::CancellationToken::new();
+    let interrupt = Interrupt::default();
     let compression = Compression::from_config(config);
     let gate = gate(compression.threshold);
     let mut tools = ledger.tools();
@@ -278,7 +280,7 @@ pub fn start(
             policy: policy.clone(),
             gate: gate.clone(),
             max_iterations: agent_config.subagent_max_iterations,
-            cancel: cancel.clone(),
+            interrupt: interrupt.clone(),
         },
         match agent_config.subagents {
             SubagentMode::Serial => Execution::Serial,
@@ -296,7 +298,7 @@ pub fn start(
         learner: Some(compaction::learner(&dirs, project, config)),
     };
     let session_path = writer.path().display().to_string();
-    let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_cancel(cancel);
+    let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_interrupt(interrupt);
     warnings.extend(agent.warnings().iter().cloned());
     if !interrupted.is_empty() {
         agent.record_turn(session::interrupted_results(&interrupted))?;

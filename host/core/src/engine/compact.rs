@@ -95,6 +95,7 @@ impl Agent {
         focus: Option<&str>,
         sink: &mut EventSink<'_>,
     ) -> Result<CompactionOutcome, AgentError> {
+        self.cancel = self.interrupt.current();
         self.compact(CompactionTrigger::Manual, focus, self.context_usage(), sink)
             .await
     }

@@ -11,6 +11,7 @@
 
 pub mod assemble;
 mod compact;
+mod interrupt;
 pub mod dispatch;
 pub mod envelope;
 pub mod events;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 pub use compact::{CompactionOutcome, MAX_COMPACTION_FAILURES};
+pub use interrupt::Interrupt;
 pub use dispatch::{Dispatcher, Mode};
 pub use envelope::{Envelope, Status};
 pub use events::{AgentEvent, CompactionTrigger, DeltaKind, EventSink, FailureKind};
@@ -133,7 +135,9 @@ pub struct Agent {
     session: Option<SessionWriter>,
     /// Records written since the last head record.
     unsealed: bool,
+    /// The current run's token, taken from `interrupt` as the run starts.
     cancel: CancellationToken,
+    interrupt: Interrupt,
     last_usage: Usage,
     warned_no_compressor: bool,
     /// Warnings already reported this run.
@@ -177,6 +181,7 @@ impl Agent {
             session,
             unsealed: false,
             cancel: CancellationToken::new(),
+            interrupt: Interrupt::default(),
             last_usage: Usage::default(),
             warned_no_compressor: false,
             warned: Default::default(),
@@ -187,13 +192,25 @@ impl Agent {
     /// Runs under `token` instead of a token of its own (a sub-agent takes
     /// a child of its parent's).
     pub fn with_cancel(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+        self.interrupt = Interrupt::new(token);
         self
+    }
+
+    /// Runs under `interrupt`, shared with the `task` tool, so a front end
+    /// with many runs can renew it after an interrupted one.
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
+        self.interrupt = interrupt;
+        self
+    }
+
+    /// What interrupts this session's runs.
+    pub fn interrupt(&self) -> &Interrupt {
+        &self.interrupt
     }
 
     /// The token that interrupts the run (Ctrl-C).
     pub fn cancel_token(&self) -> CancellationToken {
-        self.cancel.clone()
+        self.interrupt.current()
     }
 
     /// Problems found while setting up (e.g. a tool with a broken schema).
@@ -273,6 +290,7 @@ impl Agent {
         prompt: &str,
         sink: &mut EventSink<'_>,
     ) -> Result<RunReport, AgentError> {
+        self.cancel = self.interrupt.current();
         self.ensure_system_prompt()?;
         self.push(text_message(Role::User, prompt))?;
         // Each run gives compression its chances again.

@@ -10,9 +10,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
-use tokio_util::sync::CancellationToken;
 
-use super::{Agent, AgentConfig, AgentPorts, Outcome};
+use super::{Agent, AgentConfig, AgentPorts, Interrupt, Outcome};
 use crate::context::ContextChain;
 use crate::policy::Policy;
 use crate::ports::{
@@ -41,8 +40,9 @@ pub struct TaskContext {
     pub policy: Arc<Policy>,
     pub gate: Arc<dyn CompressionGate>,
     pub max_iterations: u32,
-    /// The parent's token: cancelling the run cancels its sub-agents.
-    pub cancel: CancellationToken,
+    /// The parent's interrupt: interrupting the run cancels its
+    /// sub-agents (each runs under a child of the run's token).
+    pub interrupt: Interrupt,
 }
 
 pub struct TaskTool {
@@ -122,7 +122,7 @@ impl TaskTool {
             learner: None,
         };
         let mut agent = Agent::new(config, ports, ContextChain::new(), None)
-            .with_cancel(ctx.cancel.child_token());
+            .with_cancel(ctx.interrupt.current().child_token());
         let report = agent
             .run(prompt, &mut |_| {})
             .await
