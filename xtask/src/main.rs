@@ -127,6 +127,8 @@ fn test(extra: &[String]) -> Result<()> {
     ensure_sandbox()?;
     // host/cli/tests/code.rs outlines npm's own JavaScript sources.
     setup::ensure_command("npm", "npm")?;
+    // host/cli/tests/tui.rs drives the real binary in a real terminal.
+    setup::ensure_debian_packages(&["tmux"])?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
     let test = || -> Result<Command> {

@@ -161,6 +161,19 @@ impl App {
         self.live.as_mut()
     }
 
+    /// Takes the open session out while a front end runs a turn on its
+    /// own task (so the front end stays responsive, e.g. to answer an
+    /// approval the turn waits for); commands that need a session say
+    /// there is none until [`App::put_live`] puts it back.
+    pub fn take_live(&mut self) -> Option<Live> {
+        self.live.take()
+    }
+
+    /// Puts back the session [`App::take_live`] took out.
+    pub fn put_live(&mut self, live: Live) {
+        self.live = Some(live);
+    }
+
     /// Starts a new session in place of the open one (`/clear`): the
     /// plugins stay loaded, the settings of this session carry over, the
     /// old session stays on disk as it was.

@@ -29,13 +29,7 @@ fn protect_own_secrets() {
 ///
 /// State lives in the XDG dirs, or all under $AMBER_HOME when set.
 #[derive(Parser)]
-#[command(
-    name = "amber",
-    version,
-    about,
-    long_about,
-    arg_required_else_help = true
-)]
+#[command(name = "amber", version, about, long_about)]
 struct Cli {
     /// The workspace root (default: $AMBER_WORKSPACE, then the nearest
     /// folder up from here holding .amber/ or .git, then the current dir).
@@ -55,6 +49,10 @@ struct Cli {
     /// With a slash command: print its outcome as JSON for scripts.
     #[arg(long)]
     json: bool,
+
+    /// Without a subcommand, on a terminal: the TUI's options.
+    #[command(flatten)]
+    tui: commands::tui::TuiArgs,
 
     #[command(subcommand)]
     command: Option<Command>,
@@ -182,10 +180,6 @@ fn color_choice(args: &[std::ffi::OsString]) -> clap::ColorChoice {
 fn main() -> ExitCode {
     pipes::exit_quietly_on_closed_stdout();
     protect_own_secrets();
-    amber_app::host::install_front_end(amber_app::host::FrontEnd {
-        approver: approval::handler,
-        compile_progress: || Some(std::sync::Arc::new(compile_progress::CompileBar::new())),
-    });
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Read before clap parses, so its own help and errors follow it too.
     let matches = Cli::command()
@@ -201,9 +195,28 @@ fn main() -> ExitCode {
             .exit(),
         (Some(command), None) => command,
         (None, Some(prompt)) => Command::Exec(commands::exec::ExecArgs::with_prompt(prompt)),
-        // arg_required_else_help: clap printed the help already.
-        (None, None) => return ExitCode::from(2),
+        (None, None) if commands::tui::on_terminal() => {
+            // The TUI answers approvals in its dialog; installed before any
+            // host is built.
+            let asks = amber_tui::install();
+            let result = workspace::resolve(cli.workspace.as_deref())
+                .and_then(|project| commands::tui::run(cli.tui, &project, asks));
+            return report(result);
+        }
+        (None, None) => {
+            let _ = Cli::command()
+                .color(color_choice(&args))
+                .write_help(&mut std::io::stderr());
+            eprintln!(
+                "\namber: without a terminal there is no TUI to open; run one request headless with `amber exec \"…\"` (or `amber -p \"…\"`)"
+            );
+            return ExitCode::from(2);
+        }
     };
+    amber_app::host::install_front_end(amber_app::host::FrontEnd {
+        approver: approval::handler,
+        compile_progress: || Some(std::sync::Arc::new(compile_progress::CompileBar::new())),
+    });
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     // These need no workspace (and a completion never fails loudly).
     let command = match command {

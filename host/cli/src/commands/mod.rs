@@ -13,6 +13,7 @@ pub mod providers;
 pub mod sessions;
 pub mod slash;
 pub mod tool;
+pub mod tui;
 
 use serde::Serialize;
 

@@ -1,0 +1,200 @@
+//! The TUI end to end in a real terminal: tmux runs the real `amber`
+//! binary against the fake LLM server (the bundled OpenAI provider
+//! component, the real tools). The test types a prompt and sees the
+//! streamed answer, approves a write and sees its diff card, changes the
+//! mode with `/set policy read` and sees the status line follow, cancels
+//! a turn mid-stream with Ctrl-C, quits with Ctrl-D, and resumes the
+//! session in a second TUI.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use amber_tests::exec_env::{fake, text, Env};
+use amber_tests::fake_llm::FakeLlm;
+
+const AMBER: &str = env!("CARGO_BIN_EXE_amber");
+
+/// One tmux session running amber, and what it shows.
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    /// Starts `amber ARGS` in a 100×30 terminal; when amber exits, the
+    /// pane says so with its exit status and stays for the test to read.
+    fn start(env: &Env, server: &FakeLlm, name: &str, args: &str) -> Tmux {
+        let name = format!("{name}-{}", std::process::id());
+        let bundle = amber_tests::guests_dir();
+        let cache = amber_tests::repo_root().join("target/test-cache");
+        let command = format!(
+            "env AMBER_HOME='{}' AMBER_WORKSPACE='{}' AMBER_BUNDLE_DIR='{}' AMBER_CACHE_DIR='{}' \
+             OPENAI_API_KEY=sk-test OPENAI_BASE_URL='{}' TERM=xterm-256color '{AMBER}' {args}; \
+             echo \"amber exited $?\"; sleep 60",
+            env.home.display(),
+            env.ws.display(),
+            bundle.display(),
+            cache.display(),
+            server.openai_base(),
+        );
+        let status = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                "100",
+                "-y",
+                "30",
+                "-c",
+            ])
+            .arg(&env.ws)
+            .arg(command)
+            .status()
+            .expect("tmux runs (cargo xtask test installs it)");
+        assert!(status.success(), "tmux new-session failed");
+        Tmux { name }
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .unwrap();
+        text(&out.stdout)
+    }
+
+    /// Waits until the screen shows `needle`, and returns the screen.
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                panic!("`{needle}` did not appear; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.name])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Types `text` literally, then Enter.
+    fn type_line(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.name, "-l", text])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        self.keys(&["Enter"]);
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .status();
+    }
+}
+
+#[test]
+fn a_session_in_the_terminal_streams_approves_switches_mode_cancels_quits_and_resumes() {
+    let env = Env::new(AMBER);
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[agent]\nconfirm_turn = false\n",
+    )
+    .unwrap();
+    std::fs::write(env.ws.join("b.txt"), "old text\n").unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { text = "Hello **there**, friend.", usage = { input = 120, output = 8 } }
+[[turns]]
+reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "b.txt", content = "new text\n" } }], usage = { input = 200, output = 20 } }
+[[turns]]
+reply = { text = "Wrote it.", usage = { input = 260, output = 4 } }
+[[turns]]
+faults = [{ kind = "stall", after_events = 3, delay_ms = 20000 }]
+reply = { text = "Once upon a time there was a parser that never ended its story, and it went on and on.", usage = { input = 300, output = 30 } }
+"#,
+    );
+    let tui = Tmux::start(&env, &server, "amber-tui", "");
+    let first = tui.wait_for("session");
+    assert!(first.contains("mode write"), "{first}");
+
+    // A prompt, streamed back with its markdown rendered.
+    tui.type_line("Say hello");
+    let screen = tui.wait_for("Hello there, friend.");
+    assert!(screen.contains("› Say hello"), "{screen}");
+
+    // A write asks first; approved once, its card shows the diff.
+    tui.type_line("Write b.txt");
+    let dialog = tui.wait_for("approval needed");
+    assert!(dialog.contains("write_file"), "{dialog}");
+    assert!(dialog.contains("+new text"), "{dialog}");
+    tui.keys(&["y"]);
+    let screen = tui.wait_for("Wrote it.");
+    assert!(
+        screen.contains("-old text") && screen.contains("+new text"),
+        "{screen}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.ws.join("b.txt")).unwrap(),
+        "new text\n"
+    );
+
+    // The mode changes for the next call, and the status line says so.
+    tui.type_line("/set policy read");
+    tui.wait_for("mode read");
+
+    // A turn cancelled mid-stream: the session is saved.
+    tui.type_line("Tell a long story");
+    tui.wait_for("Once upon");
+    tui.keys(&["C-c"]);
+    tui.wait_for("interrupted; the session is saved");
+
+    // Ctrl-D on an empty prompt quits, with status 0.
+    tui.keys(&["C-d"]);
+    tui.wait_for("amber exited 0");
+    drop(tui);
+
+    // The session resumes in a second TUI; the chain verified, the story
+    // told this time.
+    let sessions = env.run(&["sessions", "list", "--json"]);
+    let list: serde_json::Value = serde_json::from_slice(&sessions.stdout).unwrap();
+    let id = list["sessions"][0]["id"].as_str().unwrap().to_string();
+    let tui = Tmux::start(&env, &server, "amber-tui-resume", "--resume");
+    tui.wait_for(&format!("session {id} resumed"));
+    tui.type_line("Go on");
+    tui.wait_for("there was a parser");
+    tui.keys(&["C-d"]);
+    tui.wait_for("amber exited 0");
+    assert_eq!(env.show(&id)["verified"], true);
+    // What the resumed run sent carries the whole conversation.
+    let last = server.received().last().unwrap().body.to_string();
+    assert!(
+        last.contains("Say hello") && last.contains("Wrote it."),
+        "{last}"
+    );
+}
+
+#[test]
+fn without_a_terminal_amber_prints_its_help_and_points_at_exec() {
+    let env = Env::new(AMBER);
+    let out = env.run(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("Usage:"), "{stderr}");
+    assert!(stderr.contains("amber exec"), "{stderr}");
+}

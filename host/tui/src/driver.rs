@@ -1,0 +1,365 @@
+//! The loop: one App (runtime, ledger, policy, session) for the whole
+//! run, many turns. Between turns it waits for keys; a turn runs on a
+//! task of its own with the session taken out of the App, while the loop
+//! keeps drawing, streams the turn's events in, answers approvals and
+//! turns Ctrl-C into an interrupt. Slash commands dispatch through the
+//! App's command tree.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use amber_app::{App, Live};
+use amber_core::commands::{Effect, Outcome as CommandOutcome};
+use amber_core::engine::{
+    AgentError, AgentEvent, CompactionOutcome, Interrupt, Outcome, RunReport,
+};
+use anyhow::Result;
+use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use futures_util::StreamExt;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+
+use crate::approver::Ask;
+use crate::dialog::Dialog;
+use crate::history::{Cell, NoticeKind};
+use crate::preview;
+use crate::terminal::Tty;
+use crate::ui::Ui;
+
+/// What a key asks of the loop.
+enum Action {
+    None,
+    Send(String),
+    Quit,
+}
+
+/// What runs on the session's task.
+enum Job {
+    Turn(String),
+    Compact(Option<String>),
+}
+
+/// What the job gave back.
+enum Done {
+    Turn(Result<RunReport, AgentError>),
+    Compact(Result<CompactionOutcome, AgentError>),
+}
+
+pub struct Driver {
+    app: App,
+    ui: Ui,
+    asks: UnboundedReceiver<Ask>,
+    workspace: PathBuf,
+    /// Quit once the running turn has stopped.
+    quit_after_turn: bool,
+}
+
+impl Driver {
+    pub fn new(app: App, asks: UnboundedReceiver<Ask>) -> Self {
+        let workspace = app.project.root.clone();
+        let mut ui = Ui::new();
+        if let Some(live) = app.live() {
+            ui.apply(live.started.clone(), None);
+        }
+        let mut driver = Driver {
+            app,
+            ui,
+            asks,
+            workspace,
+            quit_after_turn: false,
+        };
+        driver.refresh_status();
+        driver
+    }
+
+    /// The status line from the App: settings, session and context use.
+    fn refresh_status(&mut self) {
+        let settings = self.app.settings();
+        let status = &mut self.ui.status;
+        status.model = settings.model;
+        status.provider = settings.provider;
+        status.mode = settings.policy.as_str().to_string();
+        if let Some(live) = self.app.live() {
+            status.session = live.info.id.clone();
+            let usage = live.agent.context_usage();
+            status.context = (usage.window > 0).then(|| usage.utilisation());
+        }
+    }
+
+    pub async fn run(mut self, term: &mut Tty) -> Result<()> {
+        let mut events = EventStream::new();
+        loop {
+            term.draw(|frame| self.ui.draw(frame))?;
+            let action = match self.ui.queued.pop_front() {
+                Some(prompt) => Action::Send(prompt),
+                None => tokio::select! {
+                    event = events.next() => match event {
+                        Some(Ok(event)) => self.on_event(event, None),
+                        Some(Err(e)) => return Err(e.into()),
+                        None => Action::Quit,
+                    },
+                    Some(ask) = self.asks.recv() => {
+                        self.open_dialog(ask);
+                        Action::None
+                    }
+                },
+            };
+            match action {
+                Action::None => {}
+                Action::Quit => return Ok(()),
+                Action::Send(text) => {
+                    if text.trim_start().starts_with('/') {
+                        self.command(text.trim(), term, &mut events).await?;
+                    } else {
+                        self.ui.history.push(Cell::User(text.clone()));
+                        self.job(Job::Turn(text), term, &mut events).await?;
+                    }
+                    if self.quit_after_turn {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// A slash command; its effect, if any, follows.
+    async fn command(
+        &mut self,
+        line: &str,
+        term: &mut Tty,
+        events: &mut EventStream,
+    ) -> Result<()> {
+        let outcome = self.app.dispatch(line);
+        let ok = outcome.is_success();
+        self.ui.history.push(Cell::Command {
+            line: line.to_string(),
+            output: outcome.text(),
+            ok,
+        });
+        if let CommandOutcome::Ok { reply, .. } = outcome {
+            match reply.effect {
+                Effect::None => {}
+                Effect::Quit => self.quit_after_turn = true,
+                Effect::Clear => {
+                    self.ui.history.clear();
+                    self.ui.status = Default::default();
+                    if let Some(live) = self.app.live() {
+                        self.ui.apply(live.started.clone(), None);
+                    }
+                }
+                Effect::Compact { focus } => {
+                    self.job(Job::Compact(focus), term, events).await?;
+                }
+            }
+        }
+        self.refresh_status();
+        Ok(())
+    }
+
+    /// Runs a turn or a compaction on the session's own task, drawing,
+    /// streaming and answering approvals until it ends.
+    async fn job(&mut self, job: Job, term: &mut Tty, events: &mut EventStream) -> Result<()> {
+        let Some(mut live) = self.app.take_live() else {
+            self.ui
+                .notice(NoticeKind::Error, "no session is open (/clear starts one)");
+            return Ok(());
+        };
+        let interrupt = live.agent.interrupt().clone();
+        let (tx, mut rx) = unbounded_channel::<(AgentEvent, Option<String>)>();
+        let workspace = self.workspace.clone();
+        let mut task = tokio::spawn(async move {
+            let mut sink = |event: AgentEvent| {
+                // The file as it is before the call runs: the card's diff.
+                let preview = match &event {
+                    AgentEvent::ToolCall {
+                        name, arguments, ..
+                    } if name == "write_file" => preview::diff(&workspace, name, arguments),
+                    _ => None,
+                };
+                let _ = tx.send((event, preview));
+            };
+            let done = match job {
+                Job::Turn(prompt) => Done::Turn(live.agent.run(&prompt, &mut sink).await),
+                Job::Compact(focus) => {
+                    Done::Compact(live.agent.compact_now(focus.as_deref(), &mut sink).await)
+                }
+            };
+            (live, done)
+        });
+        self.ui.running = true;
+        let mut ticker = tokio::time::interval(Duration::from_millis(100));
+        let joined = loop {
+            term.draw(|frame| self.ui.draw(frame))?;
+            tokio::select! {
+                biased;
+                joined = &mut task => break joined,
+                Some((event, preview)) = rx.recv() => {
+                    self.ui.apply(event, preview);
+                    // Take what else arrived before drawing again.
+                    while let Ok((event, preview)) = rx.try_recv() {
+                        self.ui.apply(event, preview);
+                    }
+                }
+                Some(ask) = self.asks.recv() => self.open_dialog(ask),
+                event = events.next() => match event {
+                    Some(Ok(event)) => {
+                        if let Action::Quit = self.on_event(event, Some(&interrupt)) {
+                            self.quit_after_turn = true;
+                            interrupt.fire();
+                        }
+                    }
+                    Some(Err(e)) => return Err(e.into()),
+                    None => interrupt.fire(),
+                },
+                _ = ticker.tick() => self.ui.tick += 1,
+            }
+        };
+        while let Ok((event, preview)) = rx.try_recv() {
+            self.ui.apply(event, preview);
+        }
+        self.ui.running = false;
+        self.ui.dialog = None;
+        let (live, done) = match joined {
+            Ok(back) => back,
+            Err(e) => {
+                self.ui.notice(
+                    NoticeKind::Error,
+                    format!("the turn failed inside amber ({e}); the session is saved: quit and resume it with amber --resume"),
+                );
+                return Ok(());
+            }
+        };
+        self.finish(live, done);
+        Ok(())
+    }
+
+    /// Puts the session back and says how the job ended.
+    fn finish(&mut self, live: Live, done: Done) {
+        let compression = live.compression;
+        if live.agent.interrupt().renew() {
+            self.ui
+                .notice(NoticeKind::Warning, "interrupted; the session is saved");
+        }
+        self.app.put_live(live);
+        match done {
+            Done::Turn(Ok(report)) => match report.outcome {
+                Outcome::Done(_) | Outcome::Interrupted => {}
+                Outcome::HardStop(reason) => self
+                    .ui
+                    .notice(NoticeKind::Error, format!("stopped: {reason}")),
+                Outcome::ModelFailed(e) => self
+                    .ui
+                    .notice(NoticeKind::Error, format!("the model call failed: {e}")),
+            },
+            Done::Compact(Ok(outcome)) => {
+                if let CompactionOutcome::Unavailable = outcome {
+                    let text = amber_app::compaction::describe(&outcome, &compression);
+                    self.ui.notice(NoticeKind::Warning, text);
+                }
+            }
+            Done::Turn(Err(e)) | Done::Compact(Err(e)) => {
+                self.ui.notice(NoticeKind::Error, format!("{e}"))
+            }
+        }
+        self.refresh_status();
+    }
+
+    fn open_dialog(&mut self, ask: Ask) {
+        let diff = preview::diff(&self.workspace, &ask.request.action, &ask.request.detail);
+        // A second question while one is open cannot happen (the policy
+        // asks one at a time); if it did, the older is denied on drop.
+        self.ui.dialog = Some(Dialog::new(ask.request, diff, ask.reply));
+    }
+
+    /// A terminal event. `running` holds the turn's interrupt while one
+    /// runs.
+    fn on_event(&mut self, event: Event, running: Option<&Interrupt>) -> Action {
+        match event {
+            Event::Paste(text) => {
+                if self.ui.dialog.is_none() {
+                    self.ui.composer.paste(&text);
+                }
+                Action::None
+            }
+            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key, running),
+            _ => Action::None,
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent, running: Option<&Interrupt>) -> Action {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(dialog) = &self.ui.dialog {
+            let pressed = match key.code {
+                KeyCode::Esc => Some('\u{1b}'),
+                KeyCode::Char('c') if ctrl => Some('\u{1b}'),
+                KeyCode::Char(c) => Some(c),
+                _ => None,
+            };
+            if let Some(decision) = pressed.and_then(|c| dialog.decision_for(c)) {
+                if let Some(dialog) = self.ui.dialog.take() {
+                    dialog.answer(decision);
+                }
+            }
+            return Action::None;
+        }
+        if !(ctrl && key.code == KeyCode::Char('c')) {
+            self.ui.quit_armed = false;
+        }
+        let composer = &mut self.ui.composer;
+        match key.code {
+            KeyCode::Char('c') if ctrl => {
+                if let Some(interrupt) = running {
+                    interrupt.fire();
+                } else if !composer.is_empty() {
+                    composer.clear();
+                } else if self.ui.quit_armed {
+                    return Action::Quit;
+                } else {
+                    self.ui.quit_armed = true;
+                    self.ui
+                        .notice(NoticeKind::Info, "press ctrl-c again to quit (or ctrl-d)");
+                }
+            }
+            KeyCode::Char('d') if ctrl => {
+                if composer.is_empty() {
+                    return Action::Quit;
+                }
+                composer.delete();
+            }
+            KeyCode::Char('o') if ctrl => self.ui.history.toggle_expanded(false),
+            KeyCode::Char('t') if ctrl => self.ui.history.toggle_expanded(true),
+            KeyCode::Char('j') if ctrl => composer.newline(),
+            KeyCode::Enter
+                if key
+                    .modifiers
+                    .intersects(KeyModifiers::SHIFT | KeyModifiers::ALT) =>
+            {
+                composer.newline()
+            }
+            KeyCode::Enter => {
+                if composer.is_empty() {
+                    return Action::None;
+                }
+                let text = composer.take();
+                self.ui.scroll = 0;
+                if running.is_some() {
+                    self.ui.queued.push_back(text);
+                    return Action::None;
+                }
+                return Action::Send(text);
+            }
+            KeyCode::Char(c) => composer.insert(c),
+            KeyCode::Backspace => composer.backspace(),
+            KeyCode::Delete => composer.delete(),
+            KeyCode::Left => composer.left(),
+            KeyCode::Right => composer.right(),
+            KeyCode::Home => composer.home(),
+            KeyCode::End => composer.end(),
+            KeyCode::Up => composer.up(),
+            KeyCode::Down => composer.down(),
+            KeyCode::PageUp => self.ui.scroll += 10,
+            KeyCode::PageDown => self.ui.scroll = self.ui.scroll.saturating_sub(10),
+            _ => {}
+        }
+        Action::None
+    }
+}

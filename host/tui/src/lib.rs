@@ -1,0 +1,58 @@
+//! amber in a terminal (docs/tui.md): the second front end over the same
+//! `App` as `amber exec`, the way codex-rs keeps `tui/` apart from `core/`
+//! and `exec/`. One process, one App, one session, many turns.
+
+mod approver;
+pub mod cards;
+pub mod composer;
+pub mod dialog;
+mod driver;
+pub mod highlight;
+pub mod history;
+pub mod markdown;
+pub mod preview;
+mod terminal;
+pub mod theme;
+pub mod ui;
+pub mod wrap;
+
+use std::process::ExitCode;
+
+use amber_app::session::SessionOptions;
+use amber_app::App;
+use amber_core::project::ProjectRoot;
+use anyhow::{Context, Result};
+
+/// Routes approvals to the TUI's dialog. Call before anything builds a
+/// host (the first front end installed wins).
+pub fn install() -> tokio::sync::mpsc::UnboundedReceiver<approver::Ask> {
+    let (to_ui, asks) = tokio::sync::mpsc::unbounded_channel();
+    approver::install(to_ui);
+    asks
+}
+
+/// Opens the session (a resume is verified first), takes the terminal
+/// and runs until the person quits. The terminal is restored on every
+/// way out.
+pub fn run(
+    project: ProjectRoot,
+    options: SessionOptions,
+    asks: tokio::sync::mpsc::UnboundedReceiver<approver::Ask>,
+) -> Result<ExitCode> {
+    // Two workers: the loop and the turn's task; a tool waiting for an
+    // approval blocks its own thread only.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let app = App::open_session(project, options)?;
+    let (mut term, guard) = terminal::enter()?;
+    let result = runtime.block_on(driver::Driver::new(app, asks).run(&mut term));
+    drop(guard);
+    // Tool calls abandoned by an interrupt may still hold threads.
+    runtime.shutdown_background();
+    result.map(|()| ExitCode::SUCCESS)
+}
+
+pub use approver::Ask;

@@ -1,0 +1,314 @@
+//! What the screen shows, and how the agent's events change it. Pure
+//! state: no terminal, no App, so the views can be drawn into ratatui's
+//! TestBackend for the snapshot tests.
+
+use std::collections::VecDeque;
+
+use amber_core::engine::{AgentEvent, DeltaKind, Status};
+use amber_core::ports::dialect::Usage;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+use crate::cards::{CardStatus, ToolCard};
+use crate::composer::Composer;
+use crate::dialog::Dialog;
+use crate::history::{Cell, History, NoticeKind};
+use crate::theme;
+
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// The status line's facts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatusInfo {
+    pub model: String,
+    pub provider: String,
+    pub mode: String,
+    pub session: String,
+    /// Tokens of this session: input (cached included), cached, output.
+    pub tokens_in: u64,
+    pub tokens_cached: u64,
+    pub tokens_out: u64,
+    /// The share of the context window in use, when the window is known.
+    pub context: Option<f64>,
+}
+
+#[derive(Default)]
+pub struct Ui {
+    pub history: History,
+    pub composer: Composer,
+    pub status: StatusInfo,
+    pub dialog: Option<Dialog>,
+    /// A turn (or a compaction) is running.
+    pub running: bool,
+    /// Lines scrolled up from the newest.
+    pub scroll: usize,
+    pub tick: usize,
+    /// Ctrl-C on an empty prompt was pressed once; a second quits.
+    pub quit_armed: bool,
+    /// Prompts typed while a turn ran, sent in order after it.
+    pub queued: VecDeque<String>,
+}
+
+impl Ui {
+    pub fn new() -> Self {
+        Ui {
+            composer: Composer::new(),
+            ..Ui::default()
+        }
+    }
+
+    pub fn notice(&mut self, kind: NoticeKind, text: impl Into<String>) {
+        self.history.push(Cell::Notice {
+            kind,
+            text: text.into(),
+        });
+    }
+
+    fn spinner(&self) -> char {
+        SPINNER[self.tick % SPINNER.len()]
+    }
+
+    /// One event of the agent; `preview` is the diff a write or an edit
+    /// would make, worked out before the call ran.
+    pub fn apply(&mut self, event: AgentEvent, preview: Option<String>) {
+        match event {
+            AgentEvent::SessionStarted {
+                session_id,
+                provider,
+                model,
+                mode,
+                resumed,
+                warnings,
+                ..
+            } => {
+                self.status.session = session_id.clone();
+                self.status.provider = provider;
+                self.status.model = model;
+                self.status.mode = mode;
+                let what = if resumed { "resumed" } else { "started" };
+                self.notice(NoticeKind::Info, format!("session {session_id} {what}"));
+                for warning in warnings {
+                    self.notice(NoticeKind::Warning, warning);
+                }
+            }
+            AgentEvent::MessageDelta { kind, text, .. } => self.delta(kind, &text),
+            AgentEvent::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } => self
+                .history
+                .push(Cell::Tool(ToolCard::new(id, name, arguments, preview))),
+            AgentEvent::ToolResult {
+                id,
+                status,
+                output,
+                meta,
+                ..
+            } => {
+                if let Some(card) = self.history.card_mut(&id) {
+                    card.status = match status {
+                        Status::Ok => CardStatus::Ok,
+                        Status::Error => CardStatus::Error,
+                        Status::Denied => CardStatus::Denied,
+                    };
+                    card.output = output;
+                    if let Some(diff) = meta
+                        .as_ref()
+                        .and_then(|m| m.get("diff"))
+                        .and_then(|d| d.as_str())
+                    {
+                        card.diff = Some(diff.to_string());
+                    }
+                }
+            }
+            AgentEvent::TurnCompleted { usage, .. } => self.count(&usage),
+            AgentEvent::StreamRetry { attempt, reason, .. } => {
+                // What streamed of this attempt belongs to no reply.
+                if let Some(Cell::Assistant(_)) = self.history.cells().last() {
+                    if let Some(Cell::Assistant(text)) = self.history.last_mut() {
+                        text.clear();
+                    }
+                }
+                self.notice(
+                    NoticeKind::Warning,
+                    format!("the stream broke off ({reason}); asking again (attempt {attempt})"),
+                );
+            }
+            AgentEvent::Steer { message, .. } => self.notice(NoticeKind::Info, message),
+            AgentEvent::Warning { message } => self.notice(NoticeKind::Warning, message),
+            AgentEvent::CompactionStarted { tokens, window, .. } => {
+                let share = if window > 0 {
+                    format!(" ({:.0}% of the window)", tokens as f64 * 100.0 / window as f64)
+                } else {
+                    String::new()
+                };
+                self.notice(
+                    NoticeKind::Info,
+                    format!("compacting the context: {tokens} tokens{share}…"),
+                );
+            }
+            AgentEvent::CompactionCompleted {
+                stats,
+                memories,
+                skills,
+            } => self.notice(
+                NoticeKind::Info,
+                format!(
+                    "compacted: {} → {} tokens; {} segments kept, {} collapsed, {} pruned; {memories} memories and {skills} skills kept",
+                    stats.tokens_before, stats.tokens_after, stats.kept, stats.collapsed, stats.pruned
+                ),
+            ),
+            AgentEvent::CompactionFailed { reason } => self.notice(
+                NoticeKind::Warning,
+                format!("compaction failed, the context is unchanged: {reason}"),
+            ),
+            AgentEvent::TurnStarted { .. }
+            | AgentEvent::SessionCompleted { .. }
+            | AgentEvent::SessionFailed { .. } => {}
+        }
+    }
+
+    fn delta(&mut self, kind: DeltaKind, text: &str) {
+        let last = self.history.cells().last();
+        match kind {
+            DeltaKind::Text => {
+                if matches!(last, Some(Cell::Assistant(_))) {
+                    if let Some(Cell::Assistant(reply)) = self.history.last_mut() {
+                        reply.push_str(text);
+                    }
+                } else {
+                    self.history.push(Cell::Assistant(text.to_string()));
+                }
+            }
+            DeltaKind::Reasoning => {
+                if matches!(last, Some(Cell::Reasoning { .. })) {
+                    if let Some(Cell::Reasoning { text: so_far, .. }) = self.history.last_mut() {
+                        so_far.push_str(text);
+                    }
+                } else {
+                    self.history.push(Cell::Reasoning {
+                        text: text.to_string(),
+                        expanded: false,
+                    });
+                }
+            }
+        }
+    }
+
+    fn count(&mut self, usage: &Usage) {
+        self.status.tokens_in += usage.input_tokens;
+        self.status.tokens_cached += usage.cached_input_tokens;
+        self.status.tokens_out += usage.output_tokens;
+    }
+
+    /// The status line.
+    pub fn status_line(&self) -> Line<'static> {
+        let s = &self.status;
+        let mut parts = vec![
+            format!("{} ({})", s.model, s.provider),
+            format!("mode {}", s.mode),
+            format!(
+                "in {} (cached {}) out {}",
+                s.tokens_in, s.tokens_cached, s.tokens_out
+            ),
+        ];
+        if let Some(share) = s.context {
+            parts.push(format!("context {:.0}%", share * 100.0));
+        }
+        parts.push(format!("session {}", s.session));
+        let mut spans = Vec::new();
+        if self.running {
+            spans.push(Span::styled(
+                format!(" {} working (ctrl-c interrupts) ", self.spinner()),
+                theme::status_bar(),
+            ));
+        }
+        spans.push(Span::styled(
+            format!(" {} ", parts.join(" · ")),
+            theme::status_bar(),
+        ));
+        Line::from(spans)
+    }
+
+    /// Draws the whole screen: the transcript, the editor, the status
+    /// line, and the dialog over them.
+    pub fn draw(&mut self, frame: &mut Frame<'_>) {
+        let area = frame.area();
+        // At most half the screen (at least 3 rows), never all of it.
+        let editor_height = (self.composer.lines().len() as u16 + 2)
+            .min((area.height / 2).max(3))
+            .min(area.height.saturating_sub(1));
+        let [transcript, editor, status] = Layout::vertical([
+            Constraint::Min(1),
+            Constraint::Length(editor_height),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        self.draw_transcript(frame, transcript);
+        self.draw_editor(frame, editor);
+        frame.render_widget(
+            Paragraph::new(self.status_line()).style(theme::status_bar()),
+            status,
+        );
+        if let Some(dialog) = &self.dialog {
+            dialog.draw(frame, transcript);
+        }
+    }
+
+    fn draw_transcript(&mut self, frame: &mut Frame<'_>, area: Rect) {
+        let spinner = self.spinner();
+        let (lines, more) =
+            self.history
+                .visible(area.width, usize::from(area.height), self.scroll, spinner);
+        // The newest lines sit at the bottom.
+        let pad = usize::from(area.height).saturating_sub(lines.len());
+        let mut shown: Vec<Line<'static>> = vec![Line::default(); pad];
+        shown.extend(lines);
+        if more && self.scroll > 0 {
+            if let Some(first) = shown.first_mut() {
+                *first = Line::from(Span::styled("↑ more above (page up)", theme::dim()));
+            }
+        }
+        frame.render_widget(Paragraph::new(shown), area);
+    }
+
+    fn draw_editor(&self, frame: &mut Frame<'_>, area: Rect) {
+        let hint = if self.running {
+            " a turn is running: enter queues the prompt "
+        } else {
+            " enter sends · shift-enter breaks the line · /help "
+        };
+        let block = Block::default()
+            .borders(Borders::TOP | Borders::BOTTOM)
+            .border_style(theme::dim())
+            .title(Span::styled(hint, theme::dim()));
+        let inner = block.inner(area);
+        let lines: Vec<Line<'static>> = self
+            .composer
+            .lines()
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let mark = if i == 0 { "› " } else { "  " };
+                Line::from(vec![
+                    Span::styled(mark, theme::accent()),
+                    Span::raw(l.clone()),
+                ])
+            })
+            .collect();
+        // Keep the cursor's line in view.
+        let (row, col) = self.composer.cursor();
+        let height = usize::from(inner.height.max(1));
+        let top = row.saturating_sub(height - 1);
+        frame.render_widget(Paragraph::new(lines[top..].to_vec()).block(block), area);
+        if self.dialog.is_none() {
+            let x = inner.x + 2 + col as u16;
+            let y = inner.y + (row - top) as u16;
+            frame.set_cursor_position(Position::new(x.min(inner.right().saturating_sub(1)), y));
+        }
+    }
+}
