@@ -11,11 +11,11 @@
 
 pub mod assemble;
 mod compact;
-mod interrupt;
 pub mod dispatch;
 pub mod envelope;
 pub mod events;
 pub mod instructions;
+mod interrupt;
 pub mod recovery;
 pub mod task;
 
@@ -24,10 +24,10 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 pub use compact::{CompactionOutcome, MAX_COMPACTION_FAILURES};
-pub use interrupt::Interrupt;
 pub use dispatch::{Dispatcher, Mode};
 pub use envelope::{Envelope, Status};
 pub use events::{AgentEvent, CompactionTrigger, DeltaKind, EventSink, FailureKind};
+pub use interrupt::Interrupt;
 
 use crate::context::ContextChain;
 use crate::policy::Policy;
