@@ -15,6 +15,7 @@ mod memory;
 mod parsers;
 mod runtime;
 mod tools;
+mod tui;
 mod wire;
 
 // The OpenAI dialect's own decoder source, compiled natively: the baseline
@@ -47,6 +48,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["parse", "index"], parsers::run),
     (&["memory"], memory::run),
     (&["first_run"], first_run::run),
+    (&["tui"], tui::run),
 ];
 
 fn main() -> Result<()> {

@@ -37,7 +37,11 @@ pub fn run_all(args: &[String]) -> Result<()> {
     let corpus = corpus_sources()?;
     // The first-run rows time an installed amber on fresh homes; the
     // release build they need is skipped when a filter leaves them out.
-    let first_run = filter.is_empty() || filter.iter().any(|f| "first_run".contains(f.as_str()));
+    // The TUI's start-up rows time it too.
+    let first_run = filter.is_empty()
+        || filter
+            .iter()
+            .any(|f| "first_run".contains(f.as_str()) || "tui".contains(f.as_str()));
     let installed = if first_run {
         let prefix = target_dir().join("bench/install");
         install::install_into(&prefix, &install::build_release()?, &guests)?

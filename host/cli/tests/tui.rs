@@ -198,3 +198,56 @@ fn without_a_terminal_amber_prints_its_help_and_points_at_exec() {
     assert!(stderr.contains("Usage:"), "{stderr}");
     assert!(stderr.contains("amber exec"), "{stderr}");
 }
+
+#[test]
+fn a_tui_killed_mid_turn_leaves_a_session_that_resumes() {
+    let env = Env::new(AMBER);
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[agent]\nconfirm_turn = false\n",
+    )
+    .unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "r1", name = "read_note", arguments = { path = "a.txt" } }] }
+[[turns]]
+faults = [{ kind = "stall", after_events = 3, delay_ms = 20000 }]
+reply = { text = "The note says hi there, and that is all it says today." }
+"#,
+    );
+    let tui = Tmux::start(&env, &server, "amber-tui-kill", "");
+    tui.wait_for("session");
+    tui.type_line("What does a.txt say?");
+    tui.wait_for("The note");
+    // kill -9 the amber process, mid-stream.
+    let pane = Command::new("tmux")
+        .args(["list-panes", "-t", &tui.name, "-F", "#{pane_pid}"])
+        .output()
+        .unwrap();
+    let shell = text(&pane.stdout).trim().to_string();
+    let killed = Command::new("pkill")
+        .args(["-KILL", "-P", &shell, "-x", "amber"])
+        .status()
+        .unwrap();
+    assert!(
+        killed.success(),
+        "no amber process under the pane's shell {shell}"
+    );
+    tui.wait_for("amber exited 137");
+    drop(tui);
+
+    let list: serde_json::Value =
+        serde_json::from_slice(&env.run(&["sessions", "list", "--json"]).stdout).unwrap();
+    let id = list["sessions"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(env.show(&id)["verified"], true);
+    // The call and its result made it to disk before the kill.
+    let server = fake("[[turns]]\nexpect_tool_results = [\"r1\"]\nreply = { text = \"Resumed.\" }\n");
+    let run = env.exec(&server, &["--resume", &id], "Go on.");
+    run.assert_done("Resumed.");
+    let sent = server.received()[0].body.to_string();
+    assert!(
+        sent.contains("What does a.txt say?") && sent.contains("hi there"),
+        "{sent}"
+    );
+}

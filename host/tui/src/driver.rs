@@ -25,6 +25,24 @@ use crate::preview;
 use crate::terminal::Tty;
 use crate::ui::Ui;
 
+/// The benchmark hook (`cargo xtask bench tui`): with this set to a file,
+/// the TUI writes its resident memory there right after the first frame
+/// and quits, so start-up to first frame and its footprint are measured
+/// on the real binary in a real terminal.
+pub const FIRST_FRAME_REPORT: &str = "AMBER_TUI_FIRST_FRAME_REPORT";
+
+/// Writes `{"rss_kib": N}` (VmRSS from /proc/self/status) to `path`.
+fn report_first_frame(path: &std::path::Path) -> Result<()> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let rss_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0);
+    std::fs::write(path, serde_json::json!({ "rss_kib": rss_kib }).to_string())?;
+    Ok(())
+}
+
 /// What a key asks of the loop.
 enum Action {
     None,
@@ -87,6 +105,10 @@ impl Driver {
 
     pub async fn run(mut self, term: &mut Tty) -> Result<()> {
         let mut events = EventStream::new();
+        term.draw(|frame| self.ui.draw(frame))?;
+        if let Some(report) = std::env::var_os(FIRST_FRAME_REPORT) {
+            return report_first_frame(std::path::Path::new(&report));
+        }
         loop {
             term.draw(|frame| self.ui.draw(frame))?;
             let action = match self.ui.queued.pop_front() {
