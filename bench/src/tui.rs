@@ -161,7 +161,8 @@ fn in_terminal(
     args: &str,
     report: Option<&Path>,
 ) -> Result<()> {
-    let command = format!("'{}' {args}", bin.display());
+    // A 120×40 terminal: `script`'s own stdin is no terminal to copy from.
+    let command = format!("stty rows 40 cols 120; '{}' {args}", bin.display());
     let mut cmd = Command::new("script");
     cmd.args(["-q", "-e", "-c", &command, "/dev/null"])
         .current_dir(workspace)

@@ -242,7 +242,8 @@ reply = { text = "The note says hi there, and that is all it says today." }
     let id = list["sessions"][0]["id"].as_str().unwrap().to_string();
     assert_eq!(env.show(&id)["verified"], true);
     // The call and its result made it to disk before the kill.
-    let server = fake("[[turns]]\nexpect_tool_results = [\"r1\"]\nreply = { text = \"Resumed.\" }\n");
+    let server =
+        fake("[[turns]]\nexpect_tool_results = [\"r1\"]\nreply = { text = \"Resumed.\" }\n");
     let run = env.exec(&server, &["--resume", &id], "Go on.");
     run.assert_done("Resumed.");
     let sent = server.received()[0].body.to_string();

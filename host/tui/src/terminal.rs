@@ -1,6 +1,6 @@
-//! The terminal: raw mode, the alternate screen, bracketed paste and, where
-//! the terminal has it, the keyboard protocol that tells Shift-Enter from
-//! Enter. Restored on every way out: a normal return, an error, and a
+//! The terminal: raw mode, the alternate screen, bracketed paste and the
+//! keyboard protocol that tells Shift-Enter from Enter (kitty's; a
+//! terminal without it ignores the request, and Alt-Enter still works). Restored on every way out: a normal return, an error, and a
 //! panic (the hook restores it before the panic message prints).
 
 use std::io::{stdout, Stdout};
@@ -11,8 +11,7 @@ use crossterm::event::{
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{
-    disable_raw_mode, enable_raw_mode, supports_keyboard_enhancement, EnterAlternateScreen,
-    LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
 };
 use crossterm::{cursor, execute};
 use ratatui::backend::CrosstermBackend;
@@ -21,21 +20,17 @@ use ratatui::Terminal;
 pub type Tty = Terminal<CrosstermBackend<Stdout>>;
 
 /// Restores the terminal when dropped.
-pub struct Guard {
-    enhanced: bool,
-}
+pub struct Guard;
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        restore(self.enhanced);
+        restore();
     }
 }
 
-fn restore(enhanced: bool) {
+fn restore() {
     let mut out = stdout();
-    if enhanced {
-        let _ = execute!(out, PopKeyboardEnhancementFlags);
-    }
+    let _ = execute!(out, PopKeyboardEnhancementFlags);
     let _ = execute!(
         out,
         DisableBracketedPaste,
@@ -48,20 +43,21 @@ fn restore(enhanced: bool) {
 /// Takes the terminal over; the guard gives it back.
 pub fn enter() -> Result<(Tty, Guard)> {
     enable_raw_mode().context("cannot put the terminal in raw mode")?;
-    let enhanced = supports_keyboard_enhancement().unwrap_or(false);
-    let guard = Guard { enhanced };
+    // Asked for without asking whether the terminal has it: the query
+    // waits for an answer a terminal without it may never give (up to
+    // seconds before the first frame), and a terminal without the
+    // protocol ignores the request.
+    let guard = Guard;
     let mut out = stdout();
     execute!(out, EnterAlternateScreen, EnableBracketedPaste)
         .context("cannot set up the terminal")?;
-    if enhanced {
-        let _ = execute!(
-            out,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-        );
-    }
+    let _ = execute!(
+        out,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+    );
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        restore(enhanced);
+        restore();
         previous(info);
     }));
     let terminal =
