@@ -184,8 +184,10 @@ impl App {
         options.provider = Some(settings.provider.clone());
         options.model = Some(settings.model.clone());
         let preset = session::choose_preset(&options, &self.config, None)?;
-        // The old session's lock is released before the new one is made.
+        // The old session's lock is released before the new one is made;
+        // what was approved for it ends with it.
         self.live = None;
+        self.policy.clear_grants();
         let mut live = session::start(
             &self.project,
             &self.config,

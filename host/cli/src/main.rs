@@ -186,6 +186,14 @@ fn main() -> ExitCode {
         .color(color_choice(&args))
         .get_matches_from(&args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if cli.tui.any() && (cli.command.is_some() || cli.print.is_some()) {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--resume, --provider, --model and --mode before a subcommand or -p are the TUI's; give them to the subcommand (e.g. `amber exec --model M …`)",
+            )
+            .exit()
+    }
     let command = match (cli.command, cli.print) {
         (Some(_), Some(_)) => Cli::command()
             .error(

@@ -143,6 +143,9 @@ reply = { text = "Once upon a time there was a parser that never ended its story
     let dialog = tui.wait_for("approval needed");
     assert!(dialog.contains("write_file"), "{dialog}");
     assert!(dialog.contains("+new text"), "{dialog}");
+    // The dialog takes no letter for its first moments (a key typed for
+    // the prompt as it appeared must not answer it).
+    std::thread::sleep(Duration::from_millis(600));
     tui.keys(&["y"]);
     let screen = tui.wait_for("Wrote it.");
     assert!(

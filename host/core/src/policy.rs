@@ -211,6 +211,13 @@ impl Policy {
             .all(|k| self.rule_for(k, ask, RuleDecision::Allow).is_some())
     }
 
+    /// Forgets what was approved for the session (`/clear` starts one).
+    pub fn clear_grants(&self) {
+        if let Ok(mut granted) = self.granted.lock() {
+            granted.clear();
+        }
+    }
+
     fn is_granted(&self, ask: &Ask) -> bool {
         let granted = self.grants();
         ask.kinds().all(|wanted| {

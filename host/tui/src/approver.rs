@@ -19,8 +19,21 @@ pub struct TuiApprover {
     to_ui: UnboundedSender<Ask>,
 }
 
+/// The thread the UI loop runs on. A question asked there (a plugin's
+/// slash command that runs a command) could never be answered, since the
+/// loop that draws the dialog is the one waiting: it is denied instead.
+static UI_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// Marks the calling thread as the UI loop's.
+pub fn mark_ui_thread() {
+    let _ = UI_THREAD.set(std::thread::current().id());
+}
+
 impl Approver for TuiApprover {
     fn approve(&self, request: &ApprovalRequest) -> Decision {
+        if UI_THREAD.get() == Some(&std::thread::current().id()) {
+            return Decision::Deny;
+        }
         let (reply, answer) = mpsc::channel();
         let ask = Ask {
             request: request.clone(),

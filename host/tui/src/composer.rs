@@ -68,8 +68,15 @@ impl Composer {
 
     /// Pasted text, inserted whole (line breaks kept; `\r` dropped).
     pub fn paste(&mut self, text: &str) {
-        for c in text.chars().filter(|c| *c != '\r') {
-            self.insert(c);
+        self.browsing = None;
+        let text = text.replace('\r', "");
+        for (i, piece) in text.split('\n').enumerate() {
+            if i > 0 {
+                self.newline();
+            }
+            let at = self.byte_at(self.col);
+            self.lines[self.row].insert_str(at, piece);
+            self.col += piece.chars().count();
         }
     }
 

@@ -13,9 +13,14 @@ use ratatui::Frame;
 
 use crate::{cards, theme};
 
+/// How long after it opens the dialog ignores letter keys: a key typed
+/// for the prompt just as the dialog appeared must not answer it.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(400);
+
 pub struct Dialog {
     pub request: ApprovalRequest,
     pub diff: Option<String>,
+    opened: std::time::Instant,
     /// Where the answer goes; the asking tool thread waits on it.
     reply: Option<std::sync::mpsc::Sender<Decision>>,
 }
@@ -29,8 +34,14 @@ impl Dialog {
         Dialog {
             request,
             diff,
+            opened: std::time::Instant::now(),
             reply: Some(reply),
         }
+    }
+
+    /// Whether the dialog has been up long enough to take letter keys.
+    pub fn settled(&self) -> bool {
+        self.opened.elapsed() >= SETTLE
     }
 
     /// The decision a key means, if any: `y` once, `1`…`9` a session

@@ -43,6 +43,13 @@ fn report_first_frame(path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// Interrupts the running turn and kills the commands it started (their
+/// process groups), as `amber exec` does on Ctrl-C.
+fn stop(interrupt: &Interrupt) {
+    interrupt.fire();
+    amber_runtime::imports::exec::kill_running();
+}
+
 /// What a key asks of the loop.
 enum Action {
     None,
@@ -104,6 +111,7 @@ impl Driver {
     }
 
     pub async fn run(mut self, term: &mut Tty) -> Result<()> {
+        crate::approver::mark_ui_thread();
         let mut events = EventStream::new();
         term.draw(|frame| self.ui.draw(frame))?;
         if let Some(report) = std::env::var_os(FIRST_FRAME_REPORT) {
@@ -129,18 +137,30 @@ impl Driver {
                 Action::None => {}
                 Action::Quit => return Ok(()),
                 Action::Send(text) => {
-                    if text.trim_start().starts_with('/') {
+                    if self.is_command(&text) {
                         self.command(text.trim(), term, &mut events).await?;
                     } else {
                         self.ui.history.push(Cell::User(text.clone()));
                         self.job(Job::Turn(text), term, &mut events).await?;
                     }
+                    crate::terminal::repair(term)?;
                     if self.quit_after_turn {
                         return Ok(());
                     }
                 }
             }
         }
+    }
+
+    /// Whether `text` is a slash command: `/` and a command the tree has,
+    /// so a prompt that starts with a path (`/etc/hosts is wrong…`) goes
+    /// to the model.
+    fn is_command(&mut self, text: &str) -> bool {
+        let Some(rest) = text.trim_start().strip_prefix('/') else {
+            return false;
+        };
+        let root = rest.split_whitespace().next().unwrap_or_default();
+        !root.is_empty() && self.app.tree().child(root).is_some()
     }
 
     /// A slash command; its effect, if any, follows.
@@ -174,15 +194,28 @@ impl Driver {
             }
         }
         self.refresh_status();
+        crate::terminal::repair(term)?;
         Ok(())
     }
 
     /// Runs a turn or a compaction on the session's own task, drawing,
     /// streaming and answering approvals until it ends.
     async fn job(&mut self, job: Job, term: &mut Tty, events: &mut EventStream) -> Result<()> {
+        if self.app.live().is_none() {
+            // The last one was lost (a failed turn or /clear): a new one.
+            match self.app.new_session() {
+                Ok(started) => {
+                    let started = started.clone();
+                    self.ui.apply(started, None);
+                }
+                Err(e) => {
+                    self.ui
+                        .notice(NoticeKind::Error, format!("cannot start a session: {e:#}"));
+                    return Ok(());
+                }
+            }
+        }
         let Some(mut live) = self.app.take_live() else {
-            self.ui
-                .notice(NoticeKind::Error, "no session is open (/clear starts one)");
             return Ok(());
         };
         let interrupt = live.agent.interrupt().clone();
@@ -226,11 +259,11 @@ impl Driver {
                     Some(Ok(event)) => {
                         if let Action::Quit = self.on_event(event, Some(&interrupt)) {
                             self.quit_after_turn = true;
-                            interrupt.fire();
+                            stop(&interrupt);
                         }
                     }
                     Some(Err(e)) => return Err(e.into()),
-                    None => interrupt.fire(),
+                    None => stop(&interrupt),
                 },
                 _ = ticker.tick() => self.ui.tick += 1,
             }
@@ -260,6 +293,17 @@ impl Driver {
         if live.agent.interrupt().renew() {
             self.ui
                 .notice(NoticeKind::Warning, "interrupted; the session is saved");
+            // What was typed for after the turn is not sent after a stop:
+            // it goes back into the prompt.
+            let queued: Vec<String> = self.ui.queued.drain(..).collect();
+            if !queued.is_empty() {
+                let mut text = queued.join("\n");
+                if !self.ui.composer.is_empty() {
+                    text = format!("{text}\n{}", self.ui.composer.text());
+                }
+                self.ui.composer.clear();
+                self.ui.composer.paste(&text);
+            }
         }
         self.app.put_live(live);
         match done {
@@ -310,10 +354,15 @@ impl Driver {
     fn on_key(&mut self, key: KeyEvent, running: Option<&Interrupt>) -> Action {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if let Some(dialog) = &self.ui.dialog {
+            let modified = key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
             let pressed = match key.code {
                 KeyCode::Esc => Some('\u{1b}'),
                 KeyCode::Char('c') if ctrl => Some('\u{1b}'),
-                KeyCode::Char(c) => Some(c),
+                // A key typed for the prompt as the dialog appeared does
+                // not answer it.
+                KeyCode::Char(c) if !modified && dialog.settled() => Some(c),
                 _ => None,
             };
             if let Some(decision) = pressed.and_then(|c| dialog.decision_for(c)) {
@@ -330,7 +379,7 @@ impl Driver {
         match key.code {
             KeyCode::Char('c') if ctrl => {
                 if let Some(interrupt) = running {
-                    interrupt.fire();
+                    stop(interrupt);
                 } else if !composer.is_empty() {
                     composer.clear();
                 } else if self.ui.quit_armed {
@@ -358,7 +407,7 @@ impl Driver {
                 composer.newline()
             }
             KeyCode::Enter => {
-                if composer.is_empty() {
+                if composer.text().trim().is_empty() {
                     return Action::None;
                 }
                 let text = composer.take();
@@ -369,7 +418,13 @@ impl Driver {
                 }
                 return Action::Send(text);
             }
-            KeyCode::Char(c) => composer.insert(c),
+            KeyCode::Char(c)
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                composer.insert(c)
+            }
             KeyCode::Backspace => composer.backspace(),
             KeyCode::Delete => composer.delete(),
             KeyCode::Left => composer.left(),

@@ -50,6 +50,8 @@ pub fn run(
     let (mut term, guard) = terminal::enter()?;
     let result = runtime.block_on(driver::Driver::new(app, asks).run(&mut term));
     drop(guard);
+    // Commands a stopped turn started die with their process groups.
+    amber_runtime::imports::exec::kill_running();
     // Tool calls abandoned by an interrupt may still hold threads.
     runtime.shutdown_background();
     result.map(|()| ExitCode::SUCCESS)

@@ -4,6 +4,7 @@
 //! panic (the hook restores it before the panic message prints).
 
 use std::io::{stdout, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use crossterm::event::{
@@ -40,14 +41,22 @@ fn restore() {
     let _ = disable_raw_mode();
 }
 
-/// Takes the terminal over; the guard gives it back.
-pub fn enter() -> Result<(Tty, Guard)> {
+/// Set by the panic hook: the terminal was restored, though the panic
+/// may have been caught (a command handler, a tool thread, the turn's
+/// task) and the TUI goes on.
+static RESTORED_BY_PANIC: AtomicBool = AtomicBool::new(false);
+
+/// Sets the terminal up again after a caught panic restored it.
+pub fn repair(term: &mut Tty) -> Result<()> {
+    if RESTORED_BY_PANIC.swap(false, Ordering::SeqCst) {
+        set_up()?;
+        term.clear()?;
+    }
+    Ok(())
+}
+
+fn set_up() -> Result<()> {
     enable_raw_mode().context("cannot put the terminal in raw mode")?;
-    // Asked for without asking whether the terminal has it: the query
-    // waits for an answer a terminal without it may never give (up to
-    // seconds before the first frame), and a terminal without the
-    // protocol ignores the request.
-    let guard = Guard;
     let mut out = stdout();
     execute!(out, EnterAlternateScreen, EnableBracketedPaste)
         .context("cannot set up the terminal")?;
@@ -55,9 +64,21 @@ pub fn enter() -> Result<(Tty, Guard)> {
         out,
         PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
     );
+    Ok(())
+}
+
+/// Takes the terminal over; the guard gives it back.
+pub fn enter() -> Result<(Tty, Guard)> {
+    // The kitty keyboard protocol is asked for without asking whether the
+    // terminal has it: the query waits for an answer a terminal without it
+    // may never give (seconds before the first frame), and a terminal
+    // without the protocol ignores the request.
+    let guard = Guard;
+    set_up()?;
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
+        RESTORED_BY_PANIC.store(true, Ordering::SeqCst);
         previous(info);
     }));
     let terminal =

@@ -264,6 +264,12 @@ impl Ui {
         let (lines, more) =
             self.history
                 .visible(area.width, usize::from(area.height), self.scroll, spinner);
+        // Scrolled past the top: back to where the first line shows.
+        if lines.len() < usize::from(area.height) && self.scroll > 0 {
+            self.scroll = self
+                .scroll
+                .saturating_sub(usize::from(area.height) - lines.len());
+        }
         // The newest lines sit at the bottom.
         let pad = usize::from(area.height).saturating_sub(lines.len());
         let mut shown: Vec<Line<'static>> = vec![Line::default(); pad];

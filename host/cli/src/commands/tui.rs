@@ -32,6 +32,16 @@ pub struct TuiArgs {
     pub mode: Option<ModeArg>,
 }
 
+impl TuiArgs {
+    /// Whether any of the TUI's flags was given.
+    pub fn any(&self) -> bool {
+        self.resume.is_some()
+            || self.provider.is_some()
+            || self.model.is_some()
+            || self.mode.is_some()
+    }
+}
+
 /// Whether this process can run the TUI: both ends on a terminal.
 pub fn on_terminal() -> bool {
     std::io::stdin().is_terminal() && std::io::stdout().is_terminal()

@@ -99,12 +99,23 @@ impl TaskTool {
         )
     }
 
-    async fn run(&self, prompt: &str, description: &str) -> Result<ToolOutput, ToolError> {
-        let _permit = self
-            .permits
-            .acquire()
-            .await
-            .map_err(|e| ToolError::Failed(format!("the task queue is closed: {e}")))?;
+    /// Runs one sub-agent under `token`, the token of the run that called
+    /// the tool (taken when it was called: a call still waiting for its
+    /// permit when the run is interrupted must not start under the next
+    /// run's token).
+    async fn run(
+        &self,
+        prompt: &str,
+        description: &str,
+        token: tokio_util::sync::CancellationToken,
+    ) -> Result<ToolOutput, ToolError> {
+        let _permit = tokio::select! {
+            permit = self.permits.acquire() => permit
+                .map_err(|e| ToolError::Failed(format!("the task queue is closed: {e}")))?,
+            _ = token.cancelled() => {
+                return Err(ToolError::Failed("interrupted before the sub-agent started".into()))
+            }
+        };
         let ctx = &self.context;
         let config = AgentConfig {
             max_tool_iterations: ctx.max_iterations,
@@ -121,8 +132,8 @@ impl TaskTool {
             compressor: None,
             learner: None,
         };
-        let mut agent = Agent::new(config, ports, ContextChain::new(), None)
-            .with_cancel(ctx.interrupt.current().child_token());
+        let mut agent =
+            Agent::new(config, ports, ContextChain::new(), None).with_cancel(token.child_token());
         let report = agent
             .run(prompt, &mut |_| {})
             .await
@@ -159,6 +170,7 @@ impl Tool for TaskTool {
         let description = args["description"].as_str().unwrap_or_default();
         let handle = tokio::runtime::Handle::try_current()
             .map_err(|_| ToolError::Failed("the task tool needs the agent's runtime".into()))?;
-        handle.block_on(self.run(prompt, description))
+        let token = self.context.interrupt.current();
+        handle.block_on(self.run(prompt, description, token))
     }
 }
