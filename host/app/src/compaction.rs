@@ -8,7 +8,7 @@ use std::sync::Arc;
 use amber_config::Config;
 use amber_core::compress::{CompressorSettings, ModelCompressor};
 use amber_core::engine::CompactionOutcome;
-use amber_core::ports::{Compressor, Learner};
+use amber_core::ports::{CompressionStats, Compressor, Learner};
 use amber_core::project::ProjectRoot;
 use amber_runtime::AmberDirs;
 use serde::Serialize;
@@ -78,30 +78,21 @@ pub fn learner(dirs: &AmberDirs, project: &ProjectRoot, config: &Config) -> Arc<
     ))
 }
 
-/// The id of the newest recorded session of `project`'s workspace: what
-/// `amber /compact` works on without `--session`.
-pub fn latest_session(dirs: &AmberDirs, project: &ProjectRoot) -> anyhow::Result<Option<String>> {
-    let workspace = project.root.display().to_string();
-    let sessions = session::store(dirs).list()?;
-    Ok(sessions
-        .into_iter()
-        .find(|s| s.workspace == workspace)
-        .map(|s| s.id))
+/// One line for a person about a compaction that completed: what the
+/// `/compact` reply and the TUI's notice say.
+pub fn completed(stats: &CompressionStats, memories: usize, skills: usize) -> String {
+    format!(
+        "compacted: {} → {} tokens; {} segments kept, {} collapsed, {} pruned; {memories} memories and {skills} skills kept",
+        stats.tokens_before, stats.tokens_after, stats.kept, stats.collapsed, stats.pruned
+    )
 }
 
 /// One line for a person about a finished `/compact`.
 pub fn describe(outcome: &CompactionOutcome, compression: &Compression) -> String {
     match outcome {
-        CompactionOutcome::Completed { stats, learned } => format!(
-            "compacted: {} → {} tokens; {} segments kept, {} collapsed, {} pruned; {} memories and {} skills kept",
-            stats.tokens_before,
-            stats.tokens_after,
-            stats.kept,
-            stats.collapsed,
-            stats.pruned,
-            learned.memories_written,
-            learned.skills_written
-        ),
+        CompactionOutcome::Completed { stats, learned } => {
+            completed(stats, learned.memories_written, learned.skills_written)
+        }
         CompactionOutcome::Failed(reason) => {
             format!("compaction failed, the history is unchanged: {reason}")
         }

@@ -66,6 +66,17 @@ pub fn store(dirs: &AmberDirs) -> SessionStore {
     SessionStore::new(dirs.data.join("sessions"))
 }
 
+/// The id of the newest recorded session of `project`'s workspace: what
+/// `amber /compact` and `amber --resume` work on without an id.
+pub fn latest_in_workspace(dirs: &AmberDirs, project: &ProjectRoot) -> Result<Option<String>> {
+    let workspace = project.root.display().to_string();
+    let sessions = store(dirs).list()?;
+    Ok(sessions
+        .into_iter()
+        .find(|s| s.workspace == workspace)
+        .map(|s| s.id))
+}
+
 /// The preset: `options.provider`, then config, then the resumed
 /// session's, then a default that has a key set; its model and base URL
 /// overridden the same way.

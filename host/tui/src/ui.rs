@@ -126,7 +126,9 @@ impl Ui {
                 }
             }
             AgentEvent::TurnCompleted { usage, .. } => self.count(&usage),
-            AgentEvent::StreamRetry { attempt, reason, .. } => {
+            AgentEvent::StreamRetry {
+                attempt, reason, ..
+            } => {
                 // What streamed of this attempt belongs to no reply.
                 if let Some(Cell::Assistant(_)) = self.history.cells().last() {
                     if let Some(Cell::Assistant(text)) = self.history.last_mut() {
@@ -142,7 +144,10 @@ impl Ui {
             AgentEvent::Warning { message } => self.notice(NoticeKind::Warning, message),
             AgentEvent::CompactionStarted { tokens, window, .. } => {
                 let share = if window > 0 {
-                    format!(" ({:.0}% of the window)", tokens as f64 * 100.0 / window as f64)
+                    format!(
+                        " ({:.0}% of the window)",
+                        tokens as f64 * 100.0 / window as f64
+                    )
                 } else {
                     String::new()
                 };
@@ -157,10 +162,7 @@ impl Ui {
                 skills,
             } => self.notice(
                 NoticeKind::Info,
-                format!(
-                    "compacted: {} → {} tokens; {} segments kept, {} collapsed, {} pruned; {memories} memories and {skills} skills kept",
-                    stats.tokens_before, stats.tokens_after, stats.kept, stats.collapsed, stats.pruned
-                ),
+                amber_app::compaction::completed(&stats, memories, skills),
             ),
             AgentEvent::CompactionFailed { reason } => self.notice(
                 NoticeKind::Warning,

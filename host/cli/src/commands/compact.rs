@@ -31,7 +31,7 @@ pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<Exit
     let dirs = AmberDirs::from_env();
     let id = match session {
         Some(id) => id,
-        None => compaction::latest_session(&dirs, project)?.ok_or_else(|| {
+        None => amber_app::session::latest_in_workspace(&dirs, project)?.ok_or_else(|| {
             anyhow!(
                 "no recorded session of the workspace {} to compact (amber sessions list shows every session; --session ID picks one)",
                 project.root.display()

@@ -54,7 +54,7 @@ pub fn run(
 ) -> Result<ExitCode> {
     let resume = match args.resume {
         Some(id) if id.is_empty() => Some(
-            amber_app::compaction::latest_session(&amber_runtime::AmberDirs::from_env(), project)?
+            amber_app::session::latest_in_workspace(&amber_runtime::AmberDirs::from_env(), project)?
                 .ok_or_else(|| {
                     anyhow!(
                         "no recorded session of the workspace {} to resume (amber sessions list shows every session)",
