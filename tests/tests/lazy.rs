@@ -92,3 +92,69 @@ fn a_lazily_enabled_plugin_still_disables_and_unwinds() {
     let err = held.call(&json!({})).unwrap_err().to_string();
     assert!(err.contains("not active"), "{err}");
 }
+
+/// A copy of guest `name` at `path`, old enough (its ctime two seconds
+/// behind) for its hash to be remembered.
+fn settled_copy(name: &str, path: &Path) {
+    std::fs::copy(guest(name), path).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+}
+
+#[test]
+fn an_unchanged_file_is_registered_and_called_without_being_read() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("echo.wasm");
+    settled_copy("echo-tool", &plugin);
+    let first = Scratch::new();
+    let warm = runtime_with_cache(&first, cache.path());
+    assert!(warm.open_component(&plugin).unwrap().was_read());
+    let (id, _) = warm.register_file(&plugin).unwrap();
+    warm.enable(&id, Grants::none()).unwrap();
+
+    // Another run: the hash comes from the memo, the declarations and the
+    // compiled code from the cache; the file is never read.
+    let fresh = Scratch::new();
+    let runtime = runtime_with_cache(&fresh, cache.path());
+    let file = runtime.open_component(&plugin).unwrap();
+    assert!(!file.was_read(), "an unchanged file is not read again");
+    let (id, _) = runtime.register(file).unwrap();
+    runtime.enable(&id, Grants::none()).unwrap();
+    assert_eq!(
+        call_tool(&runtime, "echo", json!({"memo": 1})).unwrap(),
+        r#"{"memo":1}"#
+    );
+
+    // Any write is seen: the new bytes are read and hashed.
+    std::fs::copy(guest("hello-tool"), &plugin).unwrap();
+    let changed = runtime.open_component(&plugin).unwrap();
+    assert!(changed.was_read());
+    assert_ne!(changed.hash, runtime.status(&id).unwrap().hash);
+}
+
+#[test]
+fn a_file_changed_before_its_first_compile_is_refused_not_run() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("echo.wasm");
+    settled_copy("echo-tool", &plugin);
+    let first = Scratch::new();
+    let warm = runtime_with_cache(&first, cache.path());
+    let (id, _) = warm.register_file(&plugin).unwrap();
+    warm.enable(&id, Grants::none()).unwrap();
+    // Declarations stay, compiled code goes: the first call must compile,
+    // from the file, which is by then another component.
+    std::fs::remove_dir_all(cache.path().join("compiled")).unwrap();
+    let fresh = Scratch::new();
+    let runtime = runtime_with_cache(&fresh, cache.path());
+    let (id, _) = runtime.register_file(&plugin).unwrap();
+    runtime.enable(&id, Grants::none()).unwrap();
+    let tmp = dir.path().join("other.wasm");
+    std::fs::copy(guest("hello-tool"), &tmp).unwrap();
+    std::fs::rename(&tmp, &plugin).unwrap();
+    let error = call_tool(&runtime, "echo", json!({})).unwrap_err().to_string();
+    assert!(
+        error.contains("echo.wasm") && error.contains("changed since amber registered it"),
+        "{error}"
+    );
+}

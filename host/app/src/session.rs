@@ -310,7 +310,6 @@ pub fn start(
     };
     let session_path = writer.path().display().to_string();
     let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_interrupt(interrupt);
-    warnings.extend(agent.warnings().iter().cloned());
     if !interrupted.is_empty() {
         agent.record_turn(session::interrupted_results(&interrupted))?;
     }

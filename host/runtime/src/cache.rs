@@ -1,6 +1,7 @@
 //! The content-addressed cache of compiled components.
 //!
-//! The key is `blake3(wasm)` plus a digest of the engine's compatibility
+//! The key is `blake3(wasm)` (so a hit needs no bytes, only the hash)
+//! plus a digest of the engine's compatibility
 //! hash, so a wasmtime upgrade or a config change never loads stale code.
 //! Several `AMBER_HOME`s can share one dir (`AMBER_CACHE_DIR`): entries are
 //! written to a temporary file and renamed into place, so concurrent
@@ -92,18 +93,26 @@ impl ComponentCache {
         self.progress.as_ref()
     }
 
-    fn file_name(&self, wasm: &[u8]) -> String {
-        format!("{}-{}.cwasm", blake3::hash(wasm).to_hex(), self.engine_tag)
+    /// The key of `wasm`: its blake3, as the rest of amber names a
+    /// component's content.
+    pub fn key(wasm: &[u8]) -> String {
+        blake3::hash(wasm).to_hex().to_string()
     }
 
-    /// Where the compiled form of `wasm` lives (or would be written).
-    pub fn entry(&self, wasm: &[u8]) -> PathBuf {
-        self.dir.join(self.file_name(wasm))
+    fn file_name(&self, key: &str) -> String {
+        format!("{key}-{}.cwasm", self.engine_tag)
     }
 
-    /// Whether some layer holds compiled code for `wasm`.
-    pub fn has(&self, wasm: &[u8]) -> bool {
-        let name = self.file_name(wasm);
+    /// Where the compiled form of the component keyed `key` lives (or
+    /// would be written).
+    pub fn entry(&self, key: &str) -> PathBuf {
+        self.dir.join(self.file_name(key))
+    }
+
+    /// Whether some layer holds compiled code for the component keyed
+    /// `key`.
+    pub fn has(&self, key: &str) -> bool {
+        let name = self.file_name(key);
         self.layers().any(|dir| dir.join(&name).is_file())
     }
 
@@ -112,15 +121,17 @@ impl ComponentCache {
         self.read_only.iter().chain(std::iter::once(&self.dir))
     }
 
-    /// Loads `wasm` (read from `origin`, named in errors) compiled,
-    /// compiling and storing it on a miss. A corrupt entry is recompiled.
+    /// Loads the component keyed `key` (from `origin`, named in errors)
+    /// compiled. On a miss `wasm` gives its bytes, which are compiled and
+    /// stored; a hit never asks for them. A corrupt entry is recompiled.
     pub fn load(
         &self,
         engine: &Engine,
-        wasm: &[u8],
+        key: &str,
+        wasm: &dyn Fn() -> Result<Arc<Vec<u8>>, LoadError>,
         origin: &Path,
     ) -> Result<(Component, CacheOutcome), LoadError> {
-        let name = self.file_name(wasm);
+        let name = self.file_name(key);
         for layer in self.layers() {
             let entry = layer.join(&name);
             if !entry.exists() {
@@ -135,11 +146,12 @@ impl ComponentCache {
                 return Ok((component, CacheOutcome::Hit));
             }
         }
+        let wasm = wasm()?;
         let entry = self.dir.join(&name);
         if let Some(progress) = &self.progress {
             progress.started(origin);
         }
-        let compiled = Component::new(engine, wasm);
+        let compiled = Component::new(engine, wasm.as_slice());
         if let Some(progress) = &self.progress {
             progress.finished(origin);
         }

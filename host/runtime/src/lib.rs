@@ -20,6 +20,7 @@ pub mod declarations;
 pub mod dirs;
 pub mod engine;
 pub mod error;
+pub mod file_hashes;
 pub mod grants;
 pub mod imports;
 pub mod instance;
@@ -36,7 +37,8 @@ pub use engine::{shared_engine, RuntimeLimits};
 pub use error::{CallError, LoadError};
 pub use grants::{Grants, Permission};
 pub use lifecycle::{
-    PluginManifest, PluginRuntime, PluginState, PluginStatus, Registration, RuntimeOptions,
+    ComponentFile, PluginManifest, PluginRuntime, PluginState, PluginStatus, Registration,
+    RuntimeOptions,
 };
 pub use log::PluginLog;
 

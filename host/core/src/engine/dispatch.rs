@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -99,15 +99,19 @@ pub fn check_arguments(name: &str, schema: &Value, args: &Value) -> Result<(), S
 
 struct Entry {
     tool: Arc<dyn Tool>,
-    /// `None` when the tool's schema does not compile: the tool still runs
-    /// and checks its own arguments (a warning says so).
-    validator: Option<jsonschema::Validator>,
+    /// Compiled at the tool's first call: compiling checks the schema
+    /// against its draft's meta-schema, whose own validator costs a start
+    /// tens of milliseconds, and most sessions call few of their tools.
+    /// `None` when the schema does not compile: the tool still runs and
+    /// checks its own arguments (a warning says so, once).
+    validator: OnceLock<Option<jsonschema::Validator>>,
 }
 
 pub struct Dispatcher {
     tools: HashMap<String, Entry>,
     policy: Arc<Policy>,
-    warnings: Vec<String>,
+    /// Problems found since last taken (a schema that does not compile).
+    warnings: Mutex<Vec<String>>,
 }
 
 /// A call that passed every check, ready to run.
@@ -118,34 +122,47 @@ struct Allowed {
 
 impl Dispatcher {
     pub fn new(tools: &[Arc<dyn Tool>], policy: Arc<Policy>) -> Self {
-        let mut warnings = Vec::new();
         let tools = tools
             .iter()
             .map(|tool| {
-                let spec = tool.spec();
-                let validator = match jsonschema::validator_for(&spec.input_schema) {
-                    Ok(v) => Some(v),
-                    Err(e) => {
-                        warnings.push(format!(
-                            "tool `{}` has an invalid input schema ({e}); its arguments are not checked",
-                            spec.name
-                        ));
-                        None
-                    }
+                let entry = Entry {
+                    tool: tool.clone(),
+                    validator: OnceLock::new(),
                 };
-                (spec.name.clone(), Entry { tool: tool.clone(), validator })
+                (tool.spec().name.clone(), entry)
             })
             .collect();
         Dispatcher {
             tools,
             policy,
-            warnings,
+            warnings: Mutex::new(Vec::new()),
         }
     }
 
-    /// Problems found while setting up, for the run's warnings.
-    pub fn warnings(&self) -> &[String] {
-        &self.warnings
+    /// Problems found since the last call (a tool whose input schema does
+    /// not compile, found at its first call), for the run's warnings.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *self.warnings.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The validator of `entry`'s schema, compiled now if this is its
+    /// first call.
+    fn validator<'e>(&self, name: &str, entry: &'e Entry) -> Option<&'e jsonschema::Validator> {
+        entry
+            .validator
+            .get_or_init(|| match jsonschema::validator_for(&entry.tool.spec().input_schema) {
+                Ok(validator) => Some(validator),
+                Err(e) => {
+                    self.warnings
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(format!(
+                            "tool `{name}` has an invalid input schema ({e}); its arguments are not checked"
+                        ));
+                    None
+                }
+            })
+            .as_ref()
     }
 
     /// Runs `calls` and returns one envelope per call, in their order.
@@ -212,7 +229,7 @@ impl Dispatcher {
             )));
         };
         let mut args = parse_arguments(&call.arguments).map_err(Envelope::denied)?;
-        if let Some(validator) = &entry.validator {
+        if let Some(validator) = self.validator(&call.name, entry) {
             schema_mismatch(&call.name, validator, &args).map_err(Envelope::denied)?;
         }
         let repeated_from_last_turn = previous.iter().any(|p| {
@@ -474,6 +491,30 @@ mod tests {
         let out = d.dispatch(&calls, &[], &CancellationToken::new()).await;
         let outputs: Vec<&str> = out.iter().map(|e| e.output.as_str()).collect();
         assert_eq!(outputs, [r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#]);
+    }
+
+    #[tokio::test]
+    async fn a_schema_that_does_not_compile_is_reported_once_and_the_tool_still_runs() {
+        let broken: Arc<dyn Tool> = Arc::new(Fake {
+            spec: ToolSpec {
+                input_schema: json!({"type": "object", "properties": {"n": {"type": 5}}}),
+                ..tool("broken", true, 0).spec
+            },
+            ..tool("broken", true, 0)
+        });
+        let d = Dispatcher::new(&[broken], policy(Mode::Write, false));
+        assert!(d.take_warnings().is_empty(), "nothing is compiled at start");
+        let cancel = CancellationToken::new();
+        let out = d
+            .dispatch(&[call("1", "broken", r#"{"n":"x"}"#)], &[], &cancel)
+            .await;
+        assert_eq!(out[0].status, Status::Ok, "{}", out[0].output);
+        let warnings = d.take_warnings();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("tool `broken` has an invalid input schema"));
+        d.dispatch(&[call("2", "broken", r#"{"n":2}"#)], &[], &cancel)
+            .await;
+        assert!(d.take_warnings().is_empty(), "told once");
     }
 
     #[tokio::test]

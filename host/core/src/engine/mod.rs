@@ -213,11 +213,6 @@ impl Agent {
         self.interrupt.current()
     }
 
-    /// Problems found while setting up (e.g. a tool with a broken schema).
-    pub fn warnings(&self) -> &[String] {
-        self.dispatcher.warnings()
-    }
-
     /// The context, read-only.
     pub fn context(&self) -> &ContextChain {
         &self.chain
@@ -604,6 +599,9 @@ impl Agent {
             .dispatcher
             .dispatch(calls, previous, &self.cancel)
             .await;
+        for message in self.dispatcher.take_warnings() {
+            sink(AgentEvent::Warning { message });
+        }
         self.record_results(turn, calls, envelopes.clone(), sink)?;
         Ok(envelopes)
     }

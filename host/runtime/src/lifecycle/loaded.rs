@@ -17,11 +17,63 @@ use crate::instance::{ExportIndices, FailureSink, HostState, InstancePool, Plugi
 use crate::log::PluginLog;
 
 pub(super) struct Loaded {
-    wasm: Arc<Vec<u8>>,
+    /// The bytes, when they were handed over in memory. A component
+    /// registered from a file keeps none: its compiled code comes from
+    /// the cache by hash, and the file is read again only to compile it.
+    held: Option<Arc<Vec<u8>>>,
     compiled: OnceLock<InstancePre<HostState>>,
     pub declared: Declared,
     pub hash: String,
     pub source: PathBuf,
+}
+
+/// A component about to be registered: where it is, its content hash,
+/// and its bytes when they were read to learn the hash.
+pub struct ComponentFile {
+    pub path: PathBuf,
+    pub hash: String,
+    /// Its size in bytes.
+    pub len: u64,
+    bytes: Option<Arc<Vec<u8>>>,
+    /// The bytes are the only copy (not a file's): keep them.
+    in_memory: bool,
+}
+
+impl ComponentFile {
+    /// A file whose hash was read from the memo: no bytes in hand.
+    pub(super) fn remembered(path: &Path, hash: String, len: u64) -> Self {
+        ComponentFile {
+            path: path.to_path_buf(),
+            hash,
+            len,
+            bytes: None,
+            in_memory: false,
+        }
+    }
+
+    /// A file just read.
+    pub(super) fn read(path: &Path, bytes: Vec<u8>) -> Self {
+        ComponentFile {
+            in_memory: false,
+            ..Self::in_memory(bytes, path)
+        }
+    }
+
+    /// Whether the bytes were read to learn the hash (no memo served it).
+    pub fn was_read(&self) -> bool {
+        self.bytes.is_some()
+    }
+
+    /// Bytes in memory; `origin` only names them in messages.
+    pub(super) fn in_memory(bytes: Vec<u8>, origin: &Path) -> Self {
+        ComponentFile {
+            path: origin.to_path_buf(),
+            hash: crate::cache::ComponentCache::key(&bytes),
+            len: bytes.len() as u64,
+            bytes: Some(Arc::new(bytes)),
+            in_memory: true,
+        }
+    }
 }
 
 pub(super) fn valid_id(id: &str) -> bool {
@@ -30,27 +82,40 @@ pub(super) fn valid_id(id: &str) -> bool {
 }
 
 impl Loaded {
-    /// Validates `wasm` and reads what it declares: from the declaration
-    /// cache when these bytes were seen before, else by compiling it and
-    /// calling `manifest` in a sandbox with nothing granted.
-    pub fn load(inner: &Inner, wasm: Vec<u8>, origin: &Path) -> Result<Loaded, LoadError> {
-        compat::check_is_component(&wasm, origin)?;
-        let hash = blake3::hash(&wasm).to_hex().to_string();
+    /// Validates the component and reads what it declares: from the
+    /// declaration cache when these bytes were seen before (then a file
+    /// whose hash was remembered is not read at all), else by compiling
+    /// it and calling `manifest` in a sandbox with nothing granted.
+    pub fn load(inner: &Inner, file: ComponentFile) -> Result<Loaded, LoadError> {
+        let cached = inner.declarations.declared(&file.hash);
+        if let Some(bytes) = &file.bytes {
+            compat::check_is_component(bytes, &file.path)?;
+        }
         let loaded = Loaded {
-            wasm: Arc::new(wasm),
+            held: file.bytes.clone().filter(|_| file.in_memory),
             compiled: OnceLock::new(),
             declared: Declared {
                 manifest: placeholder(),
                 exports: Default::default(),
             },
-            hash,
-            source: origin.to_path_buf(),
+            hash: file.hash,
+            source: file.path,
         };
-        if let Some(declared) = inner.declarations.declared(&loaded.hash) {
+        if let Some(declared) = cached {
             return Ok(Loaded { declared, ..loaded });
         }
-        let (pre, exports) = loaded.compile(inner)?;
-        let declared = read_declared(inner, &pre, exports, origin)?;
+        // Never seen: compile from the bytes in hand (read now when the
+        // memo named a hash whose declarations are gone from the cache).
+        let bytes = match file.bytes {
+            Some(bytes) => bytes,
+            None => {
+                let bytes = loaded.bytes(inner)?;
+                compat::check_is_component(&bytes, &loaded.source)?;
+                bytes
+            }
+        };
+        let (pre, exports) = loaded.compile(inner, Some(bytes))?;
+        let declared = read_declared(inner, &pre, exports, &loaded.source)?;
         inner.declarations.store_declared(&loaded.hash, &declared);
         let _ = loaded.compiled.set(pre);
         Ok(Loaded { declared, ..loaded })
@@ -60,18 +125,41 @@ impl Loaded {
         &self.declared.manifest
     }
 
-    pub fn wasm(&self) -> &[u8] {
-        &self.wasm
-    }
-
     pub fn is_compiled(&self) -> bool {
         self.compiled.get().is_some()
     }
 
-    /// Compiles (or loads from the AOT cache), checks the API version and
-    /// links.
-    fn compile(&self, inner: &Inner) -> Result<(InstancePre<HostState>, ExportSet), LoadError> {
-        let (component, _) = inner.cache.load(inner.engine, &self.wasm, &self.source)?;
+    /// The component's bytes: held, or read from its file and checked
+    /// against the hash it was registered with, so code compiled now is
+    /// the code that was declared.
+    fn bytes(&self, inner: &Inner) -> Result<Arc<Vec<u8>>, LoadError> {
+        if let Some(bytes) = &self.held {
+            return Ok(bytes.clone());
+        }
+        let bytes = super::read_component(&self.source, inner.options.limits.plugin_file_bytes)?;
+        if crate::cache::ComponentCache::key(&bytes) != self.hash {
+            return Err(LoadError::Read {
+                path: self.source.clone(),
+                reason: "changed since amber registered it; run amber again (or re-add the plugin) to load the new version".into(),
+            });
+        }
+        Ok(Arc::new(bytes))
+    }
+
+    /// Compiles (or loads from the AOT cache, which needs no bytes),
+    /// checks the API version and links.
+    fn compile(
+        &self,
+        inner: &Inner,
+        in_hand: Option<Arc<Vec<u8>>>,
+    ) -> Result<(InstancePre<HostState>, ExportSet), LoadError> {
+        let bytes = || match &in_hand {
+            Some(bytes) => Ok(bytes.clone()),
+            None => self.bytes(inner),
+        };
+        let (component, _) = inner
+            .cache
+            .load(inner.engine, &self.hash, &bytes, &self.source)?;
         let exports = compat::read_exports(inner.engine, &component, &self.source)?;
         inner.components_loaded.fetch_add(1, Ordering::Relaxed);
         let link = |e: wasmtime::Error| LoadError::Link {
@@ -88,7 +176,7 @@ impl Loaded {
         if let Some(pre) = self.compiled.get() {
             return Ok(pre.clone());
         }
-        let (pre, _) = self.compile(inner)?;
+        let (pre, _) = self.compile(inner, None)?;
         let _ = self.compiled.set(pre.clone());
         Ok(pre)
     }

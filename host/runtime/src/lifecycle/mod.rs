@@ -29,6 +29,7 @@ use wasmtime::Engine;
 
 use crate::cache::{CompileProgress, ComponentCache};
 use crate::declarations::DeclarationCache;
+use crate::file_hashes::FileHashes;
 use crate::dirs::AmberDirs;
 use crate::engine::{shared_engine, RuntimeLimits};
 use crate::error::LoadError;
@@ -37,6 +38,7 @@ use crate::imports::{self, exec::ExecPolicy};
 use crate::instance::{HostState, InstancePool, PluginContext};
 use crate::log::PluginLog;
 use crate::pool_cell::PoolCell;
+pub use loaded::ComponentFile;
 use loaded::Loaded;
 pub use status::{PermissionRequest, PluginManifest, PluginState, PluginStatus, Registration};
 
@@ -100,6 +102,7 @@ struct Inner {
     linker: Linker<HostState>,
     cache: ComponentCache,
     declarations: DeclarationCache,
+    file_hashes: FileHashes,
     ledger: Arc<Ledger>,
     options: RuntimeOptions,
     plugins: Mutex<BTreeMap<String, Entry>>,
@@ -216,11 +219,13 @@ impl PluginRuntime {
         let declarations_in = |cache: &Path| cache.join("declarations").join(crate::API_VERSION);
         let declarations = DeclarationCache::new(declarations_in(&options.dirs.cache))
             .with_read_only(prebuilt.iter().map(|c| declarations_in(c)).collect());
+        let file_hashes = FileHashes::at(options.dirs.cache.join("file-hashes.json"));
         let inner = Inner {
             engine,
             linker,
             cache,
             declarations,
+            file_hashes,
             ledger,
             options,
             plugins: Mutex::new(BTreeMap::new()),
@@ -265,14 +270,35 @@ impl PluginRuntime {
     /// Registers the component in `path`. The same bytes again change
     /// nothing; new bytes for a known id replace it (see [`Self::replace`]).
     pub fn register_file(&self, path: &Path) -> Result<(String, Registration), LoadError> {
-        self.register_bytes(&self.read_file(path)?, path)
+        self.register(self.open_component(path)?)
     }
 
-    /// Whether registering `wasm` compiles it: nothing in any cache knows
-    /// these bytes. Lets a front end say "compiling N components" first.
-    pub fn compiles_on_register(&self, wasm: &[u8]) -> bool {
-        let hash = blake3::hash(wasm).to_hex().to_string();
-        self.inner.declarations.declared(&hash).is_none() && !self.inner.cache.has(wasm)
+    /// The component in `path`, by its content hash: remembered for a file
+    /// unchanged since it was last hashed (see `file_hashes`), else read
+    /// (within the size cap) and hashed. Lets a start register every
+    /// plugin without reading any.
+    pub fn open_component(&self, path: &Path) -> Result<ComponentFile, LoadError> {
+        let cap = self.inner.options.limits.plugin_file_bytes;
+        let memo = &self.inner.file_hashes;
+        if let Ok(meta) = std::fs::metadata(path) {
+            if meta.is_file() && meta.len() <= cap {
+                if let Some(hash) = memo.lookup(path, &meta) {
+                    return Ok(ComponentFile::remembered(path, hash, meta.len()));
+                }
+            }
+        }
+        let meta = std::fs::metadata(path).ok();
+        let file = ComponentFile::read(path, read_component(path, cap)?);
+        if let Some(meta) = meta {
+            memo.remember(path, &meta, &file.hash);
+        }
+        Ok(file)
+    }
+
+    /// Whether registering `file` compiles it: nothing in any cache knows
+    /// its content. Lets a front end say "compiling N components" first.
+    pub fn compiles_on_register(&self, file: &ComponentFile) -> bool {
+        self.inner.declarations.declared(&file.hash).is_none() && !self.inner.cache.has(&file.hash)
     }
 
     /// Tells the compile observer, if any, that `n` compiles of `bytes`
@@ -298,7 +324,7 @@ impl PluginRuntime {
     pub fn is_in_cache(&self, id: &str) -> bool {
         self.plugins()
             .get(id)
-            .is_some_and(|e| self.inner.cache.has(e.loaded.wasm()))
+            .is_some_and(|e| self.inner.cache.has(&e.loaded.hash))
     }
 
     /// A component file, read within this runtime's size cap.
@@ -312,7 +338,12 @@ impl PluginRuntime {
         wasm: &[u8],
         origin: &Path,
     ) -> Result<(String, Registration), LoadError> {
-        let loaded = Loaded::load(&self.inner, wasm.to_vec(), origin)?;
+        self.register(ComponentFile::in_memory(wasm.to_vec(), origin))
+    }
+
+    /// Registers a component opened by [`Self::open_component`].
+    pub fn register(&self, file: ComponentFile) -> Result<(String, Registration), LoadError> {
+        let loaded = Loaded::load(&self.inner, file)?;
         let id = loaded.manifest().id.clone();
         let known_hash = self.plugins().get(&id).map(|e| e.loaded.hash.clone());
         match known_hash {
@@ -342,7 +373,7 @@ impl PluginRuntime {
     /// the same grants; if the new one fails to enable, the old one is put
     /// back and enabled, and the error says why.
     pub fn replace(&self, id: &str, path: &Path) -> Result<(), LoadError> {
-        let loaded = Loaded::load(&self.inner, self.read_file(path)?, path)?;
+        let loaded = Loaded::load(&self.inner, self.open_component(path)?)?;
         if loaded.manifest().id != id {
             let reason = format!(
                 "{} is plugin `{}`, not `{id}`",

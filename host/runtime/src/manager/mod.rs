@@ -21,6 +21,7 @@ use crate::dirs::AmberDirs;
 use crate::error::LoadError;
 use crate::grants::{Grants, Permission};
 use crate::lifecycle::{
+    ComponentFile,
     PermissionRequest, PluginManifest, PluginRuntime, PluginStatus, Registration,
 };
 
@@ -149,11 +150,11 @@ impl PluginManager {
         let mut grants = self.state.read_grants()?;
         // Read every file first, so a front end can say how many must
         // compile before the first one starts.
-        let mut files: Vec<(PathBuf, Option<String>, Vec<u8>)> = Vec::new();
+        let mut files: Vec<(ComponentFile, Option<String>)> = Vec::new();
         if let Some(dir) = self.bundle_dir.clone() {
             for path in bundle::files(&dir) {
-                match self.runtime.read_file(&path) {
-                    Ok(bytes) => files.push((path, None, bytes)),
+                match self.runtime.open_component(&path) {
+                    Ok(file) => files.push((file, None)),
                     Err(e) => self.problems.push(format!("bundled plugin: {e}")),
                 }
             }
@@ -162,20 +163,20 @@ impl PluginManager {
             if plugin.bundled {
                 continue;
             }
-            match self.runtime.read_file(&plugin.file) {
-                Ok(bytes) => files.push((plugin.file.clone(), Some(id.clone()), bytes)),
+            match self.runtime.open_component(&plugin.file) {
+                Ok(file) => files.push((file, Some(id.clone()))),
                 Err(e) => self.problems.push(format!("plugin `{id}`: {e}")),
             }
         }
-        let compiles: Vec<usize> = files
+        let compiles: Vec<u64> = files
             .iter()
-            .filter(|(_, _, bytes)| self.runtime.compiles_on_register(bytes))
-            .map(|(_, _, bytes)| bytes.len())
+            .filter(|(file, _)| self.runtime.compiles_on_register(file))
+            .map(|(file, _)| file.len)
             .collect();
-        let bytes = compiles.iter().map(|&n| n as u64).sum();
-        self.runtime.expect_compiles(compiles.len(), bytes);
-        for (path, added, bytes) in files {
-            match (self.runtime.register_bytes(&bytes, &path), added) {
+        self.runtime
+            .expect_compiles(compiles.len(), compiles.iter().sum());
+        for (file, added) in files {
+            match (self.runtime.register(file), added) {
                 (Ok((id, _)), None) => {
                     if installed.removed_bundled.contains(&id)
                         || installed.plugins.get(&id).is_some_and(|p| !p.bundled)

@@ -1,0 +1,187 @@
+//! Content hashes of component files, remembered by the file's identity,
+//! so a start does not read and hash every plugin (17 MB for the bundled
+//! set, most of a TUI's first frame and of its resident memory).
+//!
+//! A remembered hash is used only while the file's device, inode, size,
+//! mtime and ctime are all as they were. Any write or rename changes the
+//! ctime or the inode, and a process cannot set the ctime back. As git
+//! does for its index, a file whose ctime is too recent is not
+//! remembered: on a file system with coarse timestamps a write in the same
+//! tick as the hashing would leave the ctime as it was.
+//!
+//! What the hash unlocks is only ever content-addressed (the declaration
+//! cache, the compiled code): a stale memo can name code that was
+//! validated for other bytes, never skip validation of new bytes. When
+//! the bytes are read after all (a compile), they are checked against the
+//! remembered hash.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+/// How old a file's last change must be before its hash is remembered.
+const SETTLED: Duration = Duration::from_secs(2);
+
+/// What identifies one version of a file on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Whether the last change is old enough that a later one would show.
+    fn settled(&self, now: SystemTime) -> bool {
+        let now_ns = now
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        now_ns - self.ctime_ns >= SETTLED.as_nanos() as i128
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Memo {
+    stamp: Stamp,
+    hash: String,
+}
+
+/// The memo file (`<cache>/file-hashes.json`): absolute path → memo.
+pub struct FileHashes {
+    file: PathBuf,
+    memos: Mutex<BTreeMap<PathBuf, Memo>>,
+}
+
+impl FileHashes {
+    /// The memos in `file`; a missing or unreadable file is an empty memo
+    /// (everything is hashed again, nothing else changes).
+    pub fn at(file: PathBuf) -> FileHashes {
+        let memos = read(&file).unwrap_or_default();
+        FileHashes {
+            file,
+            memos: Mutex::new(memos),
+        }
+    }
+
+    /// The remembered hash of `path`, if the file is still the version it
+    /// was hashed as (`meta` is its metadata, taken now).
+    pub fn lookup(&self, path: &Path, meta: &std::fs::Metadata) -> Option<String> {
+        let memos = self.memos.lock().unwrap_or_else(|e| e.into_inner());
+        let memo = memos.get(path)?;
+        (memo.stamp == Stamp::of(meta)).then(|| memo.hash.clone())
+    }
+
+    /// Remembers that `path`, as `meta` describes it, hashes to `hash`.
+    /// Saved at once (merged with what other processes saved meanwhile);
+    /// a memo that cannot be saved only costs a hash next time.
+    pub fn remember(&self, path: &Path, meta: &std::fs::Metadata, hash: &str) {
+        let stamp = Stamp::of(meta);
+        if !stamp.settled(SystemTime::now()) {
+            return;
+        }
+        let memo = Memo {
+            stamp,
+            hash: hash.to_string(),
+        };
+        let mut memos = self.memos.lock().unwrap_or_else(|e| e.into_inner());
+        let mut on_disk = read(&self.file).unwrap_or_default();
+        on_disk.insert(path.to_path_buf(), memo);
+        // Files that are gone are dropped, so the memo does not grow with
+        // every plugin version ever seen.
+        on_disk.retain(|p, _| p.exists());
+        if let Ok(text) = serde_json::to_vec(&on_disk) {
+            let _ = crate::atomic::write_cache_entry(&self.file, &text);
+        }
+        *memos = on_disk;
+    }
+}
+
+fn read(file: &Path) -> Option<BTreeMap<PathBuf, Memo>> {
+    let text = std::fs::read(file).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fresh_file_is_not_remembered() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.wasm");
+        std::fs::write(&file, b"one").unwrap();
+        let memo = FileHashes::at(dir.path().join("memo.json"));
+        let meta = std::fs::metadata(&file).unwrap();
+        memo.remember(&file, &meta, "h1");
+        assert_eq!(memo.lookup(&file, &meta), None);
+    }
+
+    #[test]
+    fn a_settled_stamp_is_judged_by_its_ctime() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.wasm");
+        std::fs::write(&file, b"one").unwrap();
+        let stamp = Stamp::of(&std::fs::metadata(&file).unwrap());
+        assert!(!stamp.settled(SystemTime::now()));
+        assert!(stamp.settled(SystemTime::now() + SETTLED + Duration::from_millis(10)));
+    }
+
+    #[test]
+    fn any_change_to_the_file_forgets_its_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("p.wasm");
+        std::fs::write(&file, b"one").unwrap();
+        let meta = std::fs::metadata(&file).unwrap();
+        let memo_file = dir.path().join("memo.json");
+        // Written as `remember` would once the file has settled.
+        let mut memos = BTreeMap::new();
+        memos.insert(
+            file.clone(),
+            Memo {
+                stamp: Stamp::of(&meta),
+                hash: "h1".into(),
+            },
+        );
+        std::fs::write(&memo_file, serde_json::to_vec(&memos).unwrap()).unwrap();
+        let memo = FileHashes::at(memo_file.clone());
+        assert_eq!(memo.lookup(&file, &meta).as_deref(), Some("h1"));
+        // Same size, same mtime set back: the ctime still moves.
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(&file, b"two").unwrap();
+        let mtime = filetime_of(&meta);
+        set_mtime(&file, mtime);
+        let changed = std::fs::metadata(&file).unwrap();
+        assert_eq!(changed.len(), meta.len());
+        assert_eq!(memo.lookup(&file, &changed), None);
+        // A broken memo file is an empty memo.
+        std::fs::write(&memo_file, b"{not json").unwrap();
+        assert_eq!(FileHashes::at(memo_file).lookup(&file, &meta), None);
+    }
+
+    fn filetime_of(meta: &std::fs::Metadata) -> SystemTime {
+        meta.modified().unwrap()
+    }
+
+    fn set_mtime(path: &Path, when: SystemTime) {
+        let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        file.set_modified(when).unwrap();
+    }
+}
