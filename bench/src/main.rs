@@ -13,6 +13,7 @@ mod first_run;
 mod measure;
 mod memory;
 mod parsers;
+mod reload;
 mod runtime;
 mod tools;
 mod tui;
@@ -49,6 +50,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["memory"], memory::run),
     (&["first_run"], first_run::run),
     (&["tui"], tui::run),
+    (&["reload", "tui"], reload::run),
 ];
 
 fn main() -> Result<()> {

@@ -145,7 +145,72 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         .row(),
     )?;
 
+    drawer(rows)?;
     first_frame(rows)
+}
+
+/// A tree of 5,050 nodes: 50 plugin roots of 100 subcommands each, as a
+/// host with many command plugins would merge.
+fn big_tree() -> amber_core::commands::Node {
+    use amber_core::commands::Node;
+    let mut tree = Node::new("");
+    for r in 0..50 {
+        let mut root = Node::new(format!("plugin root {r}: what it does, in one line"));
+        for c in 0..100 {
+            root = root.with_child(
+                format!("sub{c:03}"),
+                Node::new(format!("subcommand {c} of root {r}")).with_action("x"),
+            );
+        }
+        tree = tree.with_child(format!("root{r:02}"), root);
+    }
+    tree
+}
+
+/// A keystroke in a slash command: the candidates for the new prefix
+/// from a 5,000-node tree, the drawer rebuilt, and the frame drawn; p95
+/// against the same keystroke and frame with no drawer (plain text).
+fn drawer(rows: &mut Rows) -> Result<()> {
+    use amber_tui::drawer::Drawer;
+    let tree = big_tree();
+    ensure!(tree.count() > 5_000, "the tree has {} nodes", tree.count());
+    let lines = ["/root1", "/root2", "/root07 sub0", "/root33 sub09", "/r"];
+    let mut ui = session(10);
+    let mut term = terminal()?;
+    let mut with_drawer = Vec::with_capacity(KEYS);
+    let mut plain = Vec::with_capacity(KEYS);
+    for i in 0..KEYS {
+        let line = lines[i % lines.len()];
+        ui.composer.clear();
+        ui.composer.paste(line);
+        let start = Instant::now();
+        ui.drawer = Drawer::new(line, tree.complete(line));
+        term.draw(|f| ui.draw(f))?;
+        with_drawer.push(start.elapsed().as_secs_f64() * 1e3);
+        ensure!(ui.drawer.is_some(), "no candidates for {line}");
+        ui.drawer = None;
+        ui.composer.clear();
+        ui.composer.paste("plain text");
+        let start = Instant::now();
+        ui.composer.insert('x');
+        term.draw(|f| ui.draw(f))?;
+        plain.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    let p95 = |mut v: Vec<f64>| {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v[v.len() * 95 / 100]
+    };
+    rows.push(
+        Figure {
+            name: "tui_drawer_candidates_5000_nodes_p95",
+            unit: "ms",
+            value: p95(with_drawer),
+            baseline: Some(("keystroke_to_frame_without_drawer_p95", p95(plain))),
+            goal_value: Some(4.0),
+            goal_ratio: None,
+        }
+        .row(),
+    )
 }
 
 /// The installed binary, when the xtask installed one.

@@ -48,6 +48,11 @@ impl Env {
         cmd
     }
 
+    /// The `amber` binary this environment runs.
+    pub fn bin(&self) -> &str {
+        &self.bin
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
         self.command(args).output().unwrap()
     }

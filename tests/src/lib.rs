@@ -13,6 +13,7 @@ pub mod native_parsers;
 pub mod requests;
 pub mod scenario;
 pub mod sse;
+pub mod tmux;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -29,6 +29,9 @@ pub struct Live {
     pub compression: Compression,
     /// The `session.started` event, for the front end to show.
     pub started: AgentEvent,
+    /// The ledger's [`amber_core::Ledger::agent_generation`] the agent's
+    /// tools and prompt blocks were taken at (`session::sync_tools`).
+    pub tools_generation: u64,
 }
 
 /// The values `/get` shows and `/set` changes.
@@ -141,6 +144,11 @@ impl App {
         self.config = config;
     }
 
+    /// Where `amber plugin add` keeps plugins (`<data>/plugins/<id>/`).
+    pub fn plugin_dir(&self) -> PathBuf {
+        self.dirs.data.join("plugins")
+    }
+
     pub fn config_path(&self) -> PathBuf {
         host::config_path(&self.dirs)
     }
@@ -166,7 +174,25 @@ impl App {
     /// approval the turn waits for); commands that need a session say
     /// there is none until [`App::put_live`] puts it back.
     pub fn take_live(&mut self) -> Option<Live> {
+        self.sync_tools();
         self.live.take()
+    }
+
+    /// Gives the open session the ledger's tools and prompt blocks if
+    /// plugins changed since it took them: call before a turn.
+    pub fn sync_tools(&mut self) {
+        if let Some(live) = self.live.as_mut() {
+            session::sync_tools(live, self.manager.runtime().ledger(), &self.config, false);
+        }
+    }
+
+    /// Rebuilds the session's tools now: the `task` tool's sub-agents
+    /// take the session's model, settings and gate as they are after a
+    /// `/set`.
+    pub(crate) fn resync_tools(&mut self) {
+        if let Some(live) = self.live.as_mut() {
+            session::sync_tools(live, self.manager.runtime().ledger(), &self.config, true);
+        }
     }
 
     /// Puts back the session [`App::take_live`] took out.
@@ -205,6 +231,31 @@ impl App {
             enabled: settings.compress_enabled,
         };
         compaction::install(&mut live);
+        Ok(&self.live.insert(live).started)
+    }
+
+    /// Opens session `id` in place of the open one (the session picker):
+    /// its chain is verified and it is locked first, so a refused or busy
+    /// session leaves the open one as it was. The provider and model are
+    /// chosen as `amber --resume ID` with this process's flags would.
+    pub fn resume_session(&mut self, id: &str) -> Result<&AgentEvent> {
+        if self.live.as_ref().is_some_and(|l| l.info.id == id) {
+            anyhow::bail!("session {id} is the one open");
+        }
+        let resuming = session::resuming(&self.dirs, id)?;
+        let mut options = self.options.clone();
+        options.resume = Some(id.to_string());
+        let preset = session::choose_preset(&options, &self.config, resuming.info())?;
+        self.live = None;
+        self.policy.clear_grants();
+        let live = session::start(
+            &self.project,
+            &self.config,
+            self.manager.runtime().ledger(),
+            &self.policy,
+            preset,
+            Some(resuming),
+        )?;
         Ok(&self.live.insert(live).started)
     }
 
@@ -270,6 +321,16 @@ impl App {
     pub fn manager_mut(&mut self) -> &mut PluginManager {
         self.plugins_changed = true;
         &mut self.manager
+    }
+
+    /// Brings the plugins in line with the plugin directory (live
+    /// reload: a front end calls it when its watcher fires) and says what
+    /// changed. The command tree follows at once; the session's tools at
+    /// its next turn, and calls in flight go to the new instances.
+    pub fn sync_plugin_dir(&mut self) -> Vec<amber_runtime::manager::DirChange> {
+        let changes = self.manager_mut().sync_plugin_dir();
+        self.refresh_if_stale();
+        changes
     }
 
     /// Runs one slash-command line. Never panics: a handler's error or

@@ -13,5 +13,6 @@ pub mod presets;
 pub mod recall;
 pub mod render;
 pub mod session;
+pub mod watch;
 
 pub use app::{App, Live, Settings};

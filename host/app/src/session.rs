@@ -11,7 +11,7 @@ use amber_core::engine::{
     Agent, AgentConfig, AgentEvent, AgentPorts, Interrupt, Mode, CONFIRM_PROMPT,
 };
 use amber_core::policy::Policy;
-use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate};
+use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate, Tool};
 use amber_core::project::ProjectRoot;
 use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
 use amber_core::{ContextChain, Ledger};
@@ -59,6 +59,28 @@ pub struct Resuming {
     resumed: session::Resumed,
     lock: session::SessionLock,
     id: String,
+}
+
+/// Session `id`, locked and its chain verified, ready for [`start`].
+pub fn resuming(dirs: &AmberDirs, id: &str) -> Result<Resuming> {
+    let path = store(dirs).path(id)?;
+    // Locked before it is read: a second run on the same session fails
+    // here, at once, naming the first.
+    let lock = session::SessionLock::acquire(&path)?;
+    let resumed = session::resume(&path)?;
+    Ok(Resuming {
+        path,
+        resumed,
+        lock,
+        id: id.to_string(),
+    })
+}
+
+impl Resuming {
+    /// What the session was started with, if its start record is there.
+    pub fn info(&self) -> Option<&SessionInfo> {
+        self.resumed.info.as_ref()
+    }
 }
 
 /// The sessions of this user, newest first in listings.
@@ -149,19 +171,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     let config = host::load_config(&dirs)?;
     // Resume first: a tampered session is refused before anything else.
     let resuming = match &options.resume {
-        Some(id) => {
-            let path = store(&dirs).path(id)?;
-            // Locked before it is read: a second run on the same session
-            // fails here, at once, naming the first.
-            let lock = session::SessionLock::acquire(&path)?;
-            let resumed = session::resume(&path)?;
-            Some(Resuming {
-                path,
-                resumed,
-                lock,
-                id: id.clone(),
-            })
-        }
+        Some(id) => Some(resuming(&dirs, id)?),
         None => None,
     };
     let preset = choose_preset(
@@ -197,7 +207,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
 pub fn start(
     project: &ProjectRoot,
     config: &Config,
-    ledger: &Ledger,
+    ledger: &Arc<Ledger>,
     policy: &Arc<Policy>,
     preset: Preset,
     resuming: Option<Resuming>,
@@ -264,7 +274,6 @@ pub fn start(
     let interrupt = Interrupt::default();
     let compression = Compression::from_config(config);
     let gate = gate(compression.threshold);
-    let mut tools = ledger.tools();
     // Installed once per ledger: a second session of the same host finds
     // it there already.
     if !ledger
@@ -278,27 +287,23 @@ pub fn start(
             &config.memory,
         ));
     }
+    // Read before the tools: a change in between is seen at the first turn.
+    let tools_generation = ledger.agent_generation();
     let blocks = ledger.prompt_blocks();
-    let task = TaskTool::new(
+    let tools = with_task(
+        config,
+        ledger.tools(),
         TaskContext {
-            config: AgentConfig {
-                system_prompt: String::new(),
-                ..settings.clone()
-            },
+            config: settings.clone(),
             model: model.clone(),
-            tools: tools.clone(),
+            tools: Vec::new(),
             blocks: blocks.clone(),
             policy: policy.clone(),
             gate: gate.clone(),
             max_iterations: agent_config.subagent_max_iterations,
             interrupt: interrupt.clone(),
         },
-        match agent_config.subagents {
-            SubagentMode::Serial => Execution::Serial,
-            SubagentMode::Parallel => Execution::Parallel(agent_config.subagent_max as usize),
-        },
     );
-    tools.push(Arc::new(task));
     let ports = AgentPorts {
         model,
         tools,
@@ -309,7 +314,9 @@ pub fn start(
         learner: Some(compaction::learner(&dirs, project, config)),
     };
     let session_path = writer.path().display().to_string();
-    let mut agent = Agent::new(settings, ports, chain, Some(writer)).with_interrupt(interrupt);
+    let mut agent = Agent::new(settings, ports, chain, Some(writer))
+        .with_interrupt(interrupt)
+        .following(ledger.clone());
     if !interrupted.is_empty() {
         agent.record_turn(session::interrupted_results(&interrupted))?;
     }
@@ -333,7 +340,66 @@ pub fn start(
         preset,
         compression,
         started,
+        tools_generation,
     };
     compaction::install(&mut live);
     Ok(live)
+}
+
+/// `tools` and, after them, the `task` tool, whose sub-agents get `tools`
+/// (never `task` itself) and the parent's settings from `template`.
+fn with_task(
+    config: &Config,
+    tools: Vec<Arc<dyn Tool>>,
+    template: TaskContext,
+) -> Vec<Arc<dyn Tool>> {
+    let agent_config = &config.agent;
+    let task = TaskTool::new(
+        TaskContext {
+            config: AgentConfig {
+                system_prompt: String::new(),
+                ..template.config
+            },
+            tools: tools.clone(),
+            ..template
+        },
+        match agent_config.subagents {
+            SubagentMode::Serial => Execution::Serial,
+            SubagentMode::Parallel => Execution::Parallel(agent_config.subagent_max as usize),
+        },
+    );
+    let mut tools = tools;
+    tools.push(Arc::new(task));
+    tools
+}
+
+/// Gives the session the ledger's tools and prompt blocks when they
+/// changed since it took them (a plugin enabled, disabled or replaced
+/// while it ran), so the next request declares what is there now; or at
+/// once with `force` (another model, which sub-agents must use too).
+/// Returns whether anything was taken afresh.
+pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool) -> bool {
+    let generation = ledger.agent_generation();
+    if generation == live.tools_generation && !force {
+        return false;
+    }
+    live.tools_generation = generation;
+    let agent = &live.agent;
+    let blocks = ledger.prompt_blocks();
+    let tools = with_task(
+        config,
+        ledger.tools(),
+        TaskContext {
+            config: agent.config().clone(),
+            model: agent.model_client().clone(),
+            tools: Vec::new(),
+            blocks: blocks.clone(),
+            policy: agent.policy().clone(),
+            gate: agent.gate().clone(),
+            max_iterations: config.agent.subagent_max_iterations,
+            interrupt: agent.interrupt().clone(),
+        },
+    );
+    live.agent.set_tools(&tools, blocks);
+    true
 }

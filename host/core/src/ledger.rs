@@ -227,6 +227,9 @@ struct State {
     /// Bumped by every command install and removal (see
     /// [`Ledger::command_generation`]).
     command_generation: u64,
+    /// Bumped by every tool and prompt block installed or removed (see
+    /// [`Ledger::agent_generation`]).
+    agent_generation: u64,
     records: Vec<(Owner, Contribution)>,
     tools: Registry<dyn Tool>,
     providers: Registry<dyn Dialect>,
@@ -253,26 +256,38 @@ impl State {
     fn insert(&mut self, seq: u64, owner: &Owner, service: Service) {
         let name = service.name().to_string();
         match service {
-            Service::Tool(s) => self.tools.insert(&name, seq, owner, s),
+            Service::Tool(s) => {
+                self.agent_generation += 1;
+                self.tools.insert(&name, seq, owner, s)
+            }
             Service::Provider(s) => self.providers.insert(&name, seq, owner, s),
             Service::Command(s) => {
                 self.command_generation += 1;
                 self.commands.insert(&name, seq, owner, s)
             }
-            Service::Prompt(s) => self.prompts.insert(&name, seq, owner, s),
+            Service::Prompt(s) => {
+                self.agent_generation += 1;
+                self.prompts.insert(&name, seq, owner, s)
+            }
             Service::Parser(s) => self.parsers.insert(&name, seq, owner, s),
         }
     }
 
     fn remove(&mut self, c: &Contribution) {
         match c.kind {
-            CapabilityKind::Tool => self.tools.remove(&c.name, c.seq),
+            CapabilityKind::Tool => {
+                self.agent_generation += 1;
+                self.tools.remove(&c.name, c.seq)
+            }
             CapabilityKind::Provider => self.providers.remove(&c.name, c.seq),
             CapabilityKind::Command => {
                 self.command_generation += 1;
                 self.commands.remove(&c.name, c.seq)
             }
-            CapabilityKind::Prompt => self.prompts.remove(&c.name, c.seq),
+            CapabilityKind::Prompt => {
+                self.agent_generation += 1;
+                self.prompts.remove(&c.name, c.seq)
+            }
             CapabilityKind::Parser => self.parsers.remove(&c.name, c.seq),
         }
     }
@@ -399,6 +414,15 @@ impl Ledger {
     /// differs from the one it built from.
     pub fn command_generation(&self) -> u64 {
         self.read().command_generation
+    }
+
+    /// A number that changes whenever a tool or a prompt block is
+    /// installed or removed: a long-lived session compares it before a
+    /// turn and, when it moved, takes the ledger's tools and blocks
+    /// afresh, so the next request shows a plugin enabled or disabled
+    /// meanwhile.
+    pub fn agent_generation(&self) -> u64 {
+        self.read().agent_generation
     }
 
     /// Prompt blocks in install order; assembly sorts them by priority.
@@ -598,6 +622,21 @@ mod tests {
         assert_eq!(ledger.owned_command("git").map(|(o, _)| o), None);
         assert!(ledger.command("git").is_none());
         assert_eq!(ledger.owned_commands().len(), 1);
+    }
+
+    #[test]
+    fn the_agent_generation_moves_with_tools_and_prompt_blocks_only() {
+        let ledger = Ledger::new();
+        let start = ledger.agent_generation();
+        ledger.install(&plugin("a"), command("git", "a")).unwrap();
+        assert_eq!(ledger.agent_generation(), start, "a command is not the agent's");
+        ledger.install(&plugin("a"), tool("read")).unwrap();
+        let with_tool = ledger.agent_generation();
+        assert_ne!(with_tool, start);
+        assert!(ledger.install(&plugin("b"), tool("read")).is_err());
+        assert_eq!(ledger.agent_generation(), with_tool, "a refusal changes nothing");
+        ledger.unwind(&plugin("a"));
+        assert_ne!(ledger.agent_generation(), with_tool);
     }
 
     #[test]

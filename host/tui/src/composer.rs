@@ -44,6 +44,13 @@ impl Composer {
         (self.row, before.width())
     }
 
+    /// The whole prompt replaced by `text`, the cursor at its end (the
+    /// drawer's completion).
+    pub fn replace(&mut self, text: &str) {
+        self.browsing = None;
+        self.set_text(text);
+    }
+
     fn set_text(&mut self, text: &str) {
         self.lines = text.split('\n').map(String::from).collect();
         self.row = self.lines.len() - 1;

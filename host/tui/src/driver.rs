@@ -18,6 +18,9 @@ use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyM
 use futures_util::StreamExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
+mod panes;
+mod reload;
+
 use crate::approver::Ask;
 use crate::dialog::Dialog;
 use crate::history::{Cell, NoticeKind};
@@ -76,6 +79,9 @@ pub struct Driver {
     workspace: PathBuf,
     /// Quit once the running turn has stopped.
     quit_after_turn: bool,
+    /// Wakes the loop when the plugin directory changes (live reload).
+    reloads: UnboundedReceiver<()>,
+    _watcher: Option<amber_app::watch::PluginWatcher>,
 }
 
 impl Driver {
@@ -85,12 +91,18 @@ impl Driver {
         if let Some(live) = app.live() {
             ui.apply(live.started.clone(), None);
         }
+        let (watcher, reloads, problem) = reload::watch(&app.plugin_dir());
+        if let Some(problem) = problem {
+            ui.notice(NoticeKind::Warning, problem);
+        }
         let mut driver = Driver {
             app,
             ui,
             asks,
             workspace,
             quit_after_turn: false,
+            reloads,
+            _watcher: watcher,
         };
         driver.refresh_status();
         driver
@@ -129,6 +141,10 @@ impl Driver {
                     },
                     Some(ask) = self.asks.recv() => {
                         self.open_dialog(ask);
+                        Action::None
+                    }
+                    Some(()) = self.reloads.recv() => {
+                        self.plugin_dir_changed().await;
                         Action::None
                     }
                 },
@@ -170,12 +186,31 @@ impl Driver {
         term: &mut Tty,
         events: &mut EventStream,
     ) -> Result<()> {
+        if self.open_view_for(line) {
+            return Ok(());
+        }
         let outcome = self.app.dispatch(line);
-        let ok = outcome.is_success();
+        let is_help = line.trim_start_matches('/').split_whitespace().next() == Some("help");
+        match &outcome {
+            CommandOutcome::Man { text, .. } => {
+                self.open_page(line, text);
+                return Ok(());
+            }
+            CommandOutcome::Ok { reply, .. } if is_help => {
+                self.open_page(line, &reply.text);
+                return Ok(());
+            }
+            CommandOutcome::Unknown { message, .. } | CommandOutcome::Error { message, .. } => {
+                self.ui.flash = Some(message.clone());
+                self.refresh_status();
+                return Ok(());
+            }
+            CommandOutcome::Ok { .. } => {}
+        }
         self.ui.history.push(Cell::Command {
             line: line.to_string(),
             output: outcome.text(),
-            ok,
+            ok: true,
         });
         if let CommandOutcome::Ok { reply, .. } = outcome {
             match reply.effect {
@@ -255,6 +290,7 @@ impl Driver {
                     }
                 }
                 Some(ask) = self.asks.recv() => self.open_dialog(ask),
+                Some(()) = self.reloads.recv() => self.plugin_dir_changed().await,
                 event = events.next() => match event {
                     Some(Ok(event)) => {
                         if let Action::Quit = self.on_event(event, Some(&interrupt)) {
@@ -341,8 +377,9 @@ impl Driver {
     fn on_event(&mut self, event: Event, running: Option<&Interrupt>) -> Action {
         match event {
             Event::Paste(text) => {
-                if self.ui.dialog.is_none() {
+                if self.ui.dialog.is_none() && self.ui.pane.is_none() {
                     self.ui.composer.paste(&text);
+                    self.update_drawer();
                 }
                 Action::None
             }
@@ -372,9 +409,26 @@ impl Driver {
             }
             return Action::None;
         }
+        if self.ui.pane.is_some() {
+            self.pane_key(key, running.is_some());
+            return Action::None;
+        }
+        self.ui.flash = None;
         if !(ctrl && key.code == KeyCode::Char('c')) {
             self.ui.quit_armed = false;
         }
+        if self.drawer_key(key) {
+            self.update_drawer();
+            return Action::None;
+        }
+        let action = self.composer_key(key, running);
+        self.update_drawer();
+        action
+    }
+
+    /// A key for the prompt editor.
+    fn composer_key(&mut self, key: KeyEvent, running: Option<&Interrupt>) -> Action {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let composer = &mut self.ui.composer;
         match key.code {
             KeyCode::Char('c') if ctrl => {
@@ -396,6 +450,8 @@ impl Driver {
                 }
                 composer.delete();
             }
+            KeyCode::Char('p') if ctrl => self.open_plugins(),
+            KeyCode::Char('r') if ctrl => self.open_sessions(running.is_some()),
             KeyCode::Char('o') if ctrl => self.ui.history.toggle_expanded(false),
             KeyCode::Char('t') if ctrl => self.ui.history.toggle_expanded(true),
             KeyCode::Char('j') if ctrl => composer.newline(),

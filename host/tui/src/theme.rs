@@ -51,3 +51,13 @@ pub fn removed() -> Style {
 pub fn status_bar() -> Style {
     Style::new().fg(Color::Black).bg(Color::Gray)
 }
+
+/// The selected row of a list (the drawer, the plugin view, the picker).
+pub fn selected() -> Style {
+    Style::default().add_modifier(Modifier::REVERSED)
+}
+
+/// A command's error in the status line.
+pub fn flash() -> Style {
+    Style::new().fg(Color::White).bg(Color::Red)
+}

@@ -14,6 +14,8 @@ use ratatui::Frame;
 use crate::cards::{CardStatus, ToolCard};
 use crate::composer::Composer;
 use crate::dialog::Dialog;
+use crate::drawer::Drawer;
+use crate::pane::Pane;
 use crate::history::{Cell, History, NoticeKind};
 use crate::theme;
 
@@ -40,6 +42,16 @@ pub struct Ui {
     pub composer: Composer,
     pub status: StatusInfo,
     pub dialog: Option<Dialog>,
+    /// The command drawer, while a slash command is typed.
+    pub drawer: Option<Drawer>,
+    /// The drawer was closed (esc) for this text: it stays closed until
+    /// the text changes.
+    pub drawer_dismissed: Option<String>,
+    /// A man page, the plugin view or the session picker, over the
+    /// transcript.
+    pub pane: Option<Pane>,
+    /// A command's error, shown in the status line until the next key.
+    pub flash: Option<String>,
     /// A turn (or a compaction) is running.
     pub running: bool,
     /// Lines scrolled up from the newest.
@@ -223,6 +235,9 @@ impl Ui {
         }
         parts.push(format!("session {}", s.session));
         let mut spans = Vec::new();
+        if let Some(flash) = &self.flash {
+            spans.push(Span::styled(format!(" {flash} "), theme::flash()));
+        }
         if self.running {
             spans.push(Span::styled(
                 format!(" {} working (ctrl-c interrupts) ", self.spinner()),
@@ -256,6 +271,11 @@ impl Ui {
             Paragraph::new(self.status_line()).style(theme::status_bar()),
             status,
         );
+        if let Some(pane) = &mut self.pane {
+            pane.draw(frame, transcript);
+        } else if let Some(drawer) = &self.drawer {
+            drawer.draw(frame, transcript);
+        }
         if let Some(dialog) = &self.dialog {
             dialog.draw(frame, transcript);
         }

@@ -177,6 +177,7 @@ fn apply(app: &mut App, value: &Setting) -> Result<(), super::CommandError> {
             if let Some(live) = app.live_mut() {
                 live.agent.config_mut().temperature = Some(*t);
             }
+            app.resync_tools();
         }
         Setting::MaxIterations(n) => {
             if let Some(live) = app.live_mut() {
@@ -197,6 +198,7 @@ fn change_compression(app: &mut App, change: impl FnOnce(&mut compaction::Compre
         change(&mut live.compression);
         compaction::install(live);
     }
+    app.resync_tools();
 }
 
 /// Points the session at `preset`: a new model client (a dialect for its
@@ -216,6 +218,8 @@ fn switch_model(app: &mut App, preset: amber_wire::Preset) -> Result<(), super::
         // The pipeline compresses with the session's model, for its window.
         compaction::install(live);
     }
+    // Sub-agents use the new model too.
+    app.resync_tools();
     Ok(())
 }
 

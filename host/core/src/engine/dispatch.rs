@@ -110,6 +110,10 @@ struct Entry {
 pub struct Dispatcher {
     tools: HashMap<String, Entry>,
     policy: Arc<Policy>,
+    /// Where a call's tool is looked up first, by name, when set: a
+    /// plugin reloaded mid-turn answers from its new instance (the
+    /// tools above are what the turn's request declared).
+    ledger: Option<Arc<crate::Ledger>>,
     /// Problems found since last taken (a schema that does not compile).
     warnings: Mutex<Vec<String>>,
 }
@@ -135,8 +139,25 @@ impl Dispatcher {
         Dispatcher {
             tools,
             policy,
+            ledger: None,
             warnings: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Calls go to the ledger's tool of the same name when it has one.
+    pub fn following(mut self, ledger: Option<Arc<crate::Ledger>>) -> Self {
+        self.ledger = ledger;
+        self
+    }
+
+    /// The ledger calls follow, if any.
+    pub fn ledger(&self) -> Option<&Arc<crate::Ledger>> {
+        self.ledger.as_ref()
+    }
+
+    /// The policy every call is checked against.
+    pub fn policy(&self) -> &Arc<Policy> {
+        &self.policy
     }
 
     /// Problems found since the last call (a tool whose input schema does
@@ -277,8 +298,13 @@ impl Dispatcher {
             }
             Mode::Read | Mode::Write | Mode::Yolo => {}
         }
+        let tool = self
+            .ledger
+            .as_ref()
+            .and_then(|ledger| ledger.tool(&call.name))
+            .unwrap_or_else(|| entry.tool.clone());
         Ok(Allowed {
-            tool: entry.tool.clone(),
+            tool,
             args,
         })
     }

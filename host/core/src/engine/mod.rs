@@ -145,6 +145,21 @@ pub struct Agent {
     recovery: Recovery,
 }
 
+/// What the model is told of `tools`.
+fn declarations(tools: &[Arc<dyn Tool>]) -> Vec<ToolDecl> {
+    tools
+        .iter()
+        .map(|t| {
+            let spec = t.spec();
+            ToolDecl {
+                name: spec.name.clone(),
+                description: spec.description.clone(),
+                input_schema: spec.input_schema.clone(),
+            }
+        })
+        .collect()
+}
+
 impl Agent {
     /// An agent over `chain` (empty, or resumed), recording into `session`.
     pub fn new(
@@ -153,18 +168,7 @@ impl Agent {
         chain: ContextChain,
         session: Option<SessionWriter>,
     ) -> Self {
-        let decls = ports
-            .tools
-            .iter()
-            .map(|t| {
-                let spec = t.spec();
-                ToolDecl {
-                    name: spec.name.clone(),
-                    description: spec.description.clone(),
-                    input_schema: spec.input_schema.clone(),
-                }
-            })
-            .collect();
+        let decls = declarations(&ports.tools);
         let dispatcher = Dispatcher::new(&ports.tools, ports.policy);
         Agent {
             config,
@@ -238,6 +242,37 @@ impl Agent {
     /// session talks to.
     pub fn model_client(&self) -> &Arc<dyn ModelClient> {
         &self.model
+    }
+
+    /// Other tools and prompt blocks for the next turns (a plugin was
+    /// enabled or disabled while the session ran); the context carries
+    /// over, and the next request declares exactly these tools.
+    pub fn set_tools(&mut self, tools: &[Arc<dyn Tool>], blocks: Vec<Arc<dyn PromptBlock>>) {
+        self.decls = declarations(tools);
+        let ledger = self.dispatcher.ledger().cloned();
+        self.dispatcher = Dispatcher::new(tools, self.dispatcher.policy().clone()).following(ledger);
+        self.blocks = blocks;
+    }
+
+    /// Its tool calls go to `ledger`'s tool of the same name when there
+    /// is one, so a plugin replaced while a turn runs answers from its new
+    /// instance; the tools declared to the model change at the next turn.
+    pub fn following(mut self, ledger: Arc<crate::Ledger>) -> Self {
+        let tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let placeholder = Dispatcher::new(&tools, self.dispatcher.policy().clone());
+        let dispatcher = std::mem::replace(&mut self.dispatcher, placeholder);
+        self.dispatcher = dispatcher.following(Some(ledger));
+        self
+    }
+
+    /// The policy its tool calls are checked against.
+    pub fn policy(&self) -> &Arc<Policy> {
+        self.dispatcher.policy()
+    }
+
+    /// The compression gate the next turn checks.
+    pub fn gate(&self) -> &Arc<dyn CompressionGate> {
+        &self.gate
     }
 
     /// Another compression gate (`/set compress_threshold`).

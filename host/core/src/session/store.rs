@@ -36,6 +36,10 @@ pub struct SessionSummary {
     pub title: String,
     pub messages: usize,
     pub turns: usize,
+    /// The context's size in tokens, estimated (a quarter of its bytes as
+    /// recorded), for listings that show how big a session is.
+    #[serde(default)]
+    pub approx_tokens: u64,
     pub state: SessionState,
 }
 
@@ -181,9 +185,12 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
         title: String::new(),
         messages: 0,
         turns: 0,
+        approx_tokens: 0,
         state: SessionState::Complete,
     };
     let mut ended = true;
+    // The recorded size of each message in the context, for the estimate.
+    let mut sizes: Vec<usize> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(record) = serde_json::from_str::<Record>(line) else {
             summary.state = SessionState::Unreadable;
@@ -199,18 +206,26 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             }
             Record::Message { message, .. } => {
                 summary.messages += 1;
+                sizes.push(line.len());
                 if summary.title.is_empty() && message.role == Role::User {
                     summary.title = title(&message.parts);
                 }
             }
-            Record::Pop { .. } => summary.messages = summary.messages.saturating_sub(1),
-            Record::Clear => summary.messages = 0,
+            Record::Pop { .. } => {
+                summary.messages = summary.messages.saturating_sub(1);
+                sizes.pop();
+            }
+            Record::Clear => {
+                summary.messages = 0;
+                sizes.clear();
+            }
             Record::Head { .. } => {
                 summary.turns += 1;
                 ended = true;
             }
         }
     }
+    summary.approx_tokens = (sizes.iter().sum::<usize>() / 4) as u64;
     if !ended && summary.state == SessionState::Complete {
         summary.state = SessionState::Interrupted;
     }

@@ -29,6 +29,7 @@ pub(super) struct Loaded {
 
 /// A component about to be registered: where it is, its content hash,
 /// and its bytes when they were read to learn the hash.
+#[derive(Clone)]
 pub struct ComponentFile {
     pub path: PathBuf,
     pub hash: String,

@@ -341,6 +341,12 @@ impl PluginRuntime {
         self.register(ComponentFile::in_memory(wasm.to_vec(), origin))
     }
 
+    /// The id a component declares, without registering it (its
+    /// declarations are cached for the registration that may follow).
+    pub fn peek_id(&self, file: &ComponentFile) -> Result<String, LoadError> {
+        Loaded::load(&self.inner, file.clone()).map(|l| l.manifest().id.clone())
+    }
+
     /// Registers a component opened by [`Self::open_component`].
     pub fn register(&self, file: ComponentFile) -> Result<(String, Registration), LoadError> {
         let loaded = Loaded::load(&self.inner, file)?;
@@ -373,7 +379,13 @@ impl PluginRuntime {
     /// the same grants; if the new one fails to enable, the old one is put
     /// back and enabled, and the error says why.
     pub fn replace(&self, id: &str, path: &Path) -> Result<(), LoadError> {
-        let loaded = Loaded::load(&self.inner, self.open_component(path)?)?;
+        self.replace_with(id, self.open_component(path)?)
+    }
+
+    /// Like [`Self::replace`], for a component already opened.
+    pub fn replace_with(&self, id: &str, file: ComponentFile) -> Result<(), LoadError> {
+        let path = file.path.clone();
+        let loaded = Loaded::load(&self.inner, file)?;
         if loaded.manifest().id != id {
             let reason = format!(
                 "{} is plugin `{}`, not `{id}`",
@@ -484,6 +496,21 @@ impl PluginRuntime {
             cell.close();
         }
         self.inner.ledger.unwind(&owner(id));
+    }
+
+    /// Keeps plugin `id` Deactivated, saying why (`reason`): a new version
+    /// that asks for permissions the user has not decided on waits so.
+    /// An active plugin is disabled first.
+    pub fn hold(&self, id: &str, reason: &str) -> Result<(), LoadError> {
+        self.disable(id)?;
+        let _transition = self.transitions();
+        let mut plugins = self.plugins();
+        let entry = plugins
+            .get_mut(id)
+            .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
+        entry.state = PluginState::Deactivated;
+        entry.reason = Some(reason.to_string());
+        Ok(())
     }
 
     /// Forgets plugin `id`, disabling it first.

@@ -68,7 +68,7 @@ impl From<types::PluginManifest> for PluginManifest {
 pub struct PluginStatus {
     pub id: String,
     pub state: PluginState,
-    /// Why the plugin is Failed.
+    /// Why the plugin is Failed, or what a Deactivated one waits for.
     pub reason: Option<String>,
     pub manifest: PluginManifest,
     /// Capability kinds the component exports.

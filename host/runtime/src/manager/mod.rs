@@ -10,6 +10,7 @@
 pub mod bundle;
 mod grants;
 mod installed;
+mod reload;
 mod state_file;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,6 +29,7 @@ use crate::lifecycle::{
 pub use bundle::{bundled_names, find_bundle, precompiled, BundlePlace, BundleSearch};
 pub use grants::GrantRecord;
 pub use installed::{Installed, InstalledPlugin};
+pub use reload::DirChange;
 use state_file::StateDir;
 
 /// Asks the user whether to grant one permission.
@@ -114,6 +116,9 @@ pub struct PluginManager {
     /// Problems met while loading; reported, never fatal.
     problems: Vec<String>,
     bundled_ids: BTreeSet<String>,
+    /// Plugins reloaded into a version that asks for permissions not yet
+    /// decided: Deactivated until they are (see `reload`).
+    held: BTreeSet<String>,
 }
 
 impl PluginManager {
@@ -130,6 +135,7 @@ impl PluginManager {
             bundle_dir,
             problems: Vec::new(),
             bundled_ids: BTreeSet::new(),
+            held: BTreeSet::new(),
         }
     }
 
@@ -378,6 +384,8 @@ impl PluginManager {
             entry.enabled = enabled;
         })?;
         if enabled {
+            // Enabled by hand: with what is granted, decided or not.
+            self.held.remove(id);
             let mut grants = self.state.read_grants()?;
             let effective = self.effective_grants(id, &mut grants);
             self.runtime.enable(id, effective)?;
@@ -419,6 +427,7 @@ impl PluginManager {
             let effective = self.effective_grants(id, &mut grants);
             self.runtime.enable(id, effective)?;
         }
+        self.release_if_decided(id)?;
         self.manifest(id)
     }
 

@@ -80,6 +80,11 @@ pub struct StateDir {
 }
 
 impl StateDir {
+    /// The directory itself (`<data>/plugins`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     pub fn new(dir: PathBuf) -> Self {
         StateDir { dir }
     }

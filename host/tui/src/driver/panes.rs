@@ -1,0 +1,208 @@
+//! The driver's side of the drawer and the panes: opening them with the
+//! App's state, routing keys to them, and carrying out what they ask
+//! (enable, disable, grant, revoke, resume) through the App.
+
+use std::str::FromStr;
+
+use amber_runtime::Permission;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::Driver;
+use crate::drawer::{self, Drawer};
+use crate::history::NoticeKind;
+use crate::pane::{PagePane, Pane, PaneAction};
+use crate::plugin_view::{PluginRow, PluginView, LOG_TAIL};
+use crate::session_picker::SessionPicker;
+
+impl Driver {
+    /// `/plugins` and `/sessions` alone open their views instead of
+    /// printing a list; with more words they are ordinary commands.
+    pub(super) fn open_view_for(&mut self, line: &str) -> bool {
+        let words: Vec<&str> = line.trim_start_matches('/').split_whitespace().collect();
+        match words.as_slice() {
+            ["plugins"] => self.open_plugins(),
+            ["sessions"] => self.open_sessions(false),
+            _ => return false,
+        }
+        true
+    }
+
+    /// A man page (`/help …`) in a scrollable pane.
+    pub(super) fn open_page(&mut self, line: &str, text: &str) {
+        self.ui.pane = Some(Pane::Page(PagePane::new(line.trim(), text)));
+    }
+
+    pub(super) fn open_plugins(&mut self) {
+        let dir = self.app.plugin_dir().display().to_string();
+        self.ui.pane = Some(Pane::Plugins(PluginView::new(self.plugin_rows(), dir)));
+    }
+
+    /// The picker; not while a turn runs (the session is in use).
+    pub(super) fn open_sessions(&mut self, running: bool) {
+        if running {
+            self.ui.flash = Some("a turn is running: open another session after it".into());
+            return;
+        }
+        let all = match amber_app::session::store(&self.app.dirs).list() {
+            Ok(all) => all,
+            Err(e) => {
+                self.ui.flash = Some(format!("cannot list the sessions: {e}"));
+                return;
+            }
+        };
+        let workspace = self.workspace.display().to_string();
+        let open = self
+            .app
+            .live()
+            .map(|l| l.info.id.clone())
+            .unwrap_or_default();
+        self.ui.pane = Some(Pane::Sessions(SessionPicker::new(all, &workspace, &open)));
+    }
+
+    pub(super) fn plugin_rows(&self) -> Vec<PluginRow> {
+        let runtime = self.app.manager().runtime();
+        match self.app.manager().list() {
+            Ok(plugins) => plugins
+                .iter()
+                .map(|p| {
+                    let log = runtime.recent_log(&p.id, LOG_TAIL).unwrap_or_default();
+                    PluginRow::from_listed(p, log)
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// A key while a pane is open; ctrl-c closes it as esc does.
+    pub(super) fn pane_key(&mut self, key: KeyEvent, running: bool) {
+        let ctrl_c =
+            key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
+        let action = match &mut self.ui.pane {
+            _ if ctrl_c => PaneAction::Close,
+            Some(pane) => pane.key(key),
+            None => return,
+        };
+        self.ui.flash = None;
+        match action {
+            PaneAction::None => {}
+            PaneAction::Close => self.ui.pane = None,
+            PaneAction::Enable(id) => self.switch_plugin(&id, true),
+            PaneAction::Disable(id) => self.switch_plugin(&id, false),
+            PaneAction::Grant {
+                id,
+                permission,
+                granted,
+            } => self.grant(&id, &permission, granted),
+            PaneAction::Resume(id) => self.resume(&id, running),
+        }
+    }
+
+    fn switch_plugin(&mut self, id: &str, enabled: bool) {
+        let result = self.app.manager_mut().set_enabled(id, enabled);
+        self.after_plugin_change(id, result.map(|_| ()).map_err(|e| e.to_string()));
+    }
+
+    fn grant(&mut self, id: &str, permission: &str, granted: bool) {
+        let result = Permission::from_str(permission).and_then(|p| {
+            self.app
+                .manager_mut()
+                .set_grant(id, p, granted)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        self.after_plugin_change(id, result);
+    }
+
+    /// Says how a change went, in the view and the transcript, and shows
+    /// the plugins as they are now. The command tree follows at once; the
+    /// session's tools at the next turn.
+    fn after_plugin_change(&mut self, id: &str, result: Result<(), String>) {
+        self.app.refresh_feeds();
+        let state = self
+            .app
+            .manager()
+            .runtime()
+            .state(id)
+            .map(|s| s.to_string().to_lowercase())
+            .unwrap_or_default();
+        match result {
+            Ok(()) => self.ui.notice(
+                NoticeKind::Info,
+                format!("plugin `{id}` is {state}; the next turn uses what it installs"),
+            ),
+            Err(e) => self.ui.flash = Some(format!("command error: {e}")),
+        }
+        let rows = self.plugin_rows();
+        if let Some(Pane::Plugins(view)) = &mut self.ui.pane {
+            view.refresh(rows);
+        }
+    }
+
+    fn resume(&mut self, id: &str, running: bool) {
+        if running {
+            self.ui.flash = Some("a turn is running: open another session after it".into());
+            return;
+        }
+        match self.app.resume_session(id) {
+            Ok(started) => {
+                let started = started.clone();
+                self.ui.pane = None;
+                self.ui.history.clear();
+                self.ui.status = Default::default();
+                self.ui.apply(started, None);
+                self.refresh_status();
+            }
+            Err(e) => self.ui.flash = Some(format!("cannot open session {id}: {e:#}")),
+        }
+    }
+
+    /// A key the drawer takes while it is open; `false` leaves the key to
+    /// the prompt editor (Enter is both: it completes, then sends).
+    pub(super) fn drawer_key(&mut self, key: KeyEvent) -> bool {
+        let Some(drawer) = &mut self.ui.drawer else {
+            return false;
+        };
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        match key.code {
+            KeyCode::Up => drawer.up(),
+            KeyCode::Down => drawer.down(),
+            KeyCode::Tab => {
+                let completed = drawer.completed();
+                self.ui.composer.replace(&completed);
+            }
+            KeyCode::Esc => {
+                self.ui.drawer_dismissed = Some(self.ui.composer.text());
+                self.ui.drawer = None;
+            }
+            KeyCode::Enter if plain => {
+                if !drawer.typed_in_full() {
+                    let completed = drawer.completed();
+                    self.ui.composer.replace(completed.trim_end());
+                }
+                return false;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Opens, follows or closes the drawer after the prompt changed.
+    pub(super) fn update_drawer(&mut self) {
+        let text = self.ui.composer.text();
+        if self.ui.drawer_dismissed.as_deref() == Some(text.as_str()) {
+            return;
+        }
+        self.ui.drawer_dismissed = None;
+        if !drawer::is_command_line(&text) {
+            self.ui.drawer = None;
+            return;
+        }
+        if self.ui.drawer.as_ref().is_some_and(|d| d.line == text) {
+            return;
+        }
+        let candidates = self.app.complete(&text);
+        self.ui.drawer = Drawer::new(&text, candidates);
+    }
+}
