@@ -66,7 +66,10 @@ fn reload_ms() -> Result<f64> {
     let changes = manager.sync_plugin_dir();
     let answer = call_hello(manager.runtime())?;
     let ms = start.elapsed().as_secs_f64() * 1e3;
-    ensure!(answer == "Hello, bench!", "v1 did not answer: {answer} ({changes:?})");
+    ensure!(
+        answer == "Hello, bench!",
+        "v1 did not answer: {answer} ({changes:?})"
+    );
     Ok(ms)
 }
 

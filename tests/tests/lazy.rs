@@ -152,7 +152,9 @@ fn a_file_changed_before_its_first_compile_is_refused_not_run() {
     let tmp = dir.path().join("other.wasm");
     std::fs::copy(guest("hello-tool"), &tmp).unwrap();
     std::fs::rename(&tmp, &plugin).unwrap();
-    let error = call_tool(&runtime, "echo", json!({})).unwrap_err().to_string();
+    let error = call_tool(&runtime, "echo", json!({}))
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("echo.wasm") && error.contains("changed since amber registered it"),
         "{error}"

@@ -46,18 +46,19 @@ impl PluginWatcher {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot make the plugin directory {}", dir.display()))?;
         let root = dir.to_path_buf();
-        let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            let Ok(event) = event else {
-                return;
-            };
-            if matches!(event.kind, EventKind::Access(_)) {
-                return;
-            }
-            if event.paths.iter().any(|p| concerns_plugins(&root, p)) {
-                changed();
-            }
-        })
-        .context("cannot watch the plugin directory")?;
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                let Ok(event) = event else {
+                    return;
+                };
+                if matches!(event.kind, EventKind::Access(_)) {
+                    return;
+                }
+                if event.paths.iter().any(|p| concerns_plugins(&root, p)) {
+                    changed();
+                }
+            })
+            .context("cannot watch the plugin directory")?;
         watcher
             .watch(dir, RecursiveMode::Recursive)
             .with_context(|| format!("cannot watch {}", dir.display()))?;

@@ -18,6 +18,21 @@ fn env() -> Env {
     env
 }
 
+/// `amber plugin list --json`'s plugins, in the order the view lists them.
+fn listed_plugins(env: &Env) -> Vec<serde_json::Value> {
+    let listed: serde_json::Value =
+        serde_json::from_slice(&env.run(&["plugin", "list", "--json"]).stdout).unwrap();
+    listed["plugins"].as_array().cloned().unwrap_or_default()
+}
+
+/// Where plugin `id` is in the plugin view's list.
+fn row_of(env: &Env, id: &str) -> usize {
+    listed_plugins(env)
+        .iter()
+        .position(|p| p["id"] == id)
+        .unwrap_or_else(|| panic!("no plugin `{id}`"))
+}
+
 /// The names of the tools a recorded request declared.
 fn declared_tools(body: &serde_json::Value) -> Vec<String> {
     body["tools"]
@@ -38,19 +53,28 @@ fn the_drawer_completes_a_command_and_enter_runs_it() {
     let tui = Tmux::start(&env, &server, "amber-drawer", "");
     tui.wait_for("mode write");
     tui.keys(&["-l", "/set po"]);
+    // The keys arrive one by one: wait for the drawer of the whole prefix.
+    tui.wait_for("› /set po");
     let drawer = tui.wait_for("tab completes");
     assert!(drawer.contains("policy"), "{drawer}");
     tui.keys(&["Tab"]);
     // The drawer follows: the values of `policy`, each with its help.
     let values = tui.wait_for("yolo");
-    assert!(values.contains("read") && values.contains("write"), "{values}");
+    assert!(
+        values.contains("read") && values.contains("write"),
+        "{values}"
+    );
     tui.keys(&["-l", "re"]);
     tui.keys(&["Enter"]);
     tui.wait_for("mode read");
-    // An unknown subcommand is an error in the status line.
+    // A command's error goes to the status line.
+    tui.type_line("/set temperature 5");
+    tui.wait_for("command error: cannot set temperature");
+    // A word the tree does not have opens the node's page.
     tui.type_line("/set nonsense 3");
-    let screen = tui.wait_for("/set nonsense");
-    assert!(screen.contains("mode read"), "{screen}");
+    tui.wait_for("/set has no `nonsense`");
+    tui.keys(&["Escape"]);
+    tui.wait_for("enter sends");
     tui.keys(&["C-d"]);
     tui.wait_for("amber exited 0");
 }
@@ -61,15 +85,7 @@ fn a_plugin_disabled_in_the_view_is_gone_from_the_next_request() {
     let server = fake(
         "[[turns]]\nreply = { text = \"First answer.\" }\n[[turns]]\nreply = { text = \"Second answer.\" }\n",
     );
-    let listed: serde_json::Value =
-        serde_json::from_slice(&env.run(&["plugin", "list", "--json"]).stdout).unwrap();
-    let ids: Vec<String> = listed["plugins"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["id"].as_str().unwrap().to_string())
-        .collect();
-    let grep = ids.iter().position(|id| id == "grep").expect("grep is bundled");
+    let grep = row_of(&env, "grep");
 
     let tui = Tmux::start(&env, &server, "amber-plugin-view", "");
     tui.wait_for("mode write");
@@ -96,9 +112,11 @@ fn a_plugin_disabled_in_the_view_is_gone_from_the_next_request() {
     tui.keys(&["C-d"]);
     tui.wait_for("amber exited 0");
     // The choice is kept: a later run starts without it too.
-    let listed = env.run(&["plugin", "list", "--json"]);
-    let text = String::from_utf8_lossy(&listed.stdout);
-    assert!(text.contains("\"deactivated\""), "{text}");
+    let grep = listed_plugins(&env)
+        .into_iter()
+        .find(|p| p["id"] == "grep")
+        .unwrap();
+    assert_eq!(grep["enabled"], false, "{grep}");
 }
 
 #[test]
@@ -136,14 +154,10 @@ fn a_past_session_opens_from_the_picker() {
 
 /// The folder amber keeps plugin `id` in, from `amber plugin list`.
 fn plugin_folder(env: &Env, id: &str) -> std::path::PathBuf {
-    let listed: serde_json::Value =
-        serde_json::from_slice(&env.run(&["plugin", "list", "--json"]).stdout).unwrap();
-    let plugin = listed["plugins"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let plugin = listed_plugins(env)
+        .into_iter()
         .find(|p| p["id"] == id)
-        .unwrap_or_else(|| panic!("no plugin `{id}` in {listed}"));
+        .unwrap_or_else(|| panic!("no plugin `{id}`"));
     std::path::PathBuf::from(plugin["source"].as_str().unwrap())
         .parent()
         .unwrap()
@@ -169,7 +183,11 @@ fn a_changed_plugin_reloads_in_place_and_one_asking_for_more_waits_for_the_grant
         "workspace-read",
         amber_tests::guest("hello-v2").to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let folder = plugin_folder(&env, "hello");
     let server = fake(
         r#"
@@ -194,7 +212,10 @@ reply = { text = "Waved." }
     tui.wait_for("mode write");
     tui.type_line("Greet Ada");
     tui.wait_for("Greeted once.");
-    assert!(server.received()[1].body.to_string().contains("Hi there, Ada!"));
+    assert!(server.received()[1]
+        .body
+        .to_string()
+        .contains("Hi there, Ada!"));
 
     // v1 in the folder: it asks for nothing new, so it replaces v2 at
     // once, without a restart, and the next call is answered by it.
@@ -215,17 +236,7 @@ reply = { text = "Waved." }
     tui.wait_for("now asks for workspace-read");
     tui.keys(&["C-p"]);
     tui.wait_for("e enable");
-    let hello = {
-        let listed: serde_json::Value =
-            serde_json::from_slice(&env.run(&["plugin", "list", "--json"]).stdout).unwrap();
-        let ids: Vec<String> = listed["plugins"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["id"].as_str().unwrap().to_string())
-            .collect();
-        ids.iter().position(|id| id == "hello").unwrap()
-    };
+    let hello = row_of(&env, "hello");
     for _ in 0..hello {
         tui.keys(&["Down"]);
     }

@@ -629,12 +629,20 @@ mod tests {
         let ledger = Ledger::new();
         let start = ledger.agent_generation();
         ledger.install(&plugin("a"), command("git", "a")).unwrap();
-        assert_eq!(ledger.agent_generation(), start, "a command is not the agent's");
+        assert_eq!(
+            ledger.agent_generation(),
+            start,
+            "a command is not the agent's"
+        );
         ledger.install(&plugin("a"), tool("read")).unwrap();
         let with_tool = ledger.agent_generation();
         assert_ne!(with_tool, start);
         assert!(ledger.install(&plugin("b"), tool("read")).is_err());
-        assert_eq!(ledger.agent_generation(), with_tool, "a refusal changes nothing");
+        assert_eq!(
+            ledger.agent_generation(),
+            with_tool,
+            "a refusal changes nothing"
+        );
         ledger.unwind(&plugin("a"));
         assert_ne!(ledger.agent_generation(), with_tool);
     }

@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Padding, Paragraph, Wrap};
 use ratatui::Frame;
 
 use crate::pane::{frame_block, PaneAction};
@@ -165,7 +165,9 @@ impl PluginView {
     pub fn draw(&mut self, frame: &mut Frame<'_>, area: Rect) {
         let keys = match self.focus {
             Focus::Plugins => "↑↓ choose · e enable · d disable · tab permissions · esc closes",
-            Focus::Permissions => "↑↓ choose · space toggles (g grants, r revokes) · tab plugins · esc closes",
+            Focus::Permissions => {
+                "↑↓ choose · space toggles (g grants, r revokes) · tab plugins · esc closes"
+            }
         };
         let block = frame_block(&format!("plugins · {}", self.plugin_dir), keys);
         let inner = block.inner(area);
@@ -184,7 +186,12 @@ impl PluginView {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let text = format!(" {:<w$} {}", r.id, state_word(r.state), w = list_width as usize - 14);
+                let text = format!(
+                    " {:<w$} {}",
+                    r.id,
+                    state_word(r.state),
+                    w = list_width as usize - 14
+                );
                 let style = if i == self.selected {
                     theme::selected()
                 } else {
@@ -196,7 +203,16 @@ impl PluginView {
         frame.render_widget(Paragraph::new(items), list);
         if let Some(row) = self.current() {
             let lines = self.detail_lines(row);
-            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), detail);
+            let divider = Block::default()
+                .borders(Borders::LEFT)
+                .border_style(theme::dim())
+                .padding(Padding::left(1));
+            frame.render_widget(
+                Paragraph::new(lines)
+                    .block(divider)
+                    .wrap(Wrap { trim: false }),
+                detail,
+            );
         }
     }
 
@@ -220,9 +236,16 @@ impl PluginView {
         lines.push(Line::default());
         lines.push(Line::from(Span::styled("installs", theme::heading())));
         if row.capabilities.is_empty() {
-            lines.push(Line::from(Span::styled("  nothing (not active)", theme::dim())));
+            lines.push(Line::from(Span::styled(
+                "  nothing (not active)",
+                theme::dim(),
+            )));
         }
-        lines.extend(row.capabilities.iter().map(|c| Line::from(format!("  {c}"))));
+        lines.extend(
+            row.capabilities
+                .iter()
+                .map(|c| Line::from(format!("  {c}"))),
+        );
         lines.push(Line::default());
         lines.push(Line::from(Span::styled("permissions", theme::heading())));
         if row.permissions.is_empty() {
@@ -230,7 +253,11 @@ impl PluginView {
         }
         for (i, p) in row.permissions.iter().enumerate() {
             let mark = if p.granted { "[x]" } else { "[ ]" };
-            let mut style = if p.granted { theme::ok() } else { theme::warning() };
+            let mut style = if p.granted {
+                theme::ok()
+            } else {
+                theme::warning()
+            };
             if self.focus == Focus::Permissions && i == self.permission {
                 style = theme::selected();
             }

@@ -15,8 +15,8 @@ use crate::cards::{CardStatus, ToolCard};
 use crate::composer::Composer;
 use crate::dialog::Dialog;
 use crate::drawer::Drawer;
-use crate::pane::Pane;
 use crate::history::{Cell, History, NoticeKind};
+use crate::pane::Pane;
 use crate::theme;
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -5,7 +5,6 @@
 //! renders.
 
 use amber_core::commands::{builtin_tree, Candidate};
-use amber_core::engine::AgentEvent;
 use amber_core::session::{SessionState, SessionSummary};
 use amber_runtime::PluginState;
 use amber_tui::drawer::Drawer;
@@ -13,35 +12,14 @@ use amber_tui::pane::{PagePane, Pane};
 use amber_tui::plugin_view::{PermissionRow, PluginRow, PluginView};
 use amber_tui::session_picker::SessionPicker;
 use amber_tui::ui::Ui;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
+
+mod common;
+use common::{draw, started};
 
 fn ui() -> Ui {
     let mut ui = Ui::new();
-    ui.apply(
-        AgentEvent::SessionStarted {
-            session_id: "20261203-041500-ab12".into(),
-            path: "/home/me/.local/share/amber/sessions/20261203-041500-ab12.jsonl".into(),
-            workspace: "/work/project".into(),
-            provider: "openai".into(),
-            flavor: "openai-chat".into(),
-            model: "gpt-5".into(),
-            mode: "write".into(),
-            resumed: false,
-            instructions: None,
-            instruction_files: Vec::new(),
-            interrupted: Vec::new(),
-            warnings: Vec::new(),
-        },
-        None,
-    );
+    ui.apply(started(), None);
     ui
-}
-
-fn draw(ui: &mut Ui, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| ui.draw(frame)).unwrap();
-    terminal
 }
 
 fn type_line(ui: &mut Ui, line: &str) {
@@ -168,9 +146,9 @@ fn summary(id: &str, title: &str, turns: usize, tokens: u64, updated: u64) -> Se
 #[test]
 fn the_session_picker_shows_this_workspaces_sessions() {
     let mut ui = ui();
-    let mut other = summary("20261201-090000-ffff", "elsewhere", 1, 10, 1_764_579_600);
+    let mut other = summary("20261201-090000-ffff", "elsewhere", 1, 10, 1_796_115_600);
     other.workspace = "/work/other".into();
-    let mut broken = summary("20261130-100000-0bad", "", 0, 0, 1_764_496_800);
+    let mut broken = summary("20261130-100000-0bad", "", 0, 0, 1_796_032_800);
     broken.state = SessionState::Interrupted;
     let all = vec![
         summary(
@@ -178,10 +156,16 @@ fn the_session_picker_shows_this_workspaces_sessions() {
             "Why do the tests fail? The add function seems to subtract",
             3,
             5_210,
-            1_764_735_300,
+            1_796_271_300,
         ),
         other,
-        summary("20261202-160000-77aa", "Rename the parser module", 12, 48_900, 1_764_691_200),
+        summary(
+            "20261202-160000-77aa",
+            "Rename the parser module",
+            12,
+            48_900,
+            1_796_227_200,
+        ),
         broken,
     ];
     let mut picker = SessionPicker::new(all, "/work/project", "20261203-041500-ab12");

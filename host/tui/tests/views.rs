@@ -9,26 +9,10 @@ use amber_core::ports::dialect::Usage;
 use amber_core::ports::{ApprovalRequest, CompressionStats, Scope};
 use amber_tui::dialog::Dialog;
 use amber_tui::ui::Ui;
-use ratatui::backend::TestBackend;
 use ratatui::style::Color;
-use ratatui::Terminal;
 
-fn started() -> AgentEvent {
-    AgentEvent::SessionStarted {
-        session_id: "20261203-041500-ab12".into(),
-        path: "/home/me/.local/share/amber/sessions/20261203-041500-ab12.jsonl".into(),
-        workspace: "/work/project".into(),
-        provider: "openai".into(),
-        flavor: "openai-chat".into(),
-        model: "gpt-5".into(),
-        mode: "write".into(),
-        resumed: false,
-        instructions: None,
-        instruction_files: Vec::new(),
-        interrupted: Vec::new(),
-        warnings: Vec::new(),
-    }
-}
+mod common;
+use common::{draw, started};
 
 fn ui() -> Ui {
     let mut ui = Ui::new();
@@ -72,12 +56,6 @@ fn result(ui: &mut Ui, id: &str, status: Status, output: &str, meta: Option<serd
         },
         None,
     );
-}
-
-fn draw(ui: &mut Ui, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| ui.draw(frame)).unwrap();
-    terminal
 }
 
 const DIFF: &str = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n fn add(a: i32, b: i32) -> i32 {\n-    a - b\n+    a + b\n }\n";

@@ -303,10 +303,7 @@ impl Dispatcher {
             .as_ref()
             .and_then(|ledger| ledger.tool(&call.name))
             .unwrap_or_else(|| entry.tool.clone());
-        Ok(Allowed {
-            tool,
-            args,
-        })
+        Ok(Allowed { tool, args })
     }
 
     fn names(&self) -> String {

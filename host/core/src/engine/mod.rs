@@ -250,7 +250,8 @@ impl Agent {
     pub fn set_tools(&mut self, tools: &[Arc<dyn Tool>], blocks: Vec<Arc<dyn PromptBlock>>) {
         self.decls = declarations(tools);
         let ledger = self.dispatcher.ledger().cloned();
-        self.dispatcher = Dispatcher::new(tools, self.dispatcher.policy().clone()).following(ledger);
+        self.dispatcher =
+            Dispatcher::new(tools, self.dispatcher.policy().clone()).following(ledger);
         self.blocks = blocks;
     }
 

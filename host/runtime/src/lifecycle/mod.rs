@@ -29,10 +29,10 @@ use wasmtime::Engine;
 
 use crate::cache::{CompileProgress, ComponentCache};
 use crate::declarations::DeclarationCache;
-use crate::file_hashes::FileHashes;
 use crate::dirs::AmberDirs;
 use crate::engine::{shared_engine, RuntimeLimits};
 use crate::error::LoadError;
+use crate::file_hashes::FileHashes;
 use crate::grants::Grants;
 use crate::imports::{self, exec::ExecPolicy};
 use crate::instance::{HostState, InstancePool, PluginContext};

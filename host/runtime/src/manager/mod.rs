@@ -22,8 +22,7 @@ use crate::dirs::AmberDirs;
 use crate::error::LoadError;
 use crate::grants::{Grants, Permission};
 use crate::lifecycle::{
-    ComponentFile,
-    PermissionRequest, PluginManifest, PluginRuntime, PluginStatus, Registration,
+    ComponentFile, PermissionRequest, PluginManifest, PluginRuntime, PluginStatus, Registration,
 };
 
 pub use bundle::{bundled_names, find_bundle, precompiled, BundlePlace, BundleSearch};

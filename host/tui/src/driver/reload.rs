@@ -12,13 +12,21 @@ use crate::pane::Pane;
 
 /// The watcher and what it wakes; none (with the reason) when the
 /// directory cannot be watched.
-pub(super) fn watch(dir: &std::path::Path) -> (Option<PluginWatcher>, UnboundedReceiver<()>, Option<String>) {
+pub(super) fn watch(
+    dir: &std::path::Path,
+) -> (Option<PluginWatcher>, UnboundedReceiver<()>, Option<String>) {
     let (tx, rx) = unbounded_channel();
     match PluginWatcher::start(dir, move || {
         let _ = tx.send(());
     }) {
         Ok(watcher) => (Some(watcher), rx, None),
-        Err(e) => (None, rx, Some(format!("{e:#}; plugins changed on disk load at the next start"))),
+        Err(e) => (
+            None,
+            rx,
+            Some(format!(
+                "{e:#}; plugins changed on disk load at the next start"
+            )),
+        ),
     }
 }
 
@@ -64,7 +72,10 @@ fn describe(change: &DirChange) -> (NoticeKind, String) {
         ),
         DirChange::Failed { path, reason } => (
             NoticeKind::Error,
-            format!("cannot load {}: {reason}; amber goes on without it", path.display()),
+            format!(
+                "cannot load {}: {reason}; amber goes on without it",
+                path.display()
+            ),
         ),
     }
 }
