@@ -8,6 +8,7 @@ mod compile;
 mod compression;
 mod context;
 mod corpus;
+mod coverage;
 mod engine;
 mod first_run;
 mod measure;
@@ -50,6 +51,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["memory"], memory::run),
     (&["first_run"], first_run::run),
     (&["tui"], tui::run),
+    (&["coverage"], coverage::run),
     (&["reload", "tui"], reload::run),
 ];
 

@@ -57,6 +57,22 @@ impl Env {
         self.command(args).output().unwrap()
     }
 
+    /// `amber ARGS` with `input` on its standard input.
+    pub fn run_with_stdin(&self, args: &[&str], input: &str) -> Output {
+        use std::io::Write;
+        let mut child = self
+            .command(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(input.as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    }
+
     /// `amber exec --json` against `server` (OpenAI chat), plus `extra`.
     pub fn exec(&self, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
         let base = server.openai_base();

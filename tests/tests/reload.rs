@@ -77,7 +77,9 @@ fn a_new_version_keeps_what_was_decided_and_waits_for_what_is_new() {
         .add(&guest("hello-v2"), &choice, &mut NoTty)
         .unwrap();
     let folder = manager.plugin_dir().join("hello");
-    drop_in("hello-tool", &folder, "v1.wasm");
+    // Named to sort before the stored `<hash>.wasm`: the newer file wins
+    // by its time, not by its name.
+    drop_in("hello-tool", &folder, "0-b-v1.wasm");
     assert_eq!(
         manager.sync_plugin_dir(),
         [DirChange::Reloaded { id: "hello".into() }]
@@ -89,7 +91,7 @@ fn a_new_version_keeps_what_was_decided_and_waits_for_what_is_new() {
 
     // v2 again: workspace-read is a new request for the record now bound
     // to v1, so it waits.
-    drop_in("hello-v2", &folder, "v2.wasm");
+    drop_in("hello-v2", &folder, "0-a-v2.wasm");
     assert_eq!(
         manager.sync_plugin_dir(),
         [DirChange::Waiting {
@@ -136,4 +138,64 @@ fn a_file_that_is_no_component_is_reported_and_the_rest_goes_on() {
         call_tool(manager.runtime(), "echo", json!({"still": true})).unwrap(),
         r#"{"still":true}"#
     );
+}
+
+#[test]
+fn a_plugin_the_user_disabled_stays_disabled_when_its_grants_are_decided() {
+    let scratch = Scratch::new();
+    let mut manager = manager(&scratch);
+    manager
+        .add(&guest("hello-tool"), &GrantChoice::default(), &mut NoTty)
+        .unwrap();
+    let folder = manager.plugin_dir().join("hello");
+    drop_in("hello-v2", &folder, "0-v2.wasm");
+    assert!(matches!(
+        manager.sync_plugin_dir().as_slice(),
+        [DirChange::Waiting { .. }]
+    ));
+    manager.set_enabled("hello", false).unwrap();
+    manager
+        .set_grant("hello", Permission::WorkspaceRead, true)
+        .unwrap();
+    assert_ne!(
+        manager.runtime().state("hello"),
+        Some(PluginState::Active),
+        "deciding a grant does not undo a disable"
+    );
+}
+
+#[test]
+fn a_plugin_removed_by_another_amber_is_unloaded_and_an_older_copy_is_not_adopted() {
+    let scratch = Scratch::new();
+    let mut manager = manager(&scratch);
+    manager
+        .add(&guest("hello-v2"), &GrantChoice { explicit: vec![Permission::WorkspaceRead], all: false }, &mut NoTty)
+        .unwrap();
+    // An older copy of hello, in a folder of its own, made before the
+    // recorded file was last added: not a new version.
+    let elsewhere = manager.plugin_dir().join("hello-old");
+    drop_in("hello-tool", &elsewhere, "hello.wasm");
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(elsewhere.join("hello.wasm"))
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
+    assert!(manager.sync_plugin_dir().is_empty(), "the older copy is left alone");
+    assert_eq!(
+        call_tool(manager.runtime(), "hello", json!({"name": "Ada"})).unwrap(),
+        "Hi there, Ada!"
+    );
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+
+    // `amber plugin remove hello` in another process.
+    let mut other = self::manager(&scratch);
+    other.load_all().unwrap();
+    other.remove("hello").unwrap();
+    assert_eq!(
+        manager.sync_plugin_dir(),
+        [DirChange::Removed { id: "hello".into() }]
+    );
+    assert!(manager.runtime().ledger().tool("hello").is_none());
 }

@@ -218,6 +218,7 @@ impl App {
             &self.project,
             &self.config,
             self.manager.runtime().ledger(),
+            host::parsers(&self.manager)?,
             &self.policy,
             preset,
             None,
@@ -246,16 +247,18 @@ impl App {
         let mut options = self.options.clone();
         options.resume = Some(id.to_string());
         let preset = session::choose_preset(&options, &self.config, resuming.info())?;
-        self.live = None;
-        self.policy.clear_grants();
+        // Started before the open one is let go: a session that cannot
+        // start (its provider gone, say) leaves the open one as it was.
         let live = session::start(
             &self.project,
             &self.config,
             self.manager.runtime().ledger(),
+            host::parsers(&self.manager)?,
             &self.policy,
             preset,
             Some(resuming),
         )?;
+        self.policy.clear_grants();
         Ok(&self.live.insert(live).started)
     }
 

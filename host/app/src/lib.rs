@@ -7,6 +7,7 @@ mod app;
 pub mod builtins;
 pub mod compaction;
 pub mod config_file;
+pub mod coverage;
 mod feeds;
 pub mod host;
 pub mod presets;

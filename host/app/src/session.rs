@@ -186,6 +186,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
         project,
         &config,
         manager.runtime().ledger(),
+        host::parsers(&manager)?,
         &policy,
         preset,
         resuming,
@@ -208,6 +209,7 @@ pub fn start(
     project: &ProjectRoot,
     config: &Config,
     ledger: &Arc<Ledger>,
+    parsers: Arc<dyn amber_index::Parsers>,
     policy: &Arc<Policy>,
     preset: Preset,
     resuming: Option<Resuming>,
@@ -274,6 +276,18 @@ pub fn start(
     let interrupt = Interrupt::default();
     let compression = Compression::from_config(config);
     let gate = gate(compression.threshold);
+    // Read coverage: this host is the session journal's one writer.
+    let reads = if config.coverage.enabled {
+        let (reads, reads_warnings) =
+            crate::coverage::for_session(&dirs, workspace, &info.id, parsers, &config.coverage);
+        warnings.extend(reads_warnings);
+        Some(Arc::new(reads))
+    } else {
+        None
+    };
+    let tracker: Option<Arc<dyn amber_core::ports::ReadTracker>> = reads
+        .clone()
+        .map(|r| r as Arc<dyn amber_core::ports::ReadTracker>);
     // Installed once per ledger: a second session of the same host finds
     // it there already.
     if !ledger
@@ -302,6 +316,7 @@ pub fn start(
             gate: gate.clone(),
             max_iterations: agent_config.subagent_max_iterations,
             interrupt: interrupt.clone(),
+            reads: tracker.clone(),
         },
     );
     let ports = AgentPorts {
@@ -316,7 +331,14 @@ pub fn start(
     let session_path = writer.path().display().to_string();
     let mut agent = Agent::new(settings, ports, chain, Some(writer))
         .with_interrupt(interrupt)
-        .following(ledger.clone());
+        .following(ledger.clone())
+        .with_reads(tracker, amber_coverage::MAIN);
+    // A resumed session is told once what it had read.
+    if is_resumed {
+        if let Some(digest) = reads.as_ref().and_then(|r| r.digest()) {
+            agent.note_before_next_prompt(digest);
+        }
+    }
     if !interrupted.is_empty() {
         agent.record_turn(session::interrupted_results(&interrupted))?;
     }
@@ -398,6 +420,7 @@ pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool
             gate: agent.gate().clone(),
             max_iterations: config.agent.subagent_max_iterations,
             interrupt: agent.interrupt().clone(),
+            reads: agent.reads().cloned(),
         },
     );
     live.agent.set_tools(&tools, blocks);

@@ -100,6 +100,13 @@ mod tests {
         std::fs::create_dir(dir.path().join("lint")).unwrap();
         rx.recv_timeout(std::time::Duration::from_secs(5))
             .expect("a new folder wakes it");
+        // What the folder's creation sent is drained first, so what
+        // follows is the wasm's own event.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        while rx.try_recv().is_ok() {}
+        std::fs::write(dir.path().join("lint/log"), b"a log line").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(rx.try_recv().is_err(), "a log write does not wake it");
         std::fs::write(dir.path().join("lint/v1.wasm"), b"\0asm").unwrap();
         rx.recv_timeout(std::time::Duration::from_secs(5))
             .expect("a new wasm wakes it");

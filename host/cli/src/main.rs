@@ -112,6 +112,11 @@ enum Command {
     /// Files are rejected on raw bytes first, and only the files that
     /// matched are parsed.
     Grep(commands::code::GrepArgs),
+    /// What a session's agents have read, per file; `coverage digest`
+    /// prints what a compacted session is told it had read.
+    ///
+    /// Exit codes: 0, or 1 when there is no session or no parser.
+    Coverage(commands::coverage::CoverageArgs),
     /// Governed engineering memory: store, recall, revise, forget, compile.
     Memory(commands::memory::MemoryArgs),
     /// Write a shell completion script: `eval "$(amber completions bash)"`.
@@ -275,6 +280,7 @@ fn main() -> ExitCode {
             Command::Callers(args) => done(commands::code::callers(args, &root)),
             Command::Grep(args) => done(commands::code::grep(args, &root)),
             Command::Memory(args) => done(commands::memory::run(args, &root)),
+            Command::Coverage(args) => done(commands::coverage::run(args, &project)),
             Command::Doctor(args) => commands::doctor::run(args, &project),
             Command::Slash(words) => commands::slash::run(words, json, &project),
             Command::Completions { .. } | Command::Complete { .. } | Command::Man { .. } => {

@@ -217,9 +217,11 @@ reply = { text = "Waved." }
         .to_string()
         .contains("Hi there, Ada!"));
 
-    // v1 in the folder: it asks for nothing new, so it replaces v2 at
-    // once, without a restart, and the next call is answered by it.
-    drop_in("hello-tool", &folder, "v1.wasm");
+    // v1 in the folder (named to sort before the stored `<hash>.wasm`:
+    // the newest file wins by time, not name): it asks for nothing new,
+    // so it replaces v2 at once, without a restart, and the next call is
+    // answered by it.
+    drop_in("hello-tool", &folder, "0-b-v1.wasm");
     tui.wait_for("plugin `hello` reloaded");
     tui.type_line("Greet Bob");
     tui.wait_for("Greeted twice.");
@@ -232,7 +234,7 @@ reply = { text = "Waved." }
     // v2 again, copied in as a newer file: since v1 the grant record is
     // bound to v1, which asked for nothing; v2's workspace-read is a new
     // request, so it waits, deactivated, until the user decides.
-    drop_in("hello-v2", &folder, "v2-again.wasm");
+    drop_in("hello-v2", &folder, "0-a-v2-again.wasm");
     tui.wait_for("now asks for workspace-read");
     tui.keys(&["C-p"]);
     tui.wait_for("e enable");

@@ -29,6 +29,7 @@ pub struct Config {
     pub exec: ExecConfig,
     pub agent: AgentConfig,
     pub memory: MemoryConfig,
+    pub coverage: CoverageConfig,
     pub wire: WireConfig,
     pub sandbox: SandboxConfig,
 }
@@ -116,6 +117,30 @@ impl Default for MemoryConfig {
             recall_budget: 512,
             embedding_model: None,
             promote_threshold: 3,
+        }
+    }
+}
+
+/// Read coverage: what the agent has read, and the digest a compacted
+/// session is given (docs/coverage.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CoverageConfig {
+    /// Track reads, journal them, annotate re-reads, give the digest.
+    pub enabled: bool,
+    /// Tokens the restore digest may use (100-20000).
+    pub digest_tokens: u32,
+    /// Tool mappings on top of the built-in ones, by tool name, with the
+    /// fields of `tools.toml` (docs/coverage.md, "The mapper").
+    pub tools: BTreeMap<String, toml::Value>,
+}
+
+impl Default for CoverageConfig {
+    fn default() -> Self {
+        CoverageConfig {
+            enabled: true,
+            digest_tokens: 1500,
+            tools: BTreeMap::new(),
         }
     }
 }
@@ -407,6 +432,11 @@ impl Config {
                 (64..=8192).contains(&self.memory.recall_budget),
                 "memory.recall_budget",
                 "must be between 64 and 8192",
+            ),
+            (
+                (100..=20_000).contains(&self.coverage.digest_tokens),
+                "coverage.digest_tokens",
+                "must be between 100 and 20000",
             ),
             (
                 self.wire.connect_timeout_ms >= 1,

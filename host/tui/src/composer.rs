@@ -44,6 +44,11 @@ impl Composer {
         (self.row, before.width())
     }
 
+    /// Whether Up and Down are moving through the prompts sent before.
+    pub fn is_browsing(&self) -> bool {
+        self.browsing.is_some()
+    }
+
     /// The whole prompt replaced by `text`, the cursor at its end (the
     /// drawer's completion).
     pub fn replace(&mut self, text: &str) {

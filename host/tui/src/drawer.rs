@@ -62,6 +62,14 @@ impl Drawer {
             .is_some_and(|c| c.name == self.typing())
     }
 
+    /// Whether Enter should complete before it runs the line: a word is
+    /// being typed and is not a whole name yet. After a space nothing is
+    /// being typed, and Enter runs the line as it is (`/` + Enter must
+    /// not run the first command, nor `/set policy ` set the first value).
+    pub fn completes_on_enter(&self) -> bool {
+        !self.typing().is_empty() && !self.typed_in_full()
+    }
+
     /// The line with the word being typed replaced by the selected
     /// candidate and a space, ready for the next word.
     pub fn completed(&self) -> String {
@@ -154,8 +162,13 @@ mod tests {
         assert!(!drawer.typed_in_full());
         let after_space = Drawer::new("/set ", vec![candidate("model")]).unwrap();
         assert_eq!(after_space.completed(), "/set model ");
+        assert!(drawer.completes_on_enter());
+        assert!(!after_space.completes_on_enter(), "nothing typed after the space");
+        let slash = Drawer::new("/", vec![candidate("clear")]).unwrap();
+        assert!(!slash.completes_on_enter(), "/ and Enter runs no command");
         let whole = Drawer::new("/help", vec![candidate("help")]).unwrap();
         assert!(whole.typed_in_full());
+        assert!(!whole.completes_on_enter());
         assert_eq!(whole.completed(), "/help ");
     }
 

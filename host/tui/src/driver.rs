@@ -410,6 +410,12 @@ impl Driver {
             return Action::None;
         }
         if self.ui.pane.is_some() {
+            // Ctrl-C closes the pane and, as anywhere, stops the turn.
+            if ctrl && key.code == KeyCode::Char('c') {
+                if let Some(interrupt) = running {
+                    stop(interrupt);
+                }
+            }
             self.pane_key(key, running.is_some());
             return Action::None;
         }

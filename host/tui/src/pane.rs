@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 use crate::plugin_view::PluginView;
@@ -70,29 +70,34 @@ pub fn frame_block(title: &str, keys: &str) -> Block<'static> {
 pub struct PagePane {
     pub title: String,
     pub lines: Vec<String>,
-    pub scroll: u16,
+    /// Rows scrolled past, of the page as wrapped at the last draw.
+    pub scroll: usize,
     /// Rows of text the last draw showed, for page up and down.
-    page: u16,
+    page: usize,
+    /// Rows the page took, wrapped, at the last draw.
+    rows: usize,
 }
 
 impl PagePane {
     pub fn new(title: impl Into<String>, text: &str) -> Self {
+        let lines: Vec<String> = text.lines().map(String::from).collect();
         PagePane {
             title: title.into(),
-            lines: text.lines().map(String::from).collect(),
+            rows: lines.len(),
+            lines,
             scroll: 0,
             page: 10,
         }
     }
 
     fn key(&mut self, key: KeyEvent) -> PaneAction {
-        let last = (self.lines.len() as u16).saturating_sub(1);
+        let last = self.rows.saturating_sub(self.page);
         self.scroll = match key.code {
             KeyCode::Char('q') => return PaneAction::Close,
             KeyCode::Up | KeyCode::Char('k') => self.scroll.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll + 1,
+            KeyCode::Down | KeyCode::Char('j') => self.scroll.saturating_add(1),
             KeyCode::PageUp => self.scroll.saturating_sub(self.page),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll + self.page,
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll.saturating_add(self.page),
             KeyCode::Home => 0,
             KeyCode::End => last,
             _ => self.scroll,
@@ -103,8 +108,9 @@ impl PagePane {
 
     fn draw(&mut self, frame: &mut Frame<'_>, area: Rect) {
         let block = frame_block(&self.title, "↑↓ pgup pgdn scroll · q or esc closes");
-        self.page = block.inner(area).height.max(1);
-        let lines: Vec<Line<'static>> = self
+        let inner = block.inner(area);
+        self.page = usize::from(inner.height.max(1));
+        let styled: Vec<Line<'static>> = self
             .lines
             .iter()
             .map(|l| {
@@ -116,12 +122,37 @@ impl PagePane {
                 }
             })
             .collect();
-        frame.render_widget(
-            Paragraph::new(lines)
-                .block(block)
-                .wrap(Wrap { trim: false })
-                .scroll((self.scroll, 0)),
-            area,
-        );
+        // Wrapped here, so scrolling counts the rows the page really takes
+        // and its last row can always be reached.
+        let rows = crate::wrap::wrap_all(&styled, inner.width.max(1));
+        self.rows = rows.len();
+        self.scroll = self.scroll.min(self.rows.saturating_sub(self.page));
+        let shown: Vec<Line<'static>> = rows.into_iter().skip(self.scroll).take(self.page).collect();
+        frame.render_widget(Paragraph::new(shown).block(block), area);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    #[test]
+    fn the_end_of_a_wrapped_page_can_be_reached() {
+        let text: String = (1..=30)
+            .map(|i| format!("    line {i} is long enough to wrap in a narrow pane\n"))
+            .collect();
+        let mut pane = Pane::Page(PagePane::new("/help", &text));
+        let mut term = Terminal::new(TestBackend::new(30, 12)).unwrap();
+        term.draw(|f| pane.draw(f, f.area())).unwrap();
+        pane.key(KeyEvent::from(KeyCode::End));
+        term.draw(|f| pane.draw(f, f.area())).unwrap();
+        let screen = format!("{:?}", term.backend());
+        assert!(screen.contains("line 30 is"), "{screen}");
+        for _ in 0..1000 {
+            pane.key(KeyEvent::from(KeyCode::PageDown));
+        }
+        assert_eq!(pane.key(KeyEvent::from(KeyCode::Char('q'))), PaneAction::Close);
     }
 }

@@ -4,6 +4,7 @@ pub mod code;
 pub mod compact;
 pub mod completions;
 pub mod config;
+pub mod coverage;
 pub mod doctor;
 pub mod exec;
 pub mod memory;

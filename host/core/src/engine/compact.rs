@@ -4,8 +4,9 @@
 //! and only on success; a failure leaves it untouched) and "Memory
 //! extraction" (`apply_compression_result` hands the ops to the learner).
 
+use super::assemble::text_message;
 use super::{Agent, AgentError, AgentEvent, CompactionTrigger, EventSink};
-use crate::ports::dialect::Message;
+use crate::ports::dialect::{Message, Role};
 use crate::ports::{
     CompressionError, CompressionResult, CompressionStats, ContextUsage, LearnOps, LearnReport,
 };
@@ -140,9 +141,21 @@ impl Agent {
             }
         };
         // The rebuild: the only change of the live context, and only here.
+        // What the session had read goes in right after the system prompt
+        // (read coverage's digest), so the model does not read it again.
+        let digest = self.reads.as_ref().and_then(|r| r.compacted());
         self.clear()?;
+        let mut digest = digest.map(|text| text_message(Role::User, text));
         for message in result.messages {
+            if message.role != Role::System {
+                if let Some(digest) = digest.take() {
+                    self.push(digest)?;
+                }
+            }
             self.push(message)?;
+        }
+        if let Some(digest) = digest {
+            self.push(digest)?;
         }
         self.seal()?;
         self.counted = None;
@@ -228,14 +241,13 @@ mod tests {
     use std::path::Path;
     use std::sync::{Arc, Mutex};
 
-    use super::super::assemble::text_message;
     use super::super::{AgentConfig, AgentPorts, ContextChain, Mode, Outcome};
     use super::*;
     use crate::compress::pipeline::fake::{text, FakeModel, Reply};
     use crate::compress::{prompts, CompressorSettings, ModelCompressor};
     use crate::context::ContextSnapshot;
     use crate::policy::Policy;
-    use crate::ports::dialect::{Part, Role, ToolCall};
+    use crate::ports::dialect::{Part, ToolCall};
     use crate::ports::{
         BoxFuture, Compressor, Learner, PortError, ThresholdGate, Tool, ToolError, ToolOutput,
         ToolSpec,

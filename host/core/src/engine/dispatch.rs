@@ -249,6 +249,21 @@ impl Dispatcher {
                 self.names()
             )));
         };
+        // The tool that will run, and every check below made against it:
+        // the ledger's (a plugin reloaded mid-turn answers from its new
+        // instance) only when it is the tool the turn declared, spec for
+        // spec; a tool that changed under the same name waits for the next
+        // turn, whose request declares it as it is now.
+        let tool = match self.ledger.as_ref().and_then(|l| l.tool(&call.name)) {
+            Some(current) if current.spec() == entry.tool.spec() => current,
+            Some(_) => {
+                return Err(Envelope::denied(format!(
+                    "`{}` changed while this turn ran (a plugin was reloaded); it is offered as it is now from the next turn",
+                    call.name
+                )))
+            }
+            None => entry.tool.clone(),
+        };
         let mut args = parse_arguments(&call.arguments).map_err(Envelope::denied)?;
         if let Some(validator) = self.validator(&call.name, entry) {
             schema_mismatch(&call.name, validator, &args).map_err(Envelope::denied)?;
@@ -272,7 +287,7 @@ impl Dispatcher {
             )));
         }
         let paths = confine_arguments(&mut args, self.policy.root()).map_err(Envelope::denied)?;
-        let spec = entry.tool.spec();
+        let spec = tool.spec();
         match self.policy.mode() {
             Mode::Read if !spec.read_only => {
                 return Err(Envelope::denied(format!(
@@ -298,11 +313,6 @@ impl Dispatcher {
             }
             Mode::Read | Mode::Write | Mode::Yolo => {}
         }
-        let tool = self
-            .ledger
-            .as_ref()
-            .and_then(|ledger| ledger.tool(&call.name))
-            .unwrap_or_else(|| entry.tool.clone());
         Ok(Allowed { tool, args })
     }
 
@@ -538,6 +548,30 @@ mod tests {
         d.dispatch(&[call("2", "broken", r#"{"n":2}"#)], &[], &cancel)
             .await;
         assert!(d.take_warnings().is_empty(), "told once");
+    }
+
+    #[tokio::test]
+    async fn calls_follow_the_ledger_only_to_a_tool_declared_the_same() {
+        use crate::ledger::{Ledger, Owner, Service};
+        let ledger = Arc::new(Ledger::new());
+        let owner = Owner::Plugin("p".into());
+        ledger
+            .install(&owner, Service::Tool(fake("look", true, 0)))
+            .unwrap();
+        let declared = [fake("look", true, 0)];
+        let d = Dispatcher::new(&declared, policy(Mode::Read, false)).following(Some(ledger.clone()));
+        let cancel = CancellationToken::new();
+        let out = d.dispatch(&[call("1", "look", r#"{"n":1}"#)], &[], &cancel).await;
+        assert_eq!(out[0].status, Status::Ok, "{}", out[0].output);
+        // Reloaded mid-turn into a tool that writes: read mode must not
+        // run it on the strength of the old declaration.
+        ledger.unwind(&owner);
+        ledger
+            .install(&owner, Service::Tool(fake("look", false, 0)))
+            .unwrap();
+        let out = d.dispatch(&[call("2", "look", r#"{"n":2}"#)], &[], &cancel).await;
+        assert_eq!(out[0].status, Status::Denied);
+        assert!(out[0].output.contains("changed while this turn ran"), "{}", out[0].output);
     }
 
     #[tokio::test]

@@ -143,6 +143,13 @@ pub struct Agent {
     /// Warnings already reported this run.
     warned: std::collections::HashSet<String>,
     recovery: Recovery,
+    /// Read coverage, when the host tracks it.
+    reads: Option<Arc<dyn crate::ports::ReadTracker>>,
+    /// Whose reads these are: `main`, or a sub-agent's id.
+    agent_id: String,
+    /// Said to the model once, before the next prompt (a resumed
+    /// session's read-coverage digest).
+    note: Option<String>,
 }
 
 /// What the model is told of `tools`.
@@ -190,6 +197,9 @@ impl Agent {
             warned_no_compressor: false,
             warned: Default::default(),
             recovery: Recovery::default(),
+            reads: None,
+            agent_id: "main".into(),
+            note: None,
         }
     }
 
@@ -205,6 +215,28 @@ impl Agent {
     pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
         self.interrupt = interrupt;
         self
+    }
+
+    /// Its tool calls' reads go to `reads`, as `agent_id`'s.
+    pub fn with_reads(
+        mut self,
+        reads: Option<Arc<dyn crate::ports::ReadTracker>>,
+        agent_id: impl Into<String>,
+    ) -> Self {
+        self.reads = reads;
+        self.agent_id = agent_id.into();
+        self
+    }
+
+    /// `text` goes to the model once, ahead of the next prompt, in the
+    /// same message (so the roles still alternate).
+    pub fn note_before_next_prompt(&mut self, text: String) {
+        self.note = Some(text);
+    }
+
+    /// The read tracker, for the sub-agents it starts.
+    pub fn reads(&self) -> Option<&Arc<dyn crate::ports::ReadTracker>> {
+        self.reads.as_ref()
     }
 
     /// What interrupts this session's runs.
@@ -323,7 +355,11 @@ impl Agent {
     ) -> Result<RunReport, AgentError> {
         self.cancel = self.interrupt.current();
         self.ensure_system_prompt()?;
-        self.push(text_message(Role::User, prompt))?;
+        let mut message = text_message(Role::User, prompt);
+        if let Some(note) = self.note.take() {
+            message.parts.insert(0, Part::Text { text: note });
+        }
+        self.push(message)?;
         // Each run gives compression its chances again.
         self.compaction.failures = 0;
         let mut report = RunReport {
@@ -603,6 +639,9 @@ impl Agent {
     }
 
     fn turn_completed(&self, turn: u32, reply: &ModelReply, sink: &mut EventSink<'_>) {
+        if let Some(reads) = &self.reads {
+            reads.turn_ended();
+        }
         sink(AgentEvent::TurnCompleted {
             turn,
             usage: reply.usage,
@@ -650,7 +689,15 @@ impl Agent {
         envelopes: Vec<Envelope>,
         sink: &mut EventSink<'_>,
     ) -> Result<(), AgentError> {
-        for (call, envelope) in calls.iter().zip(envelopes) {
+        for (call, mut envelope) in calls.iter().zip(envelopes) {
+            if let (Some(reads), Status::Ok) = (&self.reads, envelope.status) {
+                let args = serde_json::from_str(&call.arguments).unwrap_or(serde_json::Value::Null);
+                if let Some(line) =
+                    reads.tool_result(&self.agent_id, &call.name, &args, &envelope.output)
+                {
+                    envelope.output = format!("{}\n{line}", envelope.output.trim_end());
+                }
+            }
             sink(AgentEvent::ToolResult {
                 turn,
                 id: call.id.clone(),

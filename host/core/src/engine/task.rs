@@ -43,12 +43,17 @@ pub struct TaskContext {
     /// The parent's interrupt: interrupting the run cancels its
     /// sub-agents (each runs under a child of the run's token).
     pub interrupt: Interrupt,
+    /// Read coverage: each sub-agent's reads are tracked apart, as
+    /// `task-<n>`.
+    pub reads: Option<Arc<dyn crate::ports::ReadTracker>>,
 }
 
 pub struct TaskTool {
     spec: ToolSpec,
     context: TaskContext,
     permits: Semaphore,
+    /// Sub-agents started so far: the next one's number.
+    started: std::sync::atomic::AtomicU32,
 }
 
 impl TaskTool {
@@ -81,6 +86,7 @@ impl TaskTool {
             spec,
             context,
             permits: Semaphore::new(permits),
+            started: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
@@ -132,8 +138,10 @@ impl TaskTool {
             compressor: None,
             learner: None,
         };
-        let mut agent =
-            Agent::new(config, ports, ContextChain::new(), None).with_cancel(token.child_token());
+        let n = self.started.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let mut agent = Agent::new(config, ports, ContextChain::new(), None)
+            .with_cancel(token.child_token())
+            .with_reads(ctx.reads.clone(), format!("task-{n}"));
         let report = agent
             .run(prompt, &mut |_| {})
             .await

@@ -9,6 +9,7 @@ pub mod learner;
 pub mod model_error;
 pub mod parser;
 pub mod prompt;
+pub mod reads;
 pub mod tool;
 
 pub use approver::{
@@ -25,6 +26,7 @@ pub use learner::{LearnOps, LearnReport, Learner, MemoryKind, MemoryOp, SkillOp}
 pub use model_error::{ModelError, ModelErrorKind};
 pub use parser::{Calls, LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
+pub use reads::ReadTracker;
 pub use tool::{Tool, ToolError, ToolOutput, ToolSpec};
 
 /// An error a port reports when the thing behind it failed, e.g. a plugin

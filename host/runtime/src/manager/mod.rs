@@ -346,6 +346,7 @@ impl PluginManager {
 
     /// Forgets plugin `id`; a bundled one stays removed until added again.
     pub fn remove(&mut self, id: &str) -> Result<(), LoadError> {
+        self.held.remove(id);
         let bundled = self.bundled_ids.contains(id);
         let known = self.state.read_installed()?.plugins.contains_key(id) || bundled;
         if !known && self.runtime.status(id).is_none() {

@@ -87,6 +87,16 @@ fn newest_wasm_by_folder(dir: &Path) -> BTreeMap<String, PathBuf> {
     found
 }
 
+/// Whether `a` was modified after `b` (a missing `b` is older).
+fn newer_than(a: &Path, b: &Path) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (modified(a), modified(b)) {
+        (Some(a), Some(b)) => a > b,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
 fn folder_of(file: &Path) -> Option<String> {
     Some(file.parent()?.file_name()?.to_string_lossy().into_owned())
 }
@@ -100,6 +110,8 @@ impl PluginManager {
 
     /// Brings the runtime in line with the plugin directory (see the
     /// module's doc) and says what changed; nothing when nothing did.
+    /// `installed.json` stays the source of truth: a file is adopted only
+    /// when it is newer than the one recorded for its plugin.
     pub fn sync_plugin_dir(&mut self) -> Vec<DirChange> {
         let dir = self.state.dir().to_path_buf();
         let installed = match self.state.read_installed() {
@@ -111,17 +123,39 @@ impl PluginManager {
                 }]
             }
         };
-        let mut folders = newest_wasm_by_folder(&dir);
         let mut changes = Vec::new();
+        // Removed by another amber (`amber plugin remove`): unloaded here.
+        let orphans: Vec<String> = self
+            .runtime
+            .list()
+            .into_iter()
+            .map(|s| s.id)
+            .filter(|id| !self.bundled_ids.contains(id) && !installed.plugins.contains_key(id))
+            .collect();
+        for id in orphans {
+            self.held.remove(&id);
+            match self.runtime.remove(&id) {
+                Ok(()) => changes.push(DirChange::Removed { id }),
+                Err(e) => changes.push(DirChange::Failed {
+                    path: dir.join(&id),
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        let mut folders = newest_wasm_by_folder(&dir);
         let added: Vec<(String, InstalledPlugin)> = installed
             .plugins
-            .into_iter()
+            .iter()
             .filter(|(_, p)| !p.bundled)
+            .map(|(id, p)| (id.clone(), p.clone()))
             .collect();
         for (id, plugin) in added {
             let newest = folder_of(&plugin.file).and_then(|f| folders.remove(&f));
             match newest {
-                Some(path) => changes.extend(self.reload(&id, &path, plugin.enabled)),
+                Some(path) if path == plugin.file || newer_than(&path, &plugin.file) => {
+                    changes.extend(self.reload(&id, &path, &installed))
+                }
+                Some(_) => {}
                 None if !plugin.file.exists() => match self.remove(&id) {
                     Ok(()) => changes.push(DirChange::Removed { id }),
                     Err(e) => changes.push(DirChange::Failed {
@@ -132,40 +166,71 @@ impl PluginManager {
                 None => {}
             }
         }
-        // Folders of no installed plugin: new plugins. A bundled plugin's
-        // folder holds only its log.
+        // Folders of no installed plugin: new plugins, or a newer copy of
+        // a known one. A bundled plugin's folder holds only its log.
         for path in folders.into_values() {
-            changes.extend(self.add_found(&path));
+            changes.extend(self.add_found(&path, &installed));
         }
         changes
     }
 
-    /// Replaces plugin `id` with the component in `path` if its content
-    /// changed; see the module's doc for grants.
-    fn reload(&mut self, id: &str, path: &Path, enabled: bool) -> Option<DirChange> {
-        let failed = |e: LoadError| DirChange::Failed {
+    /// Whether `id` should run: config's `enabled` wins over what was
+    /// recorded (as at start).
+    fn wants_enabled(&self, id: &str, installed: &super::Installed) -> bool {
+        let recorded = installed.plugins.get(id).is_none_or(|p| p.enabled);
+        self.prefs
+            .get(id)
+            .and_then(|p| p.enabled)
+            .unwrap_or(recorded)
+    }
+
+    /// Replaces (or, when it never registered, registers) plugin `id`
+    /// with the component in `path` if its content changed; see the
+    /// module's doc for grants. The new version is loaded and checked
+    /// before the old one is touched.
+    fn reload(
+        &mut self,
+        id: &str,
+        path: &Path,
+        installed: &super::Installed,
+    ) -> Option<DirChange> {
+        let failed = |reason: String| DirChange::Failed {
             path: path.to_path_buf(),
-            reason: e.to_string(),
+            reason,
         };
         let file = match self.runtime.open_component(path) {
             Ok(file) => file,
-            Err(e) => return Some(failed(e)),
+            Err(e) => return Some(failed(e.to_string())),
         };
         let current = self.runtime.status(id).map(|s| s.hash);
         if current.as_deref() == Some(file.hash.as_str()) {
             return None;
         }
-        let hash = file.hash.clone();
-        let was_active = self.runtime.state(id) == Some(PluginState::Active);
-        if let Err(e) = self.runtime.disable(id) {
-            return Some(failed(e));
+        match self.runtime.peek_id(&file) {
+            Ok(found) if found == id => {}
+            Ok(found) => return Some(failed(format!("it is plugin `{found}`, not `{id}`"))),
+            Err(e) => return Some(failed(e.to_string())),
         }
-        if let Err(e) = self.runtime.replace_with(id, file) {
-            // The old version is still registered: put it back to work.
-            if was_active {
-                let _ = self.enable_with_grants(id);
+        let hash = file.hash.clone();
+        if current.is_some() {
+            let was_active = self.runtime.state(id) == Some(PluginState::Active);
+            if let Err(e) = self.runtime.disable(id) {
+                return Some(failed(e.to_string()));
             }
-            return Some(failed(e));
+            if let Err(e) = self.runtime.replace_with(id, file) {
+                // The old version is still registered: put it back to work.
+                let back = if was_active {
+                    match self.enable_with_grants(id) {
+                        Ok(()) => String::new(),
+                        Err(again) => format!("; the old version did not start again either: {again}"),
+                    }
+                } else {
+                    String::new()
+                };
+                return Some(failed(format!("{e}{back}")));
+            }
+        } else if let Err(e) = self.runtime.register(file) {
+            return Some(failed(e.to_string()));
         }
         let stored = path.to_path_buf();
         let recorded = self.state.update_installed(|installed| {
@@ -175,11 +240,11 @@ impl PluginManager {
             }
         });
         if let Err(e) = recorded {
-            return Some(failed(e));
+            return Some(failed(format!("reloaded, but not recorded for later runs: {e}")));
         }
         let waiting = match self.rebind_grants(id, &hash) {
             Ok(waiting) => waiting,
-            Err(e) => return Some(failed(e)),
+            Err(e) => return Some(failed(e.to_string())),
         };
         if !waiting.is_empty() {
             self.held.insert(id.to_string());
@@ -188,12 +253,13 @@ impl PluginManager {
                     id: id.to_string(),
                     permissions: waiting,
                 },
-                Err(e) => failed(e),
+                Err(e) => failed(e.to_string()),
             });
         }
-        if enabled {
+        self.held.remove(id);
+        if self.wants_enabled(id, installed) {
             if let Err(e) = self.enable_with_grants(id) {
-                return Some(failed(e));
+                return Some(failed(format!("the new version did not start: {e}")));
             }
         }
         Some(DirChange::Reloaded { id: id.to_string() })
@@ -230,58 +296,64 @@ impl PluginManager {
     }
 
     /// A held plugin (waiting for grants) whose permissions are all
-    /// decided now is enabled.
+    /// decided now (by the user, or granted in config) is let go, and
+    /// enabled unless it is disabled.
     pub(super) fn release_if_decided(&mut self, id: &str) -> Result<(), LoadError> {
         if !self.held.contains(id) {
             return Ok(());
         }
         let status = self.manifest(id)?;
         let record = self.state.read_grants()?.remove(id).unwrap_or_default();
-        if requested(&status).iter().all(|p| record.asked.contains(p)) {
+        let pre: BTreeSet<Permission> = self
+            .prefs
+            .get(id)
+            .map(|p| p.grants.iter().copied().collect())
+            .unwrap_or_default();
+        let decided = requested(&status)
+            .iter()
+            .all(|p| record.asked.contains(p) || pre.contains(p));
+        if decided {
             self.held.remove(id);
-            self.enable_with_grants(id)?;
+            let installed = self.state.read_installed()?;
+            if self.wants_enabled(id, &installed) {
+                self.enable_with_grants(id)?;
+            }
         }
         Ok(())
     }
 
     /// A `.wasm` in a folder of no installed plugin: a new plugin,
     /// registered and recorded (not enabled); or, when it is a known
-    /// plugin, that plugin's new version.
-    fn add_found(&mut self, path: &Path) -> Option<DirChange> {
-        let failed = |e: LoadError| DirChange::Failed {
+    /// plugin and newer than the file recorded for it, its new version.
+    fn add_found(&mut self, path: &Path, installed: &super::Installed) -> Option<DirChange> {
+        let failed = |reason: String| DirChange::Failed {
             path: path.to_path_buf(),
-            reason: e.to_string(),
+            reason,
         };
         let file = match self.runtime.open_component(path) {
             Ok(file) => file,
-            Err(e) => return Some(failed(e)),
+            Err(e) => return Some(failed(e.to_string())),
         };
         let id = match self.runtime.peek_id(&file) {
             Ok(id) => id,
-            Err(e) => return Some(failed(e)),
+            Err(e) => return Some(failed(e.to_string())),
         };
-        if self.runtime.status(&id).is_some() {
-            if self.bundled_ids.contains(&id) {
-                let reason = LoadError::Plugin {
-                    id: id.clone(),
-                    reason: format!(
-                        "a bundled plugin has this id; add it with `amber plugin add {}` to replace it",
-                        path.display()
-                    ),
-                };
-                return Some(failed(reason));
+        if self.bundled_ids.contains(&id) {
+            return Some(failed(format!(
+                "it is the bundled plugin `{id}`; replace it with `amber plugin add {}`",
+                path.display()
+            )));
+        }
+        if let Some(recorded) = installed.plugins.get(&id) {
+            // An older copy elsewhere is not a new version.
+            if !newer_than(path, &recorded.file) && recorded.file.exists() {
+                return None;
             }
-            let enabled = self
-                .state
-                .read_installed()
-                .ok()
-                .and_then(|i| i.plugins.get(&id).map(|p| p.enabled))
-                .unwrap_or(true);
-            return self.reload(&id, path, enabled);
+            return self.reload(&id, path, installed);
         }
         let hash = file.hash.clone();
         if let Err(e) = self.runtime.register(file) {
-            return Some(failed(e));
+            return Some(failed(e.to_string()));
         }
         let entry = InstalledPlugin {
             file: path.to_path_buf(),
@@ -295,7 +367,7 @@ impl PluginManager {
         });
         match recorded {
             Ok(()) => Some(DirChange::Added { id }),
-            Err(e) => Some(failed(e)),
+            Err(e) => Some(failed(e.to_string())),
         }
     }
 }

@@ -130,6 +130,13 @@ impl StateDir {
     pub fn store_wasm(&self, id: &str, hash: &str, bytes: &[u8]) -> Result<PathBuf, LoadError> {
         let path = self.dir.join(id).join(format!("{hash}.wasm"));
         if path.exists() {
+            // Added again: the newest copy in its folder, so a running
+            // amber's live reload takes it over an older drop-in.
+            let touched = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            touched.map_err(|e| io_error(&path, e))?;
             return Ok(path);
         }
         write_atomic(&path, bytes)?;

@@ -165,9 +165,12 @@ impl Driver {
         let plain = !key
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        // Up and Down browse the prompts sent before once browsing began,
+        // even onto a slash command.
+        let browsing = self.ui.composer.is_browsing();
         match key.code {
-            KeyCode::Up => drawer.up(),
-            KeyCode::Down => drawer.down(),
+            KeyCode::Up if !browsing => drawer.up(),
+            KeyCode::Down if !browsing => drawer.down(),
             KeyCode::Tab => {
                 let completed = drawer.completed();
                 self.ui.composer.replace(&completed);
@@ -177,7 +180,7 @@ impl Driver {
                 self.ui.drawer = None;
             }
             KeyCode::Enter if plain => {
-                if !drawer.typed_in_full() {
+                if drawer.completes_on_enter() {
                     let completed = drawer.completed();
                     self.ui.composer.replace(completed.trim_end());
                 }

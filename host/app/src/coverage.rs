@@ -1,0 +1,378 @@
+//! Read coverage for a session (docs/coverage.md): amber-coverage behind
+//! core's `ReadTracker` port. Each successful tool call is mapped to
+//! per-symbol reads against the project index, kept per agent, journaled
+//! at the end of each turn (this host is the journal's one writer), told
+//! back to the model as a line on a result it already had, and as the
+//! digest after a compaction or on resume.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use amber_core::ports::ReadTracker;
+use amber_coverage::journal::{self, JournalWriter};
+use amber_coverage::mapper::Mapped;
+use amber_coverage::{
+    classify, ContextLedger, Digest, FileSymbols, Read, Record, SymbolInfo, SymbolSource,
+    ToolCallMapper, MAIN,
+};
+use amber_index::{Index, Parsers};
+use serde_json::Value;
+
+/// The tools whose results get the "already read" line: the ones a model
+/// re-reads in a loop.
+const ANNOTATED: [&str; 4] = ["read_file", "show", "outline", "grep"];
+
+/// The workspace's files as the project index parses them now.
+pub struct IndexSymbols {
+    root: PathBuf,
+    parsers: Arc<dyn Parsers>,
+    cache_dir: PathBuf,
+}
+
+impl IndexSymbols {
+    pub fn new(root: &Path, parsers: Arc<dyn Parsers>, cache_dir: &Path) -> Self {
+        IndexSymbols {
+            root: root.to_path_buf(),
+            parsers,
+            cache_dir: cache_dir.to_path_buf(),
+        }
+    }
+
+    /// `path` relative to the root, `/`-separated; `None` outside it.
+    fn relative(&self, path: &str) -> Option<(String, PathBuf)> {
+        let abs = amber_core::confine::confine(&self.root, path).ok()?;
+        let rel = abs.strip_prefix(&self.root).ok()?;
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        (!rel.is_empty()).then_some((rel, abs))
+    }
+}
+
+impl SymbolSource for IndexSymbols {
+    fn file(&self, path: &str) -> Option<FileSymbols> {
+        let (rel, abs) = self.relative(path)?;
+        if !abs.is_file() {
+            return None;
+        }
+        let index = Index::new(&self.root, self.parsers.as_ref(), &self.cache_dir);
+        match index.file(Path::new(&rel)) {
+            Ok(entry) => Some(FileSymbols {
+                path: entry.path,
+                content_hash: entry.content_hash,
+                symbols: entry
+                    .symbols
+                    .into_iter()
+                    .map(|s| SymbolInfo {
+                        id: s.id,
+                        name: s.symbol.name,
+                        line_start: s.symbol.line_start,
+                        line_end: s.symbol.line_end,
+                        hash: s.hash,
+                    })
+                    .collect(),
+            }),
+            // No parser for it (a text file, a config): one unit, hashed
+            // whole.
+            Err(_) => {
+                let bytes = std::fs::read(&abs).ok()?;
+                Some(FileSymbols {
+                    path: rel,
+                    content_hash: blake3::hash(&bytes).to_hex().to_string(),
+                    symbols: Vec::new(),
+                })
+            }
+        }
+    }
+
+    fn find(&self, selector: &str) -> Vec<(String, SymbolInfo)> {
+        // An id names its file: `src/app.rs::App/new`. A bare name would
+        // need the whole tree; `show`'s own output names the id it found.
+        let Some((path, _)) = selector.split_once("::") else {
+            return Vec::new();
+        };
+        let Some(file) = self.file(path) else {
+            return Vec::new();
+        };
+        let path = file.path.clone();
+        file.symbols
+            .into_iter()
+            .filter(|s| s.id == selector)
+            .map(|s| (path.clone(), s))
+            .collect()
+    }
+}
+
+/// The mapper `config` asks for: the built-in mappings and
+/// `[coverage.tools]` on top; a mistake there is a warning, and the
+/// built-in mappings stay.
+pub fn mapper(config: &amber_config::CoverageConfig) -> (ToolCallMapper, Option<String>) {
+    if config.tools.is_empty() {
+        return (ToolCallMapper::built_in(), None);
+    }
+    let text = toml::to_string(&config.tools).unwrap_or_default();
+    match ToolCallMapper::with_overrides(&text) {
+        Ok(mapper) => (mapper, None),
+        Err(e) => (
+            ToolCallMapper::built_in(),
+            Some(format!("coverage.tools in the config: {e}; using the built-in mappings")),
+        ),
+    }
+}
+
+/// The read coverage of session `session` in `workspace`, its journal
+/// under `dirs.data`, the parse side from the project index.
+pub fn for_session(
+    dirs: &amber_runtime::AmberDirs,
+    workspace: &Path,
+    session: &str,
+    parsers: Arc<dyn Parsers>,
+    config: &amber_config::CoverageConfig,
+) -> (SessionReads, Vec<String>) {
+    let path = journal_path(dirs, workspace, session);
+    let source = IndexSymbols::new(workspace, parsers, &dirs.cache);
+    let (mapper, warning) = mapper(config);
+    let (reads, mut warnings) = SessionReads::open(
+        &path,
+        mapper,
+        Box::new(source),
+        config.digest_tokens as usize,
+    );
+    warnings.extend(warning);
+    (reads, warnings)
+}
+
+/// Where session `session` of `workspace` keeps its journal.
+pub fn journal_path(dirs: &amber_runtime::AmberDirs, workspace: &Path, session: &str) -> PathBuf {
+    journal::path(&dirs.data, &journal::workspace_key(workspace), session)
+}
+
+/// The files of an index build, as coverage counts them.
+pub fn tree_files(tree: &amber_index::ProjectTree) -> Vec<FileSymbols> {
+    tree.files
+        .iter()
+        .map(|f| FileSymbols {
+            path: f.path.clone(),
+            content_hash: f.content_hash.clone(),
+            symbols: f
+                .symbols
+                .iter()
+                .map(|s| SymbolInfo {
+                    id: s.id.clone(),
+                    name: s.symbol.name.clone(),
+                    line_start: s.symbol.line_start,
+                    line_end: s.symbol.line_end,
+                    hash: s.hash.clone(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// A built tree as the parse side, for classify over a whole workspace
+/// (`amber coverage`): a file the build has is not parsed again; one it
+/// has not (a text file, say) is asked of the index.
+pub struct TreeSymbols {
+    files: std::collections::BTreeMap<String, FileSymbols>,
+    fallback: IndexSymbols,
+}
+
+impl TreeSymbols {
+    pub fn new(files: &[FileSymbols], fallback: IndexSymbols) -> Self {
+        TreeSymbols {
+            files: files.iter().map(|f| (f.path.clone(), f.clone())).collect(),
+            fallback,
+        }
+    }
+}
+
+impl SymbolSource for TreeSymbols {
+    fn file(&self, path: &str) -> Option<FileSymbols> {
+        match self.files.get(path) {
+            Some(file) => Some(file.clone()),
+            None => self.fallback.file(path),
+        }
+    }
+
+    fn find(&self, selector: &str) -> Vec<(String, SymbolInfo)> {
+        let Some((path, _)) = selector.split_once("::") else {
+            return Vec::new();
+        };
+        self.file(path)
+            .map(|f| {
+                f.symbols
+                    .into_iter()
+                    .filter(|s| s.id == selector)
+                    .map(|s| (f.path.clone(), s))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+struct State {
+    ledger: ContextLedger,
+    writer: Option<JournalWriter>,
+    /// The session's turn count, carried over from the journal.
+    turn: u32,
+    /// Tool calls no mapping covers, for `amber coverage`.
+    unmapped: u64,
+    /// The journal could not be written: said once.
+    write_failed: Option<String>,
+}
+
+/// One session's read coverage.
+pub struct SessionReads {
+    state: Mutex<State>,
+    mapper: ToolCallMapper,
+    source: Box<dyn SymbolSource + Send + Sync>,
+    budget: usize,
+    journal: PathBuf,
+}
+
+impl SessionReads {
+    /// Opens the journal at `journal_path` (its one writer) and rebuilds
+    /// the ledger from what it holds. A journal another amber writes is
+    /// read but not written (the warning says so).
+    pub fn open(
+        journal_path: &Path,
+        mapper: ToolCallMapper,
+        source: Box<dyn SymbolSource + Send + Sync>,
+        budget: usize,
+    ) -> (SessionReads, Vec<String>) {
+        let mut warnings = Vec::new();
+        let read = journal::read(journal_path).unwrap_or_else(|e| {
+            warnings.push(format!("read coverage: {e}; starting it afresh"));
+            journal::Journal::default()
+        });
+        if read.malformed > 0 {
+            warnings.push(format!(
+                "read coverage: {} malformed lines of {} were skipped",
+                read.malformed,
+                journal_path.display()
+            ));
+        }
+        let turn = read
+            .records
+            .iter()
+            .map(|r| match r {
+                Record::Read { entry, .. } => entry.turn,
+                Record::Compacted { turn }
+                | Record::Cleared { turn }
+                | Record::Unmapped { turn, .. } => *turn,
+            })
+            .max()
+            .unwrap_or(0);
+        let writer = match JournalWriter::open(journal_path) {
+            Ok(writer) => Some(writer),
+            Err(e) => {
+                warnings.push(format!("read coverage is not recorded: {e}"));
+                None
+            }
+        };
+        let reads = SessionReads {
+            state: Mutex::new(State {
+                ledger: ContextLedger::replay(&read.records),
+                writer,
+                turn: turn + 1,
+                unmapped: 0,
+                write_failed: None,
+            }),
+            mapper,
+            source,
+            budget,
+            journal: journal_path.to_path_buf(),
+        };
+        (reads, warnings)
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn journal(&self) -> &Path {
+        &self.journal
+    }
+
+    /// The digest of what the main agent has read, or `None` when it has
+    /// read nothing: what a compacted or resumed session is told.
+    pub fn digest(&self) -> Option<String> {
+        let state = self.state();
+        let reads = classify(&state.ledger, Some(MAIN), self.source.as_ref());
+        let reads: Vec<_> = reads.into_iter().filter(|r| r.agent == MAIN).collect();
+        if reads.is_empty() {
+            return None;
+        }
+        Some(Digest::build(&reads, self.budget).markdown())
+    }
+
+    /// Tool calls no mapping covered so far.
+    pub fn unmapped(&self) -> u64 {
+        self.state().unmapped
+    }
+}
+
+impl ReadTracker for SessionReads {
+    fn tool_result(&self, agent: &str, tool: &str, args: &Value, output: &str) -> Option<String> {
+        let reads: Vec<Read> = match self.mapper.map(tool, args, output, self.source.as_ref()) {
+            Mapped::Reads(reads) => reads,
+            Mapped::Unmapped => {
+                let mut state = self.state();
+                state.unmapped += 1;
+                let turn = state.turn;
+                state.ledger.unmapped(tool, turn);
+                return None;
+            }
+        };
+        let mut state = self.state();
+        let turn = state.turn;
+        // Already read, unchanged and at least as deep, since the last
+        // compaction: every target of this call.
+        let already: Option<u32> = if ANNOTATED.contains(&tool) && !reads.is_empty() {
+            reads
+                .iter()
+                .map(|r| {
+                    state
+                        .ledger
+                        .read_in_context(agent, &r.symbol, &r.hash, r.depth)
+                        .map(|e| e.turn)
+                })
+                .collect::<Option<Vec<u32>>>()
+                .and_then(|turns| turns.into_iter().max())
+        } else {
+            None
+        };
+        for read in &reads {
+            state.ledger.record(agent, read, turn);
+        }
+        already.map(|t| {
+            format!("(coverage: you already read this in turn {t} of this session, unchanged since)")
+        })
+    }
+
+    fn turn_ended(&self) {
+        let mut state = self.state();
+        let records = state.ledger.diff();
+        state.turn += 1;
+        let Some(writer) = state.writer.as_mut() else {
+            return;
+        };
+        if let Err(e) = writer.append(&records) {
+            if state.write_failed.is_none() {
+                eprintln!("amber: warning: read coverage: {e}");
+                state.write_failed = Some(e.to_string());
+            }
+        }
+    }
+
+    fn compacted(&self) -> Option<String> {
+        {
+            let mut state = self.state();
+            let turn = state.turn;
+            state.ledger.compacted(turn);
+        }
+        self.digest()
+    }
+}

@@ -1,0 +1,220 @@
+//! `amber coverage`: what a session's agents have read of the workspace,
+//! per file (docs/coverage.md), and `amber coverage digest`: the restore
+//! digest a compacted session is given, as markdown, JSON, or a
+//! SessionStart hook's output for another agent.
+
+use std::io::Read as _;
+
+use amber_app::coverage::{journal_path, tree_files, IndexSymbols, TreeSymbols};
+use amber_app::{host, session};
+use amber_core::project::ProjectRoot;
+use amber_coverage::journal;
+use amber_coverage::report::report;
+use amber_coverage::{classify, ContextLedger, Digest, Freshness, Record, MAIN};
+use amber_index::Index;
+use amber_runtime::AmberDirs;
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::json;
+
+use super::print_json;
+
+#[derive(Args)]
+pub struct CoverageArgs {
+    #[command(subcommand)]
+    action: Option<CoverageAction>,
+    /// The session (default: the workspace's latest; see `amber sessions list`).
+    #[arg(long, global = true)]
+    session: Option<String>,
+    /// Only the agents whose id starts with PREFIX: `main`, `task` (every
+    /// sub-agent), `task-2`.
+    #[arg(long, value_name = "PREFIX")]
+    agent: Option<String>,
+    /// table for people, json for scripts.
+    #[arg(long, value_enum, default_value = "table")]
+    format: ReportFormat,
+    /// Only the reads that are stale (changed since) or gone.
+    #[arg(long)]
+    stale: bool,
+    /// Most covered first, or by path.
+    #[arg(long, value_enum, default_value = "coverage")]
+    sort: SortBy,
+}
+
+#[derive(Subcommand)]
+enum CoverageAction {
+    /// The restore digest: what the session had read, fresh or stale, the
+    /// freshest and deepest first, within a token budget.
+    ///
+    /// `--format hook` prints a SessionStart hook's output and, without
+    /// `--session`, reads the session id from the hook's JSON on stdin
+    /// (`{"session_id": "…"}`), so another agent's hook can call it.
+    Digest {
+        #[arg(long, value_enum, default_value = "md")]
+        format: DigestFormat,
+        /// The budget in tokens.
+        #[arg(long, default_value_t = amber_coverage::digest::DEFAULT_BUDGET)]
+        budget: usize,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ReportFormat {
+    Table,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DigestFormat {
+    Md,
+    Json,
+    Hook,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SortBy {
+    Coverage,
+    Path,
+}
+
+/// The session asked for: `--session`, the hook's stdin, or the latest.
+fn session_id(args: &CoverageArgs, project: &ProjectRoot, from_stdin: bool) -> Result<String> {
+    if let Some(id) = &args.session {
+        return Ok(id.clone());
+    }
+    if from_stdin {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the hook's JSON from stdin")?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).context("the hook's stdin is not JSON")?;
+        if let Some(id) = value["session_id"].as_str() {
+            return Ok(id.to_string());
+        }
+        bail!("the hook's JSON has no `session_id`");
+    }
+    session::latest_in_workspace(&AmberDirs::from_env(), project)?
+        .context("no session in this workspace yet (start one with `amber` or `amber exec`)")
+}
+
+pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
+    let dirs = AmberDirs::from_env();
+    let workspace = project.root.as_path();
+    let hook = matches!(
+        args.action,
+        Some(CoverageAction::Digest {
+            format: DigestFormat::Hook,
+            ..
+        })
+    );
+    let id = session_id(&args, project, hook)?;
+    let path = journal_path(&dirs, workspace, &id);
+    let read = journal::read(&path)?;
+    let ledger = ContextLedger::replay(&read.records);
+    let manager = host::loaded(workspace)?;
+    let parsers = host::parsers(&manager)?;
+    let fallback = IndexSymbols::new(workspace, parsers.clone(), &dirs.cache);
+    if let Some(CoverageAction::Digest { format, budget }) = args.action {
+        let reads: Vec<_> = classify(&ledger, Some(MAIN), &fallback)
+            .into_iter()
+            .filter(|r| r.agent == MAIN)
+            .collect();
+        let digest = Digest::build(&reads, budget);
+        return match format {
+            DigestFormat::Md => {
+                print!("{}", digest.markdown());
+                Ok(())
+            }
+            DigestFormat::Json => print_json(&json!({ "session": id, "digest": digest })),
+            DigestFormat::Hook => print_json(&digest.hook()),
+        };
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    if matches!(args.format, ReportFormat::Json) {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let (tree, _) = Index::new(workspace, parsers.as_ref(), &dirs.cache).build(&|p| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+    });
+    bar.finish_and_clear();
+    let files = tree_files(&tree);
+    let source = TreeSymbols::new(&files, fallback);
+    let unmapped = read
+        .records
+        .iter()
+        .filter(|r| matches!(r, Record::Unmapped { .. }))
+        .count();
+    if args.stale {
+        let stale: Vec<_> = classify(&ledger, args.agent.as_deref(), &source)
+            .into_iter()
+            .filter(|r| r.freshness != Freshness::Fresh)
+            .collect();
+        if matches!(args.format, ReportFormat::Json) {
+            return print_json(&json!({ "session": id, "stale": stale }));
+        }
+        if stale.is_empty() {
+            println!("nothing read in session {id} has changed since");
+        }
+        for r in stale {
+            let what = match r.freshness {
+                Freshness::Gone => "gone",
+                _ => "changed",
+            };
+            println!("{what:<8} {:<10} {}  (read by {} in turn {})", r.depth.label(), r.symbol, r.agent, r.turn);
+        }
+        return Ok(());
+    }
+    // Files read that the build does not hold (no parser for them) count
+    // too, as one unit each.
+    let mut all = files;
+    for r in classify(&ledger, args.agent.as_deref(), &source) {
+        if r.freshness != Freshness::Gone && !all.iter().any(|f| f.path == r.path) {
+            if let Some(file) = amber_coverage::SymbolSource::file(&source, &r.path) {
+                all.push(file);
+            }
+        }
+    }
+    let mut rows = report(&ledger, &all, args.agent.as_deref());
+    if matches!(args.sort, SortBy::Path) {
+        rows.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+    if matches!(args.format, ReportFormat::Json) {
+        let files: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "path": r.path, "seen": r.seen, "total": r.total,
+                    "seen_percent": r.seen_percent(), "full_body": r.full_body,
+                    "full_body_percent": r.full_body_percent(),
+                })
+            })
+            .collect();
+        return print_json(&json!({
+            "session": id,
+            "journal": path,
+            "files": files,
+            "malformed_lines": read.malformed,
+            "unmapped_calls": unmapped,
+        }));
+    }
+    println!("{:<50} {:>12} {:>6}", "FILE", "SEEN", "FULL");
+    for r in &rows {
+        println!(
+            "{:<50} {:>5}/{:<3} {:>3.0}% {:>5.0}%",
+            r.path,
+            r.seen,
+            r.total,
+            r.seen_percent(),
+            r.full_body_percent()
+        );
+    }
+    println!(
+        "session {id}: {} files; {} malformed journal lines skipped, {} calls of unmapped tools",
+        rows.len(),
+        read.malformed,
+        unmapped
+    );
+    Ok(())
+}

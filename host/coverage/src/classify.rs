@@ -1,0 +1,72 @@
+//! classify (seed 003): journaled reads against the current tree. A
+//! symbol is fresh (read at its current hash), stale (read, but changed
+//! since, or gone from its file), and a file that no longer exists is
+//! gone.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::depth::Depth;
+use crate::ledger::ContextLedger;
+use crate::symbols::{FileSymbols, SymbolSource};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Freshness {
+    Fresh,
+    Stale,
+    /// Its file no longer exists.
+    Gone,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Classified {
+    pub agent: String,
+    pub path: String,
+    pub symbol: String,
+    pub depth: Depth,
+    pub turn: u32,
+    pub freshness: Freshness,
+}
+
+/// Every read of the agents `agent` selects (all when `None`; a prefix
+/// otherwise, so `task` selects every sub-agent), classified against
+/// `source`. Each file is asked for once.
+pub fn classify(
+    ledger: &ContextLedger,
+    agent: Option<&str>,
+    source: &dyn SymbolSource,
+) -> Vec<Classified> {
+    let mut files: BTreeMap<String, Option<FileSymbols>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (name, entries) in ledger.agents() {
+        if agent.is_some_and(|prefix| !name.starts_with(prefix)) {
+            continue;
+        }
+        for (symbol, entry) in entries {
+            let file = files
+                .entry(entry.path.clone())
+                .or_insert_with(|| source.file(&entry.path));
+            let freshness = match file {
+                None => Freshness::Gone,
+                Some(file) => {
+                    let now = file.units().into_iter().find(|u| &u.id == symbol);
+                    match now {
+                        Some(unit) if unit.hash == entry.hash => Freshness::Fresh,
+                        _ => Freshness::Stale,
+                    }
+                }
+            };
+            out.push(Classified {
+                agent: name.clone(),
+                path: entry.path.clone(),
+                symbol: symbol.clone(),
+                depth: entry.depth,
+                turn: entry.turn,
+                freshness,
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,73 @@
+//! What the coverage side needs of the parse side: a file's symbols with
+//! ids, line spans and hashes. The host implements [`SymbolSource`] over
+//! its project index; tests use a small table.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolInfo {
+    /// `src/app.rs::App/new`: unique in the workspace.
+    pub id: String,
+    pub name: String,
+    /// 1-based, inclusive.
+    pub line_start: u32,
+    pub line_end: u32,
+    /// `b3:…` of the symbol's bytes.
+    pub hash: String,
+}
+
+/// One file as the parse side sees it now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSymbols {
+    /// Relative to the workspace root, `/`-separated.
+    pub path: String,
+    /// BLAKE3 of the file's bytes: a file without symbols (no parser for
+    /// it) is covered as one unit with this hash.
+    pub content_hash: String,
+    pub symbols: Vec<SymbolInfo>,
+}
+
+impl FileSymbols {
+    /// The units coverage counts in this file: its symbols, or the file
+    /// itself when it has none.
+    pub fn units(&self) -> Vec<SymbolInfo> {
+        if !self.symbols.is_empty() {
+            return self.symbols.clone();
+        }
+        vec![SymbolInfo {
+            id: self.path.clone(),
+            name: self.path.clone(),
+            line_start: 1,
+            line_end: u32::MAX,
+            hash: self.content_hash.clone(),
+        }]
+    }
+
+    /// The units whose lines overlap `start..=end`; the innermost only
+    /// would miss the container the lines are also part of, so all.
+    pub fn overlapping(&self, start: u32, end: u32) -> Vec<SymbolInfo> {
+        self.units()
+            .into_iter()
+            .filter(|s| s.line_start <= end && start <= s.line_end)
+            .collect()
+    }
+
+    /// The innermost unit holding `line`: the one a grep hit belongs to.
+    pub fn enclosing(&self, line: u32) -> Option<SymbolInfo> {
+        self.units()
+            .into_iter()
+            .filter(|s| s.line_start <= line && line <= s.line_end)
+            .min_by_key(|s| s.line_end.saturating_sub(s.line_start))
+    }
+}
+
+/// The current symbols of a workspace's files.
+pub trait SymbolSource {
+    /// `path`'s symbols now; `None` when the file does not exist (or is
+    /// outside the workspace, or cannot be read).
+    fn file(&self, path: &str) -> Option<FileSymbols>;
+
+    /// The symbols a `show` selector names (`path::name`, a name, `b3:…`),
+    /// with their files' paths.
+    fn find(&self, selector: &str) -> Vec<(String, SymbolInfo)>;
+}
