@@ -2,13 +2,14 @@
 //! new version answering a call, against a cold enable of the same new
 //! component (register, enable, first call) in the same run. Each pair
 //! starts from an empty AOT cache, so both compile the new component; the
-//! reload's side also pays the watcher and the settle the TUI waits.
+//! reload's side also pays the watcher and the quiet period the TUI waits
+//! for (`watch::QUIET`).
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use amber_app::watch::{PluginWatcher, SETTLE};
+use amber_app::watch::{settle, PluginWatcher};
 use amber_core::Ledger;
 use amber_runtime::manager::{GrantChoice, NoTty, PluginManager};
 use amber_runtime::{AmberDirs, Grants, Permission, PluginRuntime, RuntimeOptions};
@@ -61,8 +62,8 @@ fn reload_ms() -> Result<f64> {
     std::fs::rename(&staged, folder.join("v1.wasm"))?;
     rx.recv_timeout(Duration::from_secs(10))
         .context("the watcher never fired")?;
-    std::thread::sleep(SETTLE);
-    while rx.try_recv().is_ok() {}
+    // As the TUI does: the burst waited out, then one sync.
+    settle(|quiet| rx.recv_timeout(quiet).is_ok());
     let changes = manager.sync_plugin_dir();
     let answer = call_hello(manager.runtime())?;
     let ms = start.elapsed().as_secs_f64() * 1e3;

@@ -169,7 +169,14 @@ fn a_plugin_removed_by_another_amber_is_unloaded_and_an_older_copy_is_not_adopte
     let scratch = Scratch::new();
     let mut manager = manager(&scratch);
     manager
-        .add(&guest("hello-v2"), &GrantChoice { explicit: vec![Permission::WorkspaceRead], all: false }, &mut NoTty)
+        .add(
+            &guest("hello-v2"),
+            &GrantChoice {
+                explicit: vec![Permission::WorkspaceRead],
+                all: false,
+            },
+            &mut NoTty,
+        )
         .unwrap();
     // An older copy of hello, in a folder of its own, made before the
     // recorded file was last added: not a new version.
@@ -182,7 +189,10 @@ fn a_plugin_removed_by_another_amber_is_unloaded_and_an_older_copy_is_not_adopte
         .unwrap()
         .set_modified(past)
         .unwrap();
-    assert!(manager.sync_plugin_dir().is_empty(), "the older copy is left alone");
+    assert!(
+        manager.sync_plugin_dir().is_empty(),
+        "the older copy is left alone"
+    );
     assert_eq!(
         call_tool(manager.runtime(), "hello", json!({"name": "Ada"})).unwrap(),
         "Hi there, Ada!"

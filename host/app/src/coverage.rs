@@ -117,7 +117,9 @@ pub fn mapper(config: &amber_config::CoverageConfig) -> (ToolCallMapper, Option<
         Ok(mapper) => (mapper, None),
         Err(e) => (
             ToolCallMapper::built_in(),
-            Some(format!("coverage.tools in the config: {e}; using the built-in mappings")),
+            Some(format!(
+                "coverage.tools in the config: {e}; using the built-in mappings"
+            )),
         ),
     }
 }
@@ -348,7 +350,9 @@ impl ReadTracker for SessionReads {
             state.ledger.record(agent, read, turn);
         }
         already.map(|t| {
-            format!("(coverage: you already read this in turn {t} of this session, unchanged since)")
+            format!(
+                "(coverage: you already read this in turn {t} of this session, unchanged since)"
+            )
         })
     }
 
@@ -372,6 +376,9 @@ impl ReadTracker for SessionReads {
             let mut state = self.state();
             let turn = state.turn;
             state.ledger.compacted(turn);
+            // What is read from here on is after the compaction, even
+            // within the model turn it happened in.
+            state.turn += 1;
         }
         self.digest()
     }

@@ -13,10 +13,24 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use notify::{EventKind, RecursiveMode, Watcher};
 
-/// How long a front end lets a burst of events (a copy, an editor's save)
-/// settle before it reads the directory: one sync for the burst, and no
-/// half-written file read.
-pub const SETTLE: Duration = Duration::from_millis(100);
+/// The quiet a front end waits for after an event before it reads the
+/// directory: a burst (a copy, an editor's save) ends when no event came
+/// for this long, and is read once. A file still being written after a
+/// longer pause is read half, fails with a notice, and is read again at
+/// its next event.
+pub const QUIET: Duration = Duration::from_millis(25);
+
+/// The longest a burst is waited out: a file written for longer is read
+/// as it is then (and again at its next event).
+pub const SETTLE_AT_MOST: Duration = Duration::from_secs(2);
+
+/// Waits until `more` (which says whether an event came within the
+/// given time) reports a quiet period of [`QUIET`], or [`SETTLE_AT_MOST`]
+/// has passed.
+pub fn settle(mut more: impl FnMut(Duration) -> bool) {
+    let start = std::time::Instant::now();
+    while start.elapsed() < SETTLE_AT_MOST && more(QUIET) {}
+}
 
 /// Watches until dropped.
 pub struct PluginWatcher {

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
 
-const LIB: &str = "pub fn alpha() -> u32 {\n    1\n}\n\npub fn beta() -> u32 {\n    alpha() + 1\n}\n";
+const LIB: &str =
+    "pub fn alpha() -> u32 {\n    1\n}\n\npub fn beta() -> u32 {\n    alpha() + 1\n}\n";
 const UTIL: &str = "pub fn gamma() -> u32 {\n    3\n}\n\npub fn delta() -> u32 {\n    4\n}\n";
 const OTHER: &str = "pub fn epsilon() -> u32 {\n    5\n}\n";
 
@@ -89,7 +90,11 @@ reply = { text = "Read everything." }
     // One symbol shown: only it.
     assert_eq!(row(&all, "src/util.rs"), (1, 2, 1));
     let main = coverage(&env, &["--agent", "main"]);
-    assert_eq!(row(&main, "src/other.rs"), (0, 1, 0), "the main agent never read it");
+    assert_eq!(
+        row(&main, "src/other.rs"),
+        (0, 1, 0),
+        "the main agent never read it"
+    );
     let task = coverage(&env, &["--agent", "task"]);
     assert_eq!(row(&task, "src/other.rs"), (1, 1, 1), "its sub-agent did");
     assert_eq!(row(&task, "src/lib.rs"), (0, 2, 0));
@@ -130,9 +135,9 @@ check_tool_results = false
 reply = {{ text = "{extract}", usage = {{ input = 300, output = 20 }} }}
 [[turns]]
 expect_tool_results = ["r2"]
-reply = {{ tool_calls = [{{ id = "r3", name = "read_file", arguments = {{ path = "src/util.rs" }} }}], usage = {{ input = 400, output = 5 }} }}
+reply = {{ tool_calls = [{{ id = "r3", name = "read_file", arguments = {{ path = "src/util.rs", offset = 1, limit = 3 }} }}], usage = {{ input = 400, output = 5 }} }}
 [[turns]]
-reply = {{ tool_calls = [{{ id = "r4", name = "read_file", arguments = {{ path = "src/util.rs" }} }}], usage = {{ input = 420, output = 5 }} }}
+reply = {{ tool_calls = [{{ id = "r4", name = "read_file", arguments = {{ path = "src/util.rs", offset = 1, limit = 4 }} }}], usage = {{ input = 420, output = 5 }} }}
 [[turns]]
 reply = {{ text = "Both read.", usage = {{ input = 450, output = 5 }} }}
 "#
@@ -148,19 +153,30 @@ reply = {{ text = "Both read.", usage = {{ input = 450, output = 5 }} }}
         after.contains("`src/lib.rs` (fresh)") && after.contains("`src/util.rs` (fresh)"),
         "{after}"
     );
-    assert!(after.contains("`alpha` (full)") && after.contains("`gamma` (full)"), "{after}");
-    // The first re-read after the compaction is new to the context; the
-    // second is annotated.
+    assert!(
+        after.contains("`alpha` (full)") && after.contains("`gamma` (full)"),
+        "{after}"
+    );
+    // The first re-read after the compaction (of `gamma`, lines 1-3) is
+    // new to the context; the second (lines 1-4, `gamma` again) is
+    // annotated. (The same call three times would be a loop.)
     let first = received[5].body["messages"].to_string();
     assert!(!first.contains("you already read this"), "{first}");
     let second = received[6].body["messages"].to_string();
     assert!(second.contains("you already read this in turn"), "{second}");
 
     // After a change on disk the digest calls it stale.
-    std::fs::write(env.ws.join("src/lib.rs"), LIB.replace("    1\n", "    11\n")).unwrap();
+    std::fs::write(
+        env.ws.join("src/lib.rs"),
+        LIB.replace("    1\n", "    11\n"),
+    )
+    .unwrap();
     let out = env.run(&["coverage", "digest"]);
     let digest = String::from_utf8_lossy(&out.stdout);
-    assert!(digest.contains("`src/lib.rs` (stale: changed since)"), "{digest}");
+    assert!(
+        digest.contains("`src/lib.rs` (stale: changed since)"),
+        "{digest}"
+    );
     assert!(digest.contains("`src/util.rs` (fresh)"), "{digest}");
     // As a SessionStart hook's output, the session id read from stdin.
     let id = {

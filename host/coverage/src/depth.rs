@@ -51,9 +51,7 @@ impl std::str::FromStr for Depth {
         ]
         .into_iter()
         .find(|d| d.as_str() == s)
-        .ok_or_else(|| {
-            format!("unknown depth `{s}` (name_only, overview, signature or full_body)")
-        })
+        .ok_or_else(|| format!("unknown depth `{s}` (name_only, overview, signature or full_body)"))
     }
 }
 

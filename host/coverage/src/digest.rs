@@ -240,8 +240,12 @@ mod tests {
         let digest = Digest::build(&reads, DEFAULT_BUDGET);
         let text = digest.markdown();
         assert!(text.starts_with(HEADING), "{text}");
-        let a = text.find("`src/a.rs` (fresh): `two` (full), `one` (name)").unwrap();
-        let b = text.find("`src/b.rs` (stale: changed since): `parse` (full, stale)").unwrap();
+        let a = text
+            .find("`src/a.rs` (fresh): `two` (full), `one` (name)")
+            .unwrap();
+        let b = text
+            .find("`src/b.rs` (stale: changed since): `parse` (full, stale)")
+            .unwrap();
         assert!(a < b, "{text}");
         assert!(text.trim_end().ends_with("Nothing was left out."), "{text}");
         assert_eq!(
@@ -253,7 +257,14 @@ mod tests {
     #[test]
     fn the_budget_is_kept_and_what_is_left_out_is_said() {
         let reads: Vec<Classified> = (0..400)
-            .map(|i| read(&format!("src/m{i:03}.rs"), "f", Depth::FullBody, Freshness::Fresh))
+            .map(|i| {
+                read(
+                    &format!("src/m{i:03}.rs"),
+                    "f",
+                    Depth::FullBody,
+                    Freshness::Fresh,
+                )
+            })
             .collect();
         let digest = Digest::build(&reads, 300);
         let text = digest.markdown();

@@ -41,7 +41,13 @@ pub fn workspace_key(root: &Path) -> String {
     let safe: String = text
         .trim_start_matches('/')
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if safe.is_empty() {
         "_".into()
@@ -93,7 +99,8 @@ impl JournalWriter {
             return Ok(());
         }
         let mut last = [0u8; 1];
-        file.seek(SeekFrom::Start(len - 1)).map_err(io(&self.path))?;
+        file.seek(SeekFrom::Start(len - 1))
+            .map_err(io(&self.path))?;
         file.read_exact(&mut last).map_err(io(&self.path))?;
         if last[0] != b'\n' {
             self.file.write_all(b"\n").map_err(io(&self.path))?;
@@ -175,7 +182,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = path(dir.path(), "ws", "s1");
         let mut writer = JournalWriter::open(&path).unwrap();
-        writer.append(&[record("f"), Record::Compacted { turn: 1 }]).unwrap();
+        writer
+            .append(&[record("f"), Record::Compacted { turn: 1 }])
+            .unwrap();
         writer.append(&[]).unwrap();
         // A crash mid-line: the process and its lock are gone.
         drop(writer);
@@ -204,12 +213,18 @@ mod tests {
             JournalWriter::open(&path),
             Err(JournalError::Busy { .. })
         ));
-        assert_eq!(read(&dir.path().join("none.ndjson")).unwrap(), Journal::default());
+        assert_eq!(
+            read(&dir.path().join("none.ndjson")).unwrap(),
+            Journal::default()
+        );
     }
 
     #[test]
     fn workspace_keys_are_file_names() {
-        assert_eq!(workspace_key(Path::new("/work/my project")), "work_my_project");
+        assert_eq!(
+            workspace_key(Path::new("/work/my project")),
+            "work_my_project"
+        );
         assert_eq!(workspace_key(Path::new("/")), "_");
     }
 }

@@ -249,7 +249,11 @@ mod tests {
         let mut ledger = ContextLedger::new();
         ledger.record(MAIN, &read("f", Depth::FullBody, "h1"), 1);
         assert!(!ledger.record(MAIN, &read("f", Depth::NameOnly, "h2"), 2));
-        assert_eq!(ledger.get(MAIN, "f").unwrap().hash, "h1", "still the old read");
+        assert_eq!(
+            ledger.get(MAIN, "f").unwrap().hash,
+            "h1",
+            "still the old read"
+        );
         assert!(ledger.record(MAIN, &read("f", Depth::FullBody, "h2"), 3));
         assert_eq!(ledger.get(MAIN, "f").unwrap().hash, "h2");
     }
@@ -284,13 +288,21 @@ mod tests {
     fn only_reads_since_the_last_compaction_are_in_context() {
         let mut ledger = ContextLedger::new();
         ledger.record(MAIN, &read("f", Depth::FullBody, "h1"), 1);
-        assert!(ledger.read_in_context(MAIN, "f", "h1", Depth::Signature).is_some());
-        assert!(ledger.read_in_context(MAIN, "f", "h2", Depth::Signature).is_none());
+        assert!(ledger
+            .read_in_context(MAIN, "f", "h1", Depth::Signature)
+            .is_some());
+        assert!(ledger
+            .read_in_context(MAIN, "f", "h2", Depth::Signature)
+            .is_none());
         ledger.compacted(1);
-        assert!(ledger.read_in_context(MAIN, "f", "h1", Depth::Signature).is_none());
+        assert!(ledger
+            .read_in_context(MAIN, "f", "h1", Depth::Signature)
+            .is_none());
         // Read again after the compaction: in context again.
         assert!(ledger.record(MAIN, &read("f", Depth::FullBody, "h1"), 2));
-        assert!(ledger.read_in_context(MAIN, "f", "h1", Depth::FullBody).is_some());
+        assert!(ledger
+            .read_in_context(MAIN, "f", "h1", Depth::FullBody)
+            .is_some());
         ledger.cleared(3);
         assert!(ledger.get(MAIN, "f").is_none());
     }

@@ -169,7 +169,15 @@ impl ToolCallMapper {
                             for symbol in file.overlapping(start, end) {
                                 // Part of a symbol is a look at it, not a read.
                                 let inside = start <= symbol.line_start && symbol.line_end <= end;
-                                push(file, &symbol, if inside { depth } else { Depth::Overview.min(depth) });
+                                push(
+                                    file,
+                                    &symbol,
+                                    if inside {
+                                        depth
+                                    } else {
+                                        Depth::Overview.min(depth)
+                                    },
+                                );
                             }
                         }
                     }
@@ -187,7 +195,9 @@ impl ToolCallMapper {
             Target::Hits => {
                 let mut files: BTreeMap<String, Option<FileSymbols>> = BTreeMap::new();
                 for (path, line) in hits(output) {
-                    let file = files.entry(path.clone()).or_insert_with(|| source.file(&path));
+                    let file = files
+                        .entry(path.clone())
+                        .or_insert_with(|| source.file(&path));
                     if let Some(file) = file {
                         if let Some(symbol) = file.enclosing(line) {
                             push(file, &symbol, depth);
@@ -196,7 +206,10 @@ impl ToolCallMapper {
                 }
                 if let Some(name) = mapping.pattern.first(args) {
                     for (path, symbol) in source.find(name) {
-                        if let Some(file) = files.entry(path.clone()).or_insert_with(|| source.file(&path)) {
+                        if let Some(file) = files
+                            .entry(path.clone())
+                            .or_insert_with(|| source.file(&path))
+                        {
                             push(file, &symbol, depth);
                         }
                     }
@@ -225,7 +238,11 @@ impl ToolCallMapper {
 /// The 1-based inclusive lines a call asked for, if it asked for a range.
 fn line_range(mapping: &ToolMapping, args: &Value) -> Option<(u32, u32)> {
     let keys = mapping.lines.as_ref()?;
-    let number = |k: &str| args.get(k).and_then(Value::as_u64).map(|n| n.min(u32::MAX as u64) as u32);
+    let number = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_u64)
+            .map(|n| n.min(u32::MAX as u64) as u32)
+    };
     let start = number(&keys.start);
     let count = number(&keys.count);
     match (start, count) {
@@ -333,7 +350,10 @@ mod tests {
         let all = mapper.map("read_file", &json!({"path": "src/a.rs"}), "", &table());
         assert_eq!(
             reads(all),
-            [("src/a.rs::one".into(), Depth::FullBody), ("src/a.rs::two".into(), Depth::FullBody)]
+            [
+                ("src/a.rs::one".into(), Depth::FullBody),
+                ("src/a.rs::two".into(), Depth::FullBody)
+            ]
         );
         let part = mapper.map(
             "read_file",
@@ -343,7 +363,10 @@ mod tests {
         );
         assert_eq!(
             reads(part),
-            [("src/a.rs::one".into(), Depth::FullBody), ("src/a.rs::two".into(), Depth::Overview)]
+            [
+                ("src/a.rs::one".into(), Depth::FullBody),
+                ("src/a.rs::two".into(), Depth::Overview)
+            ]
         );
     }
 
@@ -352,8 +375,16 @@ mod tests {
         let mapper = ToolCallMapper::built_in();
         let body = mapper.map("show", &json!({"symbol": "two"}), "", &table());
         assert_eq!(reads(body), [("src/a.rs::two".into(), Depth::FullBody)]);
-        let signature = mapper.map("show", &json!({"symbol": "two", "no_body": true}), "", &table());
-        assert_eq!(reads(signature), [("src/a.rs::two".into(), Depth::Signature)]);
+        let signature = mapper.map(
+            "show",
+            &json!({"symbol": "two", "no_body": true}),
+            "",
+            &table(),
+        );
+        assert_eq!(
+            reads(signature),
+            [("src/a.rs::two".into(), Depth::Signature)]
+        );
     }
 
     #[test]
@@ -364,10 +395,18 @@ mod tests {
             reads(mapper.map("grep", &json!({"pattern": "two"}), out, &table())),
             [("src/a.rs::two".into(), Depth::NameOnly)]
         );
-        let callers = mapper.map("callers", &json!({"name": "one"}), "src/a.rs:12  two  one()\n", &table());
+        let callers = mapper.map(
+            "callers",
+            &json!({"name": "one"}),
+            "src/a.rs:12  two  one()\n",
+            &table(),
+        );
         assert_eq!(
             reads(callers),
-            [("src/a.rs::two".into(), Depth::NameOnly), ("src/a.rs::one".into(), Depth::NameOnly)]
+            [
+                ("src/a.rs::two".into(), Depth::NameOnly),
+                ("src/a.rs::one".into(), Depth::NameOnly)
+            ]
         );
     }
 
@@ -384,7 +423,10 @@ mod tests {
     #[test]
     fn unknown_tools_and_unknown_files_read_nothing() {
         let mapper = ToolCallMapper::built_in();
-        assert_eq!(mapper.map("fetch", &json!({}), "", &table()), Mapped::Unmapped);
+        assert_eq!(
+            mapper.map("fetch", &json!({}), "", &table()),
+            Mapped::Unmapped
+        );
         assert_eq!(
             reads(mapper.map("read_file", &json!({"path": "/etc/passwd"}), "", &table())),
             []

@@ -40,7 +40,11 @@ fn percent(part: usize, whole: usize) -> f64 {
 /// Coverage of every file of `tree` by the agents whose id starts with
 /// `agent` (all when `None`), the deepest read of any of them counting;
 /// sorted by coverage, most covered first (then by path).
-pub fn report(ledger: &ContextLedger, tree: &[FileSymbols], agent: Option<&str>) -> Vec<FileCoverage> {
+pub fn report(
+    ledger: &ContextLedger,
+    tree: &[FileSymbols],
+    agent: Option<&str>,
+) -> Vec<FileCoverage> {
     let mut deepest: BTreeMap<&str, Depth> = BTreeMap::new();
     for (name, entries) in ledger.agents() {
         if agent.is_some_and(|prefix| !name.starts_with(prefix)) {
@@ -58,7 +62,10 @@ pub fn report(ledger: &ContextLedger, tree: &[FileSymbols], agent: Option<&str>)
             let depth_of = |id: &str| deepest.get(id).copied().unwrap_or(Depth::Unseen);
             FileCoverage {
                 path: file.path.clone(),
-                seen: units.iter().filter(|u| depth_of(&u.id) > Depth::Unseen).count(),
+                seen: units
+                    .iter()
+                    .filter(|u| depth_of(&u.id) > Depth::Unseen)
+                    .count(),
                 total: units.len(),
                 full_body: units
                     .iter()
@@ -101,7 +108,10 @@ mod tests {
 
     #[test]
     fn a_read_file_is_whole_and_an_unread_one_is_zero() {
-        let tree = [file("src/a.rs", &["one", "two"]), file("src/b.rs", &["three"])];
+        let tree = [
+            file("src/a.rs", &["one", "two"]),
+            file("src/b.rs", &["three"]),
+        ];
         let mut ledger = ContextLedger::new();
         for s in &tree[0].symbols {
             let read = Read {
@@ -113,9 +123,19 @@ mod tests {
             ledger.record(MAIN, &read, 1);
         }
         let rows = report(&ledger, &tree, None);
-        assert_eq!((rows[0].path.as_str(), rows[0].seen_percent()), ("src/a.rs", 100.0));
+        assert_eq!(
+            (rows[0].path.as_str(), rows[0].seen_percent()),
+            ("src/a.rs", 100.0)
+        );
         assert_eq!(rows[0].full_body_percent(), 100.0);
-        assert_eq!((rows[1].path.as_str(), rows[1].seen_percent()), ("src/b.rs", 0.0));
-        assert_eq!(report(&ledger, &tree, Some("task"))[0].seen, 0, "no sub-agent read it");
+        assert_eq!(
+            (rows[1].path.as_str(), rows[1].seen_percent()),
+            ("src/b.rs", 0.0)
+        );
+        assert_eq!(
+            report(&ledger, &tree, Some("task"))[0].seen,
+            0,
+            "no sub-agent read it"
+        );
     }
 }

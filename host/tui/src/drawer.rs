@@ -163,7 +163,10 @@ mod tests {
         let after_space = Drawer::new("/set ", vec![candidate("model")]).unwrap();
         assert_eq!(after_space.completed(), "/set model ");
         assert!(drawer.completes_on_enter());
-        assert!(!after_space.completes_on_enter(), "nothing typed after the space");
+        assert!(
+            !after_space.completes_on_enter(),
+            "nothing typed after the space"
+        );
         let slash = Drawer::new("/", vec![candidate("clear")]).unwrap();
         assert!(!slash.completes_on_enter(), "/ and Enter runs no command");
         let whole = Drawer::new("/help", vec![candidate("help")]).unwrap();

@@ -127,7 +127,8 @@ impl PagePane {
         let rows = crate::wrap::wrap_all(&styled, inner.width.max(1));
         self.rows = rows.len();
         self.scroll = self.scroll.min(self.rows.saturating_sub(self.page));
-        let shown: Vec<Line<'static>> = rows.into_iter().skip(self.scroll).take(self.page).collect();
+        let shown: Vec<Line<'static>> =
+            rows.into_iter().skip(self.scroll).take(self.page).collect();
         frame.render_widget(Paragraph::new(shown).block(block), area);
     }
 }
@@ -153,6 +154,9 @@ mod tests {
         for _ in 0..1000 {
             pane.key(KeyEvent::from(KeyCode::PageDown));
         }
-        assert_eq!(pane.key(KeyEvent::from(KeyCode::Char('q'))), PaneAction::Close);
+        assert_eq!(
+            pane.key(KeyEvent::from(KeyCode::Char('q'))),
+            PaneAction::Close
+        );
     }
 }

@@ -162,7 +162,13 @@ pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
                 Freshness::Gone => "gone",
                 _ => "changed",
             };
-            println!("{what:<8} {:<10} {}  (read by {} in turn {})", r.depth.label(), r.symbol, r.agent, r.turn);
+            println!(
+                "{what:<8} {:<10} {}  (read by {} in turn {})",
+                r.depth.label(),
+                r.symbol,
+                r.agent,
+                r.turn
+            );
         }
         return Ok(());
     }

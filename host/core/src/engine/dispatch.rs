@@ -559,9 +559,12 @@ mod tests {
             .install(&owner, Service::Tool(fake("look", true, 0)))
             .unwrap();
         let declared = [fake("look", true, 0)];
-        let d = Dispatcher::new(&declared, policy(Mode::Read, false)).following(Some(ledger.clone()));
+        let d =
+            Dispatcher::new(&declared, policy(Mode::Read, false)).following(Some(ledger.clone()));
         let cancel = CancellationToken::new();
-        let out = d.dispatch(&[call("1", "look", r#"{"n":1}"#)], &[], &cancel).await;
+        let out = d
+            .dispatch(&[call("1", "look", r#"{"n":1}"#)], &[], &cancel)
+            .await;
         assert_eq!(out[0].status, Status::Ok, "{}", out[0].output);
         // Reloaded mid-turn into a tool that writes: read mode must not
         // run it on the strength of the old declaration.
@@ -569,9 +572,15 @@ mod tests {
         ledger
             .install(&owner, Service::Tool(fake("look", false, 0)))
             .unwrap();
-        let out = d.dispatch(&[call("2", "look", r#"{"n":2}"#)], &[], &cancel).await;
+        let out = d
+            .dispatch(&[call("2", "look", r#"{"n":2}"#)], &[], &cancel)
+            .await;
         assert_eq!(out[0].status, Status::Denied);
-        assert!(out[0].output.contains("changed while this turn ran"), "{}", out[0].output);
+        assert!(
+            out[0].output.contains("changed while this turn ran"),
+            "{}",
+            out[0].output
+        );
     }
 
     #[tokio::test]

@@ -138,7 +138,10 @@ impl TaskTool {
             compressor: None,
             learner: None,
         };
-        let n = self.started.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let n = self
+            .started
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
         let mut agent = Agent::new(config, ports, ContextChain::new(), None)
             .with_cancel(token.child_token())
             .with_reads(ctx.reads.clone(), format!("task-{n}"));

@@ -188,12 +188,7 @@ impl PluginManager {
     /// with the component in `path` if its content changed; see the
     /// module's doc for grants. The new version is loaded and checked
     /// before the old one is touched.
-    fn reload(
-        &mut self,
-        id: &str,
-        path: &Path,
-        installed: &super::Installed,
-    ) -> Option<DirChange> {
+    fn reload(&mut self, id: &str, path: &Path, installed: &super::Installed) -> Option<DirChange> {
         let failed = |reason: String| DirChange::Failed {
             path: path.to_path_buf(),
             reason,
@@ -222,7 +217,9 @@ impl PluginManager {
                 let back = if was_active {
                     match self.enable_with_grants(id) {
                         Ok(()) => String::new(),
-                        Err(again) => format!("; the old version did not start again either: {again}"),
+                        Err(again) => {
+                            format!("; the old version did not start again either: {again}")
+                        }
                     }
                 } else {
                     String::new()
@@ -240,7 +237,9 @@ impl PluginManager {
             }
         });
         if let Err(e) = recorded {
-            return Some(failed(format!("reloaded, but not recorded for later runs: {e}")));
+            return Some(failed(format!(
+                "reloaded, but not recorded for later runs: {e}"
+            )));
         }
         let waiting = match self.rebind_grants(id, &hash) {
             Ok(waiting) => waiting,

@@ -2,7 +2,7 @@
 //! which waits a moment for a copy to finish, syncs the App with the
 //! directory, and says what changed.
 
-use amber_app::watch::{PluginWatcher, SETTLE};
+use amber_app::watch::{PluginWatcher, QUIET, SETTLE_AT_MOST};
 use amber_runtime::manager::DirChange;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
@@ -31,10 +31,16 @@ pub(super) fn watch(
 }
 
 impl Driver {
-    /// The watcher fired: let the burst settle, then sync.
+    /// The watcher fired: wait out the burst (until no event came for
+    /// [`QUIET`]), then sync once.
     pub(super) async fn plugin_dir_changed(&mut self) {
-        tokio::time::sleep(SETTLE).await;
-        while self.reloads.try_recv().is_ok() {}
+        let start = tokio::time::Instant::now();
+        while start.elapsed() < SETTLE_AT_MOST {
+            match tokio::time::timeout(QUIET, self.reloads.recv()).await {
+                Ok(Some(())) => continue,
+                Ok(None) | Err(_) => break,
+            }
+        }
         for change in self.app.sync_plugin_dir() {
             let (kind, text) = describe(&change);
             self.ui.notice(kind, text);
