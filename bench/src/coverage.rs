@@ -61,6 +61,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
                     symbol: s.id.clone(),
                     depth: Depth::FullBody,
                     hash: s.hash.clone(),
+                    partial: false,
                 })
                 .collect()
         })

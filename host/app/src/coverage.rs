@@ -75,15 +75,26 @@ impl SymbolSource for IndexSymbols {
                     .collect(),
             }),
             // No parser for it (a text file, a config): one unit, hashed
-            // whole.
-            Err(_) => {
-                let bytes = std::fs::read(&abs).ok()?;
+            // whole, if it really is inside the workspace (a symlink out of
+            // it is not) and not too big to hash on every call.
+            Err(amber_index::IndexError::NoParser { .. }) => {
+                let real = std::fs::canonicalize(&abs).ok()?;
+                let root = std::fs::canonicalize(&self.root).ok()?;
+                let meta = std::fs::metadata(&real).ok()?;
+                if !real.starts_with(&root)
+                    || !meta.is_file()
+                    || meta.len() > amber_index::MAX_FILE_BYTES
+                {
+                    return None;
+                }
+                let bytes = std::fs::read(&real).ok()?;
                 Some(FileSymbols {
                     path: rel,
                     content_hash: blake3::hash(&bytes).to_hex().to_string(),
                     symbols: Vec::new(),
                 })
             }
+            Err(_) => None,
         }
     }
 
@@ -223,6 +234,39 @@ struct State {
     unmapped: u64,
     /// The journal could not be written: said once.
     write_failed: Option<String>,
+    /// Records not written yet (a failed write is tried again).
+    pending: Vec<Record>,
+    /// Sub-agents numbered so far (`task-N`, unique in the session).
+    sub_agents: u32,
+}
+
+impl State {
+    /// Appends what changed (and anything a failed write left) and
+    /// fsyncs; a failure keeps the records for the next time.
+    fn flush(&mut self) {
+        let records = self.ledger.diff();
+        self.pending.extend(records);
+        let Some(writer) = self.writer.as_mut() else {
+            self.pending.clear();
+            return;
+        };
+        match writer.append(&self.pending) {
+            Ok(()) => self.pending.clear(),
+            Err(e) => {
+                if self.write_failed.is_none() {
+                    eprintln!("amber: warning: read coverage: {e}; trying again at the next turn");
+                    self.write_failed = Some(e.to_string());
+                }
+            }
+        }
+    }
+}
+
+impl Drop for SessionReads {
+    /// What the last turn read is written on the way out too.
+    fn drop(&mut self) {
+        self.state().flush();
+    }
 }
 
 /// One session's read coverage.
@@ -281,6 +325,8 @@ impl SessionReads {
                 turn: turn + 1,
                 unmapped: 0,
                 write_failed: None,
+                pending: Vec::new(),
+                sub_agents: 0,
             }),
             mapper,
             source,
@@ -332,7 +378,10 @@ impl ReadTracker for SessionReads {
         let turn = state.turn;
         // Already read, unchanged and at least as deep, since the last
         // compaction: every target of this call.
-        let already: Option<u32> = if ANNOTATED.contains(&tool) && !reads.is_empty() {
+        // A call that showed only part of something never says "already
+        // read": the model may not have seen the rest.
+        let whole = reads.iter().all(|r| !r.partial);
+        let already: Option<u32> = if ANNOTATED.contains(&tool) && !reads.is_empty() && whole {
             reads
                 .iter()
                 .map(|r| {
@@ -358,17 +407,8 @@ impl ReadTracker for SessionReads {
 
     fn turn_ended(&self) {
         let mut state = self.state();
-        let records = state.ledger.diff();
         state.turn += 1;
-        let Some(writer) = state.writer.as_mut() else {
-            return;
-        };
-        if let Err(e) = writer.append(&records) {
-            if state.write_failed.is_none() {
-                eprintln!("amber: warning: read coverage: {e}");
-                state.write_failed = Some(e.to_string());
-            }
-        }
+        state.flush();
     }
 
     fn compacted(&self) -> Option<String> {
@@ -379,7 +419,26 @@ impl ReadTracker for SessionReads {
             // What is read from here on is after the compaction, even
             // within the model turn it happened in.
             state.turn += 1;
+            // Durable at once: a session that quits right after a
+            // `/compact` must not resume believing the old reads are in
+            // its context.
+            state.flush();
         }
         self.digest()
+    }
+
+    fn sub_agent(&self) -> String {
+        let mut state = self.state();
+        state.sub_agents += 1;
+        let taken = state
+            .ledger
+            .agents()
+            .keys()
+            .filter_map(|a| a.strip_prefix("task-")?.parse::<u32>().ok())
+            .max()
+            .unwrap_or(0);
+        let n = taken.max(state.sub_agents - 1) + 1;
+        state.sub_agents = n;
+        format!("task-{n}")
     }
 }

@@ -21,9 +21,10 @@ pub const DEFAULT_BUDGET: usize = 1_500;
 pub const HEADING: &str = "## Already read in this session";
 
 /// What the model is told the list is, under the heading.
-const INTRO: &str = "Before the context was compacted you read these files and symbols. \
-     Fresh ones are unchanged since: rely on what you learned and do not read them again \
-     unless you need their exact text. Stale ones changed since you read them.";
+const INTRO: &str = "Earlier in this session you read these files and symbols; the context \
+     no longer holds them. Fresh ones are unchanged since: rely on what you learned and \
+     read them again only if you need their exact text. Stale ones changed since you \
+     read them.";
 
 /// Room kept for the closing line that says what was left out.
 const CLOSING_TOKENS: usize = 30;

@@ -34,8 +34,10 @@ pub fn path(data: &Path, workspace_key: &str, session: &str) -> PathBuf {
         .join(format!("{session}.ndjson"))
 }
 
-/// A stable short key for a workspace root: its path's BLAKE3-free FNV
-/// digest would collide too easily, so the path itself, made safe.
+/// A stable key for a workspace root: its path made safe for a file
+/// name (cut to 80 characters) and a 64-bit FNV-1a digest of the whole
+/// path, so `/a/b_c` and `/a/b/c`, or two long paths alike at the start,
+/// never share a journal folder.
 pub fn workspace_key(root: &Path) -> String {
     let text = root.display().to_string();
     let safe: String = text
@@ -48,12 +50,14 @@ pub fn workspace_key(root: &Path) -> String {
                 '_'
             }
         })
+        .take(80)
         .collect();
-    if safe.is_empty() {
-        "_".into()
-    } else {
-        safe
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
+    format!("{}-{hash:016x}", if safe.is_empty() { "_" } else { &safe })
 }
 
 /// The one writer of a journal.
@@ -220,11 +224,14 @@ mod tests {
     }
 
     #[test]
-    fn workspace_keys_are_file_names() {
-        assert_eq!(
-            workspace_key(Path::new("/work/my project")),
-            "work_my_project"
+    fn workspace_keys_are_file_names_that_never_collide() {
+        let key = workspace_key(Path::new("/work/my project"));
+        assert!(key.starts_with("work_my_project-"), "{key}");
+        assert_ne!(
+            workspace_key(Path::new("/a/b_c")),
+            workspace_key(Path::new("/a/b/c"))
         );
-        assert_eq!(workspace_key(Path::new("/")), "_");
+        assert!(workspace_key(Path::new(&"/x".repeat(500))).len() < 120);
+        assert!(workspace_key(Path::new("/")).starts_with("_-"));
     }
 }

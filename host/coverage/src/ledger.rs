@@ -20,6 +20,9 @@ pub struct Read {
     pub symbol: String,
     pub depth: Depth,
     pub hash: String,
+    /// Only part of it was shown (a line range over part of its body):
+    /// a look at it, which never counts as having it in context.
+    pub partial: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,8 +97,11 @@ impl ContextLedger {
                     entry.depth = read.depth;
                     entry.turn = turn;
                     true
-                } else if self.compacted_after.is_some_and(|c| entry.turn <= c) {
-                    // Read again after a compaction: in the context again.
+                } else if read.depth == entry.depth
+                    && self.compacted_after.is_some_and(|c| entry.turn <= c)
+                {
+                    // Read again as deeply after a compaction: in the
+                    // context again (a shallower look brings back no body).
                     entry.turn = turn;
                     true
                 } else {
@@ -231,6 +237,7 @@ mod tests {
             symbol: symbol.into(),
             depth,
             hash: hash.into(),
+            partial: false,
         }
     }
 
@@ -297,6 +304,11 @@ mod tests {
         ledger.compacted(1);
         assert!(ledger
             .read_in_context(MAIN, "f", "h1", Depth::Signature)
+            .is_none());
+        // A grep after the compaction brings back no body.
+        ledger.record(MAIN, &read("f", Depth::NameOnly, "h1"), 2);
+        assert!(ledger
+            .read_in_context(MAIN, "f", "h1", Depth::NameOnly)
             .is_none());
         // Read again after the compaction: in context again.
         assert!(ledger.record(MAIN, &read("f", Depth::FullBody, "h1"), 2));

@@ -140,12 +140,13 @@ impl ToolCallMapper {
             .find(|w| args.get(&w.arg) == Some(&w.equals))
             .map_or(mapping.depth, |w| w.depth);
         let mut reads = Vec::new();
-        let mut push = |file: &FileSymbols, symbol: &SymbolInfo, depth: Depth| {
+        let mut push = |file: &FileSymbols, symbol: &SymbolInfo, depth: Depth, partial: bool| {
             reads.push(Read {
                 path: file.path.clone(),
                 symbol: symbol.id.clone(),
                 depth,
                 hash: symbol.hash.clone(),
+                partial,
             });
         };
         let file = mapping.path.first(args).and_then(|p| source.file(p));
@@ -153,41 +154,37 @@ impl ToolCallMapper {
             Target::File => {
                 if let Some(file) = &file {
                     for symbol in file.units() {
-                        push(file, &symbol, depth);
+                        push(file, &symbol, depth, false);
                     }
                 }
             }
             Target::Lines => {
                 if let Some(file) = &file {
-                    match line_range(mapping, args) {
-                        None => {
-                            for symbol in file.units() {
-                                push(file, &symbol, depth);
-                            }
-                        }
-                        Some((start, end)) => {
-                            for symbol in file.overlapping(start, end) {
-                                // Part of a symbol is a look at it, not a read.
-                                let inside = start <= symbol.line_start && symbol.line_end <= end;
-                                push(
-                                    file,
-                                    &symbol,
-                                    if inside {
-                                        depth
-                                    } else {
-                                        Depth::Overview.min(depth)
-                                    },
-                                );
-                            }
+                    // What the tool showed: the range asked for, cut where
+                    // the tool says it stopped ("more lines follow line N").
+                    let asked = line_range(mapping, args).unwrap_or((1, u32::MAX));
+                    let (start, end) = match shown_through(output) {
+                        Some(last) => (asked.0, asked.1.min(last)),
+                        None => asked,
+                    };
+                    for symbol in file.overlapping(start, end) {
+                        // Part of a symbol is a look at it, not a read.
+                        if start <= symbol.line_start && symbol.line_end <= end {
+                            push(file, &symbol, depth, false);
+                        } else {
+                            push(file, &symbol, Depth::Overview.min(depth), true);
                         }
                     }
                 }
             }
             Target::Symbol => {
-                if let Some(selector) = mapping.symbol.first(args) {
+                // `show` names the symbol it found on its first line, so a
+                // name or a hash prefix resolves as the tool resolved it.
+                let selector = shown_id(output).or_else(|| mapping.symbol.first(args));
+                if let Some(selector) = selector {
                     for (path, symbol) in source.find(selector) {
                         if let Some(file) = source.file(&path) {
-                            push(&file, &symbol, depth);
+                            push(&file, &symbol, depth, false);
                         }
                     }
                 }
@@ -200,7 +197,7 @@ impl ToolCallMapper {
                         .or_insert_with(|| source.file(&path));
                     if let Some(file) = file {
                         if let Some(symbol) = file.enclosing(line) {
-                            push(file, &symbol, depth);
+                            push(file, &symbol, depth, false);
                         }
                     }
                 }
@@ -210,22 +207,25 @@ impl ToolCallMapper {
                             .entry(path.clone())
                             .or_insert_with(|| source.file(&path))
                         {
-                            push(file, &symbol, depth);
+                            push(file, &symbol, depth, false);
                         }
                     }
                 }
             }
             Target::Diff => {
                 if let Some(file) = &file {
-                    let hunks = diff_hunks(output);
-                    if hunks.is_empty() {
+                    let changed = diff_changed_lines(output);
+                    if changed.is_empty() {
                         for symbol in file.units() {
-                            push(file, &symbol, depth);
+                            push(file, &symbol, depth, false);
                         }
                     }
-                    for (start, end) in hunks {
-                        for symbol in file.overlapping(start, end) {
-                            push(file, &symbol, depth);
+                    let mut seen = std::collections::BTreeSet::new();
+                    for line in changed {
+                        for symbol in file.overlapping(line, line) {
+                            if seen.insert(symbol.id.clone()) {
+                                push(file, &symbol, depth, false);
+                            }
                         }
                     }
                 }
@@ -272,21 +272,56 @@ pub fn hits(output: &str) -> Vec<(String, u32)> {
         .collect()
 }
 
-/// The new-file line ranges of a unified diff's hunks (`@@ -a,b +c,d @@`).
-pub fn diff_hunks(output: &str) -> Vec<(u32, u32)> {
-    output
-        .lines()
-        .filter_map(|line| {
-            let rest = line.strip_prefix("@@ ")?;
-            let plus = rest.split_whitespace().find(|w| w.starts_with('+'))?;
-            let plus = plus.trim_start_matches('+');
-            let (start, count) = match plus.split_once(',') {
-                Some((s, c)) => (s.parse::<u32>().ok()?, c.parse::<u32>().ok()?),
-                None => (plus.parse::<u32>().ok()?, 1),
-            };
-            Some((start.max(1), start.max(1) + count.max(1) - 1))
-        })
-        .collect()
+/// The last line a read showed, when the tool says it stopped early
+/// (tools-fs: "truncated at …: more lines follow line N").
+pub fn shown_through(output: &str) -> Option<u32> {
+    const SAYS: &str = "more lines follow line ";
+    let at = output.rfind(SAYS)? + SAYS.len();
+    let digits: String = output[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// The id `show` names on its first line (`// src/a.rs::f (src/a.rs:1-3, b3:…)`).
+pub fn shown_id(output: &str) -> Option<&str> {
+    let first = output.lines().next()?.strip_prefix("// ")?;
+    let id = first.split(" (").next()?;
+    id.contains("::").then_some(id)
+}
+
+/// The new-file lines a unified diff changed: its `+` lines, and where a
+/// `-` line was removed; context lines are not changes.
+pub fn diff_changed_lines(output: &str) -> Vec<u32> {
+    let mut changed = Vec::new();
+    let mut line: Option<u32> = None;
+    for text in output.lines() {
+        if let Some(rest) = text.strip_prefix("@@ ") {
+            line = rest
+                .split_whitespace()
+                .find(|w| w.starts_with('+'))
+                .and_then(|w| w.trim_start_matches('+').split(',').next()?.parse().ok());
+            continue;
+        }
+        let Some(at) = line else {
+            continue;
+        };
+        if text.starts_with("+++") || text.starts_with("---") {
+            continue;
+        }
+        match text.chars().next() {
+            Some('+') => {
+                changed.push(at.max(1));
+                line = Some(at.saturating_add(1));
+            }
+            Some('-') => changed.push(at.max(1)),
+            Some(' ') | None => line = Some(at.saturating_add(1)),
+            _ => {}
+        }
+    }
+    changed.dedup();
+    changed
 }
 
 #[cfg(test)]
@@ -411,12 +446,41 @@ mod tests {
     }
 
     #[test]
-    fn an_edit_reads_what_its_diff_touched() {
+    fn an_edit_reads_what_its_changed_lines_touched_not_its_context() {
         let mapper = ToolCallMapper::built_in();
-        let diff = "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -2,3 +2,3 @@\n-x\n+y\n";
+        // Context lines 4-6 are not changes; the change is line 3, in `one`.
+        let diff = "--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,6 +1,6 @@\n a\n b\n-x\n+y\n c\n d\n e\n";
         assert_eq!(
             reads(mapper.map("edit_file", &json!({"path": "src/a.rs"}), diff, &table())),
             [("src/a.rs::one".into(), Depth::FullBody)]
+        );
+        let huge = "@@ -1 +4294967295,4294967295 @@\n+x\n+y\n";
+        assert_eq!(diff_changed_lines(huge), [u32::MAX], "no overflow");
+    }
+
+    #[test]
+    fn a_read_cut_short_covers_only_what_it_showed_and_marks_partial_symbols() {
+        let mapper = ToolCallMapper::built_in();
+        let cut = "     1\tfn one\n[truncated at the limit: more lines follow line 10; read on with offset 11]\n";
+        let Mapped::Reads(reads) =
+            mapper.map("read_file", &json!({"path": "src/a.rs"}), cut, &table())
+        else {
+            panic!("unmapped")
+        };
+        let got: Vec<(&str, Depth, bool)> = reads
+            .iter()
+            .map(|r| (r.symbol.as_str(), r.depth, r.partial))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("src/a.rs::one", Depth::FullBody, false),
+                ("src/a.rs::two", Depth::Overview, true)
+            ]
+        );
+        assert_eq!(
+            shown_id("// src/a.rs::two (src/a.rs:7-20, b3:12)\nfn two"),
+            Some("src/a.rs::two")
         );
     }
 

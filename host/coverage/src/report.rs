@@ -119,6 +119,7 @@ mod tests {
                 symbol: s.id.clone(),
                 depth: Depth::FullBody,
                 hash: s.hash.clone(),
+                partial: false,
             };
             ledger.record(MAIN, &read, 1);
         }

@@ -50,6 +50,8 @@ enum CoverageAction {
     /// `--session`, reads the session id from the hook's JSON on stdin
     /// (`{"session_id": "…"}`), so another agent's hook can call it.
     Digest {
+        /// md for the model or a person, json for scripts, hook for a
+        /// SessionStart hook (`{"hookSpecificOutput": …}`).
         #[arg(long, value_enum, default_value = "md")]
         format: DigestFormat,
         /// The budget in tokens.
@@ -109,7 +111,21 @@ pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
         })
     );
     let id = session_id(&args, project, hook)?;
+    if id.is_empty() || id.contains('/') || id.contains("..") {
+        bail!("`{id}` is not a session id (see `amber sessions list`)");
+    }
     let path = journal_path(&dirs, workspace, &id);
+    if !path.exists() {
+        if hook {
+            // Another agent's session amber never saw: nothing to restore,
+            // and nothing the hook should inject.
+            return print_json(&json!({}));
+        }
+        bail!(
+            "session {id} has no read coverage in this workspace (no {})",
+            path.display()
+        );
+    }
     let read = journal::read(&path)?;
     let ledger = ContextLedger::replay(&read.records);
     let manager = host::loaded(workspace)?;
@@ -127,6 +143,7 @@ pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
                 Ok(())
             }
             DigestFormat::Json => print_json(&json!({ "session": id, "digest": digest })),
+            DigestFormat::Hook if digest.is_empty() => print_json(&json!({})),
             DigestFormat::Hook => print_json(&digest.hook()),
         };
     }

@@ -144,6 +144,10 @@ impl Agent {
         // What the session had read goes in right after the system prompt
         // (read coverage's digest), so the model does not read it again.
         let digest = self.reads.as_ref().and_then(|r| r.compacted());
+        if digest.is_some() {
+            // A resumed session's pending digest is this one now.
+            self.note = None;
+        }
         self.clear()?;
         let mut digest = digest.map(|text| text_message(Role::User, text));
         for message in result.messages {

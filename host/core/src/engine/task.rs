@@ -142,9 +142,15 @@ impl TaskTool {
             .started
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             + 1;
+        // Numbered by the read tracker when there is one: unique in the
+        // session, whichever task tool started it.
+        let id = ctx
+            .reads
+            .as_ref()
+            .map_or_else(|| format!("task-{n}"), |r| r.sub_agent());
         let mut agent = Agent::new(config, ports, ContextChain::new(), None)
             .with_cancel(token.child_token())
-            .with_reads(ctx.reads.clone(), format!("task-{n}"));
+            .with_reads(ctx.reads.clone(), id);
         let report = agent
             .run(prompt, &mut |_| {})
             .await

@@ -19,4 +19,8 @@ pub trait ReadTracker: Send + Sync {
     /// The context was compacted: the message that tells the model what
     /// this session had already read, if it read anything.
     fn compacted(&self) -> Option<String>;
+
+    /// A new sub-agent's id, unique in the session (`task-N`), so its
+    /// reads are tracked apart from every other agent's.
+    fn sub_agent(&self) -> String;
 }
