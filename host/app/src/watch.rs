@@ -18,7 +18,7 @@ use notify::{EventKind, RecursiveMode, Watcher};
 /// for this long, and is read once. A file still being written after a
 /// longer pause is read half, fails with a notice, and is read again at
 /// its next event.
-pub const QUIET: Duration = Duration::from_millis(25);
+pub const QUIET: Duration = Duration::from_millis(20);
 
 /// The longest a burst is waited out: a file written for longer is read
 /// as it is then (and again at its next event).

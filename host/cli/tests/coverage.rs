@@ -194,4 +194,39 @@ reply = {{ text = "Both read.", usage = {{ input = 450, output = 5 }} }}
         .as_str()
         .unwrap()
         .contains("src/util.rs"));
+    // Another agent's session, which amber never saw: nothing to inject.
+    let other = env.run_with_stdin(
+        &["coverage", "digest", "--format", "hook"],
+        "{\"session_id\": \"claude-abc\"}",
+    );
+    assert_eq!(String::from_utf8_lossy(&other.stdout).trim(), "{}");
+
+    // A resumed session is told once, in its first prompt's message.
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "l1", name = "list_dir", arguments = { path = "src" } }] }
+[[turns]]
+reply = { text = "Resumed." }
+"#,
+    );
+    env.exec(&server, &["--resume", &id], "Go on.")
+        .assert_done("Resumed.");
+    let received = server.received();
+    let prompt = received[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.to_string())
+        .find(|m| m.contains("Go on."))
+        .unwrap();
+    assert!(prompt.contains("Already read in this session"), "{prompt}");
+    // Once: the next request of the run adds none.
+    let count = |i: usize| {
+        received[i].body["messages"]
+            .to_string()
+            .matches("Already read in this session")
+            .count()
+    };
+    assert_eq!(count(0), count(1));
 }

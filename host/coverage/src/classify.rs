@@ -3,7 +3,7 @@
 //! since, or gone from its file), and a file that no longer exists is
 //! gone.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
@@ -38,7 +38,9 @@ pub fn classify(
     agent: Option<&str>,
     source: &dyn SymbolSource,
 ) -> Vec<Classified> {
-    let mut files: BTreeMap<String, Option<FileSymbols>> = BTreeMap::new();
+    // Each file asked for once, its units' hashes by id: a lookup per
+    // read, not a walk of the file's symbols.
+    let mut files: BTreeMap<String, Option<HashMap<String, String>>> = BTreeMap::new();
     let mut out = Vec::new();
     for (name, entries) in ledger.agents() {
         if agent.is_some_and(|prefix| !name.starts_with(prefix)) {
@@ -47,16 +49,13 @@ pub fn classify(
         for (symbol, entry) in entries {
             let file = files
                 .entry(entry.path.clone())
-                .or_insert_with(|| source.file(&entry.path));
+                .or_insert_with(|| source.file(&entry.path).map(|f| hashes(&f)));
             let freshness = match file {
                 None => Freshness::Gone,
-                Some(file) => {
-                    let now = file.units().into_iter().find(|u| &u.id == symbol);
-                    match now {
-                        Some(unit) if unit.hash == entry.hash => Freshness::Fresh,
-                        _ => Freshness::Stale,
-                    }
-                }
+                Some(hashes) => match hashes.get(symbol) {
+                    Some(hash) if *hash == entry.hash => Freshness::Fresh,
+                    _ => Freshness::Stale,
+                },
             };
             out.push(Classified {
                 agent: name.clone(),
@@ -69,4 +68,15 @@ pub fn classify(
         }
     }
     out
+}
+
+/// A file's units' hashes by id.
+fn hashes(file: &FileSymbols) -> HashMap<String, String> {
+    if file.symbols.is_empty() {
+        return file.units().into_iter().map(|u| (u.id, u.hash)).collect();
+    }
+    file.symbols
+        .iter()
+        .map(|s| (s.id.clone(), s.hash.clone()))
+        .collect()
 }

@@ -115,6 +115,12 @@ impl Digest {
         };
         let mut used = tokens(HEADING) + tokens(INTRO) + CLOSING_TOKENS;
         for mut file in files {
+            if used >= budget {
+                // Full: the rest is only counted.
+                digest.left_out_symbols += file.symbols.len();
+                digest.left_out_files += 1;
+                continue;
+            }
             let line = file_line(&file);
             if used + tokens(&line) <= budget {
                 used += tokens(&line);

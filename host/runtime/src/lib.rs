@@ -37,8 +37,8 @@ pub use engine::{shared_engine, RuntimeLimits};
 pub use error::{CallError, LoadError};
 pub use grants::{Grants, Permission};
 pub use lifecycle::{
-    ComponentFile, PluginManifest, PluginRuntime, PluginState, PluginStatus, Registration,
-    RuntimeOptions,
+    ComponentFile, PluginManifest, PluginRuntime, PluginState, PluginStatus, Prepared,
+    Registration, RuntimeOptions,
 };
 pub use log::PluginLog;
 

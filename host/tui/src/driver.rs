@@ -91,18 +91,15 @@ impl Driver {
         if let Some(live) = app.live() {
             ui.apply(live.started.clone(), None);
         }
-        let (watcher, reloads, problem) = reload::watch(&app.plugin_dir());
-        if let Some(problem) = problem {
-            ui.notice(NoticeKind::Warning, problem);
-        }
         let mut driver = Driver {
             app,
             ui,
             asks,
             workspace,
             quit_after_turn: false,
-            reloads,
-            _watcher: watcher,
+            // Replaced once the first frame is up (see `run`).
+            reloads: unbounded_channel().1,
+            _watcher: None,
         };
         driver.refresh_status();
         driver
@@ -128,6 +125,14 @@ impl Driver {
         term.draw(|frame| self.ui.draw(frame))?;
         if let Some(report) = std::env::var_os(FIRST_FRAME_REPORT) {
             return report_first_frame(std::path::Path::new(&report));
+        }
+        // Live reload starts once the screen is up: watching the plugin
+        // directory is no part of the first frame.
+        let (watcher, reloads, problem) = reload::watch(&self.app.plugin_dir());
+        self.reloads = reloads;
+        self._watcher = watcher;
+        if let Some(problem) = problem {
+            self.ui.notice(NoticeKind::Warning, problem);
         }
         loop {
             term.draw(|frame| self.ui.draw(frame))?;

@@ -42,6 +42,17 @@ pub use loaded::ComponentFile;
 use loaded::Loaded;
 pub use status::{PermissionRequest, PluginManifest, PluginState, PluginStatus, Registration};
 
+/// A component loaded and checked (compiled, its manifest read), not
+/// registered: see [`PluginRuntime::prepare`].
+pub struct Prepared(Loaded);
+
+impl Prepared {
+    /// The plugin id its manifest declares.
+    pub fn id(&self) -> &str {
+        &self.0.manifest().id
+    }
+}
+
 struct Entry {
     loaded: Arc<Loaded>,
     state: PluginState,
@@ -341,15 +352,24 @@ impl PluginRuntime {
         self.register(ComponentFile::in_memory(wasm.to_vec(), origin))
     }
 
-    /// The id a component declares, without registering it (its
-    /// declarations are cached for the registration that may follow).
-    pub fn peek_id(&self, file: &ComponentFile) -> Result<String, LoadError> {
-        Loaded::load(&self.inner, file.clone()).map(|l| l.manifest().id.clone())
+    /// Loads and checks a component without registering it: what live
+    /// reload holds while it decides, so the new version is compiled (and
+    /// its manifest read) once, before the old one is touched.
+    pub fn prepare(&self, file: ComponentFile) -> Result<Prepared, LoadError> {
+        Loaded::load(&self.inner, file).map(Prepared)
     }
 
     /// Registers a component opened by [`Self::open_component`].
     pub fn register(&self, file: ComponentFile) -> Result<(String, Registration), LoadError> {
-        let loaded = Loaded::load(&self.inner, file)?;
+        self.register_prepared(self.prepare(file)?)
+    }
+
+    /// Registers a component [`Self::prepare`]d.
+    pub fn register_prepared(
+        &self,
+        prepared: Prepared,
+    ) -> Result<(String, Registration), LoadError> {
+        let loaded = prepared.0;
         let id = loaded.manifest().id.clone();
         let known_hash = self.plugins().get(&id).map(|e| e.loaded.hash.clone());
         match known_hash {
@@ -384,12 +404,16 @@ impl PluginRuntime {
 
     /// Like [`Self::replace`], for a component already opened.
     pub fn replace_with(&self, id: &str, file: ComponentFile) -> Result<(), LoadError> {
-        let path = file.path.clone();
-        let loaded = Loaded::load(&self.inner, file)?;
+        self.replace_prepared(id, self.prepare(file)?)
+    }
+
+    /// Like [`Self::replace`], for a component [`Self::prepare`]d.
+    pub fn replace_prepared(&self, id: &str, prepared: Prepared) -> Result<(), LoadError> {
+        let loaded = prepared.0;
         if loaded.manifest().id != id {
             let reason = format!(
                 "{} is plugin `{}`, not `{id}`",
-                path.display(),
+                loaded.source.display(),
                 loaded.manifest().id
             );
             return Err(LoadError::Plugin {

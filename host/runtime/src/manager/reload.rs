@@ -201,18 +201,25 @@ impl PluginManager {
         if current.as_deref() == Some(file.hash.as_str()) {
             return None;
         }
-        match self.runtime.peek_id(&file) {
-            Ok(found) if found == id => {}
-            Ok(found) => return Some(failed(format!("it is plugin `{found}`, not `{id}`"))),
-            Err(e) => return Some(failed(e.to_string())),
-        }
         let hash = file.hash.clone();
+        // Compiled and its manifest read once, here, before the old
+        // version is touched; the same load is what gets registered.
+        let prepared = match self.runtime.prepare(file) {
+            Ok(prepared) if prepared.id() == id => prepared,
+            Ok(prepared) => {
+                return Some(failed(format!(
+                    "it is plugin `{}`, not `{id}`",
+                    prepared.id()
+                )))
+            }
+            Err(e) => return Some(failed(e.to_string())),
+        };
         if current.is_some() {
             let was_active = self.runtime.state(id) == Some(PluginState::Active);
             if let Err(e) = self.runtime.disable(id) {
                 return Some(failed(e.to_string()));
             }
-            if let Err(e) = self.runtime.replace_with(id, file) {
+            if let Err(e) = self.runtime.replace_prepared(id, prepared) {
                 // The old version is still registered: put it back to work.
                 let back = if was_active {
                     match self.enable_with_grants(id) {
@@ -226,7 +233,7 @@ impl PluginManager {
                 };
                 return Some(failed(format!("{e}{back}")));
             }
-        } else if let Err(e) = self.runtime.register(file) {
+        } else if let Err(e) = self.runtime.register_prepared(prepared) {
             return Some(failed(e.to_string()));
         }
         let stored = path.to_path_buf();
@@ -333,10 +340,11 @@ impl PluginManager {
             Ok(file) => file,
             Err(e) => return Some(failed(e.to_string())),
         };
-        let id = match self.runtime.peek_id(&file) {
-            Ok(id) => id,
+        let prepared = match self.runtime.prepare(file.clone()) {
+            Ok(prepared) => prepared,
             Err(e) => return Some(failed(e.to_string())),
         };
+        let id = prepared.id().to_string();
         if self.bundled_ids.contains(&id) {
             return Some(failed(format!(
                 "it is the bundled plugin `{id}`; replace it with `amber plugin add {}`",
@@ -351,7 +359,7 @@ impl PluginManager {
             return self.reload(&id, path, installed);
         }
         let hash = file.hash.clone();
-        if let Err(e) = self.runtime.register(file) {
+        if let Err(e) = self.runtime.register_prepared(prepared) {
             return Some(failed(e.to_string()));
         }
         let entry = InstalledPlugin {
