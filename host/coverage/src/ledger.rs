@@ -61,7 +61,9 @@ pub struct ContextLedger {
     changed: BTreeSet<(String, String)>,
     /// Markers since the last diff, in order.
     markers: Vec<Record>,
-    /// The turn of the last compaction: reads after it are in the context.
+    /// The turn of the last compaction: the main agent's reads after it
+    /// are in its context. (Only the main agent compacts; a sub-agent's
+    /// context is its own, and lives as long as its task.)
     compacted_after: Option<u32>,
 }
 
@@ -78,6 +80,7 @@ impl ContextLedger {
         if read.depth == Depth::Unseen {
             return false;
         }
+        let compacted = self.compaction_of(agent);
         let entries = self.agents.entry(agent.to_string()).or_default();
         let changed = match entries.get_mut(&read.symbol) {
             None => {
@@ -97,9 +100,7 @@ impl ContextLedger {
                     entry.depth = read.depth;
                     entry.turn = turn;
                     true
-                } else if read.depth == entry.depth
-                    && self.compacted_after.is_some_and(|c| entry.turn <= c)
-                {
+                } else if read.depth == entry.depth && compacted.is_some_and(|c| entry.turn <= c) {
                     // Read again as deeply after a compaction: in the
                     // context again (a shallower look brings back no body).
                     entry.turn = turn;
@@ -163,6 +164,15 @@ impl ContextLedger {
         &self.agents
     }
 
+    /// The compaction that bounds `agent`'s context: the main agent's.
+    fn compaction_of(&self, agent: &str) -> Option<u32> {
+        if agent == MAIN {
+            self.compacted_after
+        } else {
+            None
+        }
+    }
+
     /// The turn of the last compaction, if any.
     pub fn compacted_after(&self) -> Option<u32> {
         self.compacted_after
@@ -178,7 +188,7 @@ impl ContextLedger {
         depth: Depth,
     ) -> Option<&Entry> {
         let entry = self.get(agent, symbol)?;
-        let in_context = self.compacted_after.is_none_or(|c| entry.turn > c);
+        let in_context = self.compaction_of(agent).is_none_or(|c| entry.turn > c);
         (entry.hash == hash && entry.depth >= depth && in_context).then_some(entry)
     }
 
@@ -314,6 +324,11 @@ mod tests {
         assert!(ledger.record(MAIN, &read("f", Depth::FullBody, "h1"), 2));
         assert!(ledger
             .read_in_context(MAIN, "f", "h1", Depth::FullBody)
+            .is_some());
+        // A sub-agent's reads are not in the main agent's compaction.
+        ledger.record("task-1", &read("g", Depth::FullBody, "h9"), 1);
+        assert!(ledger
+            .read_in_context("task-1", "g", "h9", Depth::FullBody)
             .is_some());
         ledger.cleared(3);
         assert!(ledger.get(MAIN, "f").is_none());
