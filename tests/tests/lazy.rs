@@ -100,17 +100,25 @@ fn settled_copy(name: &str, path: &Path) {
     std::thread::sleep(std::time::Duration::from_millis(2100));
 }
 
-#[test]
-fn an_unchanged_file_is_registered_and_called_without_being_read() {
-    let cache = tempfile::tempdir().unwrap();
+/// A settled copy of echo-tool, registered and enabled once by another
+/// home over the shared cache `cache`: its hash, declarations and code
+/// are remembered. Returns the plugin file's folder and path.
+fn warmed_echo(cache: &Path) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("echo.wasm");
     settled_copy("echo-tool", &plugin);
     let first = Scratch::new();
-    let warm = runtime_with_cache(&first, cache.path());
+    let warm = runtime_with_cache(&first, cache);
     assert!(warm.open_component(&plugin).unwrap().was_read());
     let (id, _) = warm.register_file(&plugin).unwrap();
     warm.enable(&id, Grants::none()).unwrap();
+    (dir, plugin)
+}
+
+#[test]
+fn an_unchanged_file_is_registered_and_called_without_being_read() {
+    let cache = tempfile::tempdir().unwrap();
+    let (_dir, plugin) = warmed_echo(cache.path());
 
     // Another run: the hash comes from the memo, the declarations and the
     // compiled code from the cache; the file is never read.
@@ -135,13 +143,7 @@ fn an_unchanged_file_is_registered_and_called_without_being_read() {
 #[test]
 fn a_file_changed_before_its_first_compile_is_refused_not_run() {
     let cache = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let plugin = dir.path().join("echo.wasm");
-    settled_copy("echo-tool", &plugin);
-    let first = Scratch::new();
-    let warm = runtime_with_cache(&first, cache.path());
-    let (id, _) = warm.register_file(&plugin).unwrap();
-    warm.enable(&id, Grants::none()).unwrap();
+    let (dir, plugin) = warmed_echo(cache.path());
     // Declarations stay, compiled code goes: the first call must compile,
     // from the file, which is by then another component.
     std::fs::remove_dir_all(cache.path().join("compiled")).unwrap();

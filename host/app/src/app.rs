@@ -214,15 +214,7 @@ impl App {
         // what was approved for it ends with it.
         self.live = None;
         self.policy.clear_grants();
-        let mut live = session::start(
-            &self.project,
-            &self.config,
-            self.manager.runtime().ledger(),
-            host::parsers(&self.manager)?,
-            &self.policy,
-            preset,
-            None,
-        )?;
+        let mut live = self.start(preset, None)?;
         let config = live.agent.config_mut();
         config.temperature = settings.temperature;
         config.max_tool_iterations = settings.max_iterations;
@@ -249,17 +241,23 @@ impl App {
         let preset = session::choose_preset(&options, &self.config, resuming.info())?;
         // Started before the open one is let go: a session that cannot
         // start (its provider gone, say) leaves the open one as it was.
-        let live = session::start(
+        let live = self.start(preset, Some(resuming))?;
+        self.policy.clear_grants();
+        Ok(&self.live.insert(live).started)
+    }
+
+    /// A session of this host's project, plugins and policy under
+    /// `preset`: a new one, or the one `resuming` names.
+    fn start(&self, preset: Preset, resuming: Option<session::Resuming>) -> Result<Live> {
+        session::start(
             &self.project,
             &self.config,
             self.manager.runtime().ledger(),
             host::parsers(&self.manager)?,
             &self.policy,
             preset,
-            Some(resuming),
-        )?;
-        self.policy.clear_grants();
-        Ok(&self.live.insert(live).started)
+            resuming,
+        )
     }
 
     /// What `/get` shows: the session's values in a session, else the

@@ -59,21 +59,7 @@ impl SymbolSource for IndexSymbols {
         }
         let index = Index::new(&self.root, self.parsers.as_ref(), &self.cache_dir);
         match index.file(Path::new(&rel)) {
-            Ok(entry) => Some(FileSymbols {
-                path: entry.path,
-                content_hash: entry.content_hash,
-                symbols: entry
-                    .symbols
-                    .into_iter()
-                    .map(|s| SymbolInfo {
-                        id: s.id,
-                        name: s.symbol.name,
-                        line_start: s.symbol.line_start,
-                        line_end: s.symbol.line_end,
-                        hash: s.hash,
-                    })
-                    .collect(),
-            }),
+            Ok(entry) => Some(file_symbols(&entry)),
             // No parser for it (a text file, a config): one unit, hashed
             // whole, if it really is inside the workspace (a symlink out of
             // it is not) and not too big to hash on every call.
@@ -96,23 +82,6 @@ impl SymbolSource for IndexSymbols {
             }
             Err(_) => None,
         }
-    }
-
-    fn find(&self, selector: &str) -> Vec<(String, SymbolInfo)> {
-        // An id names its file: `src/app.rs::App/new`. A bare name would
-        // need the whole tree; `show`'s own output names the id it found.
-        let Some((path, _)) = selector.split_once("::") else {
-            return Vec::new();
-        };
-        let Some(file) = self.file(path) else {
-            return Vec::new();
-        };
-        let path = file.path.clone();
-        file.symbols
-            .into_iter()
-            .filter(|s| s.id == selector)
-            .map(|s| (path.clone(), s))
-            .collect()
     }
 }
 
@@ -162,26 +131,28 @@ pub fn journal_path(dirs: &amber_runtime::AmberDirs, workspace: &Path, session: 
     journal::path(&dirs.data, &journal::workspace_key(workspace), session)
 }
 
+/// One indexed file as coverage counts it.
+fn file_symbols(entry: &amber_index::FileEntry) -> FileSymbols {
+    FileSymbols {
+        path: entry.path.clone(),
+        content_hash: entry.content_hash.clone(),
+        symbols: entry
+            .symbols
+            .iter()
+            .map(|s| SymbolInfo {
+                id: s.id.clone(),
+                name: s.symbol.name.clone(),
+                line_start: s.symbol.line_start,
+                line_end: s.symbol.line_end,
+                hash: s.hash.clone(),
+            })
+            .collect(),
+    }
+}
+
 /// The files of an index build, as coverage counts them.
 pub fn tree_files(tree: &amber_index::ProjectTree) -> Vec<FileSymbols> {
-    tree.files
-        .iter()
-        .map(|f| FileSymbols {
-            path: f.path.clone(),
-            content_hash: f.content_hash.clone(),
-            symbols: f
-                .symbols
-                .iter()
-                .map(|s| SymbolInfo {
-                    id: s.id.clone(),
-                    name: s.symbol.name.clone(),
-                    line_start: s.symbol.line_start,
-                    line_end: s.symbol.line_end,
-                    hash: s.hash.clone(),
-                })
-                .collect(),
-        })
-        .collect()
+    tree.files.iter().map(file_symbols).collect()
 }
 
 /// A built tree as the parse side, for classify over a whole workspace
@@ -208,21 +179,6 @@ impl SymbolSource for TreeSymbols {
             None => self.fallback.file(path),
         }
     }
-
-    fn find(&self, selector: &str) -> Vec<(String, SymbolInfo)> {
-        let Some((path, _)) = selector.split_once("::") else {
-            return Vec::new();
-        };
-        self.file(path)
-            .map(|f| {
-                f.symbols
-                    .into_iter()
-                    .filter(|s| s.id == selector)
-                    .map(|s| (f.path.clone(), s))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
 }
 
 struct State {
@@ -230,8 +186,6 @@ struct State {
     writer: Option<JournalWriter>,
     /// The session's turn count, carried over from the journal.
     turn: u32,
-    /// Tool calls no mapping covers, for `amber coverage`.
-    unmapped: u64,
     /// The journal could not be written: said once.
     write_failed: Option<String>,
     /// Records not written yet (a failed write is tried again).
@@ -275,7 +229,6 @@ pub struct SessionReads {
     mapper: ToolCallMapper,
     source: Box<dyn SymbolSource + Send + Sync>,
     budget: usize,
-    journal: PathBuf,
 }
 
 impl SessionReads {
@@ -323,7 +276,6 @@ impl SessionReads {
                 ledger: ContextLedger::replay(&read.records),
                 writer,
                 turn: turn + 1,
-                unmapped: 0,
                 write_failed: None,
                 pending: Vec::new(),
                 sub_agents: 0,
@@ -331,17 +283,12 @@ impl SessionReads {
             mapper,
             source,
             budget,
-            journal: journal_path.to_path_buf(),
         };
         (reads, warnings)
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub fn journal(&self) -> &Path {
-        &self.journal
     }
 
     /// The digest of what the main agent has read, or `None` when it has
@@ -355,11 +302,6 @@ impl SessionReads {
         }
         Some(Digest::build(&reads, self.budget).markdown())
     }
-
-    /// Tool calls no mapping covered so far.
-    pub fn unmapped(&self) -> u64 {
-        self.state().unmapped
-    }
 }
 
 impl ReadTracker for SessionReads {
@@ -368,7 +310,6 @@ impl ReadTracker for SessionReads {
             Mapped::Reads(reads) => reads,
             Mapped::Unmapped => {
                 let mut state = self.state();
-                state.unmapped += 1;
                 let turn = state.turn;
                 state.ledger.unmapped(tool, turn);
                 return None;
@@ -377,9 +318,9 @@ impl ReadTracker for SessionReads {
         let mut state = self.state();
         let turn = state.turn;
         // Already read, unchanged and at least as deep, since the last
-        // compaction: every target of this call.
-        // A call that showed only part of something never says "already
-        // read": the model may not have seen the rest.
+        // compaction: every target of this call. A call that showed only
+        // part of something never says so: the model may not have seen
+        // the rest.
         let whole = reads.iter().all(|r| !r.partial);
         let already: Option<u32> = if ANNOTATED.contains(&tool) && !reads.is_empty() && whole {
             reads
@@ -429,7 +370,8 @@ impl ReadTracker for SessionReads {
 
     fn sub_agent(&self) -> String {
         let mut state = self.state();
-        state.sub_agents += 1;
+        // Past the journal's sub-agents (a resumed session) and this
+        // run's, whichever task tool starts it.
         let taken = state
             .ledger
             .agents()
@@ -437,7 +379,7 @@ impl ReadTracker for SessionReads {
             .filter_map(|a| a.strip_prefix("task-")?.parse::<u32>().ok())
             .max()
             .unwrap_or(0);
-        let n = taken.max(state.sub_agents - 1) + 1;
+        let n = taken.max(state.sub_agents) + 1;
         state.sub_agents = n;
         format!("task-{n}")
     }

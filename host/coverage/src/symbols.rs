@@ -67,7 +67,21 @@ pub trait SymbolSource {
     /// outside the workspace, or cannot be read).
     fn file(&self, path: &str) -> Option<FileSymbols>;
 
-    /// The symbols a `show` selector names (`path::name`, a name, `b3:…`),
-    /// with their files' paths.
-    fn find(&self, selector: &str) -> Vec<(String, SymbolInfo)>;
+    /// The symbols a `show` selector names, with their files' paths. By
+    /// default an id only (`src/app.rs::App/new` names its file): a bare
+    /// name would need the whole tree, and `show`'s own output names the
+    /// id it found.
+    fn find(&self, selector: &str) -> Vec<(String, SymbolInfo)> {
+        let Some((path, _)) = selector.split_once("::") else {
+            return Vec::new();
+        };
+        let Some(file) = self.file(path) else {
+            return Vec::new();
+        };
+        file.symbols
+            .into_iter()
+            .filter(|s| s.id == selector)
+            .map(|s| (file.path.clone(), s))
+            .collect()
+    }
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use super::{requested, InstalledPlugin, PluginManager};
 use crate::error::LoadError;
 use crate::grants::Permission;
-use crate::lifecycle::PluginState;
+use crate::lifecycle::{PluginState, Prepared};
 
 /// One thing a sync of the plugin directory did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -85,6 +85,14 @@ fn newest_wasm_by_folder(dir: &Path) -> BTreeMap<String, PathBuf> {
         }
     }
     found
+}
+
+/// What a file that did not load (or could not be taken in) reports.
+fn failed(path: &Path, reason: String) -> DirChange {
+    DirChange::Failed {
+        path: path.to_path_buf(),
+        reason,
+    }
 }
 
 /// Whether `a` was modified after `b` (a missing `b` is older).
@@ -189,10 +197,7 @@ impl PluginManager {
     /// module's doc for grants. The new version is loaded and checked
     /// before the old one is touched.
     fn reload(&mut self, id: &str, path: &Path, installed: &super::Installed) -> Option<DirChange> {
-        let failed = |reason: String| DirChange::Failed {
-            path: path.to_path_buf(),
-            reason,
-        };
+        let failed = |reason: String| failed(path, reason);
         let file = match self.runtime.open_component(path) {
             Ok(file) => file,
             Err(e) => return Some(failed(e.to_string())),
@@ -214,7 +219,23 @@ impl PluginManager {
             }
             Err(e) => return Some(failed(e.to_string())),
         };
-        if current.is_some() {
+        self.swap_in(id, path, &hash, prepared, installed)
+    }
+
+    /// Puts `prepared` (plugin `id`, from `path`, content `hash`) in the
+    /// place of the registered version, or registers it when there was
+    /// none; records it, moves its grants and enables it unless it waits
+    /// for new ones or is disabled.
+    fn swap_in(
+        &mut self,
+        id: &str,
+        path: &Path,
+        hash: &str,
+        prepared: Prepared,
+        installed: &super::Installed,
+    ) -> Option<DirChange> {
+        let failed = |reason: String| failed(path, reason);
+        if self.runtime.status(id).is_some() {
             let was_active = self.runtime.state(id) == Some(PluginState::Active);
             if let Err(e) = self.runtime.disable(id) {
                 return Some(failed(e.to_string()));
@@ -240,7 +261,7 @@ impl PluginManager {
         let recorded = self.state.update_installed(|installed| {
             if let Some(entry) = installed.plugins.get_mut(id) {
                 entry.file = stored;
-                entry.hash = hash.clone();
+                entry.hash = hash.to_string();
             }
         });
         if let Err(e) = recorded {
@@ -248,7 +269,7 @@ impl PluginManager {
                 "reloaded, but not recorded for later runs: {e}"
             )));
         }
-        let waiting = match self.rebind_grants(id, &hash) {
+        let waiting = match self.rebind_grants(id, hash) {
             Ok(waiting) => waiting,
             Err(e) => return Some(failed(e.to_string())),
         };
@@ -332,15 +353,13 @@ impl PluginManager {
     /// registered and recorded (not enabled); or, when it is a known
     /// plugin and newer than the file recorded for it, its new version.
     fn add_found(&mut self, path: &Path, installed: &super::Installed) -> Option<DirChange> {
-        let failed = |reason: String| DirChange::Failed {
-            path: path.to_path_buf(),
-            reason,
-        };
+        let failed = |reason: String| failed(path, reason);
         let file = match self.runtime.open_component(path) {
             Ok(file) => file,
             Err(e) => return Some(failed(e.to_string())),
         };
-        let prepared = match self.runtime.prepare(file.clone()) {
+        let hash = file.hash.clone();
+        let prepared = match self.runtime.prepare(file) {
             Ok(prepared) => prepared,
             Err(e) => return Some(failed(e.to_string())),
         };
@@ -356,9 +375,11 @@ impl PluginManager {
             if !newer_than(path, &recorded.file) && recorded.file.exists() {
                 return None;
             }
-            return self.reload(&id, path, installed);
+            if self.runtime.status(&id).is_some_and(|s| s.hash == hash) {
+                return None;
+            }
+            return self.swap_in(&id, path, &hash, prepared, installed);
         }
-        let hash = file.hash.clone();
         if let Err(e) = self.runtime.register_prepared(prepared) {
             return Some(failed(e.to_string()));
         }
