@@ -306,11 +306,10 @@ pub fn start(
     let blocks = ledger.prompt_blocks();
     let tools = with_task(
         config,
-        ledger.tools(),
         TaskContext {
             config: settings.clone(),
             model: model.clone(),
-            tools: Vec::new(),
+            tools: ledger.tools(),
             blocks: blocks.clone(),
             policy: policy.clone(),
             gate: gate.clone(),
@@ -368,29 +367,24 @@ pub fn start(
     Ok(live)
 }
 
-/// `tools` and, after them, the `task` tool, whose sub-agents get `tools`
-/// (never `task` itself) and the parent's settings from `template`.
-fn with_task(
-    config: &Config,
-    tools: Vec<Arc<dyn Tool>>,
-    template: TaskContext,
-) -> Vec<Arc<dyn Tool>> {
+/// `context.tools` and, after them, the `task` tool, whose sub-agents get
+/// those tools (never `task` itself) and the parent's settings.
+fn with_task(config: &Config, context: TaskContext) -> Vec<Arc<dyn Tool>> {
     let agent_config = &config.agent;
+    let mut tools = context.tools.clone();
     let task = TaskTool::new(
         TaskContext {
             config: AgentConfig {
                 system_prompt: String::new(),
-                ..template.config
+                ..context.config
             },
-            tools: tools.clone(),
-            ..template
+            ..context
         },
         match agent_config.subagents {
             SubagentMode::Serial => Execution::Serial,
             SubagentMode::Parallel => Execution::Parallel(agent_config.subagent_max as usize),
         },
     );
-    let mut tools = tools;
     tools.push(Arc::new(task));
     tools
 }
@@ -399,22 +393,20 @@ fn with_task(
 /// changed since it took them (a plugin enabled, disabled or replaced
 /// while it ran), so the next request declares what is there now; or at
 /// once with `force` (another model, which sub-agents must use too).
-/// Returns whether anything was taken afresh.
-pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool) -> bool {
+pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool) {
     let generation = ledger.agent_generation();
     if generation == live.tools_generation && !force {
-        return false;
+        return;
     }
     live.tools_generation = generation;
     let agent = &live.agent;
     let blocks = ledger.prompt_blocks();
     let tools = with_task(
         config,
-        ledger.tools(),
         TaskContext {
             config: agent.config().clone(),
             model: agent.model_client().clone(),
-            tools: Vec::new(),
+            tools: ledger.tools(),
             blocks: blocks.clone(),
             policy: agent.policy().clone(),
             gate: agent.gate().clone(),
@@ -424,5 +416,4 @@ pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool
         },
     );
     live.agent.set_tools(&tools, blocks);
-    true
 }

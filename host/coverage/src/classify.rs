@@ -72,11 +72,8 @@ pub fn classify(
 
 /// A file's units' hashes by id.
 fn hashes(file: &FileSymbols) -> HashMap<String, String> {
-    if file.symbols.is_empty() {
-        return file.units().into_iter().map(|u| (u.id, u.hash)).collect();
-    }
-    file.symbols
+    file.units()
         .iter()
-        .map(|s| (s.id.clone(), s.hash.clone()))
+        .map(|u| (u.id.clone(), u.hash.clone()))
         .collect()
 }

@@ -153,8 +153,8 @@ impl ToolCallMapper {
         match mapping.target {
             Target::File => {
                 if let Some(file) = &file {
-                    for symbol in file.units() {
-                        push(file, &symbol, depth, false);
+                    for symbol in file.units().iter() {
+                        push(file, symbol, depth, false);
                     }
                 }
             }
@@ -216,8 +216,8 @@ impl ToolCallMapper {
                 if let Some(file) = &file {
                     let changed = diff_changed_lines(output);
                     if changed.is_empty() {
-                        for symbol in file.units() {
-                            push(file, &symbol, depth, false);
+                        for symbol in file.units().iter() {
+                            push(file, symbol, depth, false);
                         }
                     }
                     let mut seen = std::collections::BTreeSet::new();

@@ -2,6 +2,8 @@
 //! ids, line spans and hashes. The host implements [`SymbolSource`] over
 //! its project index; tests use a small table.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,36 +30,38 @@ pub struct FileSymbols {
 }
 
 impl FileSymbols {
-    /// The units coverage counts in this file: its symbols, or the file
-    /// itself when it has none.
-    pub fn units(&self) -> Vec<SymbolInfo> {
+    /// The units coverage counts in this file: its symbols (borrowed), or
+    /// the file itself when it has none.
+    pub fn units(&self) -> Cow<'_, [SymbolInfo]> {
         if !self.symbols.is_empty() {
-            return self.symbols.clone();
+            return Cow::Borrowed(&self.symbols);
         }
-        vec![SymbolInfo {
+        Cow::Owned(vec![SymbolInfo {
             id: self.path.clone(),
             name: self.path.clone(),
             line_start: 1,
             line_end: u32::MAX,
             hash: self.content_hash.clone(),
-        }]
+        }])
     }
 
     /// The units whose lines overlap `start..=end`; the innermost only
     /// would miss the container the lines are also part of, so all.
     pub fn overlapping(&self, start: u32, end: u32) -> Vec<SymbolInfo> {
         self.units()
-            .into_iter()
+            .iter()
             .filter(|s| s.line_start <= end && start <= s.line_end)
+            .cloned()
             .collect()
     }
 
     /// The innermost unit holding `line`: the one a grep hit belongs to.
     pub fn enclosing(&self, line: u32) -> Option<SymbolInfo> {
         self.units()
-            .into_iter()
+            .iter()
             .filter(|s| s.line_start <= line && line <= s.line_end)
             .min_by_key(|s| s.line_end.saturating_sub(s.line_start))
+            .cloned()
     }
 }
 

@@ -46,6 +46,11 @@ fn report_first_frame(path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// The words of a slash-command line, its slash left out.
+fn words(line: &str) -> Vec<&str> {
+    line.trim_start_matches('/').split_whitespace().collect()
+}
+
 /// Interrupts the running turn and kills the commands it started (their
 /// process groups), as `amber exec` does on Ctrl-C.
 fn stop(interrupt: &Interrupt) {
@@ -195,7 +200,7 @@ impl Driver {
             return Ok(());
         }
         let outcome = self.app.dispatch(line);
-        let is_help = line.trim_start_matches('/').split_whitespace().next() == Some("help");
+        let is_help = words(line).first() == Some(&"help");
         match &outcome {
             CommandOutcome::Man { text, .. } => {
                 self.open_page(line, text);

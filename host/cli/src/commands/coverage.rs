@@ -191,10 +191,18 @@ pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
     }
     // Files read that the build does not hold (no parser for them) count
     // too, as one unit each.
+    let mut known: std::collections::BTreeSet<String> =
+        files.iter().map(|f| f.path.clone()).collect();
     let mut all = files;
-    for r in classify(&ledger, args.agent.as_deref(), &source) {
-        if r.freshness != Freshness::Gone && !all.iter().any(|f| f.path == r.path) {
-            if let Some(file) = amber_coverage::SymbolSource::file(&source, &r.path) {
+    let read_paths = ledger
+        .agents()
+        .iter()
+        .filter(|(name, _)| args.agent.as_deref().is_none_or(|p| name.starts_with(p)))
+        .flat_map(|(_, entries)| entries.values().map(|e| e.path.clone()));
+    for path in read_paths {
+        if known.insert(path.clone()) {
+            // Gone files have nothing to count.
+            if let Some(file) = amber_coverage::SymbolSource::file(&source, &path) {
                 all.push(file);
             }
         }

@@ -146,8 +146,13 @@ impl Dispatcher {
 
     /// Calls go to the ledger's tool of the same name when it has one.
     pub fn following(mut self, ledger: Option<Arc<crate::Ledger>>) -> Self {
-        self.ledger = ledger;
+        self.follow(ledger);
         self
+    }
+
+    /// [`Self::following`], in place.
+    pub fn follow(&mut self, ledger: Option<Arc<crate::Ledger>>) {
+        self.ledger = ledger;
     }
 
     /// The ledger calls follow, if any.

@@ -291,10 +291,7 @@ impl Agent {
     /// is one, so a plugin replaced while a turn runs answers from its new
     /// instance; the tools declared to the model change at the next turn.
     pub fn following(mut self, ledger: Arc<crate::Ledger>) -> Self {
-        let tools: Vec<Arc<dyn Tool>> = Vec::new();
-        let placeholder = Dispatcher::new(&tools, self.dispatcher.policy().clone());
-        let dispatcher = std::mem::replace(&mut self.dispatcher, placeholder);
-        self.dispatcher = dispatcher.following(Some(ledger));
+        self.dispatcher.follow(Some(ledger));
         self
     }
 

@@ -291,14 +291,14 @@ impl PluginRuntime {
     pub fn open_component(&self, path: &Path) -> Result<ComponentFile, LoadError> {
         let cap = self.inner.options.limits.plugin_file_bytes;
         let memo = &self.inner.file_hashes;
-        if let Ok(meta) = std::fs::metadata(path) {
-            if meta.is_file() && meta.len() <= cap {
-                if let Some(hash) = memo.lookup(path, &meta) {
-                    return Ok(ComponentFile::remembered(path, hash, meta.len()));
-                }
+        // Taken once, before any read: a write during the read moves the
+        // ctime, so what is remembered never outlives the bytes hashed.
+        let meta = std::fs::metadata(path).ok();
+        if let Some(meta) = meta.as_ref().filter(|m| m.is_file() && m.len() <= cap) {
+            if let Some(hash) = memo.lookup(path, meta) {
+                return Ok(ComponentFile::remembered(path, hash, meta.len()));
             }
         }
-        let meta = std::fs::metadata(path).ok();
         let file = ComponentFile::read(path, read_component(path, cap)?);
         if let Some(meta) = meta {
             memo.remember(path, &meta, &file.hash);

@@ -18,8 +18,7 @@ impl Driver {
     /// `/plugins` and `/sessions` alone open their views instead of
     /// printing a list; with more words they are ordinary commands.
     pub(super) fn open_view_for(&mut self, line: &str) -> bool {
-        let words: Vec<&str> = line.trim_start_matches('/').split_whitespace().collect();
-        match words.as_slice() {
+        match super::words(line).as_slice() {
             ["plugins"] => self.open_plugins(),
             ["sessions"] => self.open_sessions(false),
             _ => return false,
