@@ -212,6 +212,7 @@ impl App {
         let preset = session::choose_preset(&options, &self.config, None)?;
         // The old session's lock is released before the new one is made;
         // what was approved for it ends with it.
+        self.end_session("clear");
         self.live = None;
         self.policy.clear_grants();
         let mut live = self.start(preset, None)?;
@@ -225,6 +226,22 @@ impl App {
         };
         compaction::install(&mut live);
         Ok(&self.live.insert(live).started)
+    }
+
+    /// Fires the open session's session-end hooks (`exit`, `clear`,
+    /// `interrupted`) and records their outcomes; the events, for a front
+    /// end that still shows them.
+    pub fn end_session(&mut self, reason: &str) -> Vec<AgentEvent> {
+        let mut events = Vec::new();
+        if let Some(live) = self.live.as_mut() {
+            let mut sink = |event: AgentEvent| events.push(event);
+            if let Err(e) = live.agent.end_session(reason, &mut sink) {
+                events.push(AgentEvent::Warning {
+                    message: format!("the session-end hooks' outcome was not recorded: {e}"),
+                });
+            }
+        }
+        events
     }
 
     /// Opens session `id` in place of the open one (the session picker):

@@ -100,6 +100,7 @@ pub fn describe(outcome: &CompactionOutcome, compression: &Compression) -> Strin
             "compression is off (agent.compress_enabled = false); /set compress_enabled true turns it on".into()
         }
         CompactionOutcome::Unavailable => "no compression pipeline is installed".into(),
+        CompactionOutcome::Skipped(reason) => format!("skipped by {reason}"),
     }
 }
 

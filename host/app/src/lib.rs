@@ -9,6 +9,7 @@ pub mod compaction;
 pub mod config_file;
 pub mod coverage;
 mod feeds;
+pub mod hooks;
 pub mod host;
 pub mod presets;
 pub mod recall;

@@ -10,6 +10,7 @@ use amber_core::engine::task::{Execution, TaskContext, TaskTool};
 use amber_core::engine::{
     Agent, AgentConfig, AgentEvent, AgentPorts, Interrupt, Mode, CONFIRM_PROMPT,
 };
+use amber_core::hooks::HookRunner;
 use amber_core::policy::Policy;
 use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate, Tool};
 use amber_core::project::ProjectRoot;
@@ -42,6 +43,9 @@ pub struct SessionOptions {
     /// The compression threshold for this run, in (0, 1] (`amber exec
     /// --compact-at X`); default: `agent.compress_threshold`.
     pub compress_threshold: Option<f64>,
+    /// Trust every workspace hook found (`--trust-hooks`); without it an
+    /// untrusted one is asked about at a terminal, else skipped.
+    pub trust_hooks: bool,
 }
 
 /// A session ready for its first prompt, with the host it runs in.
@@ -182,6 +186,19 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     let mode: Mode = options.mode.unwrap_or(config.policy.mode);
     let policy = host::policy(&config, workspace, Some(mode), options.yes);
     let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
+    let trusting = if options.trust_hooks {
+        crate::hooks::Trusting::All
+    } else {
+        crate::hooks::Trusting::Ask
+    };
+    let hook_warnings = crate::hooks::install(
+        manager.runtime().ledger(),
+        &config,
+        &dirs,
+        workspace,
+        &manager.runtime().options().exec,
+        trusting,
+    );
     let mut live = start(
         project,
         &config,
@@ -194,6 +211,9 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     if let Some(threshold) = options.compress_threshold {
         live.compression.threshold = threshold;
         crate::compaction::install(&mut live);
+    }
+    if let AgentEvent::SessionStarted { warnings, .. } = &mut live.started {
+        warnings.extend(hook_warnings);
     }
     Ok(OpenSession {
         live,
@@ -301,6 +321,17 @@ pub fn start(
             &config.memory,
         ));
     }
+    // The hooks follow the ledger: a hook plugin enabled mid-session
+    // counts from its next event.
+    let hooks = Arc::new(
+        HookRunner::new(
+            ledger.clone(),
+            info.id.clone(),
+            Some(workspace_text.clone()),
+        )
+        .with_overrides(crate::hooks::plugin_overrides(config)),
+    );
+    policy.set_hooks(Some(hooks.clone()));
     // Read before the tools: a change in between is seen at the first turn.
     let tools_generation = ledger.agent_generation();
     let blocks = ledger.prompt_blocks();
@@ -316,6 +347,7 @@ pub fn start(
             max_iterations: agent_config.subagent_max_iterations,
             interrupt: interrupt.clone(),
             reads: tracker.clone(),
+            hooks: Some(hooks.clone()),
         },
     );
     let ports = AgentPorts {
@@ -331,7 +363,8 @@ pub fn start(
     let mut agent = Agent::new(settings, ports, chain, Some(writer))
         .with_interrupt(interrupt)
         .following(ledger.clone())
-        .with_reads(tracker, amber_coverage::MAIN);
+        .with_reads(tracker, amber_coverage::MAIN)
+        .with_hooks(Some(hooks), false);
     // A resumed session is told once what it had read.
     if is_resumed {
         if let Some(digest) = reads.as_ref().and_then(|r| r.digest()) {
@@ -413,6 +446,7 @@ pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool
             max_iterations: config.agent.subagent_max_iterations,
             interrupt: agent.interrupt().clone(),
             reads: agent.reads().cloned(),
+            hooks: agent.hooks().cloned(),
         },
     );
     live.agent.set_tools(&tools, blocks);

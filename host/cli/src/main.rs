@@ -117,6 +117,10 @@ enum Command {
     ///
     /// Exit codes: 0, or 1 when there is no session or no parser.
     Coverage(commands::coverage::CoverageArgs),
+    /// Hooks: list them with their source, events, matcher and trust;
+    /// trust or untrust the hooks a workspace defines (docs/hooks.md).
+    #[command(subcommand)]
+    Hooks(commands::hooks::HooksCommand),
     /// Governed engineering memory: store, recall, revise, forget, compile.
     Memory(commands::memory::MemoryArgs),
     /// Write a shell completion script: `eval "$(amber completions bash)"`.
@@ -281,6 +285,7 @@ fn main() -> ExitCode {
             Command::Grep(args) => done(commands::code::grep(args, &root)),
             Command::Memory(args) => done(commands::memory::run(args, &root)),
             Command::Coverage(args) => done(commands::coverage::run(args, &project)),
+            Command::Hooks(cmd) => done(commands::hooks::run(cmd, &project)),
             Command::Doctor(args) => commands::doctor::run(args, &project),
             Command::Slash(words) => commands::slash::run(words, json, &project),
             Command::Completions { .. } | Command::Complete { .. } | Command::Man { .. } => {

@@ -176,6 +176,12 @@ impl Printer {
                 self.break_line();
                 say!("amber: warning: {message}");
             }
+            AgentEvent::Hook(outcome) => {
+                if let Some(line) = amber_app::hooks::describe(outcome) {
+                    self.break_line();
+                    say!("amber: {line}");
+                }
+            }
             AgentEvent::CompactionStarted { tokens, .. } => {
                 self.break_line();
                 say!("amber: compacting the context ({tokens} tokens)");

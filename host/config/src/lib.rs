@@ -32,6 +32,45 @@ pub struct Config {
     pub coverage: CoverageConfig,
     pub wire: WireConfig,
     pub sandbox: SandboxConfig,
+    pub hooks: HooksConfig,
+}
+
+/// What a failing hook does: `allow` or `deny` (docs/hooks.md).
+pub use amber_core::hooks::OnError;
+
+/// Hooks besides the components' (docs/hooks.md). `[[hooks]]` cannot sit
+/// beside `hooks.claude_settings` in TOML, so the command hooks are
+/// `[[hooks.command]]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HooksConfig {
+    /// Also read the `hooks` of Claude Code's settings: `~/.claude/
+    /// settings.json` (trusted: the user's own) and the workspace's
+    /// `.claude/settings.json` (run only once trusted).
+    pub claude_settings: bool,
+    /// Command hooks in Claude Code's format: the user's own, trusted.
+    pub command: Vec<CommandHookConfig>,
+}
+
+/// One command hook: the command gets the event's JSON on stdin and
+/// answers in Claude Code's output contract.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandHookConfig {
+    /// amber's name (`pre-tool`) or Claude Code's (`PreToolUse`).
+    pub event: String,
+    /// A regular expression over the whole tool name; none or `*`: all.
+    #[serde(default)]
+    pub matcher: Option<String>,
+    /// Run by `sh -c` in the workspace.
+    pub command: String,
+    /// Default 60000, as in Claude Code.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub on_error: Option<OnError>,
+    #[serde(default)]
+    pub priority: i32,
 }
 
 /// The OS sandbox of shell commands (docs/sandbox.md).
@@ -190,6 +229,10 @@ pub struct PluginConfig {
     pub grants: Vec<String>,
     /// Plugin-scoped settings, read by the plugin through `host.setting`.
     pub settings: BTreeMap<String, String>,
+    /// The order of its hooks among the others (ascending; default 0).
+    pub hook_priority: i32,
+    /// What its hooks' failures do; default: the event's.
+    pub hook_on_error: Option<OnError>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -327,6 +370,41 @@ impl Config {
                     );
                     return Err(ConfigError::invalid(path, text, &key, grant, reason));
                 }
+            }
+        }
+        for (i, hook) in self.hooks.command.iter().enumerate() {
+            let key = format!("hooks.command[{i}]");
+            if amber_core::hooks::HookEvent::parse(&hook.event).is_none() {
+                let reason =
+                    "unknown event (docs/hooks.md lists them, in amber's or Claude Code's names)"
+                        .to_string();
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    &format!("{key}.event"),
+                    &hook.event,
+                    reason,
+                ));
+            }
+            if let Err(reason) = amber_core::hooks::Matcher::parse(hook.matcher.as_deref()) {
+                let matcher = hook.matcher.as_deref().unwrap_or_default();
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    &format!("{key}.matcher"),
+                    matcher,
+                    reason,
+                ));
+            }
+            if hook.command.trim().is_empty() {
+                let reason = "the command is empty".to_string();
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    &format!("{key}.command"),
+                    "",
+                    reason,
+                ));
             }
         }
         for name in &self.exec.env {

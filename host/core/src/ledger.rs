@@ -13,6 +13,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use serde::{Deserialize, Serialize};
 
+use crate::hooks::{Hook, HookEvent};
 use crate::ports::{CommandTree, Dialect, Parser, PromptBlock, Tool};
 
 /// Who installed a contribution.
@@ -42,6 +43,7 @@ pub enum CapabilityKind {
     Command,
     Prompt,
     Parser,
+    Hook,
 }
 
 impl fmt::Display for CapabilityKind {
@@ -52,6 +54,7 @@ impl fmt::Display for CapabilityKind {
             CapabilityKind::Command => "command",
             CapabilityKind::Prompt => "prompt",
             CapabilityKind::Parser => "parser",
+            CapabilityKind::Hook => "hook",
         })
     }
 }
@@ -64,6 +67,7 @@ pub enum Service {
     Command(Arc<dyn CommandTree>),
     Prompt(Arc<dyn PromptBlock>),
     Parser(Arc<dyn Parser>),
+    Hook(Arc<dyn Hook>),
 }
 
 impl Service {
@@ -74,10 +78,12 @@ impl Service {
             Service::Command(_) => CapabilityKind::Command,
             Service::Prompt(_) => CapabilityKind::Prompt,
             Service::Parser(_) => CapabilityKind::Parser,
+            Service::Hook(_) => CapabilityKind::Hook,
         }
     }
 
-    /// The registry key: tool name, flavor, command root, block or language.
+    /// The registry key: tool name, flavor, command root, block, language,
+    /// or `<event>:<hook>`.
     pub fn name(&self) -> &str {
         match self {
             Service::Tool(t) => &t.spec().name,
@@ -85,6 +91,7 @@ impl Service {
             Service::Command(c) => &c.root().root,
             Service::Prompt(p) => &p.spec().name,
             Service::Parser(p) => &p.language().name,
+            Service::Hook(h) => h.spec().key(),
         }
     }
 }
@@ -236,6 +243,7 @@ struct State {
     commands: Registry<dyn CommandTree>,
     prompts: Registry<dyn PromptBlock>,
     parsers: Registry<dyn Parser>,
+    hooks: Registry<dyn Hook>,
 }
 
 impl State {
@@ -250,6 +258,7 @@ impl State {
             }
             Service::Prompt(_) => self.prompts.check_free(kind, name, newcomer),
             Service::Parser(_) => self.parsers.check_free(kind, name, newcomer),
+            Service::Hook(_) => self.hooks.check_free(kind, name, newcomer),
         }
     }
 
@@ -270,6 +279,7 @@ impl State {
                 self.prompts.insert(&name, seq, owner, s)
             }
             Service::Parser(s) => self.parsers.insert(&name, seq, owner, s),
+            Service::Hook(s) => self.hooks.insert(&name, seq, owner, s),
         }
     }
 
@@ -289,6 +299,7 @@ impl State {
                 self.prompts.remove(&c.name, c.seq)
             }
             CapabilityKind::Parser => self.parsers.remove(&c.name, c.seq),
+            CapabilityKind::Hook => self.hooks.remove(&c.name, c.seq),
         }
     }
 }
@@ -441,6 +452,33 @@ impl Ledger {
 
     /// The parser claiming a file extension (without the dot); the first
     /// installed wins.
+    /// The hooks of `event`, in install order.
+    pub fn hooks(&self, event: HookEvent) -> Vec<Arc<dyn Hook>> {
+        let state = self.read();
+        let sorted = state.hooks.sorted();
+        sorted
+            .into_iter()
+            .filter(|e| e.service.spec().event == event)
+            .map(|e| Arc::clone(&e.service))
+            .collect()
+    }
+
+    /// Every hook with who installed it, in install order.
+    pub fn owned_hooks(&self) -> Vec<(Owner, Arc<dyn Hook>)> {
+        self.read().hooks.owned_in_install_order()
+    }
+
+    /// Whether any hook handles `event`.
+    pub fn has_hooks(&self, event: HookEvent) -> bool {
+        let state = self.read();
+        let found = state
+            .hooks
+            .entries
+            .values()
+            .any(|e| e.service.spec().event == event);
+        found
+    }
+
     pub fn parser_for_extension(&self, ext: &str) -> Option<Arc<dyn Parser>> {
         let parsers = self.read().parsers.in_install_order();
         parsers

@@ -11,6 +11,7 @@ pub mod compress;
 pub mod confine;
 pub mod context;
 pub mod engine;
+pub mod hooks;
 pub mod ledger;
 pub mod policy;
 pub mod ports;

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::confine::confine;
 use crate::engine::Mode;
+use crate::hooks::{HookEvent, HookRunner, Payload};
 use crate::ports::{ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, Scope};
 use crate::shell::{shell_classify, Classification, ShellClass};
 
@@ -126,6 +127,9 @@ pub struct Policy {
     /// One question at a time: parallel calls do not interleave dialogs,
     /// and a grant made while one waited is seen before it asks.
     asking: Mutex<()>,
+    /// Permission-request hooks, asked before the user (and notification
+    /// hooks, told that the user is being asked).
+    hooks: RwLock<Option<Arc<HookRunner>>>,
 }
 
 /// `exec`, `exec:git` and `exec:git:network` all match `exec:git:network`.
@@ -150,7 +154,13 @@ impl Policy {
             granted: Mutex::new(Vec::new()),
             handler,
             asking: Mutex::new(()),
+            hooks: RwLock::new(None),
         }
+    }
+
+    /// Approval questions go to `hooks`' permission-request hooks first.
+    pub fn set_hooks(&self, hooks: Option<Arc<HookRunner>>) {
+        *self.hooks.write().unwrap_or_else(|e| e.into_inner()) = hooks;
     }
 
     /// Says whether commands run in an OS sandbox.
@@ -276,6 +286,31 @@ impl Policy {
         if self.is_granted(ask) {
             return Ok(());
         }
+        self.put_to_user(ask, true)
+    }
+
+    /// Asks the user about `ask` whatever the rules and the session's
+    /// grants say: a pre-tool hook answered `ask`. Permission-request
+    /// hooks still answer first.
+    pub fn ask_user(&self, ask: &Ask) -> Result<(), String> {
+        let _turn = self.asking.lock().unwrap_or_else(|e| e.into_inner());
+        self.put_to_user(ask, false)
+    }
+
+    /// The permission-request hooks, then the approval handler. Only what
+    /// the mode lets the user approve reaches here, so a hook can never
+    /// approve what read mode blocks.
+    fn put_to_user(&self, ask: &Ask, may_grant: bool) -> Result<(), String> {
+        let hooks = self.hooks.read().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(hooks) = &hooks {
+            if let Some(answer) = self.ask_hooks(hooks, ask) {
+                return answer;
+            }
+            if hooks.handles(HookEvent::Notification) {
+                let message = format!("amber needs your approval: `{}` ({})", ask.kind, ask.class);
+                hooks.fire("main", self.mode(), &Payload::Notification { message });
+            }
+        }
         let Some(handler) = &self.handler else {
             return Err(format!(
                 "denied: `{}` needs approval and no approval handler is installed (fail-safe)",
@@ -295,6 +330,7 @@ impl Policy {
         };
         match handler.approve(&request) {
             Decision::ApproveOnce => Ok(()),
+            Decision::ApproveForSession(_) if !may_grant => Ok(()),
             Decision::ApproveForSession(scope) => {
                 if let Ok(mut granted) = self.granted.lock() {
                     // The scope chosen covers every kind of this action.
@@ -316,6 +352,22 @@ impl Policy {
                 ask.kind, ask.class
             )),
         }
+    }
+
+    /// The permission-request hooks' answer, if one approves or denies.
+    fn ask_hooks(&self, hooks: &HookRunner, ask: &Ask) -> Option<Result<(), String>> {
+        if !hooks.handles(HookEvent::PermissionRequest) {
+            return None;
+        }
+        let payload = Payload::PermissionRequest {
+            requester: ask.requester.clone(),
+            action: ask.kind.clone(),
+            detail: ask.detail.clone(),
+            class: Some(ask.class.clone()),
+        };
+        hooks
+            .permission(self.mode(), &payload)
+            .map(|answer| answer.map(|_| ()))
     }
 
     /// The `exec` import's question, on the exact command about to run in

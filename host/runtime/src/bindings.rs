@@ -10,4 +10,4 @@ wasmtime::component::bindgen!({
 });
 
 pub use amber::plugin::types;
-pub use exports::amber::plugin::{command, parser, plugin, prompt, provider, tool};
+pub use exports::amber::plugin::{command, hook, parser, plugin, prompt, provider, tool};

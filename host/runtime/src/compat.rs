@@ -81,6 +81,7 @@ pub fn read_exports(
             "command" => _ = set.capabilities.insert(CapabilityKind::Command),
             "prompt" => _ = set.capabilities.insert(CapabilityKind::Prompt),
             "parser" => _ = set.capabilities.insert(CapabilityKind::Parser),
+            "hook" => _ = set.capabilities.insert(CapabilityKind::Hook),
             _ => {}
         }
     }

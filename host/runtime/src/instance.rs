@@ -15,7 +15,7 @@ use wasmtime::component::{InstancePre, ResourceTable};
 use wasmtime::{Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::bindings::{command, parser, plugin, prompt, provider, tool, types};
+use crate::bindings::{command, hook, parser, plugin, prompt, provider, tool, types};
 use crate::engine::RuntimeLimits;
 use crate::error::CallError;
 use crate::grants::Grants;
@@ -101,6 +101,7 @@ pub struct ExportIndices {
     pub command: Option<command::GuestIndices>,
     pub prompt: Option<prompt::GuestIndices>,
     pub parser: Option<parser::GuestIndices>,
+    pub hook: Option<hook::GuestIndices>,
 }
 
 impl ExportIndices {
@@ -113,6 +114,7 @@ impl ExportIndices {
             command: command::GuestIndices::new(pre).ok(),
             prompt: prompt::GuestIndices::new(pre).ok(),
             parser: parser::GuestIndices::new(pre).ok(),
+            hook: hook::GuestIndices::new(pre).ok(),
         })
     }
 }
@@ -126,6 +128,7 @@ pub struct Instance {
     pub command: Option<command::Guest>,
     pub prompt: Option<prompt::Guest>,
     pub parser: Option<parser::Guest>,
+    pub hook: Option<hook::Guest>,
 }
 
 /// Called once when a plugin has failed [`TRAPS_BEFORE_FAILED`] calls in a
@@ -248,6 +251,11 @@ impl InstancePool {
                 .as_ref()
                 .map(|x| x.load(&mut store, &instance))
                 .transpose()?;
+            let hook = i
+                .hook
+                .as_ref()
+                .map(|x| x.load(&mut store, &instance))
+                .transpose()?;
             Ok(Instance {
                 store,
                 plugin,
@@ -256,6 +264,7 @@ impl InstancePool {
                 command,
                 prompt,
                 parser,
+                hook,
             })
         })();
         loaded.map_err(|e| CallError::Instantiate {

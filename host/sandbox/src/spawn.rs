@@ -322,7 +322,28 @@ impl Spawner {
 
     /// Runs `spec` to its end, its timeout or its output cap.
     pub fn run(&self, spec: &CommandSpec) -> Result<CommandOutput, SpawnError> {
+        self.run_inner(spec, None)
+    }
+
+    /// [`Self::run`] with `input` on the command's stdin (then closed):
+    /// a hook's payload. Nothing else reaches its stdin.
+    pub fn run_with_input(
+        &self,
+        spec: &CommandSpec,
+        input: &[u8],
+    ) -> Result<CommandOutput, SpawnError> {
+        self.run_inner(spec, Some(input))
+    }
+
+    fn run_inner(
+        &self,
+        spec: &CommandSpec,
+        input: Option<&[u8]>,
+    ) -> Result<CommandOutput, SpawnError> {
         let (mut cmd, private_tmp) = self.prepare(spec)?;
+        if input.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
         let mut child = cmd.spawn().map_err(|e| SpawnError::Start {
             command: spec.command.to_string(),
             reason: match (&spec.confinement, e.raw_os_error()) {
@@ -339,6 +360,16 @@ impl Spawner {
         let pid = child.id();
         if let Ok(mut running) = RUNNING.lock() {
             running.insert(pid);
+        }
+        if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+            // On a thread of its own: a command that never reads its
+            // input must not block amber on a full pipe. A command that
+            // exits without reading it breaks the pipe; that is its choice.
+            let input = input.to_vec();
+            thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&input);
+            });
         }
         let stdout = child.stdout.take().map(|s| drain(s, spec.output_cap));
         let stderr = child.stderr.take().map(|s| drain(s, spec.output_cap));

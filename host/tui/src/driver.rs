@@ -161,7 +161,10 @@ impl Driver {
             };
             match action {
                 Action::None => {}
-                Action::Quit => return Ok(()),
+                Action::Quit => {
+                    self.app.end_session("exit");
+                    return Ok(());
+                }
                 Action::Send(text) => {
                     if self.is_command(&text) {
                         self.command(text.trim(), term, &mut events).await?;

@@ -154,6 +154,16 @@ impl Ui {
             }
             AgentEvent::Steer { message, .. } => self.notice(NoticeKind::Info, message),
             AgentEvent::Warning { message } => self.notice(NoticeKind::Warning, message),
+            AgentEvent::Hook(outcome) => {
+                if let Some(line) = amber_app::hooks::describe(&outcome) {
+                    let kind = if outcome.outcome == "failed" || outcome.denied {
+                        NoticeKind::Warning
+                    } else {
+                        NoticeKind::Info
+                    };
+                    self.notice(kind, line);
+                }
+            }
             AgentEvent::CompactionStarted { tokens, window, .. } => {
                 let share = if window > 0 {
                     format!(

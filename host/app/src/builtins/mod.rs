@@ -29,6 +29,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("plugins.enable", plugins::enable),
     ("plugins.disable", plugins::disable),
     ("plugins.info", plugins::info),
+    ("hooks", plugins::hooks),
     ("sessions.list", session::sessions),
     ("sessions.show", session::show),
     ("get.rules", settings::get_rules),

@@ -15,6 +15,21 @@ pub fn list(app: &mut App, _inv: &Invocation<'_>) -> Handled {
     Ok(Reply::text(render::list(&plugins).trim_end()).with_data(json!({ "plugins": plugins })))
 }
 
+/// `/hooks`: every hook with its source, events, matcher and trust.
+pub fn hooks(app: &mut App, _inv: &Invocation<'_>) -> Handled {
+    let (listed, warnings) = crate::hooks::list(
+        app.manager().runtime().ledger(),
+        app.config(),
+        &app.dirs,
+        &app.project.root,
+    );
+    let mut text = crate::hooks::render(&listed).trim_end().to_string();
+    for warning in &warnings {
+        text.push_str(&format!("\nwarning: {warning}"));
+    }
+    Ok(Reply::text(text).with_data(json!({ "hooks": listed, "warnings": warnings })))
+}
+
 /// The plugin id: the leaf a feed generated, or the argument.
 fn id<'a>(inv: &'a Invocation<'_>, verb: &str) -> Result<&'a str, super::CommandError> {
     let id = match inv.path.get(2) {

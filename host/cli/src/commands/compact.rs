@@ -91,7 +91,9 @@ fn compact(app: &mut App, focus: Option<&str>, json: bool, id: &str) -> Result<O
                 "skills": learned.skills_written,
             })),
         },
-        CompactionOutcome::Failed(_) | CompactionOutcome::Unavailable => Outcome::Error {
+        CompactionOutcome::Failed(_)
+        | CompactionOutcome::Unavailable
+        | CompactionOutcome::Skipped(_) => Outcome::Error {
             action: "compact".into(),
             message: text,
         },

@@ -61,6 +61,11 @@ pub struct ExecArgs {
     /// for this run (0 < X <= 1; default `agent.compress_threshold`, 0.8).
     #[arg(long, value_name = "X", value_parser = share_of_window)]
     pub compact_at: Option<f64>,
+    /// Trust every hook the workspace defines (`.claude/settings.json`)
+    /// and pin it, without asking. Without it, an untrusted workspace hook
+    /// is asked about at a terminal and skipped otherwise (docs/hooks.md).
+    #[arg(long)]
+    pub trust_hooks: bool,
 }
 
 /// A share of the context window: above 0, at most 1.
@@ -91,6 +96,7 @@ impl ExecArgs {
             resume: None,
             output_last_message: None,
             compact_at: None,
+            trust_hooks: false,
         }
     }
 }
@@ -123,6 +129,7 @@ impl ExecArgs {
             yes: self.yes,
             resume: self.resume.clone(),
             compress_threshold: self.compact_at,
+            trust_hooks: self.trust_hooks,
         }
     }
 }
@@ -195,7 +202,21 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
             }
         });
         let mut sink = |event: AgentEvent| printer.event(&event);
-        agent.run(&prompt, &mut sink).await
+        let result = agent.run(&prompt, &mut sink).await;
+        let reason = match &result {
+            Ok(report) if report.outcome == amber_core::engine::Outcome::Interrupted => {
+                "interrupted"
+            }
+            _ => "exit",
+        };
+        // The session-end hooks; a failure to record their outcome costs
+        // the record, not the run's result.
+        if let Err(e) = agent.end_session(reason, &mut sink) {
+            sink(AgentEvent::Warning {
+                message: format!("the session-end hooks' outcome was not recorded: {e}"),
+            });
+        }
+        result
     });
     // Tool calls abandoned by Ctrl-C may still hold blocking threads.
     runtime.shutdown_background();

@@ -7,6 +7,7 @@ pub mod config;
 pub mod coverage;
 pub mod doctor;
 pub mod exec;
+pub mod hooks;
 pub mod memory;
 pub mod plugin;
 pub mod precompile;

@@ -58,7 +58,10 @@ mod tests {
     fn the_roots_are_the_documented_commands() {
         assert_eq!(
             builtin_roots(),
-            ["clear", "compact", "get", "help", "plugins", "quit", "sessions", "set", "status"]
+            [
+                "clear", "compact", "get", "help", "hooks", "plugins", "quit", "sessions", "set",
+                "status"
+            ]
         );
         assert!(is_builtin_root("set"));
         assert!(!is_builtin_root("git"));

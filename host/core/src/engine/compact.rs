@@ -28,6 +28,8 @@ pub enum CompactionOutcome {
     Failed(String),
     /// No compression pipeline is installed.
     Unavailable,
+    /// A pre-compact hook skipped an automatic compaction; why.
+    Skipped(String),
 }
 
 /// The compression gate's memory within a run.
@@ -117,6 +119,16 @@ impl Agent {
         let Some(compressor) = self.compressor.clone() else {
             return Ok(CompactionOutcome::Unavailable);
         };
+        let focus = match self.pre_compact_hooks(trigger, focus, sink)? {
+            Ok(focus) => focus,
+            Err(reason) => {
+                sink(AgentEvent::Warning {
+                    message: format!("the automatic compaction was skipped by {reason}"),
+                });
+                return Ok(CompactionOutcome::Skipped(reason));
+            }
+        };
+        let focus = focus.as_deref();
         sink(AgentEvent::CompactionStarted {
             trigger,
             tokens: usage.tokens,
@@ -182,6 +194,25 @@ impl Agent {
             memories: learned.memories_written,
             skills: learned.skills_written,
         });
+        let context =
+            self.after_compact_hooks(trigger, stats.tokens_before, stats.tokens_after, sink)?;
+        if !context.is_empty() {
+            let text = context.join("\n");
+            match trigger {
+                // Between runs: it goes with the next prompt.
+                CompactionTrigger::Manual => {
+                    self.note = Some(match self.note.take() {
+                        Some(note) => format!("{note}\n{text}"),
+                        None => text,
+                    })
+                }
+                // Mid-run: the model reads it at the next call.
+                CompactionTrigger::Auto => {
+                    self.push(text_message(Role::User, text))?;
+                    self.seal()?;
+                }
+            }
+        }
         Ok(CompactionOutcome::Completed { stats, learned })
     }
 
@@ -214,7 +245,7 @@ impl Agent {
     }
 
     /// The session's id (its file's name), when it is recorded.
-    fn session_id(&self) -> Option<String> {
+    pub(super) fn session_id(&self) -> Option<String> {
         self.session
             .as_ref()
             .and_then(|s| s.path().file_stem())

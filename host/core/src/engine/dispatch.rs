@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::envelope::{Envelope, Status};
 use crate::confine::confine;
+use crate::hooks::{HookEvent, HookRunner, PreTool};
 use crate::policy::{Ask, Policy};
 use crate::ports::dialect::ToolCall;
 use crate::ports::Tool;
@@ -116,6 +117,8 @@ pub struct Dispatcher {
     ledger: Option<Arc<crate::Ledger>>,
     /// Problems found since last taken (a schema that does not compile).
     warnings: Mutex<Vec<String>>,
+    /// The pre-tool hooks, and whose calls these are (`main`, `task-2`).
+    hooks: Option<(Arc<HookRunner>, String)>,
 }
 
 /// A call that passed every check, ready to run.
@@ -141,7 +144,24 @@ impl Dispatcher {
             policy,
             ledger: None,
             warnings: Mutex::new(Vec::new()),
+            hooks: None,
         }
+    }
+
+    /// Its calls pass `hooks`' pre-tool hooks, as `agent`'s.
+    pub fn hooked(mut self, hooks: Option<(Arc<HookRunner>, String)>) -> Self {
+        self.hook(hooks);
+        self
+    }
+
+    /// [`Self::hooked`], in place.
+    pub fn hook(&mut self, hooks: Option<(Arc<HookRunner>, String)>) {
+        self.hooks = hooks;
+    }
+
+    /// The hooks its calls pass, if any.
+    pub fn hooks(&self) -> Option<&(Arc<HookRunner>, String)> {
+        self.hooks.as_ref()
     }
 
     /// Calls go to the ledger's tool of the same name when it has one.
@@ -270,8 +290,32 @@ impl Dispatcher {
             None => entry.tool.clone(),
         };
         let mut args = parse_arguments(&call.arguments).map_err(Envelope::denied)?;
-        if let Some(validator) = self.validator(&call.name, entry) {
+        let validator = self.validator(&call.name, entry);
+        if let Some(validator) = validator {
             schema_mismatch(&call.name, validator, &args).map_err(Envelope::denied)?;
+        }
+        let mut hook_asks = None;
+        if let Some((hooks, agent)) = &self.hooks {
+            if hooks.handles(HookEvent::PreTool) {
+                let before = args.clone();
+                args = match hooks.pre_tool(agent, self.policy.mode(), &call.name, args) {
+                    PreTool::Allow(args) => args,
+                    PreTool::Deny(reason) => return Err(Envelope::denied(reason)),
+                    PreTool::Ask { reason, args } => {
+                        hook_asks = Some(reason);
+                        args
+                    }
+                };
+                // A rewrite is held to the tool's schema like the model's
+                // own arguments.
+                if args != before {
+                    if let Some(validator) = validator {
+                        schema_mismatch(&call.name, validator, &args).map_err(|e| {
+                            Envelope::denied(format!("a hook rewrote the arguments, and {e}"))
+                        })?;
+                    }
+                }
+            }
         }
         let repeated_from_last_turn = previous.iter().any(|p| {
             p.name == call.name && parse_arguments(&p.arguments).ok().as_ref() == Some(&args)
@@ -317,6 +361,22 @@ impl Dispatcher {
                 self.policy.authorize(&ask).map_err(Envelope::denied)?;
             }
             Mode::Read | Mode::Write | Mode::Yolo => {}
+        }
+        // A hook's `ask` puts the call to the user in every mode, past
+        // any "for the session" approval.
+        if let Some(reason) = hook_asks {
+            let ask = Ask {
+                requester: "model".into(),
+                kind: call.name.clone(),
+                detail: args.to_string(),
+                cwd: self.policy.root().to_path_buf(),
+                class: reason,
+                paths: Vec::new(),
+                also: Vec::new(),
+                open_paths: false,
+                grants: None,
+            };
+            self.policy.ask_user(&ask).map_err(Envelope::denied)?;
         }
         Ok(Allowed { tool, args })
     }

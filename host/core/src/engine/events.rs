@@ -110,6 +110,10 @@ pub enum AgentEvent {
     Steer { turn: u32, message: String },
     #[serde(rename = "warning")]
     Warning { message: String },
+    /// What one hook did with one event (docs/hooks.md): its decision,
+    /// or `failed` with the cause; also kept in the session record.
+    #[serde(rename = "hook")]
+    Hook(crate::hooks::HookOutcome),
     /// A compression cycle begins (the hooks' pre-compact point); a
     /// `compaction.completed` or `compaction.failed` follows.
     #[serde(rename = "compaction.started")]

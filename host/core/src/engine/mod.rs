@@ -14,6 +14,7 @@ mod compact;
 pub mod dispatch;
 pub mod envelope;
 pub mod events;
+mod hooked;
 pub mod instructions;
 mod interrupt;
 pub mod recovery;
@@ -30,6 +31,7 @@ pub use events::{AgentEvent, CompactionTrigger, DeltaKind, EventSink, FailureKin
 pub use interrupt::Interrupt;
 
 use crate::context::ContextChain;
+use crate::hooks::HookRunner;
 use crate::policy::Policy;
 use crate::ports::dialect::{
     ChatRequest, Message, ModelReply, Part, Role, StopReason, StreamChunk, ToolCall, ToolDecl,
@@ -150,6 +152,15 @@ pub struct Agent {
     /// Said to the model once, before the next prompt (a resumed
     /// session's read-coverage digest).
     note: Option<String>,
+    /// The session's hooks, when the host has any.
+    hooks: Option<Arc<HookRunner>>,
+    /// A sub-agent's hooks see its tool calls and its end
+    /// (`subagent-stop`), not a session of its own.
+    sub_agent: bool,
+    /// `session-start` was fired for this agent.
+    started: bool,
+    /// Times in a row a stop hook has continued this run.
+    stop_continues: u32,
 }
 
 /// What the model is told of `tools`.
@@ -200,7 +211,30 @@ impl Agent {
             reads: None,
             agent_id: "main".into(),
             note: None,
+            hooks: None,
+            sub_agent: false,
+            started: false,
+            stop_continues: 0,
         }
+    }
+
+    /// Its events go to `hooks` (docs/hooks.md); a sub-agent's
+    /// (`sub_agent`) are its tool calls and its end. Set after
+    /// [`Self::with_reads`], whose agent id the hooks are told.
+    pub fn with_hooks(mut self, hooks: Option<Arc<HookRunner>>, sub_agent: bool) -> Self {
+        if let (Some(hooks), Some(id)) = (&hooks, self.session_id()) {
+            hooks.set_session(id);
+        }
+        self.dispatcher
+            .hook(hooks.clone().map(|h| (h, self.agent_id.clone())));
+        self.hooks = hooks;
+        self.sub_agent = sub_agent;
+        self
+    }
+
+    /// The hooks, for the sub-agents it starts.
+    pub fn hooks(&self) -> Option<&Arc<HookRunner>> {
+        self.hooks.as_ref()
     }
 
     /// Runs under `token` instead of a token of its own (a sub-agent takes
@@ -282,8 +316,10 @@ impl Agent {
     pub fn set_tools(&mut self, tools: &[Arc<dyn Tool>], blocks: Vec<Arc<dyn PromptBlock>>) {
         self.decls = declarations(tools);
         let ledger = self.dispatcher.ledger().cloned();
-        self.dispatcher =
-            Dispatcher::new(tools, self.dispatcher.policy().clone()).following(ledger);
+        let hooks = self.dispatcher.hooks().cloned();
+        self.dispatcher = Dispatcher::new(tools, self.dispatcher.policy().clone())
+            .following(ledger)
+            .hooked(hooks);
         self.blocks = blocks;
     }
 
@@ -351,19 +387,36 @@ impl Agent {
         sink: &mut EventSink<'_>,
     ) -> Result<RunReport, AgentError> {
         self.cancel = self.interrupt.current();
-        self.ensure_system_prompt()?;
-        let mut message = text_message(Role::User, prompt);
-        if let Some(note) = self.note.take() {
-            message.parts.insert(0, Part::Text { text: note });
-        }
-        self.push(message)?;
-        // Each run gives compression its chances again.
-        self.compaction.failures = 0;
         let mut report = RunReport {
             outcome: Outcome::Interrupted,
             turns: 0,
             usage: Usage::default(),
         };
+        let resumed = !self.chain.is_empty();
+        self.ensure_system_prompt()?;
+        let mut context = self.start_hooks(resumed, sink)?;
+        match self.prompt_hooks(prompt, sink)? {
+            Ok(added) => context.extend(added),
+            Err(blocked) => {
+                report.outcome = Outcome::HardStop(blocked);
+                self.seal()?;
+                return Ok(report);
+            }
+        }
+        let mut message = text_message(Role::User, prompt);
+        if let Some(note) = self.note.take() {
+            message.parts.insert(0, Part::Text { text: note });
+        }
+        if !context.is_empty() {
+            message.parts.push(Part::Text {
+                text: context.join("\n"),
+            });
+        }
+        self.push(message)?;
+        // Each run gives compression its chances again, and stop hooks
+        // their continues.
+        self.compaction.failures = 0;
+        self.stop_continues = 0;
         let result = self.iterate(prompt, &mut report, sink).await;
         // Whatever happened, what was recorded is sealed and on disk.
         self.seal()?;
@@ -472,6 +525,12 @@ impl Agent {
                     // Silent: the question and its answer leave the history.
                     self.pop()?;
                     self.pop()?;
+                    if let Some(reason) = self.stop_hooks(&final_reply, sink)? {
+                        self.steer(turn, reason, sink)?;
+                        self.seal()?;
+                        confirming = false;
+                        continue;
+                    }
                     return Ok(Outcome::Done(final_reply));
                 }
                 if let Verdict::Steer(steer) = verdict {
@@ -487,7 +546,14 @@ impl Agent {
                         confirming = true;
                         continue;
                     }
-                    None => return Ok(Outcome::Done(final_reply)),
+                    None => {
+                        if let Some(reason) = self.stop_hooks(&final_reply, sink)? {
+                            self.steer(turn, reason, sink)?;
+                            self.seal()?;
+                            continue;
+                        }
+                        return Ok(Outcome::Done(final_reply));
+                    }
                 }
             }
             if confirming {
@@ -674,6 +740,7 @@ impl Agent {
         for message in self.dispatcher.take_warnings() {
             sink(AgentEvent::Warning { message });
         }
+        self.hook_outcomes(sink)?;
         self.record_results(turn, calls, envelopes.clone(), sink)?;
         Ok(envelopes)
     }
@@ -694,6 +761,9 @@ impl Agent {
                 {
                     envelope.output = format!("{}\n{line}", envelope.output.trim_end());
                 }
+            }
+            if let Some(added) = self.post_tool_hooks(call, &envelope) {
+                envelope.output = format!("{}\n{added}", envelope.output.trim_end());
             }
             sink(AgentEvent::ToolResult {
                 turn,

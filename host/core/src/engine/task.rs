@@ -46,6 +46,9 @@ pub struct TaskContext {
     /// Read coverage: each sub-agent's reads are tracked apart, as
     /// `task-<n>`.
     pub reads: Option<Arc<dyn crate::ports::ReadTracker>>,
+    /// The session's hooks: each sub-agent's tool calls pass them, and
+    /// its end fires `subagent-stop`.
+    pub hooks: Option<Arc<crate::hooks::HookRunner>>,
 }
 
 pub struct TaskTool {
@@ -150,7 +153,8 @@ impl TaskTool {
             .map_or_else(|| format!("task-{n}"), |r| r.sub_agent());
         let mut agent = Agent::new(config, ports, ContextChain::new(), None)
             .with_cancel(token.child_token())
-            .with_reads(ctx.reads.clone(), id);
+            .with_reads(ctx.reads.clone(), id)
+            .with_hooks(ctx.hooks.clone(), true);
         let report = agent
             .run(prompt, &mut |_| {})
             .await

@@ -57,10 +57,21 @@ impl SessionInfo {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
     Start(SessionInfo),
-    Message { hash: String, message: Message },
-    Pop { hash: String },
+    Message {
+        hash: String,
+        message: Message,
+    },
+    Pop {
+        hash: String,
+    },
     Clear,
-    Head { hash: String, len: usize },
+    Head {
+        hash: String,
+        len: usize,
+    },
+    /// What a hook did (docs/hooks.md). Not part of the chain: resume
+    /// reads past it.
+    Hook(crate::hooks::HookOutcome),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -280,6 +291,11 @@ impl SessionWriter {
         self.write(&Record::Clear)
     }
 
+    /// Records what a hook did; resume reads past it.
+    pub fn hook(&mut self, outcome: &crate::hooks::HookOutcome) -> Result<(), SessionError> {
+        self.write(&Record::Hook(outcome.clone()))
+    }
+
     /// Ends a turn: writes the head record and fsyncs.
     pub fn end_turn(&mut self, chain: &ContextChain) -> Result<(), SessionError> {
         self.write(&Record::Head {
@@ -337,6 +353,10 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
             Err(e) => return Err(tampered(number, format!("not a session record ({e})"))),
         };
         valid_len += raw.len() as u64;
+        // A hook's outcome is not part of the chain or of any turn.
+        if let Record::Hook(_) = record {
+            continue;
+        }
         after_head = false;
         match record {
             Record::Start(start) => {
@@ -375,6 +395,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                 }
             }
             Record::Clear => chain.clear(),
+            Record::Hook(_) => {}
             Record::Head { hash, len } => {
                 if hex(&chain.head()) != hash || chain.len() != len {
                     return Err(tampered(

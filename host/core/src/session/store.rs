@@ -196,6 +196,9 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             summary.state = SessionState::Unreadable;
             continue;
         };
+        if let Record::Hook(_) = record {
+            continue;
+        }
         ended = false;
         match record {
             Record::Start(info) => {
@@ -219,6 +222,7 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
                 summary.messages = 0;
                 sizes.clear();
             }
+            Record::Hook(_) => {}
             Record::Head { .. } => {
                 summary.turns += 1;
                 ended = true;

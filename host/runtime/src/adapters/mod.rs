@@ -4,6 +4,7 @@
 //! the plugin and the cause.
 
 mod command;
+mod hook;
 mod parser;
 mod prompt;
 mod provider;
@@ -19,6 +20,7 @@ use crate::error::CallError;
 use crate::pool_cell::PoolCell;
 
 pub use command::ComponentCommand;
+pub use hook::ComponentHook;
 pub use parser::ComponentParser;
 pub use prompt::ComponentPromptBlock;
 pub use provider::ComponentDialect;
@@ -84,6 +86,14 @@ pub fn service_for(
             };
             Service::Parser(Arc::new(ComponentParser::new(pool, spec)))
         }
+        types::Capability::Hook(hook) => {
+            let event = hook_event(hook.event);
+            let matcher = amber_core::hooks::Matcher::parse(hook.matcher.as_deref())
+                .map_err(|e| format!("hook `{event}`: {e}"))?;
+            let id = pool.context().id.clone();
+            let spec = amber_core::hooks::HookSpec::new(id, event, matcher);
+            Service::Hook(Arc::new(ComponentHook::new(pool, spec)))
+        }
     })
 }
 
@@ -96,6 +106,25 @@ pub fn describe(capability: &types::Capability) -> (amber_core::CapabilityKind, 
         types::Capability::Command(c) => (K::Command, &c.root),
         types::Capability::Prompt(b) => (K::Prompt, &b.name),
         types::Capability::Parser(l) => (K::Parser, &l.name),
+        types::Capability::Hook(h) => (K::Hook, hook_event(h.event).as_str()),
+    }
+}
+
+/// The core's name of a WIT hook event.
+pub fn hook_event(event: types::HookEvent) -> amber_core::hooks::HookEvent {
+    use amber_core::hooks::HookEvent as E;
+    match event {
+        types::HookEvent::SessionStart => E::SessionStart,
+        types::HookEvent::UserPromptSubmit => E::UserPromptSubmit,
+        types::HookEvent::PreTool => E::PreTool,
+        types::HookEvent::PostTool => E::PostTool,
+        types::HookEvent::PermissionRequest => E::PermissionRequest,
+        types::HookEvent::PreCompact => E::PreCompact,
+        types::HookEvent::PostCompact => E::PostCompact,
+        types::HookEvent::Stop => E::Stop,
+        types::HookEvent::SubagentStop => E::SubagentStop,
+        types::HookEvent::SessionEnd => E::SessionEnd,
+        types::HookEvent::Notification => E::Notification,
     }
 }
 

@@ -69,7 +69,9 @@ impl ExecPolicy {
         Confinement::Sandboxed(profile)
     }
 
-    fn environment(&self) -> Vec<(String, std::ffi::OsString)> {
+    /// The allowlisted variables of amber's environment, as every command
+    /// gets them (the spawner still drops names that look like secrets).
+    pub fn environment(&self) -> Vec<(String, std::ffi::OsString)> {
         self.env_allowlist
             .iter()
             .filter_map(|key| std::env::var_os(key).map(|v| (key.clone(), v)))

@@ -1,0 +1,267 @@
+//! Where command hooks come from: `[[hooks.command]]` in the user's config,
+//! and with `hooks.claude_settings`, the `hooks` of Claude Code's settings
+//! files: the user's `~/.claude/settings.json` and the workspace's
+//! `.claude/settings.json`. Only the workspace's need trust (trust.rs):
+//! a repository can plant them; the others are the user's own.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use amber_config::Config;
+use amber_core::hooks::{HookEvent, Matcher, OnError};
+use serde_json::Value;
+
+/// Claude Code's default deadline of a command hook.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// `[[hooks.command]]` of the user's config.
+    Config,
+    /// A Claude Code settings file outside the workspace.
+    UserSettings(PathBuf),
+    /// A Claude Code settings file inside the workspace.
+    WorkspaceSettings(PathBuf),
+}
+
+impl Source {
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Config => "config".into(),
+            Source::UserSettings(path) | Source::WorkspaceSettings(path) => {
+                path.display().to_string()
+            }
+        }
+    }
+}
+
+/// One command hook, as found.
+#[derive(Debug, Clone)]
+pub struct HookDef {
+    /// `config#1`, `.claude/settings.json#2`: how reasons and lists name it.
+    pub id: String,
+    pub source: Source,
+    pub event: HookEvent,
+    pub matcher: Matcher,
+    pub command: String,
+    pub timeout: Duration,
+    pub on_error: Option<OnError>,
+    pub priority: i32,
+}
+
+impl HookDef {
+    /// Planted by the workspace, so it runs only once trusted.
+    pub fn in_workspace(&self) -> bool {
+        matches!(self.source, Source::WorkspaceSettings(_))
+    }
+
+    /// What trust pins: the workspace, the file, the event, the matcher
+    /// and the command. A change to any of them is another hook, asked
+    /// about again.
+    pub fn fingerprint(&self, workspace: &Path) -> String {
+        let text = format!(
+            "{}\0{}\0{}\0{}\0{}",
+            workspace.display(),
+            self.source.describe(),
+            self.event,
+            self.matcher.as_str().unwrap_or("*"),
+            self.command
+        );
+        blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
+    }
+}
+
+/// Every command hook of `config` and, when it asks, of Claude Code's
+/// settings; with warnings for what could not be read (a hook that
+/// cannot be read is left out, never guessed at).
+pub fn gather(
+    config: &Config,
+    workspace: &Path,
+    home: Option<&Path>,
+) -> (Vec<HookDef>, Vec<String>) {
+    let mut defs = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, hook) in config.hooks.command.iter().enumerate() {
+        // The config was validated as it was read.
+        let (Some(event), Ok(matcher)) = (
+            HookEvent::parse(&hook.event),
+            Matcher::parse(hook.matcher.as_deref()),
+        ) else {
+            continue;
+        };
+        defs.push(HookDef {
+            id: format!("config#{}", i + 1),
+            source: Source::Config,
+            event,
+            matcher,
+            command: hook.command.clone(),
+            timeout: hook
+                .timeout_ms
+                .map(Duration::from_millis)
+                .unwrap_or(DEFAULT_TIMEOUT),
+            on_error: hook.on_error,
+            priority: hook.priority,
+        });
+    }
+    if config.hooks.claude_settings {
+        let mut files = Vec::new();
+        if let Some(home) = home {
+            let user = home.join(".claude/settings.json");
+            if !user.starts_with(workspace) {
+                files.push(Source::UserSettings(user));
+            }
+        }
+        files.push(Source::WorkspaceSettings(
+            workspace.join(".claude/settings.json"),
+        ));
+        for source in files {
+            let (found, problem) = settings_file(&source, workspace);
+            defs.extend(found);
+            warnings.extend(problem);
+        }
+    }
+    (defs, warnings)
+}
+
+/// The hooks of one Claude Code settings file (none when it is absent),
+/// and what was left out of it and why. The readable hooks still run.
+fn settings_file(source: &Source, workspace: &Path) -> (Vec<HookDef>, Option<String>) {
+    match read_settings(source, workspace) {
+        Ok((defs, problems)) if problems.is_empty() => (defs, None),
+        Ok((defs, problems)) => {
+            let warning = format!(
+                "some hooks of {} are left out: {}",
+                source.describe(),
+                problems.join("; ")
+            );
+            (defs, Some(warning))
+        }
+        Err(e) => (Vec::new(), Some(e)),
+    }
+}
+
+fn read_settings(source: &Source, workspace: &Path) -> Result<(Vec<HookDef>, Vec<String>), String> {
+    let (Source::UserSettings(path) | Source::WorkspaceSettings(path)) = source else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+        Err(e) => return Err(format!("cannot read the hooks of {}: {e}", path.display())),
+    };
+    let json: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "the hooks of {} are not read: it is not JSON ({e})",
+            path.display()
+        )
+    })?;
+    let label = path
+        .strip_prefix(workspace)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string());
+    let Some(events) = json.get("hooks").and_then(Value::as_object) else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let mut defs = Vec::new();
+    let mut problems = Vec::new();
+    for (name, groups) in events {
+        let Some(event) = HookEvent::parse(name) else {
+            problems.push(format!("unknown event `{name}`"));
+            continue;
+        };
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = match Matcher::parse(group.get("matcher").and_then(Value::as_str)) {
+                Ok(matcher) => matcher,
+                Err(e) => {
+                    problems.push(e);
+                    continue;
+                }
+            };
+            for hook in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let kind = hook
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("command");
+                let Some(command) = hook.get("command").and_then(Value::as_str) else {
+                    problems.push(format!("a `{kind}` hook of {name} has no command"));
+                    continue;
+                };
+                if kind != "command" {
+                    problems.push(format!("a `{kind}` hook of {name}: only command hooks run"));
+                    continue;
+                }
+                // Claude Code gives the timeout in seconds.
+                let timeout = hook
+                    .get("timeout")
+                    .and_then(Value::as_f64)
+                    .filter(|s| *s > 0.0)
+                    .map(Duration::from_secs_f64)
+                    .unwrap_or(DEFAULT_TIMEOUT);
+                defs.push(HookDef {
+                    id: format!("{label}#{}", defs.len() + 1),
+                    source: source.clone(),
+                    event,
+                    matcher: matcher.clone(),
+                    command: command.to_string(),
+                    timeout,
+                    on_error: None,
+                    priority: 0,
+                });
+            }
+        }
+    }
+    Ok((defs, problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_settings_hooks_are_read_with_their_matchers_and_seconds() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::fs::write(
+            dir.path().join(".claude/settings.json"),
+            r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./check.sh","timeout":5}]}]}}"#,
+        )
+        .unwrap();
+        let mut config = Config::default();
+        config.hooks.claude_settings = true;
+        let (defs, warnings) = gather(&config, dir.path(), None);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(defs.len(), 1);
+        let def = &defs[0];
+        assert_eq!(def.event, HookEvent::PreTool);
+        assert!(def.matcher.matches("shell"));
+        assert_eq!(def.timeout, Duration::from_secs(5));
+        assert!(def.in_workspace());
+        assert_eq!(def.id, ".claude/settings.json#1");
+    }
+
+    #[test]
+    fn a_changed_command_has_another_fingerprint() {
+        let def = HookDef {
+            id: "config#1".into(),
+            source: Source::Config,
+            event: HookEvent::Stop,
+            matcher: Matcher::any(),
+            command: "true".into(),
+            timeout: DEFAULT_TIMEOUT,
+            on_error: None,
+            priority: 0,
+        };
+        let w = Path::new("/w");
+        let changed = HookDef {
+            command: "false".into(),
+            ..def.clone()
+        };
+        assert_ne!(def.fingerprint(w), changed.fingerprint(w));
+        assert_eq!(def.fingerprint(w), def.clone().fingerprint(w));
+    }
+}

@@ -1,0 +1,119 @@
+//! `amber hooks list|trust|untrust`: every hook with its source, events,
+//! matcher and trust; trust pins a workspace hook's fingerprint, untrust
+//! forgets it (docs/hooks.md).
+
+use amber_app::hooks::{self, sources, trust::TrustStore};
+use amber_app::host;
+use amber_core::project::ProjectRoot;
+use amber_runtime::AmberDirs;
+use anyhow::{bail, Result};
+use clap::Subcommand;
+
+use super::print_json;
+
+#[derive(Subcommand)]
+pub enum HooksCommand {
+    /// Every hook: the plugins' and the command hooks of the config and
+    /// of Claude Code's settings, with their trust.
+    List {
+        /// JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trust workspace hooks by fingerprint (as `list` shows it), or all
+    /// of this workspace's with --all; they then run without asking until
+    /// they change.
+    Trust {
+        fingerprints: Vec<String>,
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop trusting workspace hooks by fingerprint.
+    Untrust {
+        #[arg(required = true)]
+        fingerprints: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
+    let dirs = AmberDirs::from_env();
+    let config = host::load_config(&dirs)?;
+    let workspace = project.root.as_path();
+    match command {
+        HooksCommand::List { json } => {
+            let policy = host::policy(&config, workspace, None, false);
+            let manager = host::loaded_with(workspace, &config, Some(policy))?;
+            let (listed, warnings) =
+                hooks::list(manager.runtime().ledger(), &config, &dirs, workspace);
+            for warning in &warnings {
+                eprintln!("amber: warning: {warning}");
+            }
+            if json {
+                return print_json(&listed);
+            }
+            print!("{}", hooks::render(&listed).trim_end());
+            println!();
+            Ok(())
+        }
+        HooksCommand::Trust {
+            fingerprints,
+            all,
+            json,
+        } => {
+            if fingerprints.is_empty() && !all {
+                bail!("name the hooks to trust by fingerprint (`amber hooks list` shows them), or pass --all");
+            }
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            let (defs, _) = sources::gather(&config, workspace, home.as_deref());
+            let mut store = TrustStore::load(&dirs.data)?;
+            let mut trusted = Vec::new();
+            for def in defs.iter().filter(|d| d.in_workspace()) {
+                let fp = def.fingerprint(workspace);
+                if all || fingerprints.iter().any(|f| f == &fp) {
+                    store.trust(def, workspace);
+                    trusted.push(fp);
+                }
+            }
+            let unknown: Vec<&String> = fingerprints
+                .iter()
+                .filter(|f| !trusted.contains(f))
+                .collect();
+            if !unknown.is_empty() {
+                bail!(
+                    "no workspace hook here has the fingerprint {}; `amber hooks list` shows them",
+                    unknown
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            store.save()?;
+            if json {
+                return print_json(&serde_json::json!({ "trusted": trusted }));
+            }
+            println!("trusted {} hook(s)", trusted.len());
+            Ok(())
+        }
+        HooksCommand::Untrust { fingerprints, json } => {
+            let mut store = TrustStore::load(&dirs.data)?;
+            let (removed, unknown): (Vec<String>, Vec<String>) =
+                fingerprints.into_iter().partition(|f| store.untrust(f));
+            store.save()?;
+            if json {
+                return print_json(
+                    &serde_json::json!({ "untrusted": removed, "unknown": unknown }),
+                );
+            }
+            println!("untrusted {} hook(s)", removed.len());
+            if !unknown.is_empty() {
+                bail!("not trusted before: {}", unknown.join(", "));
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The one table of names between Claude Code's hooks and amber's: events,
+//! tools, argument keys and MCP tool names. docs/hooks.md prints the same
+//! table; the coverage and MCP work read the tool names from here.
+
+use serde_json::Value;
+
+use super::HookEvent;
+
+/// Claude Code's name of an event.
+pub fn claude_event(event: HookEvent) -> &'static str {
+    match event {
+        HookEvent::SessionStart => "SessionStart",
+        HookEvent::UserPromptSubmit => "UserPromptSubmit",
+        HookEvent::PreTool => "PreToolUse",
+        HookEvent::PostTool => "PostToolUse",
+        HookEvent::PermissionRequest => "PermissionRequest",
+        HookEvent::PreCompact => "PreCompact",
+        HookEvent::PostCompact => "PostCompact",
+        HookEvent::Stop => "Stop",
+        HookEvent::SubagentStop => "SubagentStop",
+        HookEvent::SessionEnd => "SessionEnd",
+        HookEvent::Notification => "Notification",
+    }
+}
+
+/// Claude Code's tool names and amber's, pair by pair.
+pub const TOOLS: [(&str, &str); 6] = [
+    ("Bash", "shell"),
+    ("Read", "read_file"),
+    ("Edit", "edit_file"),
+    ("Write", "write_file"),
+    ("Glob", "glob"),
+    ("Grep", "grep"),
+];
+
+/// An MCP tool: Claude Code's `mcp__<server>__<tool>` is amber's
+/// `<server>__<tool>`.
+const MCP_PREFIX: &str = "mcp__";
+
+/// Claude Code's name for amber's tool `name`.
+pub fn claude_tool(name: &str) -> String {
+    if let Some((claude, _)) = TOOLS.iter().find(|(_, amber)| *amber == name) {
+        return (*claude).to_string();
+    }
+    if name.contains("__") {
+        return format!("{MCP_PREFIX}{name}");
+    }
+    name.to_string()
+}
+
+/// amber's name for Claude Code's tool `name`.
+pub fn amber_tool(name: &str) -> String {
+    if let Some((_, amber)) = TOOLS.iter().find(|(claude, _)| *claude == name) {
+        return (*amber).to_string();
+    }
+    match name.strip_prefix(MCP_PREFIX) {
+        Some(rest) if rest.contains("__") => rest.to_string(),
+        _ => name.to_string(),
+    }
+}
+
+/// Argument keys: Claude Code's and amber's, pair by pair.
+pub const ARGS: [(&str, &str); 1] = [("file_path", "path")];
+
+/// `args` with amber's keys renamed to Claude Code's (`path` →
+/// `tool_input.file_path`), for a command hook's stdin.
+pub fn claude_args(args: &Value) -> Value {
+    rename_keys(args, |key| {
+        ARGS.iter()
+            .find(|(_, amber)| *amber == key)
+            .map(|(claude, _)| *claude)
+    })
+}
+
+/// `args` with Claude Code's keys renamed to amber's, for a command hook's
+/// rewritten `tool_input`.
+pub fn amber_args(args: &Value) -> Value {
+    rename_keys(args, |key| {
+        ARGS.iter()
+            .find(|(claude, _)| *claude == key)
+            .map(|(_, amber)| *amber)
+    })
+}
+
+fn rename_keys(args: &Value, rename: impl Fn(&str) -> Option<&'static str>) -> Value {
+    match args {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    (
+                        rename(k).map(str::to_string).unwrap_or(k.clone()),
+                        v.clone(),
+                    )
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_map_both_ways() {
+        for (claude, amber) in TOOLS {
+            assert_eq!(claude_tool(amber), claude);
+            assert_eq!(amber_tool(claude), amber);
+        }
+        assert_eq!(
+            claude_tool("github__create_issue"),
+            "mcp__github__create_issue"
+        );
+        assert_eq!(
+            amber_tool("mcp__github__create_issue"),
+            "github__create_issue"
+        );
+        assert_eq!(amber_tool("mcp__odd"), "mcp__odd");
+        assert_eq!(claude_tool("outline"), "outline");
+    }
+
+    #[test]
+    fn every_event_parses_from_both_names() {
+        for event in HookEvent::ALL {
+            assert_eq!(HookEvent::parse(event.as_str()), Some(event));
+            assert_eq!(HookEvent::parse(claude_event(event)), Some(event));
+        }
+        assert_eq!(HookEvent::parse("PreTool"), None);
+    }
+
+    #[test]
+    fn path_and_file_path_swap() {
+        let amber = serde_json::json!({"path": "a.rs", "content": "x"});
+        let claude = claude_args(&amber);
+        assert_eq!(
+            claude,
+            serde_json::json!({"file_path": "a.rs", "content": "x"})
+        );
+        assert_eq!(amber_args(&claude), amber);
+    }
+}
