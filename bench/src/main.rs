@@ -11,6 +11,7 @@ mod corpus;
 mod coverage;
 mod engine;
 mod first_run;
+mod hooks;
 mod measure;
 mod memory;
 mod parsers;
@@ -53,6 +54,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["tui"], tui::run),
     (&["coverage"], coverage::run),
     (&["reload", "tui"], reload::run),
+    (&["hooks"], hooks::run),
 ];
 
 fn main() -> Result<()> {

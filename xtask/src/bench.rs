@@ -67,6 +67,18 @@ pub fn run_all(args: &[String]) -> Result<()> {
         "-C",
         guests::INLINE_THRESHOLD,
     ]))?;
+    // The hooks rows' baseline: hook-guard's checks as a native command
+    // hook, beside the bench binary.
+    run(cargo()?.current_dir(root()).args([
+        "build",
+        "--profile",
+        PROFILE,
+        "--quiet",
+        "-p",
+        "amber-bench",
+        "--bin",
+        "hook-guard-native",
+    ]))?;
     let out_dir = target_dir().join("bench");
     std::fs::create_dir_all(&out_dir)?;
     let rows_path = out_dir.join("rows.jsonl");

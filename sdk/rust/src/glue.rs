@@ -6,11 +6,13 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 
 use crate::bindings::amber::plugin::types::{Capability, InitContext, PluginManifest as Manifest};
-use crate::bindings::exports::amber::plugin::{command, parser, plugin, prompt, provider, tool};
+use crate::bindings::exports::amber::plugin::{
+    command, hook, parser, plugin, prompt, provider, tool,
+};
 use crate::capability::{
     CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvents, ToolPlugin,
 };
-use crate::Plugin;
+use crate::{HookPlugin, Plugin};
 
 /// Which capability traits a plugin type implements. `export!` overrides
 /// the methods for the kinds it lists; the rest answer `None`.
@@ -30,6 +32,9 @@ pub trait Wiring: 'static {
         None
     }
     fn parser(_p: &mut Self::Plugin) -> Option<&mut dyn ParserPlugin> {
+        None
+    }
+    fn hook(_p: &mut Self::Plugin) -> Option<&mut dyn HookPlugin> {
         None
     }
 }
@@ -93,6 +98,9 @@ impl<W: Wiring> plugin::Guest for Exports<W> {
             }
             if let Some(l) = W::parser(p) {
                 caps.extend(l.languages().into_iter().map(Capability::Parser));
+            }
+            if let Some(h) = W::hook(p) {
+                caps.extend(h.hooks().into_iter().map(Capability::Hook));
             }
             caps
         })
@@ -240,5 +248,87 @@ impl<W: Wiring> parser::Guest for Exports<W> {
             Some(l) => l.references(&language, &source, &name),
             None => Err(not_provided("parser")),
         })
+    }
+}
+
+/// Runs `f` on the plugin's hooks, or answers that it has none. The host
+/// calls only declared events, so the error reaches nobody unless a
+/// component's declarations and exports disagree.
+fn with_hooks<W: Wiring, R>(
+    f: impl FnOnce(&mut dyn HookPlugin) -> Result<R, String>,
+) -> Result<R, String> {
+    with_plugin::<W, _>(|p| match W::hook(p) {
+        Some(h) => f(h),
+        None => Err(not_provided("hook")),
+    })
+}
+
+impl<W: Wiring> hook::Guest for Exports<W> {
+    fn session_start(
+        ctx: hook::HookContext,
+        source: hook::StartSource,
+    ) -> Result<Option<String>, String> {
+        with_hooks::<W, _>(|h| h.session_start(&ctx, source))
+    }
+
+    fn user_prompt_submit(
+        ctx: hook::HookContext,
+        prompt: String,
+    ) -> Result<hook::PromptDecision, String> {
+        with_hooks::<W, _>(|h| h.user_prompt_submit(&ctx, &prompt))
+    }
+
+    fn pre_tool(
+        ctx: hook::HookContext,
+        call: hook::ToolCall,
+    ) -> Result<hook::PreToolDecision, String> {
+        with_hooks::<W, _>(|h| h.pre_tool(&ctx, call))
+    }
+
+    fn post_tool(
+        ctx: hook::HookContext,
+        result: hook::ToolResult,
+    ) -> Result<hook::PostToolDecision, String> {
+        with_hooks::<W, _>(|h| h.post_tool(&ctx, result))
+    }
+
+    fn permission_request(
+        ctx: hook::HookContext,
+        ask: hook::PermissionAsk,
+    ) -> Result<hook::PermissionDecision, String> {
+        with_hooks::<W, _>(|h| h.permission_request(&ctx, ask))
+    }
+
+    fn pre_compact(
+        ctx: hook::HookContext,
+        request: hook::CompactRequest,
+    ) -> Result<hook::PreCompactDecision, String> {
+        with_hooks::<W, _>(|h| h.pre_compact(&ctx, request))
+    }
+
+    fn post_compact(
+        ctx: hook::HookContext,
+        done: hook::CompactDone,
+    ) -> Result<Option<String>, String> {
+        with_hooks::<W, _>(|h| h.post_compact(&ctx, done))
+    }
+
+    fn stop(
+        ctx: hook::HookContext,
+        request: hook::StopRequest,
+    ) -> Result<hook::StopDecision, String> {
+        with_hooks::<W, _>(|h| h.stop(&ctx, request))
+    }
+
+    fn subagent_stop(ctx: hook::HookContext, request: hook::StopRequest) -> Result<(), String> {
+        with_hooks::<W, _>(|h| h.subagent_stop(&ctx, request))
+    }
+
+    fn session_end(ctx: hook::HookContext, reason: String) -> Result<(), String> {
+        with_hooks::<W, _>(|h| h.session_end(&ctx, &reason))
+    }
+
+    fn notification(ctx: hook::HookContext, message: String) -> Result<(), String> {
+        with_hooks::<W, _>(|h| h.notification(&ctx, &message))
     }
 }

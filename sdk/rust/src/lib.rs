@@ -2,8 +2,8 @@
 //!
 //! A plugin is a type implementing [`Plugin`] plus one trait per capability
 //! kind it offers ([`ToolPlugin`], [`ProviderPlugin`], [`PromptPlugin`],
-//! [`ParserPlugin`], [`CommandPlugin`]). Every method that can have a default
-//! has one. One line exports it:
+//! [`ParserPlugin`], [`CommandPlugin`], [`HookPlugin`]). Every method that
+//! can have a default has one. One line exports it:
 //!
 //! ```ignore
 //! amber_sdk::export!(Hello: tool);
@@ -42,6 +42,7 @@ pub mod files;
 pub mod fs;
 #[doc(hidden)]
 pub mod glue;
+mod hook;
 mod manifest;
 
 pub use args::parse_args;
@@ -54,6 +55,7 @@ pub use capability::{
     push_text, CommandPlugin, Decoder, ParserPlugin, PromptPlugin, ProviderPlugin, SseEvent,
     SseEvents, ToolPlugin,
 };
+pub use hook::HookPlugin;
 #[doc(hidden)]
 pub use manifest::__check_manifest;
 pub use manifest::API_VERSION;
@@ -71,10 +73,18 @@ pub fn count(n: usize, noun: &str) -> String {
 pub use bindings::amber::plugin::exec::{self, ExecOutput};
 pub use bindings::amber::plugin::host::{log, setting};
 pub use bindings::amber::plugin::types::{
-    AuthScheme, BlockPosition, BlockSpec, CommandRoot, FlavorSpec, InitContext, LanguageSpec,
-    LogLevel, Permission, PermissionRequest, PluginManifest as Manifest, ToolSpec,
+    AuthScheme, BlockPosition, BlockSpec, CommandRoot, FlavorSpec, HookEvent, HookSpec,
+    InitContext, LanguageSpec, LogLevel, Permission, PermissionRequest, PluginManifest as Manifest,
+    ToolSpec,
 };
 pub use bindings::exports::amber::plugin::command::CommandNode;
+// `tool-call` and `tool-result` are also the provider's names, for the
+// conversation's messages, so the hook's carry the `Hook` prefix.
+pub use bindings::exports::amber::plugin::hook::{
+    CompactDone, CompactRequest, CompactTrigger, HookContext, PermissionAsk, PermissionDecision,
+    PostToolDecision, PreCompactDecision, PreToolDecision, PromptDecision, StartSource,
+    StopDecision, StopRequest, ToolCall as HookToolCall, ToolResult as HookToolResult,
+};
 pub use bindings::exports::amber::plugin::parser::{Calls, Span, Symbol};
 pub use bindings::exports::amber::plugin::prompt::RenderContext;
 pub use bindings::exports::amber::plugin::provider::{
@@ -108,14 +118,15 @@ pub trait Plugin: Default + 'static {
 /// Everything a plugin author usually needs, in one import.
 pub mod prelude {
     pub use crate::{
-        json, parse_args, CommandNode, CommandPlugin, CommandRoot, CommandSpec, InitContext,
-        Manifest, ParserPlugin, Permission, Plugin, PromptPlugin, ProviderPlugin, ToolError,
-        ToolOutput, ToolPlugin, ToolSpec, Value,
+        json, parse_args, CommandNode, CommandPlugin, CommandRoot, CommandSpec, HookContext,
+        HookEvent, HookPlugin, HookSpec, HookToolCall, InitContext, Manifest, ParserPlugin,
+        Permission, Plugin, PreToolDecision, PromptPlugin, ProviderPlugin, ToolError, ToolOutput,
+        ToolPlugin, ToolSpec, Value,
     };
 }
 
 /// Exports a plugin type, listing the capability kinds it implements:
-/// `tool`, `provider`, `command`, `prompt`, `parser`.
+/// `tool`, `provider`, `command`, `prompt`, `parser`, `hook`.
 ///
 /// ```ignore
 /// amber_sdk::export!(MyPlugin: tool, prompt);
@@ -145,7 +156,7 @@ macro_rules! export {
             stringify!($plugin),
             ") lists no capability kinds, so the plugin would offer nothing: write `amber_sdk::export!(",
             stringify!($plugin),
-            ": tool)`, listing each of tool, provider, command, prompt and parser that it implements"
+            ": tool)`, listing each of tool, provider, command, prompt, parser and hook that it implements"
         ));
     };
 }
@@ -178,11 +189,16 @@ macro_rules! __amber_wire {
             Some(p)
         }
     };
+    (hook) => {
+        fn hook(p: &mut Self::Plugin) -> Option<&mut dyn $crate::HookPlugin> {
+            Some(p)
+        }
+    };
     ($other:ident) => {
         compile_error!(concat!(
             "unknown capability kind `",
             stringify!($other),
-            "`: use tool, provider, command, prompt or parser"
+            "`: use tool, provider, command, prompt, parser or hook"
         ));
     };
 }
