@@ -218,7 +218,7 @@ command = "cat > hook-input.json; echo 'not that file' >&2; exit 2"
             .unwrap();
     assert_eq!(input["hook_event_name"], "PreToolUse");
     assert_eq!(input["tool_name"], "read_note");
-    assert_eq!(input["tool_input"]["path"], "a.txt");
+    assert_eq!(input["tool_input"]["file_path"], "a.txt");
 }
 
 #[test]
@@ -281,4 +281,109 @@ fn an_untrusted_workspace_hook_is_skipped_without_a_terminal_until_trusted() {
     let server = fake(&read_then_done("a.txt"));
     let run = env.exec(&server, &[], "Read a.txt.");
     assert_eq!(run.results()[0].1, "denied", "{:?}", run.results());
+}
+
+#[test]
+fn a_blocked_prompt_never_reaches_the_model() {
+    let env = env(&[("user-prompt-submit", "block:no secrets in prompts")], "");
+    let server = fake("[[turns]]\nreply = { text = \"never sent\" }\n");
+    let run = env.exec(&server, &[], "Here is my password.");
+    assert_eq!(run.code, Some(3), "{:#?}", run.events);
+    let failed = run.one("session.failed");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .contains("blocked by hook `hook-script`: no secrets in prompts"),
+        "{failed}"
+    );
+    assert!(server.received().is_empty());
+}
+
+#[test]
+fn session_start_context_goes_with_the_prompt_and_the_end_is_observed() {
+    let env = env(
+        &[
+            ("session-start", "context:on branch main"),
+            ("session-end", "ok"),
+        ],
+        "",
+    );
+    let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
+    let run = env.exec(&server, &[], "Hello.");
+    run.assert_done("done");
+    let first = sent_messages(&server.received()[0].body).join("\n");
+    assert!(
+        first.contains("[hook `hook-script`] on branch main"),
+        "{first}"
+    );
+    let events: Vec<&str> = hook_events(&run)
+        .iter()
+        .filter_map(|h| h["event"].as_str())
+        .collect();
+    assert!(
+        events.contains(&"session-start") && events.contains(&"session-end"),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_permission_hook_approves_within_the_mode_only() {
+    let write = r#"
+[[turns]]
+reply = { tool_calls = [{ id = "w1", name = "write_note", arguments = { path = "n.txt", text = "x" } }] }
+[[turns]]
+reply = { text = "done" }
+"#;
+    // Without a terminal or --yes, a write is not approved ...
+    let env = env(&[("permission-request", "abstain")], "");
+    let run = env.exec(&fake(write), &[], "Write.");
+    assert_eq!(run.results()[0].1, "denied", "{:?}", run.results());
+    // ... but the hook approves it on the user's behalf.
+    let env = crate::env(&[("permission-request", "approve")], "");
+    let run = env.exec(&fake(write), &[], "Write.");
+    assert_eq!(run.results()[0].1, "ok", "{:?}", run.results());
+    assert!(env.ws.join("n.txt").exists());
+    // Read mode blocks before any hook is asked.
+    let run = env.exec(&fake(write), &["--mode", "read"], "Write.");
+    assert_eq!(run.results()[0].1, "denied", "{:?}", run.results());
+    assert!(
+        run.results()[0].2.contains("read mode"),
+        "{:?}",
+        run.results()
+    );
+}
+
+#[test]
+fn hook_guard_denies_env_reads_and_git_writes_and_lets_the_rest_run() {
+    let env = env(&[], "");
+    let out = env.run(&[
+        "plugin",
+        "add",
+        guest("hook-guard").to_str().unwrap(),
+        "--yes",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(env.ws.join(".env"), "KEY=1\n").unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "r1", name = "read_note", arguments = { path = ".env" } }, { id = "w1", name = "write_note", arguments = { path = ".git/config", text = "x" } }, { id = "r2", name = "read_note", arguments = { path = "a.txt" } }] }
+[[turns]]
+reply = { text = "done" }
+"#,
+    );
+    let run = env.exec(&server, &["--yes"], "Look around.");
+    run.assert_done("done");
+    let results = run.results();
+    assert_eq!(results[0].1, "denied", "{results:?}");
+    assert!(results[0].2.contains("hook `hook-guard`"), "{results:?}");
+    assert_eq!(results[1].1, "denied", "{results:?}");
+    assert!(results[1].2.contains(".git"), "{results:?}");
+    assert_eq!(results[2].1, "ok", "{results:?}");
+    assert!(!env.ws.join(".git/config").exists());
 }
