@@ -447,10 +447,12 @@ mod tests {
     use crate::{Owner, Service};
     use serde_json::json;
 
+    type Respond = Box<dyn Fn(&Payload) -> Result<Decision, PortError> + Send + Sync>;
+
     /// A hook that answers with `answer`, given the arguments it sees.
     struct Scripted {
         spec: HookSpec,
-        answer: Box<dyn Fn(&Payload) -> Result<Decision, PortError> + Send + Sync>,
+        answer: Respond,
     }
 
     impl Hook for Scripted {
