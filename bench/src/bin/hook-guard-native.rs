@@ -21,7 +21,7 @@ fn main() -> ExitCode {
     };
     let tool = event["tool_name"].as_str().unwrap_or_default();
     let tool = amber_core::hooks::names::amber_tool(tool);
-    let args = amber_core::hooks::names::amber_args(&event["tool_input"]);
+    let args = amber_core::hooks::names::amber_args(&tool, &event["tool_input"]);
     match amber_hook_guard_rules::check_call(
         &tool,
         &args,

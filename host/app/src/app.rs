@@ -259,6 +259,7 @@ impl App {
         // Started before the open one is let go: a session that cannot
         // start (its provider gone, say) leaves the open one as it was.
         let live = self.start(preset, Some(resuming))?;
+        self.end_session("switch");
         self.policy.clear_grants();
         Ok(&self.live.insert(live).started)
     }

@@ -218,7 +218,8 @@ command = "cat > hook-input.json; echo 'not that file' >&2; exit 2"
             .unwrap();
     assert_eq!(input["hook_event_name"], "PreToolUse");
     assert_eq!(input["tool_name"], "read_note");
-    assert_eq!(input["tool_input"]["file_path"], "a.txt");
+    // read_note is no tool of Claude Code: its arguments keep their names.
+    assert_eq!(input["tool_input"]["path"], "a.txt");
 }
 
 #[test]

@@ -450,8 +450,6 @@ impl Ledger {
         self.read().parsers.in_install_order()
     }
 
-    /// The parser claiming a file extension (without the dot); the first
-    /// installed wins.
     /// The hooks of `event`, in install order.
     pub fn hooks(&self, event: HookEvent) -> Vec<Arc<dyn Hook>> {
         let state = self.read();
@@ -479,6 +477,8 @@ impl Ledger {
         found
     }
 
+    /// The parser claiming a file extension (without the dot); the first
+    /// installed wins.
     pub fn parser_for_extension(&self, ext: &str) -> Option<Arc<dyn Parser>> {
         let parsers = self.read().parsers.in_install_order();
         parsers

@@ -266,49 +266,52 @@ impl Policy {
         })
     }
 
-    /// Rules, then session grants, then the handler; without a handler,
-    /// denied. `Err` is the reason, for the model and the user.
+    /// Rules, then session grants, then the permission-request hooks,
+    /// then the handler; without a handler, denied. `Err` is the reason,
+    /// for the model and the user.
     pub fn authorize(&self, ask: &Ask) -> Result<(), String> {
-        if let Some(rule) = self.deny_rule(ask) {
-            return Err(format!(
+        self.refuse_by_rule(ask)?;
+        if self.allowed_by_rules(ask) || self.is_granted(ask) {
+            return Ok(());
+        }
+        self.put_to_user(ask, true)
+    }
+
+    /// Asks the user about `ask` whatever the allow rules and the
+    /// session's grants say: a pre-tool hook answered `ask`. A deny rule
+    /// still denies, and no permission-request hook answers for the user:
+    /// a hook asked for the person.
+    pub fn ask_user(&self, ask: &Ask) -> Result<(), String> {
+        self.refuse_by_rule(ask)?;
+        self.put_to_user(ask, false)
+    }
+
+    fn refuse_by_rule(&self, ask: &Ask) -> Result<(), String> {
+        match self.deny_rule(ask) {
+            Some(rule) => Err(format!(
                 "denied by the stored rule for `{}`{} in config",
                 rule.tool,
                 rule.path
                     .as_ref()
                     .map(|p| format!(" in `{p}`"))
                     .unwrap_or_default()
-            ));
+            )),
+            None => Ok(()),
         }
-        if self.allowed_by_rules(ask) {
-            return Ok(());
-        }
-        let _turn = self.asking.lock().unwrap_or_else(|e| e.into_inner());
-        if self.is_granted(ask) {
-            return Ok(());
-        }
-        self.put_to_user(ask, true)
     }
 
-    /// Asks the user about `ask` whatever the rules and the session's
-    /// grants say: a pre-tool hook answered `ask`. Permission-request
-    /// hooks still answer first.
-    pub fn ask_user(&self, ask: &Ask) -> Result<(), String> {
-        let _turn = self.asking.lock().unwrap_or_else(|e| e.into_inner());
-        self.put_to_user(ask, false)
-    }
-
-    /// The permission-request hooks, then the approval handler. Only what
-    /// the mode lets the user approve reaches here, so a hook can never
-    /// approve what read mode blocks.
+    /// The permission-request hooks (for `authorize`), then the approval
+    /// handler. Only what the mode lets the user approve reaches here, so
+    /// a hook can never approve what read mode blocks. The hooks run
+    /// before the one-question-at-a-time lock is taken: a hook's own
+    /// command is checked here too, and must not wait on itself; and no
+    /// hook is asked about a command a hook runs (no recursion).
     fn put_to_user(&self, ask: &Ask, may_grant: bool) -> Result<(), String> {
         let hooks = self.hooks.read().unwrap_or_else(|e| e.into_inner()).clone();
-        if let Some(hooks) = &hooks {
+        let hooks = hooks.filter(|_| !crate::hooks::in_hook());
+        if let (Some(hooks), true) = (&hooks, may_grant) {
             if let Some(answer) = self.ask_hooks(hooks, ask) {
                 return answer;
-            }
-            if hooks.handles(HookEvent::Notification) {
-                let message = format!("amber needs your approval: `{}` ({})", ask.kind, ask.class);
-                hooks.fire("main", self.mode(), &Payload::Notification { message });
             }
         }
         let Some(handler) = &self.handler else {
@@ -317,6 +320,15 @@ impl Policy {
                 ask.kind
             ));
         };
+        if let Some(hooks) = hooks.filter(|h| h.handles(HookEvent::Notification)) {
+            let message = format!("amber needs your approval: `{}` ({})", ask.kind, ask.class);
+            hooks.fire("main", self.mode(), &Payload::Notification { message });
+        }
+        let _turn = self.asking.lock().unwrap_or_else(|e| e.into_inner());
+        // A grant made while this one waited for the lock covers it.
+        if may_grant && self.is_granted(ask) {
+            return Ok(());
+        }
         let mut scopes = vec![Scope::Kind(ask.kind.clone())];
         scopes.extend(self.folder_scope(ask));
         let request = ApprovalRequest {

@@ -13,7 +13,7 @@
 //! - Any other exit, a timeout, or stdout that starts like JSON and is
 //!   not: the hook failed (amber's failure rule then applies).
 
-use amber_core::hooks::names::{amber_args, claude_args, claude_event, claude_tool};
+use amber_core::hooks::names::{claude_args, claude_event, claude_tool};
 use amber_core::hooks::{Decision, HookContext, HookEvent, Payload};
 use serde_json::{json, Map, Value};
 
@@ -36,7 +36,7 @@ pub fn stdin_json(ctx: &HookContext, payload: &Payload, transcript: Option<&str>
         Payload::UserPromptSubmit { prompt } => put("prompt", json!(prompt)),
         Payload::PreTool { tool, args } => {
             put("tool_name", json!(claude_tool(tool)));
-            put("tool_input", claude_args(args));
+            put("tool_input", claude_args(tool, args));
         }
         Payload::PostTool {
             tool,
@@ -45,7 +45,7 @@ pub fn stdin_json(ctx: &HookContext, payload: &Payload, transcript: Option<&str>
             output,
         } => {
             put("tool_name", json!(claude_tool(tool)));
-            put("tool_input", claude_args(args));
+            put("tool_input", claude_args(tool, args));
             put("tool_response", json!({"success": ok, "output": output}));
         }
         Payload::PermissionRequest {
@@ -57,7 +57,7 @@ pub fn stdin_json(ctx: &HookContext, payload: &Payload, transcript: Option<&str>
             let tool = payload.tool().unwrap_or(action);
             put("tool_name", json!(claude_tool(tool)));
             let input = serde_json::from_str::<Value>(detail)
-                .map(|args| claude_args(&args))
+                .map(|args| claude_args(tool, &args))
                 .unwrap_or_else(|_| json!({"command": detail}));
             put("tool_input", input);
             put("requester", json!(requester));
@@ -132,7 +132,8 @@ fn blocked(event: HookEvent, reason: &str) -> Decision {
         }
         HookEvent::Stop => Decision::Continue(reason),
         HookEvent::PostTool => Decision::Context(reason),
-        HookEvent::PreCompact => Decision::Skip(reason),
+        // Claude Code only shows the reason on PreCompact: a hook written
+        // for it must not turn compaction off here either.
         _ => Decision::Pass,
     }
 }
@@ -181,7 +182,8 @@ fn from_json(event: HookEvent, json: &Value) -> Decision {
                 Some("ask") => Decision::Ask(reason),
                 _ if block => Decision::Deny(reason),
                 _ => match specific.and_then(|s| s.get("updatedInput")) {
-                    Some(input) => Decision::Rewrite(amber_args(input)),
+                    // In Claude Code's keys: command.rs maps them back.
+                    Some(input) => Decision::Rewrite(input.clone()),
                     None => Decision::Pass,
                 },
             }
@@ -202,7 +204,10 @@ fn from_json(event: HookEvent, json: &Value) -> Decision {
                 _ => Decision::Pass,
             }
         }
-        HookEvent::PostTool if block => Decision::Flag(reason),
+        HookEvent::PostTool if block => Decision::Flag(match context {
+            Some(context) if !context.trim().is_empty() => format!("{reason}\n{context}"),
+            _ => reason,
+        }),
         HookEvent::Stop if block => Decision::Continue(reason),
         HookEvent::PreCompact if block => Decision::Skip(reason),
         HookEvent::SessionStart
@@ -269,7 +274,7 @@ mod tests {
         let out = r#"{"hookSpecificOutput":{"updatedInput":{"file_path":"b.rs"}}}"#;
         assert_eq!(
             decide(HookEvent::PreTool, Some(0), out, "").unwrap(),
-            Decision::Rewrite(json!({"path": "b.rs"}))
+            Decision::Rewrite(json!({"file_path": "b.rs"}))
         );
         let out = r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"}}}"#;
         assert_eq!(

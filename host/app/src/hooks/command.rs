@@ -78,6 +78,13 @@ impl Hook for CommandHook {
                 self.timeout.as_millis()
             )));
         }
-        claude::decide(payload.event(), out.exit_code, &out.stdout, &out.stderr).map_err(PortError)
+        let decision = claude::decide(payload.event(), out.exit_code, &out.stdout, &out.stderr)
+            .map_err(PortError)?;
+        Ok(match (decision, payload.tool()) {
+            (Decision::Rewrite(input), Some(tool)) => {
+                Decision::Rewrite(amber_core::hooks::names::amber_args(tool, &input))
+            }
+            (decision, _) => decision,
+        })
     }
 }

@@ -205,8 +205,8 @@ pub fn render(listed: &[Listed]) -> String {
     }
     let mut out = String::new();
     for h in listed {
-        let matcher = h.matcher.as_deref().unwrap_or("*");
-        let what = h.command.as_deref().unwrap_or("(component)");
+        let matcher = sources::printable(h.matcher.as_deref().unwrap_or("*"));
+        let what = sources::printable(h.command.as_deref().unwrap_or("(component)"));
         let trust = match (h.trust.as_str(), &h.fingerprint) {
             ("own", _) => String::new(),
             (trust, Some(fp)) => format!("  [{trust} {fp}]"),

@@ -14,6 +14,9 @@ use serde_json::Value;
 /// Claude Code's default deadline of a command hook.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The longest a command hook may run, whatever a settings file says.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(600);
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     /// `[[hooks.command]]` of the user's config.
@@ -55,10 +58,12 @@ impl HookDef {
         matches!(self.source, Source::WorkspaceSettings(_))
     }
 
-    /// What trust pins: the workspace, the file, the event, the matcher
-    /// and the command. A change to any of them is another hook, asked
-    /// about again.
+    /// What trust pins: the workspace, the file, the event, the matcher,
+    /// the command, and the content of every workspace file the command
+    /// names (`./check.sh`, `$CLAUDE_PROJECT_DIR/hooks/x.py`): a script
+    /// changed after trust was given is another hook, asked about again.
     pub fn fingerprint(&self, workspace: &Path) -> String {
+        let mut hasher = blake3::Hasher::new();
         let text = format!(
             "{}\0{}\0{}\0{}\0{}",
             workspace.display(),
@@ -67,8 +72,57 @@ impl HookDef {
             self.matcher.as_str().unwrap_or("*"),
             self.command
         );
-        blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
+        hasher.update(text.as_bytes());
+        for file in named_files(&self.command, workspace) {
+            hasher.update(b"\0");
+            hasher.update(file.display().to_string().as_bytes());
+            hasher.update(b"\0");
+            // An unreadable file hashes as its error: still pinned.
+            match std::fs::read(&file) {
+                Ok(bytes) => hasher.update(&bytes),
+                Err(e) => hasher.update(e.to_string().as_bytes()),
+            };
+        }
+        hasher.finalize().to_hex()[..16].to_string()
     }
+}
+
+/// The workspace files a command names: each word (quotes stripped, the
+/// project variables replaced by the workspace) that is a file inside it.
+fn named_files(command: &str, workspace: &Path) -> Vec<PathBuf> {
+    let root = workspace.display().to_string();
+    let mut files: Vec<PathBuf> = command
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+        .map(|word| {
+            word.replace(['"', '\''], "")
+                .replace("${CLAUDE_PROJECT_DIR}", &root)
+                .replace("$CLAUDE_PROJECT_DIR", &root)
+                .replace("${AMBER_PROJECT_DIR}", &root)
+                .replace("$AMBER_PROJECT_DIR", &root)
+        })
+        .filter(|word| !word.is_empty())
+        .map(|word| workspace.join(word))
+        .filter(|path| path.starts_with(workspace) && path.is_file())
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// `text` with control characters escaped: a command or matcher shown to
+/// the person deciding on trust cannot hide itself with `\r` or escape
+/// sequences.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// Every command hook of `config` and, when it asks, of Claude Code's
@@ -200,7 +254,11 @@ fn read_settings(source: &Source, workspace: &Path) -> Result<(Vec<HookDef>, Vec
                     .get("timeout")
                     .and_then(Value::as_f64)
                     .filter(|s| *s > 0.0)
-                    .map(Duration::from_secs_f64)
+                    .map(|s| {
+                        Duration::try_from_secs_f64(s)
+                            .unwrap_or(MAX_TIMEOUT)
+                            .min(MAX_TIMEOUT)
+                    })
                     .unwrap_or(DEFAULT_TIMEOUT);
                 defs.push(HookDef {
                     id: format!("{label}#{}", defs.len() + 1),
@@ -242,6 +300,41 @@ mod tests {
         assert_eq!(def.timeout, Duration::from_secs(5));
         assert!(def.in_workspace());
         assert_eq!(def.id, ".claude/settings.json#1");
+    }
+
+    #[test]
+    fn a_script_the_command_runs_is_pinned_by_its_content() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("check.sh"), "exit 0").unwrap();
+        let def = HookDef {
+            id: "x#1".into(),
+            source: Source::WorkspaceSettings(dir.path().join(".claude/settings.json")),
+            event: HookEvent::PreTool,
+            matcher: Matcher::any(),
+            command: "\"$CLAUDE_PROJECT_DIR\"/check.sh --strict".into(),
+            timeout: DEFAULT_TIMEOUT,
+            on_error: None,
+            priority: 0,
+        };
+        let before = def.fingerprint(dir.path());
+        std::fs::write(dir.path().join("check.sh"), "exit 2").unwrap();
+        assert_ne!(before, def.fingerprint(dir.path()));
+        assert_eq!(printable("ok\r\u{1b}[2K"), "ok\\r\\u{1b}[2K");
+    }
+
+    #[test]
+    fn an_absurd_timeout_is_capped_not_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::fs::write(
+            dir.path().join(".claude/settings.json"),
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true","timeout":1e300}]}]}}"#,
+        )
+        .unwrap();
+        let mut config = Config::default();
+        config.hooks.claude_settings = true;
+        let (defs, _) = gather(&config, dir.path(), None);
+        assert_eq!(defs[0].timeout, MAX_TIMEOUT);
     }
 
     #[test]

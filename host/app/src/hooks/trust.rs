@@ -96,8 +96,13 @@ pub fn ask_on_tty(def: &HookDef, workspace: &Path) -> bool {
         def.fingerprint(workspace)
     );
     let _ = writeln!(err, "  event:    {}", def.event);
-    let _ = writeln!(err, "  matcher:  {}", def.matcher.as_str().unwrap_or("*"));
-    let _ = writeln!(err, "  command:  {}", def.command);
+    let matcher = def.matcher.as_str().unwrap_or("*");
+    let _ = writeln!(err, "  matcher:  {}", super::sources::printable(matcher));
+    let _ = writeln!(
+        err,
+        "  command:  {}",
+        super::sources::printable(&def.command)
+    );
     let _ = writeln!(
         err,
         "  It would run with your user's rights (in the sandbox where one exists), without approval."

@@ -24,16 +24,21 @@ pub enum HooksCommand {
     /// of this workspace's with --all; they then run without asking until
     /// they change.
     Trust {
+        /// The fingerprints, as `amber hooks list` shows them.
         fingerprints: Vec<String>,
+        /// Every hook this workspace defines.
         #[arg(long)]
         all: bool,
+        /// JSON for scripts: `{"trusted": [fingerprints]}`.
         #[arg(long)]
         json: bool,
     },
     /// Stop trusting workspace hooks by fingerprint.
     Untrust {
+        /// The fingerprints, as `amber hooks list` shows them.
         #[arg(required = true)]
         fingerprints: Vec<String>,
+        /// JSON for scripts: `{"untrusted": [...], "unknown": [...]}`.
         #[arg(long)]
         json: bool,
     },
@@ -103,7 +108,9 @@ pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
             let mut store = TrustStore::load(&dirs.data)?;
             let (removed, unknown): (Vec<String>, Vec<String>) =
                 fingerprints.into_iter().partition(|f| store.untrust(f));
-            store.save()?;
+            if !removed.is_empty() {
+                store.save()?;
+            }
             if json {
                 return print_json(
                     &serde_json::json!({ "untrusted": removed, "unknown": unknown }),

@@ -125,6 +125,8 @@ impl Agent {
                 sink(AgentEvent::Warning {
                     message: format!("the automatic compaction was skipped by {reason}"),
                 });
+                // Not asked again on the very next turn.
+                self.compaction.rested = true;
                 return Ok(CompactionOutcome::Skipped(reason));
             }
         };
@@ -816,6 +818,124 @@ mod tests {
         assert_eq!(
             agent.context_usage().tokens,
             FULL + crate::compress::tokens::count(&more)
+        );
+    }
+
+    /// A small fake of the Hook port: answers every event of `event`
+    /// with `decision`.
+    struct FixedHook(crate::hooks::HookSpec, crate::hooks::Decision);
+
+    impl crate::hooks::Hook for FixedHook {
+        fn spec(&self) -> &crate::hooks::HookSpec {
+            &self.0
+        }
+        fn handle(
+            &self,
+            _ctx: &crate::hooks::HookContext,
+            _payload: &crate::hooks::Payload,
+        ) -> Result<crate::hooks::Decision, PortError> {
+            Ok(self.1.clone())
+        }
+    }
+
+    fn with_hooks(
+        agent: Agent,
+        hooks: Vec<(crate::hooks::HookEvent, crate::hooks::Decision)>,
+    ) -> (Agent, Arc<crate::hooks::HookRunner>) {
+        let ledger = Arc::new(crate::Ledger::new());
+        for (event, decision) in hooks {
+            let spec = crate::hooks::HookSpec::new("h", event, crate::hooks::Matcher::any());
+            ledger
+                .install(
+                    &crate::Owner::Plugin("h".into()),
+                    crate::Service::Hook(Arc::new(FixedHook(spec, decision))),
+                )
+                .unwrap();
+        }
+        let runner = Arc::new(crate::hooks::HookRunner::new(ledger, "s".into(), None));
+        (agent.with_hooks(Some(runner.clone()), false), runner)
+    }
+
+    #[tokio::test]
+    async fn a_pre_compact_hook_skips_an_automatic_compaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let replies = vec![text("one"), text("two")];
+        let (agent, model) = agent(replies, Setup::default(), &dir.path().join("s.jsonl"));
+        let (mut agent, _) = with_hooks(
+            agent,
+            vec![(
+                crate::hooks::HookEvent::PreCompact,
+                crate::hooks::Decision::Skip("mid-refactor".into()),
+            )],
+        );
+        run(&mut agent, &"first ".repeat(100)).await;
+        let (outcome, events) = run(&mut agent, "second").await;
+        assert_eq!(outcome, Outcome::Done("two".into()));
+        assert_eq!(
+            tags(&events),
+            [
+                "warning: the automatic compaction was skipped by hook `h`: mid-refactor",
+                "turn 1"
+            ]
+        );
+        assert_eq!(model.sent().len(), 2, "no compression request was made");
+    }
+
+    #[tokio::test]
+    async fn compact_hooks_add_focus_words_and_context_for_the_next_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let replies = vec![
+            text("one"),
+            text("{\"context\": []}"),
+            text(EXTRACT_NOTHING),
+            text("two"),
+        ];
+        let (agent, model) = agent(replies, Setup::default(), &dir.path().join("s.jsonl"));
+        use crate::hooks::{Decision, HookEvent};
+        let (mut agent, runner) = with_hooks(
+            agent,
+            vec![
+                (HookEvent::PreCompact, Decision::Focus("auth".into())),
+                (
+                    HookEvent::PostCompact,
+                    Decision::Context("tests pass".into()),
+                ),
+            ],
+        );
+        run(&mut agent, "first").await;
+        agent.set_gate(Arc::new(ThresholdGate { threshold: 2.0 }));
+        let mut events = Vec::new();
+        agent
+            .compact_now(Some("the parser"), &mut |e| events.push(e))
+            .await
+            .unwrap();
+        assert!(events.iter().any(|e| matches!(
+            e,
+            AgentEvent::CompactionStarted { focus: Some(f), .. } if f == "the parser auth"
+        )));
+        let fired: Vec<HookEvent> = events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::Hook(o) => Some(o.event),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(fired, [HookEvent::PreCompact, HookEvent::PostCompact]);
+        run(&mut agent, "next").await;
+        let sent = model.sent();
+        let last = sent.last().unwrap().messages.last().unwrap();
+        let said: Vec<&str> = last
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(said, ["[hook `h`] tests pass", "next"]);
+        assert!(
+            runner.take_outcomes().is_empty(),
+            "every outcome was reported"
         );
     }
 }

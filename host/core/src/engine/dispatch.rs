@@ -119,6 +119,9 @@ pub struct Dispatcher {
     warnings: Mutex<Vec<String>>,
     /// The pre-tool hooks, and whose calls these are (`main`, `task-2`).
     hooks: Option<(Arc<HookRunner>, String)>,
+    /// The arguments each call of the last dispatch ran with, by call id,
+    /// when hooks may have rewritten them: what post-tool hooks are told.
+    ran_with: Mutex<HashMap<String, Value>>,
 }
 
 /// A call that passed every check, ready to run.
@@ -145,7 +148,18 @@ impl Dispatcher {
             ledger: None,
             warnings: Mutex::new(Vec::new()),
             hooks: None,
+            ran_with: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The arguments call `id` of the last dispatch ran with, when hooks
+    /// were there to rewrite them.
+    pub fn ran_with(&self, id: &str) -> Option<Value> {
+        self.ran_with
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .cloned()
     }
 
     /// Its calls pass `hooks`' pre-tool hooks, as `agent`'s.
@@ -222,10 +236,20 @@ impl Dispatcher {
     ) -> Vec<Envelope> {
         let mut seen: Vec<(&str, Value)> = Vec::new();
         let mut slots = Vec::with_capacity(calls.len());
+        self.ran_with
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         for call in calls {
             let slot = match self.check(call, previous, &seen) {
                 Ok(allowed) => {
                     seen.push((call.name.as_str(), allowed.args.clone()));
+                    if self.hooks.is_some() {
+                        self.ran_with
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .insert(call.id.clone(), allowed.args.clone());
+                    }
                     let Allowed { tool, args } = allowed;
                     Slot::Running(tokio::task::spawn_blocking(move || {
                         Envelope::from_tool(tool.call(&args))
@@ -346,14 +370,15 @@ impl Dispatcher {
             }
             // A tool that writes only through `exec` is asked about there,
             // on each exact command.
-            Mode::Write if !spec.read_only && !spec.gated_by_exec => {
+            // A hook's ask below puts it to the user; once is enough.
+            Mode::Write if !spec.read_only && !spec.gated_by_exec && hook_asks.is_none() => {
                 let ask = Ask {
                     requester: "model".into(),
                     kind: call.name.clone(),
-                    detail: call.arguments.clone(),
+                    detail: args.to_string(),
                     cwd: self.policy.root().to_path_buf(),
                     class: "writes".into(),
-                    paths,
+                    paths: paths.clone(),
                     also: Vec::new(),
                     open_paths: false,
                     grants: None,
@@ -371,7 +396,7 @@ impl Dispatcher {
                 detail: args.to_string(),
                 cwd: self.policy.root().to_path_buf(),
                 class: reason,
-                paths: Vec::new(),
+                paths,
                 also: Vec::new(),
                 open_paths: false,
                 grants: None,

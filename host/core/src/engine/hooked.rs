@@ -89,9 +89,13 @@ impl Agent {
     /// `post-tool`: what the hooks add after one result.
     pub(super) fn post_tool_hooks(&self, call: &ToolCall, envelope: &Envelope) -> Option<String> {
         let hooks = self.hooks_for(HookEvent::PostTool)?;
+        // The arguments it ran with: a pre-tool hook may have rewritten them.
+        let args = self.dispatcher.ran_with(&call.id).unwrap_or_else(|| {
+            serde_json::from_str(&call.arguments).unwrap_or(serde_json::Value::Null)
+        });
         let payload = Payload::PostTool {
             tool: call.name.clone(),
-            args: serde_json::from_str(&call.arguments).unwrap_or(serde_json::Value::Null),
+            args,
             ok: envelope.status == Status::Ok,
             output: envelope.output.clone(),
         };

@@ -398,6 +398,14 @@ impl Agent {
         match self.prompt_hooks(prompt, sink)? {
             Ok(added) => context.extend(added),
             Err(blocked) => {
+                // What the session's start added waits for the next prompt.
+                if !context.is_empty() {
+                    let context = context.join("\n");
+                    self.note = Some(match self.note.take() {
+                        Some(note) => format!("{note}\n{context}"),
+                        None => context,
+                    });
+                }
                 report.outcome = Outcome::HardStop(blocked);
                 self.seal()?;
                 return Ok(report);
@@ -778,7 +786,8 @@ impl Agent {
                 parts: vec![Part::ToolResult(envelope.to_result(&call.id))],
             })?;
         }
-        Ok(())
+        // The post-tool hooks' outcomes, in order with their results.
+        self.hook_outcomes(sink)
     }
 
     /// The calls of the newest assistant message in the history.

@@ -22,7 +22,7 @@ use crate::engine::Mode;
 use crate::ports::PortError;
 
 pub use matcher::Matcher;
-pub use runner::{Fired, HookOutcome, HookRunner, Overrides, PreTool, MAX_STOP_CONTINUES};
+pub use runner::{in_hook, Fired, HookOutcome, HookRunner, Overrides, PreTool, MAX_STOP_CONTINUES};
 
 /// The events a hook can handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

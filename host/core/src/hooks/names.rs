@@ -62,9 +62,17 @@ pub fn amber_tool(name: &str) -> String {
 /// Argument keys: Claude Code's and amber's, pair by pair.
 pub const ARGS: [(&str, &str); 1] = [("file_path", "path")];
 
-/// `args` with amber's keys renamed to Claude Code's (`path` →
-/// `tool_input.file_path`), for a command hook's stdin.
-pub fn claude_args(args: &Value) -> Value {
+/// The tools whose arguments are renamed: Claude Code's Read, Edit and
+/// Write take `file_path`; its Glob and Grep take `path`, as amber's do.
+const RENAMED: [&str; 3] = ["read_file", "edit_file", "write_file"];
+
+/// `args` of amber's tool `tool` with Claude Code's keys (`path` →
+/// `tool_input.file_path` for Read, Edit and Write), for a command
+/// hook's stdin.
+pub fn claude_args(tool: &str, args: &Value) -> Value {
+    if !RENAMED.contains(&tool) {
+        return args.clone();
+    }
     rename_keys(args, |key| {
         ARGS.iter()
             .find(|(_, amber)| *amber == key)
@@ -72,9 +80,12 @@ pub fn claude_args(args: &Value) -> Value {
     })
 }
 
-/// `args` with Claude Code's keys renamed to amber's, for a command hook's
+/// `args` of amber's tool `tool` with amber's keys, for a command hook's
 /// rewritten `tool_input`.
-pub fn amber_args(args: &Value) -> Value {
+pub fn amber_args(tool: &str, args: &Value) -> Value {
+    if !RENAMED.contains(&tool) {
+        return args.clone();
+    }
     rename_keys(args, |key| {
         ARGS.iter()
             .find(|(claude, _)| *claude == key)
@@ -132,11 +143,13 @@ mod tests {
     #[test]
     fn path_and_file_path_swap() {
         let amber = serde_json::json!({"path": "a.rs", "content": "x"});
-        let claude = claude_args(&amber);
+        let claude = claude_args("write_file", &amber);
         assert_eq!(
             claude,
             serde_json::json!({"file_path": "a.rs", "content": "x"})
         );
-        assert_eq!(amber_args(&claude), amber);
+        assert_eq!(amber_args("write_file", &claude), amber);
+        // Claude Code's Grep and Glob take `path` too.
+        assert_eq!(claude_args("grep", &amber), amber);
     }
 }

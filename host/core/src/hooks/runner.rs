@@ -53,7 +53,10 @@ pub enum PreTool {
 
 /// One hook's answer, after its failure policy.
 struct Answer {
-    hook: Arc<dyn Hook>,
+    id: String,
+    /// None for a hook that failed closed and was unloaded since
+    /// ([`HookRunner`]'s tombstones): it has no instance to ask again.
+    hook: Option<Arc<dyn Hook>>,
     decision: Decision,
 }
 
@@ -70,7 +73,7 @@ impl Fired {
             .iter()
             .filter_map(|a| match &a.decision {
                 Decision::Context(text) if !text.trim().is_empty() => {
-                    Some(format!("[hook `{}`] {}", a.hook.spec().id, text.trim_end()))
+                    Some(format!("[hook `{}`] {}", a.id, text.trim_end()))
                 }
                 _ => None,
             })
@@ -81,7 +84,7 @@ impl Fired {
     /// The first deny, naming its hook.
     pub fn denied(&self) -> Option<String> {
         self.answers.iter().find_map(|a| match &a.decision {
-            Decision::Deny(reason) => Some(format!("hook `{}`: {reason}", a.hook.spec().id)),
+            Decision::Deny(reason) => Some(format!("hook `{}`: {reason}", a.id)),
             _ => None,
         })
     }
@@ -89,7 +92,7 @@ impl Fired {
     fn find(&self, pick: impl Fn(&Decision) -> Option<String>) -> Option<(String, String)> {
         self.answers
             .iter()
-            .find_map(|a| pick(&a.decision).map(|s| (a.hook.spec().id.clone(), s)))
+            .find_map(|a| pick(&a.decision).map(|s| (a.id.clone(), s)))
     }
 }
 
@@ -103,6 +106,22 @@ pub struct HookRunner {
     workspace: Option<String>,
     outcomes: Mutex<Vec<HookOutcome>>,
     overrides: Overrides,
+    /// Hooks whose last call failed where a failure denies: if the
+    /// runtime then unloads their plugin (three failures in a row), the
+    /// action they guarded stays denied for this session instead of
+    /// running unguarded. By hook id and event, with the cause.
+    tombstones: Mutex<std::collections::HashMap<(String, HookEvent), String>>,
+}
+
+thread_local! {
+    /// How many hooks this thread is inside: a hook's own command is not
+    /// put to the permission-request hooks again (policy.rs).
+    static IN_HOOK: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether this thread is running a hook.
+pub fn in_hook() -> bool {
+    IN_HOOK.with(|depth| depth.get() > 0)
 }
 
 impl HookRunner {
@@ -115,6 +134,7 @@ impl HookRunner {
             workspace,
             outcomes: Mutex::new(Vec::new()),
             overrides: Overrides::new(),
+            tombstones: Mutex::new(std::collections::HashMap::new()),
         }
     }
 
@@ -182,14 +202,19 @@ impl HookRunner {
             .collect();
         // Stable: ties keep install order.
         hooks.sort_by_key(|h| self.priority(h.spec()));
+        let mut answers = self.tombstoned(&hooks, payload);
         if hooks.is_empty() {
-            return Fired {
-                answers: Vec::new(),
-            };
+            return Fired { answers };
         }
         let ctx = self.context(agent, mode);
-        let answers = if hooks.len() == 1 {
-            vec![self.ask(&hooks[0], &ctx, payload)]
+        let asked = if hooks.len() == 1 {
+            let hook = &hooks[0];
+            let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.ask(hook, &ctx, payload)
+            }));
+            vec![answer.unwrap_or_else(|_| {
+                self.failed(hook, payload, "the hook panicked inside the host", 0)
+            })]
         } else {
             std::thread::scope(|scope| {
                 let running: Vec<_> = hooks
@@ -210,18 +235,47 @@ impl HookRunner {
                     .collect()
             })
         };
+        answers.extend(asked);
         Fired { answers }
+    }
+
+    /// A deny for each hook of this event that failed closed and is gone
+    /// from the ledger since (its plugin unloaded after failing).
+    fn tombstoned(&self, live: &[Arc<dyn Hook>], payload: &Payload) -> Vec<Answer> {
+        let event = payload.event();
+        let tombstones = self.tombstones.lock().unwrap_or_else(|e| e.into_inner());
+        let mut dead: Vec<(&String, &String)> = tombstones
+            .iter()
+            .filter(|((id, e), _)| *e == event && !live.iter().any(|h| &h.spec().id == id))
+            .map(|((id, _), why)| (id, why))
+            .collect();
+        dead.sort();
+        dead.into_iter()
+            .map(|(id, why)| Answer {
+                id: id.clone(),
+                hook: None,
+                decision: Decision::Deny(format!(
+                    "the hook failed ({why}) and its plugin was unloaded, so what it guarded stays denied for this session; enable the plugin again (`amber plugin enable {id}`), or start a new session"
+                )),
+            })
+            .collect()
     }
 
     /// One hook's answer, its failure turned into a deny or a pass by its
     /// failure policy, and its outcome kept.
     fn ask(&self, hook: &Arc<dyn Hook>, ctx: &HookContext, payload: &Payload) -> Answer {
         let started = Instant::now();
+        IN_HOOK.with(|depth| depth.set(depth.get() + 1));
         let result = hook.handle(ctx, payload);
+        IN_HOOK.with(|depth| depth.set(depth.get().saturating_sub(1)));
         let micros = started.elapsed().as_micros() as u64;
         let event = payload.event();
         match result {
             Ok(decision) if decision.fits(event) => {
+                self.tombstones
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&(hook.spec().id.clone(), event));
                 self.keep(HookOutcome {
                     event,
                     hook: hook.spec().id.clone(),
@@ -232,7 +286,8 @@ impl HookRunner {
                     micros,
                 });
                 Answer {
-                    hook: hook.clone(),
+                    id: hook.spec().id.clone(),
+                    hook: Some(hook.clone()),
                     decision,
                 }
             }
@@ -262,12 +317,17 @@ impl HookRunner {
             micros,
         });
         let decision = if closed {
+            self.tombstones
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert((spec.id.clone(), payload.event()), why.to_string());
             Decision::Deny(format!("the hook failed ({why}), so the action is denied"))
         } else {
             Decision::Pass
         };
         Answer {
-            hook: hook.clone(),
+            id: spec.id.clone(),
+            hook: Some(hook.clone()),
             decision,
         }
     }
@@ -281,24 +341,28 @@ impl HookRunner {
 
     /// `pre-tool`: deny beats ask beats allow; rewrites then apply in
     /// priority order, each later rewriter asked again with the arguments
-    /// the one before left.
+    /// the one before left. Arguments that were rewritten are put to every
+    /// hook once more, so a guard that passed the model's arguments also
+    /// judges the ones that will run (a second rewrite there is not taken).
     pub fn pre_tool(&self, agent: &str, mode: Mode, tool: &str, args: Value) -> PreTool {
+        let original = args.clone();
         let payload = Payload::PreTool {
             tool: tool.to_string(),
-            args: args.clone(),
+            args,
         };
         let fired = self.fire(agent, mode, &payload);
         if let Some(reason) = fired.denied() {
             return PreTool::Deny(format!("denied by {reason}"));
         }
-        let ask = fired.find(|d| match d {
+        let mut ask = fired.find(|d| match d {
             Decision::Ask(reason) => Some(reason.clone()),
             _ => None,
         });
-        let mut args = args;
+        let mut args = original.clone();
         let mut first = true;
         for answer in &fired.answers {
-            let Decision::Rewrite(rewritten) = &answer.decision else {
+            let (Decision::Rewrite(rewritten), Some(hook)) = (&answer.decision, &answer.hook)
+            else {
                 continue;
             };
             if first {
@@ -310,16 +374,32 @@ impl HookRunner {
                 tool: tool.to_string(),
                 args: args.clone(),
             };
-            let answer = self.ask(&answer.hook, &self.context(agent, mode), &again);
+            let answer = self.ask(hook, &self.context(agent, mode), &again);
             match answer.decision {
                 Decision::Rewrite(rewritten) => args = rewritten,
                 Decision::Deny(reason) => {
-                    return PreTool::Deny(format!(
-                        "denied by hook `{}`: {reason}",
-                        answer.hook.spec().id
-                    ))
+                    return PreTool::Deny(format!("denied by hook `{}`: {reason}", answer.id))
+                }
+                Decision::Ask(reason) => {
+                    ask.get_or_insert((answer.id, reason));
                 }
                 _ => {}
+            }
+        }
+        if args != original {
+            let last = Payload::PreTool {
+                tool: tool.to_string(),
+                args: args.clone(),
+            };
+            let check = self.fire(agent, mode, &last);
+            if let Some(reason) = check.denied() {
+                return PreTool::Deny(format!("denied by {reason} (on the rewritten arguments)"));
+            }
+            if ask.is_none() {
+                ask = check.find(|d| match d {
+                    Decision::Ask(reason) => Some(reason.clone()),
+                    _ => None,
+                });
             }
         }
         match ask {
@@ -360,9 +440,7 @@ impl HookRunner {
             .answers
             .iter()
             .filter_map(|a| match &a.decision {
-                Decision::Flag(flag) => {
-                    Some(format!("[flagged by hook `{}`] {flag}", a.hook.spec().id))
-                }
+                Decision::Flag(flag) => Some(format!("[flagged by hook `{}`] {flag}", a.id)),
                 _ => None,
             })
             .collect();
@@ -592,6 +670,39 @@ mod tests {
         assert_eq!(
             fired.context().unwrap(),
             "[hook `early`] early\n[hook `late`] late"
+        );
+    }
+
+    #[test]
+    fn a_guard_unloaded_after_failing_still_denies_until_it_is_back() {
+        let ledger = Arc::new(Ledger::new());
+        install(&ledger, "guard", HookEvent::PreTool, 0, |_| {
+            Err(PortError("deadline".into()))
+        });
+        let hooks = runner(ledger.clone());
+        assert!(matches!(
+            hooks.pre_tool("main", Mode::Yolo, "shell", json!({})),
+            PreTool::Deny(_)
+        ));
+        // The runtime unloads a plugin that failed three times in a row.
+        ledger.unwind(&Owner::Plugin("guard".into()));
+        let got = hooks.pre_tool("main", Mode::Yolo, "shell", json!({}));
+        assert!(
+            matches!(&got, PreTool::Deny(r) if r.contains("was unloaded") && r.contains("amber plugin enable guard")),
+            "{got:?}"
+        );
+        // Enabled again and answering, it guards as before.
+        install(&ledger, "guard", HookEvent::PreTool, 0, |_| {
+            Ok(Decision::Pass)
+        });
+        let got = hooks.pre_tool("main", Mode::Yolo, "shell", json!({}));
+        assert_eq!(got, PreTool::Allow(json!({})));
+        ledger.unwind(&Owner::Plugin("guard".into()));
+        let got = hooks.pre_tool("main", Mode::Yolo, "shell", json!({}));
+        assert_eq!(
+            got,
+            PreTool::Allow(json!({})),
+            "its tombstone went with its success"
         );
     }
 }

@@ -395,6 +395,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                 }
             }
             Record::Clear => chain.clear(),
+            // Read past above.
             Record::Hook(_) => {}
             Record::Head { hash, len } => {
                 if hex(&chain.head()) != hash || chain.len() != len {
