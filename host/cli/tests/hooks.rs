@@ -255,6 +255,11 @@ fn an_untrusted_workspace_hook_is_skipped_without_a_terminal_until_trusted() {
         .expect("the planted hook is listed");
     assert_eq!(planted["trust"], "untrusted");
     let fingerprint = planted["fingerprint"].as_str().unwrap().to_string();
+    // `/hooks` in the command tree shows the same list.
+    let out = env.run(&["--json", "/hooks"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let slash: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(slash["data"]["hooks"], listed, "{slash}");
 
     // Trusted by fingerprint, it runs; changed, it is untrusted again.
     let out = env.run(&["hooks", "trust", &fingerprint]);
@@ -387,4 +392,42 @@ reply = { text = "done" }
     assert!(results[1].2.contains(".git"), "{results:?}");
     assert_eq!(results[2].1, "ok", "{results:?}");
     assert!(!env.ws.join(".git/config").exists());
+}
+
+#[test]
+fn hook_context_tells_the_model_the_branch_the_changes_and_the_failing_tests() {
+    let env = env(&[], "");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&env.ws)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "-q", "-b", "trunk"]);
+    git(&["add", "a.txt"]);
+    git(&["commit", "-q", "-m", "first"]);
+    std::fs::write(env.ws.join("a.txt"), "changed\n").unwrap();
+    std::fs::create_dir_all(env.ws.join(".amber")).unwrap();
+    std::fs::write(env.ws.join(".amber/failing-tests"), "parser::handles_tabs\n").unwrap();
+    let out = env.run(&[
+        "plugin",
+        "add",
+        guest("hook-context").to_str().unwrap(),
+        "--yes",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
+    let run = env.exec(&server, &[], "Where are we?");
+    run.assert_done("done");
+    let first = sent_messages(&server.received()[0].body).join("\n");
+    assert!(first.contains("[hook `hook-context`]"), "{first}");
+    assert!(first.contains("trunk"), "{first}");
+    assert!(first.contains("a.txt"), "{first}");
+    assert!(first.contains("parser::handles_tabs"), "{first}");
 }
