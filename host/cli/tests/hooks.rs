@@ -257,7 +257,11 @@ fn an_untrusted_workspace_hook_is_skipped_without_a_terminal_until_trusted() {
     let fingerprint = planted["fingerprint"].as_str().unwrap().to_string();
     // `/hooks` in the command tree shows the same list.
     let out = env.run(&["--json", "/hooks"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let slash: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(slash["data"]["hooks"], listed, "{slash}");
 
@@ -407,21 +411,33 @@ fn hook_context_tells_the_model_the_branch_the_changes_and_the_failing_tests() {
             .env("GIT_COMMITTER_EMAIL", "t@example.com")
             .output()
             .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     git(&["init", "-q", "-b", "trunk"]);
     git(&["add", "a.txt"]);
     git(&["commit", "-q", "-m", "first"]);
     std::fs::write(env.ws.join("a.txt"), "changed\n").unwrap();
     std::fs::create_dir_all(env.ws.join(".amber")).unwrap();
-    std::fs::write(env.ws.join(".amber/failing-tests"), "parser::handles_tabs\n").unwrap();
+    std::fs::write(
+        env.ws.join(".amber/failing-tests"),
+        "parser::handles_tabs\n",
+    )
+    .unwrap();
     let out = env.run(&[
         "plugin",
         "add",
         guest("hook-context").to_str().unwrap(),
         "--yes",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
     let run = env.exec(&server, &[], "Where are we?");
     run.assert_done("done");
