@@ -16,17 +16,7 @@ fn env(settings: &[(&str, &str)], extra: &str) -> Env {
     std::fs::write(env.ws.join("b.txt"), "bee\n").unwrap();
     let mut config = String::from("[agent]\nconfirm_turn = false\n");
     if !settings.is_empty() {
-        let out = env.run(&[
-            "plugin",
-            "add",
-            guest("hook-script").to_str().unwrap(),
-            "--yes",
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        add(&env, "hook-script");
         config.push_str("[plugins.hook-script.settings]\n");
         for (key, value) in settings {
             config.push_str(&format!("{key:?} = {value:?}\n"));
@@ -35,6 +25,16 @@ fn env(settings: &[(&str, &str)], extra: &str) -> Env {
     config.push_str(extra);
     std::fs::write(env.home.join("config.toml"), config).unwrap();
     env
+}
+
+/// Adds the test or first-party guest `name`, granted what it asks.
+fn add(env: &Env, name: &str) {
+    let out = env.run(&["plugin", "add", guest(name).to_str().unwrap(), "--yes"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// One call of read_note on `path`, then "done".
@@ -367,17 +367,7 @@ reply = { text = "done" }
 #[test]
 fn hook_guard_denies_env_reads_and_git_writes_and_lets_the_rest_run() {
     let env = env(&[], "");
-    let out = env.run(&[
-        "plugin",
-        "add",
-        guest("hook-guard").to_str().unwrap(),
-        "--yes",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    add(&env, "hook-guard");
     std::fs::write(env.ws.join(".env"), "KEY=1\n").unwrap();
     let server = fake(
         r#"
@@ -427,17 +417,7 @@ fn hook_context_tells_the_model_the_branch_the_changes_and_the_failing_tests() {
         "parser::handles_tabs\n",
     )
     .unwrap();
-    let out = env.run(&[
-        "plugin",
-        "add",
-        guest("hook-context").to_str().unwrap(),
-        "--yes",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    add(&env, "hook-context");
     let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
     let run = env.exec(&server, &[], "Where are we?");
     run.assert_done("done");
