@@ -31,11 +31,13 @@ mod landlock_seccomp;
 mod output;
 mod profile;
 pub mod seatbelt;
+mod server;
 mod spawn;
 
 pub use backend::{Backend, BackendChoice};
 pub use output::CappedOutput;
 pub use profile::{Confinement, Profile};
+pub use server::Server;
 pub use spawn::{
     describe, kill_running, looks_secret, CommandOutput, CommandSpec, SpawnError, Spawner,
 };

@@ -98,7 +98,7 @@ pub fn kill_running() -> usize {
     running.len()
 }
 
-fn kill_group(pid: u32) {
+pub(crate) fn kill_group(pid: u32) {
     // SAFETY: kill(2) with a negative pid signals the process group we
     // created for this command (process_group(0) made its pid the pgid).
     unsafe {
@@ -158,7 +158,7 @@ fn collect(
 
 /// A private temporary folder for backends that cannot mount one; removed
 /// when the command ends.
-struct PrivateTmp(PathBuf);
+pub(crate) struct PrivateTmp(PathBuf);
 
 impl PrivateTmp {
     fn new() -> std::io::Result<PrivateTmp> {
@@ -232,7 +232,10 @@ impl Spawner {
 
     /// The process to start, with its sandbox; the private temporary
     /// folder (if any) must live until it ends.
-    fn prepare(&self, spec: &CommandSpec) -> Result<(Command, Option<PrivateTmp>), SpawnError> {
+    pub(crate) fn prepare(
+        &self,
+        spec: &CommandSpec,
+    ) -> Result<(Command, Option<PrivateTmp>), SpawnError> {
         let sandbox_error = |reason: String| SpawnError::Sandbox {
             command: spec.command.to_string(),
             reason,

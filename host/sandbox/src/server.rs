@@ -1,0 +1,139 @@
+//! A command that keeps running: a server amber talks to over its stdin
+//! and stdout (an MCP server over stdio). It starts through the same
+//! [`Spawner`] as every command, so it gets the same walls: its own
+//! process group and session, no controlling terminal, death with amber,
+//! no ptrace of amber, the environment allowlist (never a secret), and
+//! the OS sandbox when asked for. Its stderr goes to a log file, never
+//! to amber's terminal. Dropping it kills its whole group.
+
+use std::fs::File;
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+
+use crate::spawn::{kill_group, CommandSpec, PrivateTmp, SpawnError, Spawner};
+
+/// A running server. The spec's `timeout` and `output_cap` do not apply:
+/// it runs until stopped, and speaks through its pipes.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: Option<ChildStdout>,
+    /// Its private /tmp, when sandboxed: lives as long as it does.
+    _private_tmp: Option<PrivateTmp>,
+}
+
+impl Server {
+    /// The process id, which is also its process group's.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Its stdin and stdout, for the protocol; `None` once taken.
+    pub fn take_pipes(&mut self) -> Option<(ChildStdin, ChildStdout)> {
+        Some((self.stdin.take()?, self.stdout.take()?))
+    }
+
+    /// Whether it has exited, and how.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Kills its whole group and reaps it.
+    pub fn stop(&mut self) {
+        kill_group(self.child.id());
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Spawner {
+    /// Starts `spec` as a server: stdin and stdout piped to amber, stderr
+    /// appended to `stderr_log` (its folder made if missing).
+    pub fn start_server(
+        &self,
+        spec: &CommandSpec,
+        stderr_log: &Path,
+    ) -> Result<Server, SpawnError> {
+        let start_error = |reason: String| SpawnError::Start {
+            command: spec.command.to_string(),
+            reason,
+        };
+        if let Some(dir) = stderr_log.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| start_error(format!("cannot make {}: {e}", dir.display())))?;
+        }
+        let log = File::options()
+            .create(true)
+            .append(true)
+            .open(stderr_log)
+            .map_err(|e| start_error(format!("cannot open {}: {e}", stderr_log.display())))?;
+        let (mut cmd, private_tmp) = self.prepare(spec)?;
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(log);
+        let mut child = cmd.spawn().map_err(|e| start_error(e.to_string()))?;
+        Ok(Server {
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            child,
+            _private_tmp: private_tmp,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::backend::Backend;
+    use crate::profile::Confinement;
+
+    fn spec<'a>(command: &'a str, cwd: &'a Path) -> CommandSpec<'a> {
+        CommandSpec {
+            command,
+            cwd,
+            env: vec![
+                ("PATH".into(), std::env::var_os("PATH").unwrap_or_default()),
+                ("GIVEN".into(), "yes".into()),
+                ("OPENAI_API_KEY".into(), "sk-never".into()),
+            ],
+            timeout: Duration::from_secs(1),
+            output_cap: 1024,
+            confinement: Confinement::Unsandboxed,
+        }
+    }
+
+    #[test]
+    fn a_server_speaks_over_its_pipes_logs_stderr_and_dies_with_its_handle() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("logs/server.log");
+        let spawner = Spawner::new(Backend::None("not needed".into()));
+        let command = "echo \"given=$GIVEN key=${OPENAI_API_KEY:-none}\" >&2; \
+                       while read line; do echo \"got $line\"; done";
+        let mut server = spawner
+            .start_server(&spec(command, dir.path()), &log)
+            .unwrap();
+        let pid = server.id();
+        let (mut stdin, stdout) = server.take_pipes().unwrap();
+        writeln!(stdin, "ping").unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        assert_eq!(line, "got ping\n");
+        // Its own process group, as every command's.
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        let pgid: u32 = after_name.split(' ').nth(2).unwrap().parse().unwrap();
+        assert_eq!(pgid, pid);
+        assert!(server.exited().is_none());
+        drop(server);
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
+        // The allowlist reached it; the key never did.
+        let logged = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(logged, "given=yes key=none\n");
+    }
+}
