@@ -12,6 +12,7 @@ mod coverage;
 mod engine;
 mod first_run;
 mod hooks;
+mod mcp;
 mod measure;
 mod memory;
 mod parsers;
@@ -55,6 +56,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["coverage"], coverage::run),
     (&["reload", "tui"], reload::run),
     (&["hooks"], hooks::run),
+    (&["mcp"], mcp::run),
 ];
 
 fn main() -> Result<()> {

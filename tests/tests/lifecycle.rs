@@ -167,6 +167,7 @@ fn native(name: &str) -> amber_core::Service {
         input_schema: json!({"type": "object"}),
         read_only: true,
         gated_by_exec: false,
+        approval_group: None,
     };
     amber_core::Service::Tool(std::sync::Arc::new(NativeTool(spec)))
 }

@@ -34,6 +34,7 @@ pub fn run_all(args: &[String]) -> Result<()> {
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
     let big_component = python_component::ensure_big_component()?;
+    let mcp_servers = crate::mcp_servers::ensure()?;
     let corpus = corpus_sources()?;
     // The first-run rows time an installed amber on fresh homes; the
     // release build they need is skipped when a filter leaves them out.
@@ -89,6 +90,7 @@ pub fn run_all(args: &[String]) -> Result<()> {
         .env("AMBER_GUESTS_DIR", &guests)
         .env("AMBER_BENCH_EMBEDDING_MODEL", &model)
         .env("AMBER_BENCH_BIG_COMPONENT", &big_component)
+        .env("AMBER_BENCH_MCP_SERVERS", &mcp_servers)
         .env("AMBER_BENCH_CORPUS", &corpus)
         .envs(first_run.then_some(("AMBER_BENCH_INSTALLED", &installed))))?;
     let text = std::fs::read_to_string(&rows_path).unwrap_or_default();

@@ -7,6 +7,7 @@ mod bench;
 mod fuzz;
 mod guests;
 mod install;
+mod mcp_servers;
 mod models;
 mod python_component;
 mod setup;
@@ -131,13 +132,16 @@ fn test(extra: &[String]) -> Result<()> {
     setup::ensure_debian_packages(&["tmux"])?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
+    // host/cli/tests/mcp.rs talks to real MCP servers from npm.
+    let mcp_servers = mcp_servers::ensure()?;
     let test = || -> Result<Command> {
         let mut cmd = cargo()?;
         cmd.current_dir(root())
             .args(["test", "--workspace", "--all-targets"])
             .args(extra)
             .env("AMBER_GUESTS_DIR", &guests)
-            .env("AMBER_TEST_EMBEDDING_MODEL", &model);
+            .env("AMBER_TEST_EMBEDDING_MODEL", &model)
+            .env("AMBER_TEST_MCP_SERVERS", &mcp_servers);
         Ok(cmd)
     };
     // Built as the tests build it (the same features, no rebuild after),

@@ -68,6 +68,9 @@ pub struct App {
     /// list sessions and ask every command plugin for its spec, which a
     /// run that never types a command (`amber exec`) need not pay for.
     built_from: Option<u64>,
+    /// The MCP servers: started with a session, made on first use of
+    /// `/mcp` without one.
+    mcp: Option<Arc<amber_mcp::McpHub>>,
 }
 
 /// The tree while a command runs, for a caller that asks then (a handler
@@ -90,7 +93,7 @@ impl App {
         let policy = host::policy(&config, &project.root, Some(mode), options.yes);
         let manager = host::loaded_with(&project.root, &config, Some(policy.clone()))?;
         Ok(Self::assemble(
-            project, dirs, config, options, policy, manager, None,
+            project, dirs, config, options, policy, manager, None, None,
         ))
     }
 
@@ -107,9 +110,11 @@ impl App {
             open.policy,
             open.manager,
             Some(open.live),
+            open.mcp,
         ))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn assemble(
         project: ProjectRoot,
         dirs: AmberDirs,
@@ -118,6 +123,7 @@ impl App {
         policy: Arc<Policy>,
         manager: PluginManager,
         live: Option<Live>,
+        mcp: Option<Arc<amber_mcp::McpHub>>,
     ) -> App {
         let mut commands = CommandSet::new(builtin_tree());
         builtins::register(&mut commands);
@@ -132,7 +138,23 @@ impl App {
             commands: Some(commands),
             plugins_changed: false,
             built_from: None,
+            mcp,
         }
+    }
+
+    /// The MCP host: the session's, or one made now (not started) for
+    /// `/mcp` from the shell; `None` when no server is configured.
+    pub fn mcp(&mut self) -> Result<Option<Arc<amber_mcp::McpHub>>> {
+        if self.mcp.is_none() {
+            self.mcp = crate::mcp::hub(
+                &self.config,
+                &self.dirs,
+                &self.project.root,
+                self.manager.runtime().ledger(),
+                self.manager.runtime().options().exec.environment(),
+            )?;
+        }
+        Ok(self.mcp.clone())
     }
 
     pub fn config(&self) -> &Config {

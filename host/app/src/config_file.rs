@@ -15,6 +15,15 @@ use toml_edit::{DocumentMut, Item, Table, Value};
 /// creating the file and its tables when missing, and returns the config
 /// as amber now reads it.
 pub fn set(path: &Path, key: &str, value: Value) -> Result<Config> {
+    edit(path, |doc| {
+        put(doc.as_table_mut(), key, value)
+            .with_context(|| format!("cannot set `{key}` in {}", path.display()))
+    })
+}
+
+/// Applies `change` to the file at `path` (made when missing), checks the
+/// result as amber reads it, and writes it atomically.
+pub fn edit(path: &Path, change: impl FnOnce(&mut DocumentMut) -> Result<()>) -> Result<Config> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -23,8 +32,7 @@ pub fn set(path: &Path, key: &str, value: Value) -> Result<Config> {
     let mut doc: DocumentMut = text
         .parse()
         .with_context(|| format!("cannot edit {}: it is not valid TOML", path.display()))?;
-    put(doc.as_table_mut(), key, value)
-        .with_context(|| format!("cannot set `{key}` in {}", path.display()))?;
+    change(&mut doc)?;
     let new_text = doc.to_string();
     let config = Config::parse(&new_text, path)?;
     if let Some(dir) = path.parent() {

@@ -22,6 +22,8 @@ pub fn all(app: &App) -> Vec<Feed<App>> {
         choices(app, "providers", "provider"),
         plugins(app),
         sessions(app),
+        mcp_servers(app, "connect", builtins::mcp::connect),
+        mcp_servers(app, "disconnect", builtins::mcp::disconnect),
         rules(app),
         plugin_commands(app),
     ]
@@ -48,6 +50,25 @@ fn sessions(app: &App) -> Feed<App> {
     Feed {
         name: "sessions".into(),
         tree: at(&["sessions", "show"], leaves),
+        handlers,
+    }
+}
+
+/// The configured MCP servers under `/mcp connect` or `/mcp disconnect`.
+fn mcp_servers(app: &App, verb: &str, run: builtins::Builtin) -> Feed<App> {
+    let mut leaves = BTreeMap::new();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for server in &app.config().mcp.servers {
+        let action = format!("feed.mcp.{verb}.{}", server.name);
+        leaves.insert(
+            server.name.clone(),
+            leaf(format!("{verb} {}", server.target()), &action),
+        );
+        handlers.push((action, builtins::handler(run)));
+    }
+    Feed {
+        name: format!("mcp-{verb}"),
+        tree: at(&["mcp", verb], leaves),
         handlers,
     }
 }

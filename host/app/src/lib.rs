@@ -11,6 +11,7 @@ pub mod coverage;
 mod feeds;
 pub mod hooks;
 pub mod host;
+pub mod mcp;
 pub mod presets;
 pub mod recall;
 pub mod render;

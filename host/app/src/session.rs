@@ -55,6 +55,8 @@ pub struct OpenSession {
     pub policy: Arc<Policy>,
     /// Keeps the plugins loaded for as long as the agent uses their tools.
     pub manager: PluginManager,
+    /// The MCP servers, when any is configured.
+    pub mcp: Option<Arc<amber_mcp::McpHub>>,
 }
 
 /// A session to resume: verified, and locked against a second run.
@@ -199,6 +201,17 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
         &manager.runtime().options().exec,
         trusting,
     );
+    // The servers start now, in parallel with the rest of the start.
+    let mcp = crate::mcp::hub(
+        &config,
+        &dirs,
+        workspace,
+        manager.runtime().ledger(),
+        manager.runtime().options().exec.environment(),
+    )?;
+    if let Some(hub) = &mcp {
+        hub.start();
+    }
     let mut live = start(
         project,
         &config,
@@ -208,18 +221,30 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
         preset,
         resuming,
     )?;
+    // The first request waits for each server's tools, up to its
+    // startup timeout.
+    let mcp_warnings = match &mcp {
+        Some(hub) => {
+            let warnings = hub.wait_for_startup();
+            sync_tools(&mut live, manager.runtime().ledger(), &config, false);
+            warnings
+        }
+        None => Vec::new(),
+    };
     if let Some(threshold) = options.compress_threshold {
         live.compression.threshold = threshold;
         crate::compaction::install(&mut live);
     }
     if let AgentEvent::SessionStarted { warnings, .. } = &mut live.started {
         warnings.extend(hook_warnings);
+        warnings.extend(mcp_warnings);
     }
     Ok(OpenSession {
         live,
         config,
         policy,
         manager,
+        mcp,
     })
 }
 

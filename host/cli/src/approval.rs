@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
-use amber_core::ports::{ApprovalRequest, Approver, Decision, HeadlessApprover};
+use amber_core::ports::{ApprovalRequest, Approver, Decision, HeadlessApprover, Scope};
 
 /// The handler for this run.
 pub fn handler(yes: bool) -> Arc<dyn Approver> {
@@ -61,7 +61,19 @@ impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
         if let Some(grants) = &request.grants {
             field("runs:", grants);
         }
-        let keys = ['s', 'f'];
+        // `s` the kind, then `f` its folder, or `a` all of its group
+        // (every tool of an MCP server).
+        let keys: Vec<char> = request
+            .scopes
+            .iter()
+            .take(2)
+            .enumerate()
+            .map(|(i, scope)| match (i, scope) {
+                (0, _) => 's',
+                (_, Scope::Folder { .. }) => 'f',
+                _ => 'a',
+            })
+            .collect();
         let _ = writeln!(output, "  [y] approve once");
         for (key, scope) in keys.iter().zip(&request.scopes) {
             let _ = writeln!(
@@ -75,10 +87,7 @@ impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
             let _ = write!(
                 output,
                 "approve? [y/{}n] ",
-                keys[..request.scopes.len().min(2)]
-                    .iter()
-                    .map(|k| format!("{k}/"))
-                    .collect::<String>()
+                keys.iter().map(|k| format!("{k}/")).collect::<String>()
             );
             let _ = output.flush();
             let mut answer = String::new();
@@ -90,17 +99,12 @@ impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
             let chosen = match answer.as_str() {
                 "y" | "yes" => Some(Decision::ApproveOnce),
                 "n" | "no" | "" => Some(Decision::Deny),
-                "s" => request
-                    .scopes
-                    .first()
+                other => keys
+                    .iter()
+                    .position(|k| other.len() == 1 && other.starts_with(*k))
+                    .and_then(|i| request.scopes.get(i))
                     .cloned()
                     .map(Decision::ApproveForSession),
-                "f" => request
-                    .scopes
-                    .get(1)
-                    .cloned()
-                    .map(Decision::ApproveForSession),
-                _ => None,
             };
             match chosen {
                 Some(decision) => return decision,

@@ -121,6 +121,11 @@ enum Command {
     /// trust or untrust the hooks a workspace defines (docs/hooks.md).
     #[command(subcommand)]
     Hooks(commands::hooks::HooksCommand),
+    /// MCP servers: add, list, remove, enable or disable them; list a
+    /// server's tools, call one, or approve one that changed since it was
+    /// pinned (docs/mcp.md).
+    #[command(subcommand)]
+    Mcp(commands::mcp::McpCommand),
     /// Governed engineering memory: store, recall, revise, forget, compile.
     Memory(commands::memory::MemoryArgs),
     /// Write a shell completion script: `eval "$(amber completions bash)"`.
@@ -286,6 +291,7 @@ fn main() -> ExitCode {
             Command::Memory(args) => done(commands::memory::run(args, &root)),
             Command::Coverage(args) => done(commands::coverage::run(args, &project)),
             Command::Hooks(cmd) => done(commands::hooks::run(cmd, &project)),
+            Command::Mcp(cmd) => done(commands::mcp::run(cmd, &project)),
             Command::Doctor(args) => commands::doctor::run(args, &project),
             Command::Slash(words) => commands::slash::run(words, json, &project),
             Command::Completions { .. } | Command::Complete { .. } | Command::Man { .. } => {

@@ -33,7 +33,11 @@ pub struct Config {
     pub wire: WireConfig,
     pub sandbox: SandboxConfig,
     pub hooks: HooksConfig,
+    /// MCP servers, `[[mcp.servers]]` (docs/mcp.md).
+    pub mcp: McpConfig,
 }
+
+pub use amber_mcp::config::{McpConfig, ServerConfig as McpServerConfig};
 
 /// What a failing hook does: `allow` or `deny` (docs/hooks.md).
 pub use amber_core::hooks::OnError;
@@ -406,6 +410,10 @@ impl Config {
                     reason,
                 ));
             }
+        }
+        if let Err((i, key, value, reason)) = self.mcp.check() {
+            let key = format!("mcp.servers[{i}].{key}");
+            return Err(ConfigError::invalid(path, text, &key, &value, reason));
         }
         for name in &self.exec.env {
             if amber_sandbox::looks_secret(name) {

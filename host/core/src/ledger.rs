@@ -24,6 +24,9 @@ pub enum Owner {
     Host,
     /// A plugin, by id.
     Plugin(String),
+    /// An MCP server, by its configured name: its tools, resources and
+    /// prompts adapted onto the Tool port (amber-mcp).
+    Mcp(String),
 }
 
 impl fmt::Display for Owner {
@@ -31,6 +34,7 @@ impl fmt::Display for Owner {
         match self {
             Owner::Host => f.write_str("host"),
             Owner::Plugin(id) => write!(f, "plugin `{id}`"),
+            Owner::Mcp(name) => write!(f, "MCP server `{name}`"),
         }
     }
 }
@@ -513,6 +517,7 @@ mod tests {
             input_schema: serde_json::json!({"type": "object"}),
             read_only: true,
             gated_by_exec: false,
+            approval_group: None,
         })))
     }
 

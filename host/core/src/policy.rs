@@ -62,11 +62,28 @@ pub struct Ask {
     pub open_paths: bool,
     /// How a command will run if approved, for the dialog.
     pub grants: Option<String>,
+    /// The family the kind belongs to (`mcp:<server>`): a rule or a
+    /// session grant of the group covers the kind.
+    pub group: Option<String>,
 }
 
 impl Ask {
     fn kinds(&self) -> impl Iterator<Item = &String> {
         std::iter::once(&self.kind).chain(&self.also)
+    }
+
+    /// Whether `pattern` (a rule's tool, or a granted kind with
+    /// `exact`) covers `wanted`, one of this ask's kinds: by itself, or
+    /// as the main kind's group.
+    fn covers(&self, pattern: &str, wanted: &str, exact: bool) -> bool {
+        let matches = |kind: &str| {
+            if exact {
+                pattern == kind
+            } else {
+                kind_matches(pattern, kind)
+            }
+        };
+        matches(wanted) || (wanted == self.kind && self.group.as_deref().is_some_and(matches))
     }
 
     fn places(&self) -> Vec<&Path> {
@@ -204,7 +221,7 @@ impl Policy {
     fn rule_for(&self, kind: &str, ask: &Ask, decision: RuleDecision) -> Option<&Rule> {
         self.rules.iter().find(|r| {
             r.decision == decision
-                && kind_matches(&r.tool, kind)
+                && ask.covers(&r.tool, kind, false)
                 && r.path.as_deref().is_none_or(|p| self.inside(p, ask))
         })
     }
@@ -232,9 +249,9 @@ impl Policy {
         let granted = self.grants();
         ask.kinds().all(|wanted| {
             granted.iter().any(|scope| match scope {
-                Scope::Kind(kind) => kind == wanted,
+                Scope::Kind(kind) => ask.covers(kind, wanted, true),
                 Scope::Folder { kind, folder } => {
-                    kind == wanted
+                    ask.covers(kind, wanted, true)
                         && !ask.open_paths
                         && ask.places().iter().all(|p| p.starts_with(folder))
                 }
@@ -329,8 +346,13 @@ impl Policy {
         if may_grant && self.is_granted(ask) {
             return Ok(());
         }
+        // A tool of a group (an MCP server's) is granted alone or with
+        // its whole group; it has no paths for a folder to cover.
         let mut scopes = vec![Scope::Kind(ask.kind.clone())];
-        scopes.extend(self.folder_scope(ask));
+        match &ask.group {
+            Some(group) => scopes.push(Scope::Kind(group.clone())),
+            None => scopes.extend(self.folder_scope(ask)),
+        }
         let request = ApprovalRequest {
             requester: ask.requester.clone(),
             action: ask.kind.clone(),
@@ -454,6 +476,7 @@ impl Policy {
                     also: kinds.collect(),
                     open_paths: class.open_paths,
                     grants: Some(permit.describe()),
+                    group: None,
                 })?;
                 Ok(permit)
             }
@@ -537,7 +560,45 @@ mod tests {
             also: Vec::new(),
             open_paths: false,
             grants: None,
+            group: None,
         }
+    }
+
+    fn grouped(kind: &str, group: &str) -> Ask {
+        Ask {
+            group: Some(group.into()),
+            paths: Vec::new(),
+            ..ask(kind, "/ws")
+        }
+    }
+
+    #[test]
+    fn a_group_is_granted_and_ruled_as_a_whole_and_offered_as_a_scope() {
+        let handler = scripted(vec![Decision::ApproveForSession(Scope::Kind(
+            "mcp:fs".into(),
+        ))]);
+        let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
+        assert_eq!(policy.authorize(&grouped("fs__read", "mcp:fs")), Ok(()));
+        // The dialog offered the tool, then its group, and no folder.
+        let asked = handler.asked.lock().unwrap().clone();
+        assert_eq!(
+            asked[0].scopes,
+            [Scope::Kind("fs__read".into()), Scope::Kind("mcp:fs".into())]
+        );
+        // The group's grant covers its other tools, not another server's.
+        assert_eq!(policy.authorize(&grouped("fs__write", "mcp:fs")), Ok(()));
+        assert!(policy.authorize(&grouped("web__get", "mcp:web")).is_err());
+
+        let rules = vec![Rule {
+            tool: "mcp:web".into(),
+            path: None,
+            decision: RuleDecision::Deny,
+        }];
+        let policy = Policy::new(Mode::Write, "/ws".into(), rules, Some(scripted(vec![])));
+        let err = policy
+            .authorize(&grouped("web__get", "mcp:web"))
+            .unwrap_err();
+        assert!(err.contains("stored rule for `mcp:web`"), "{err}");
     }
 
     #[test]

@@ -60,6 +60,7 @@ fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
         input_schema: schema,
         read_only: true,
         gated_by_exec: false,
+        approval_group: None,
     }
 }
 

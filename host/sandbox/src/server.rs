@@ -53,10 +53,15 @@ impl Drop for Server {
 
 impl Spawner {
     /// Starts `spec` as a server: stdin and stdout piped to amber, stderr
-    /// appended to `stderr_log` (its folder made if missing).
+    /// appended to `stderr_log` (its folder made if missing). `given` are
+    /// the variables the user gave this server by name in config: set even
+    /// when they look like secrets, since that is how a key reaches the one
+    /// server meant to have it (`spec.env`, the allowlist, still never
+    /// passes one).
     pub fn start_server(
         &self,
         spec: &CommandSpec,
+        given: &[(String, std::ffi::OsString)],
         stderr_log: &Path,
     ) -> Result<Server, SpawnError> {
         let start_error = |reason: String| SpawnError::Start {
@@ -74,6 +79,9 @@ impl Spawner {
             .map_err(|e| start_error(format!("cannot open {}: {e}", stderr_log.display())))?;
         let (mut cmd, private_tmp) = self.prepare(spec)?;
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(log);
+        for (key, value) in given {
+            cmd.env(key, value);
+        }
         let mut child = cmd.spawn().map_err(|e| start_error(e.to_string()))?;
         Ok(Server {
             stdin: child.stdin.take(),
@@ -113,10 +121,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("logs/server.log");
         let spawner = Spawner::new(Backend::None("not needed".into()));
-        let command = "echo \"given=$GIVEN key=${OPENAI_API_KEY:-none}\" >&2; \
+        let command = "echo \"given=$GIVEN key=${OPENAI_API_KEY:-none} \
+                       own=${SERVER_TOKEN:-none}\" >&2; \
                        while read line; do echo \"got $line\"; done";
+        let own = [("SERVER_TOKEN".to_string(), "t-1".into())];
         let mut server = spawner
-            .start_server(&spec(command, dir.path()), &log)
+            .start_server(&spec(command, dir.path()), &own, &log)
             .unwrap();
         let pid = server.id();
         let (mut stdin, stdout) = server.take_pipes().unwrap();
@@ -132,8 +142,9 @@ mod tests {
         assert!(server.exited().is_none());
         drop(server);
         assert!(!Path::new(&format!("/proc/{pid}")).exists());
-        // The allowlist reached it; the key never did.
+        // The allowlist reached it, and the token given to it by name;
+        // amber's own key never did.
         let logged = std::fs::read_to_string(&log).unwrap();
-        assert_eq!(logged, "given=yes key=none\n");
+        assert_eq!(logged, "given=yes key=none own=t-1\n");
     }
 }

@@ -4,6 +4,7 @@
 //! handler without a documented node, or a documented action without a
 //! handler, fails it.
 
+pub(crate) mod mcp;
 pub(crate) mod plugins;
 pub(crate) mod session;
 pub(crate) mod settings;
@@ -30,6 +31,11 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("plugins.disable", plugins::disable),
     ("plugins.info", plugins::info),
     ("hooks", plugins::hooks),
+    ("mcp.list", mcp::list),
+    ("mcp.connect", mcp::connect),
+    ("mcp.disconnect", mcp::disconnect),
+    ("mcp.prompt", mcp::prompt),
+    ("mcp.approve", mcp::approve),
     ("sessions.list", session::sessions),
     ("sessions.show", session::show),
     ("get.rules", settings::get_rules),

@@ -8,6 +8,7 @@ pub mod coverage;
 pub mod doctor;
 pub mod exec;
 pub mod hooks;
+pub mod mcp;
 pub mod memory;
 pub mod plugin;
 pub mod precompile;

@@ -59,8 +59,8 @@ mod tests {
         assert_eq!(
             builtin_roots(),
             [
-                "clear", "compact", "get", "help", "hooks", "plugins", "quit", "sessions", "set",
-                "status"
+                "clear", "compact", "get", "help", "hooks", "mcp", "plugins", "quit", "sessions",
+                "set", "status"
             ]
         );
         assert!(is_builtin_root("set"));

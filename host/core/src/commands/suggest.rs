@@ -69,7 +69,7 @@ mod tests {
     #[test]
     fn nearest_prefers_a_unique_prefix_then_the_closest_name() {
         let names = [
-            "clear", "get", "help", "hooks", "plugins", "quit", "sessions", "set", "status",
+            "clear", "get", "help", "hooks", "mcp", "plugins", "quit", "sessions", "set", "status",
         ];
         let near = |w| nearest(w, names.iter().copied());
         assert_eq!(near("plugns"), Some("plugins"));

@@ -319,6 +319,7 @@ mod tests {
             input_schema: serde_json::json!({"type": "object"}),
             read_only: true,
             gated_by_exec: false,
+            approval_group: None,
         }))
     }
 

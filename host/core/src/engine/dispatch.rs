@@ -359,8 +359,13 @@ impl Dispatcher {
                 call.name
             )));
         }
-        let paths = confine_arguments(&mut args, self.policy.root()).map_err(Envelope::denied)?;
         let spec = tool.spec();
+        let paths = if spec.approval_group.is_some() {
+            confine_only(&args, self.policy.root())
+        } else {
+            confine_arguments(&mut args, self.policy.root())
+        }
+        .map_err(Envelope::denied)?;
         match self.policy.mode() {
             Mode::Read if !spec.read_only => {
                 return Err(Envelope::denied(format!(
@@ -382,6 +387,7 @@ impl Dispatcher {
                     also: Vec::new(),
                     open_paths: false,
                     grants: None,
+                    group: spec.approval_group.clone(),
                 };
                 self.policy.authorize(&ask).map_err(Envelope::denied)?;
             }
@@ -400,6 +406,7 @@ impl Dispatcher {
                 also: Vec::new(),
                 open_paths: false,
                 grants: None,
+                group: spec.approval_group.clone(),
             };
             self.policy.ask_user(&ask).map_err(Envelope::denied)?;
         }
@@ -469,6 +476,18 @@ pub fn confine_arguments(
         Some(reason) => Err(reason),
         None => Ok(confined),
     }
+}
+
+/// Confines the path arguments as [`confine_arguments`] does, but leaves
+/// them as given: a tool of an outside server (MCP) does not see the
+/// workspace at a mount of its own, so a path means to it what it means
+/// to amber.
+pub fn confine_only(
+    args: &Value,
+    root: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut copy = args.clone();
+    confine_arguments(&mut copy, root)
 }
 
 /// Calls `visit` on every path-like argument of a call, at any depth.
@@ -565,6 +584,7 @@ mod tests {
                 input_schema: json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
                 read_only,
                 gated_by_exec: false,
+                approval_group: None,
             },
             delay: Duration::from_millis(delay_ms),
             meeting: None,

@@ -84,6 +84,7 @@ impl TaskTool {
             // Its own calls go through dispatch and the policy one by one.
             read_only: true,
             gated_by_exec: false,
+            approval_group: None,
         };
         TaskTool {
             spec,

@@ -17,6 +17,13 @@ pub struct ToolSpec {
     /// granted `exec` but not `workspace-write`.
     #[serde(default)]
     pub gated_by_exec: bool,
+    /// Tools approved together as well as one by one: `mcp:<server>` for
+    /// an MCP server's tools, so a session grant or a stored rule can
+    /// cover the whole server. Such a tool runs outside amber's plugins:
+    /// its path arguments are confined to the workspace like any tool's,
+    /// but passed as given, not made relative to a mount it does not have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_group: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -54,6 +54,7 @@ pub fn service_for(
                         .context()
                         .grants
                         .has(crate::grants::Permission::WorkspaceWrite),
+                approval_group: None,
             };
             Service::Tool(Arc::new(ComponentTool::new(pool, spec)))
         }

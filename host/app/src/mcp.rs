@@ -1,0 +1,189 @@
+//! The App's MCP host: one hub per host, made from `[[mcp.servers]]`,
+//! its servers' tools in the same ledger as the plugins' (docs/mcp.md).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use amber_config::Config;
+use amber_core::Ledger;
+use amber_mcp::{HubSetup, McpHub, ServerStatus, State};
+use amber_runtime::dirs::AmberDirs;
+use anyhow::Result;
+
+/// A hub for `config`'s servers, none started; `None` when there are no
+/// servers, so a run without MCP pays nothing.
+pub fn hub(
+    config: &Config,
+    dirs: &AmberDirs,
+    workspace: &Path,
+    ledger: &Arc<Ledger>,
+    base_env: Vec<(String, std::ffi::OsString)>,
+) -> Result<Option<Arc<McpHub>>> {
+    if config.mcp.servers.is_empty() {
+        return Ok(None);
+    }
+    let setup = HubSetup {
+        ledger: ledger.clone(),
+        spawner: crate::host::spawner(config),
+        workspace: workspace.to_path_buf(),
+        data_dir: dirs.data.clone(),
+        base_env,
+    };
+    Ok(Some(McpHub::new(&config.mcp, setup)?))
+}
+
+/// The environment every server gets: the allowlist of commands
+/// (`[exec] env` added), never a secret.
+pub fn command_env(config: &Config) -> Vec<(String, std::ffi::OsString)> {
+    let mut exec = amber_runtime::imports::exec::ExecPolicy::default();
+    exec.env_allowlist.extend(config.exec.env.iter().cloned());
+    exec.environment()
+}
+
+/// A hub of its own, for `amber mcp tools|call` from the shell: the
+/// servers' tools go to a ledger of their own, and no plugin is loaded.
+pub fn standalone(config: &Config, dirs: &AmberDirs, workspace: &Path) -> Result<Arc<McpHub>> {
+    let ledger = Arc::new(Ledger::new());
+    match hub(config, dirs, workspace, &ledger, command_env(config))? {
+        Some(hub) => Ok(hub),
+        None => anyhow::bail!(
+            "no MCP servers configured (amber mcp add NAME -- COMMAND ARGS…, or [[mcp.servers]] in config)"
+        ),
+    }
+}
+
+fn state_text(state: &State) -> String {
+    match state {
+        State::Disabled => "disabled".into(),
+        State::Lazy => "lazy (starts after the first request)".into(),
+        State::Stopped => "stopped".into(),
+        State::Connecting => "connecting".into(),
+        State::Ready => "ready".into(),
+        State::Failed(why) => format!("failed: {why}"),
+    }
+}
+
+/// The servers as `/mcp` and `amber mcp list` print them.
+pub fn render(statuses: &[ServerStatus]) -> String {
+    if statuses.is_empty() {
+        return "no MCP servers configured (amber mcp add NAME -- COMMAND ARGS…, or [[mcp.servers]] in config)\n".into();
+    }
+    let mut out = String::new();
+    for s in statuses {
+        out.push_str(&format!(
+            "{}  {}  {}\n",
+            s.name,
+            state_text(&s.state),
+            s.target
+        ));
+        if let Some(info) = s.server_info.as_deref().filter(|i| !i.is_empty()) {
+            let protocol = s.protocol.as_deref().unwrap_or("?");
+            out.push_str(&format!("  server {info}, protocol {protocol}\n"));
+        }
+        if s.state == State::Ready {
+            out.push_str(&format!(
+                "  {} tools, {} resources, {} prompts\n",
+                s.tools.len(),
+                s.resources,
+                s.prompts
+            ));
+        }
+        if !s.held.is_empty() {
+            out.push_str(&format!(
+                "  held back: {} (amber mcp approve {} TOOL)\n",
+                s.held.join(", "),
+                s.name
+            ));
+        }
+        if s.restarts > 0 {
+            out.push_str(&format!("  restarted {} times\n", s.restarts));
+        }
+    }
+    out
+}
+
+/// `[[mcp.servers]]` in the config file, edited in place: comments and
+/// layout kept, the result validated before it is written.
+pub mod config_edit {
+    use std::path::Path;
+
+    use amber_config::{Config, McpServerConfig};
+    use anyhow::{bail, Context, Result};
+    use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
+
+    fn servers(doc: &mut DocumentMut) -> Result<&mut ArrayOfTables> {
+        let mcp = doc
+            .as_table_mut()
+            .entry("mcp")
+            .or_insert_with(|| {
+                let mut t = Table::new();
+                t.set_implicit(true);
+                Item::Table(t)
+            })
+            .as_table_mut()
+            .context("`mcp` is not a table")?;
+        mcp.entry("servers")
+            .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))
+            .as_array_of_tables_mut()
+            .context("`mcp.servers` is not an array of tables ([[mcp.servers]])")
+    }
+
+    fn index_of(list: &ArrayOfTables, name: &str) -> Option<usize> {
+        list.iter()
+            .position(|t| t.get("name").and_then(|v| v.as_str()) == Some(name))
+    }
+
+    /// Adds `server`; a server of the same name is refused.
+    pub fn add(path: &Path, server: &McpServerConfig) -> Result<Config> {
+        let text = toml::to_string(server).context("cannot write the server as TOML")?;
+        let table = text
+            .parse::<DocumentMut>()
+            .context("cannot write the server as TOML")?
+            .as_table()
+            .clone();
+        crate::config_file::edit(path, |doc| {
+            let list = servers(doc)?;
+            if index_of(list, &server.name).is_some() {
+                bail!(
+                    "an MCP server named `{}` is configured already (amber mcp remove {} first)",
+                    server.name,
+                    server.name
+                );
+            }
+            list.push(table);
+            Ok(())
+        })
+    }
+
+    /// Removes the server `name`.
+    pub fn remove(path: &Path, name: &str) -> Result<Config> {
+        crate::config_file::edit(path, |doc| {
+            let list = servers(doc)?;
+            let Some(at) = index_of(list, name) else {
+                bail!("no MCP server named `{name}` is configured");
+            };
+            list.remove(at);
+            Ok(())
+        })
+    }
+
+    /// Sets `enabled` of the server `name` (`true` is the default, so the
+    /// key is dropped).
+    pub fn set_enabled(path: &Path, name: &str, enabled: bool) -> Result<Config> {
+        crate::config_file::edit(path, |doc| {
+            let list = servers(doc)?;
+            let Some(at) = index_of(list, name) else {
+                bail!("no MCP server named `{name}` is configured");
+            };
+            let Some(table) = list.get_mut(at) else {
+                bail!("no MCP server named `{name}` is configured");
+            };
+            if enabled {
+                table.remove("enabled");
+            } else {
+                table.insert("enabled", toml_edit::value(false));
+            }
+            Ok(())
+        })
+    }
+}

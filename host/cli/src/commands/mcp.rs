@@ -1,0 +1,309 @@
+//! `amber mcp add|list|remove|enable|disable|tools|call|approve`: the MCP
+//! servers of the config, and a server's tools tried from the shell
+//! (docs/mcp.md).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use amber_app::host;
+use amber_app::mcp::{self, config_edit};
+use amber_config::McpServerConfig;
+use amber_core::project::ProjectRoot;
+use amber_runtime::AmberDirs;
+use anyhow::{bail, Context, Result};
+use clap::Subcommand;
+use serde_json::{json, Value};
+
+use super::print_json;
+
+#[derive(Subcommand)]
+pub enum McpCommand {
+    /// Add a server: `amber mcp add NAME -- COMMAND ARGS…` (stdio) or
+    /// `amber mcp add NAME --url URL` (streamable HTTP).
+    Add {
+        /// Its tools are NAME__TOOL: letters, digits, `_` and `-`.
+        name: String,
+        /// A streamable HTTP endpoint instead of a command.
+        #[arg(long)]
+        url: Option<String>,
+        /// A variable for this server only, KEY=VALUE; the only way a key
+        /// reaches a server (repeatable).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// Where it runs; default the workspace.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Start it after the first model request instead of at start.
+        #[arg(long)]
+        lazy: bool,
+        /// Believe its readOnlyHint annotations.
+        #[arg(long)]
+        trust_annotations: bool,
+        /// How long the first request waits for its tools (default 5000).
+        #[arg(long)]
+        startup_timeout_ms: Option<u64>,
+        /// JSON for scripts: the server as written.
+        #[arg(long)]
+        json: bool,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// The configured servers (no server is started).
+    List {
+        /// JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a server, and forget its tools' pins.
+    Remove {
+        /// The server's name, as `amber mcp list` shows it.
+        name: String,
+    },
+    /// Enable a disabled server.
+    Enable {
+        /// The server's name, as `amber mcp list` shows it.
+        name: String,
+    },
+    /// Disable a server: it is not started, and its tools are not offered.
+    Disable {
+        /// The server's name, as `amber mcp list` shows it.
+        name: String,
+    },
+    /// Connect to a server and list its tools, resources and prompts,
+    /// with the names the model sees.
+    Tools {
+        /// The server's name, as `amber mcp list` shows it.
+        name: String,
+        /// JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a server's tool: `amber mcp call NAME TOOL '{"a": 1}'`.
+    Call {
+        /// The server's name, as `amber mcp list` shows it.
+        name: String,
+        /// The server's own name for the tool.
+        tool: String,
+        /// The arguments as a JSON object; default `{}`.
+        args: Option<String>,
+        /// JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve a changed tool: shows the old and new description as a
+    /// diff, then offers the tool again with the new one pinned.
+    Approve {
+        /// The server's name, as `amber mcp list` shows it.
+        name: String,
+        /// The server's own name for the tool.
+        tool: String,
+        /// JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
+    let dirs = AmberDirs::from_env();
+    let config = host::load_config(&dirs)?;
+    let path = host::config_path(&dirs);
+    let workspace = project.root.as_path();
+    match command {
+        McpCommand::Add {
+            name,
+            url,
+            env,
+            cwd,
+            lazy,
+            trust_annotations,
+            startup_timeout_ms,
+            json,
+            command,
+        } => {
+            let mut server = match (url, command.split_first()) {
+                (Some(url), None) => McpServerConfig::http(&name, &url),
+                (None, Some((program, args))) => {
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    McpServerConfig::stdio(&name, program, &args)
+                }
+                (Some(_), Some(_)) => bail!("give --url or a command after `--`, not both"),
+                (None, None) => bail!(
+                    "give the server's command after `--` (amber mcp add {name} -- npx -y PACKAGE) or --url URL"
+                ),
+            };
+            server.env = parse_env(&env)?;
+            server.cwd = cwd;
+            server.lazy = lazy;
+            server.trust_annotations = trust_annotations;
+            server.startup_timeout_ms = startup_timeout_ms;
+            config_edit::add(&path, &server)?;
+            if json {
+                return print_json(&server);
+            }
+            println!(
+                "added MCP server `{name}`: {} (in {})",
+                server.target(),
+                path.display()
+            );
+            Ok(())
+        }
+        McpCommand::List { json } => {
+            if json {
+                return print_json(&json!({ "servers": config.mcp.servers }));
+            }
+            if config.mcp.servers.is_empty() {
+                println!("no MCP servers configured (amber mcp add NAME -- COMMAND ARGS…)");
+            }
+            for server in &config.mcp.servers {
+                let mut flags = Vec::new();
+                if !server.enabled {
+                    flags.push("disabled");
+                }
+                if server.lazy {
+                    flags.push("lazy");
+                }
+                if server.trust_annotations {
+                    flags.push("trusts annotations");
+                }
+                let flags = if flags.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({})", flags.join(", "))
+                };
+                println!("{}  {}{flags}", server.name, server.target());
+            }
+            Ok(())
+        }
+        McpCommand::Remove { name } => {
+            config_edit::remove(&path, &name)?;
+            let mut pins = amber_mcp::pins::PinStore::load(&dirs.data)?;
+            pins.forget(&name);
+            pins.save()?;
+            println!("removed MCP server `{name}`");
+            Ok(())
+        }
+        McpCommand::Enable { name } => {
+            config_edit::set_enabled(&path, &name, true)?;
+            println!("enabled MCP server `{name}`");
+            Ok(())
+        }
+        McpCommand::Disable { name } => {
+            config_edit::set_enabled(&path, &name, false)?;
+            println!("disabled MCP server `{name}`");
+            Ok(())
+        }
+        McpCommand::Tools { name, json } => {
+            let hub = mcp::standalone(&config, &dirs, workspace)?;
+            let status = hub.connect(&name)?;
+            let catalog = hub.catalog(&name)?;
+            let notes = hub.take_notes();
+            hub.shutdown();
+            let tools: Vec<Value> = catalog
+                .tools
+                .iter()
+                .map(|t| {
+                    let held = status.held.contains(&t.name);
+                    json!({
+                        "name": t.name,
+                        "amber_name": amber_mcp::names::tool_name(&name, &t.name),
+                        "description": amber_mcp::sanitize::description(&t.description),
+                        "schema": t.schema,
+                        "read_only_hint": t.read_only_hint,
+                        "held": held,
+                    })
+                })
+                .collect();
+            if json {
+                return print_json(&json!({
+                    "server": status,
+                    "tools": tools,
+                    "resources": catalog.resources.iter().map(|r| json!({"uri": r.key, "about": r.about})).collect::<Vec<_>>(),
+                    "prompts": catalog.prompts.iter().map(|p| json!({"name": p.key, "about": p.about})).collect::<Vec<_>>(),
+                    "warnings": notes,
+                }));
+            }
+            for note in &notes {
+                eprintln!("amber: warning: {note}");
+            }
+            print!("{}", mcp::render(std::slice::from_ref(&status)));
+            for tool in &tools {
+                let first_line = tool["description"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                let held = if tool["held"] == true {
+                    "  [held back]"
+                } else {
+                    ""
+                };
+                println!(
+                    "tool {}{held}\n  {first_line}",
+                    tool["amber_name"].as_str().unwrap_or_default()
+                );
+            }
+            for resource in &catalog.resources {
+                println!("resource {}  {}", resource.key, resource.about);
+            }
+            for prompt in &catalog.prompts {
+                println!("prompt {}  {}", prompt.key, prompt.about);
+            }
+            Ok(())
+        }
+        McpCommand::Call {
+            name,
+            tool,
+            args,
+            json,
+        } => {
+            let args: Value = match args {
+                Some(text) => serde_json::from_str(&text)
+                    .with_context(|| format!("the arguments are not JSON: {text}"))?,
+                None => json!({}),
+            };
+            if !args.is_object() {
+                bail!("the arguments must be a JSON object, like '{{\"a\": 1}}'");
+            }
+            let hub = mcp::standalone(&config, &dirs, workspace)?;
+            let result = hub.call_tool(&name, &tool, &args);
+            hub.shutdown();
+            match result {
+                Ok(text) if json => print_json(&json!({"ok": true, "content": text})),
+                Ok(text) => {
+                    println!("{text}");
+                    Ok(())
+                }
+                Err(e) if json => {
+                    print_json(&json!({"ok": false, "error": e.to_string()}))?;
+                    bail!("the call failed")
+                }
+                Err(e) => bail!("{e}"),
+            }
+        }
+        McpCommand::Approve { name, tool, json } => {
+            let hub = mcp::standalone(&config, &dirs, workspace)?;
+            let diff = hub.approve(&name, &tool)?;
+            if json {
+                return print_json(
+                    &json!({"server": name, "tool": tool, "approved": true, "diff": diff}),
+                );
+            }
+            print!("{diff}");
+            println!("approved the new `{tool}` of MCP server `{name}`; it is offered again");
+            Ok(())
+        }
+    }
+}
+
+fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>> {
+    pairs
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((key, value)) if !key.is_empty() => Ok((key.to_string(), value.to_string())),
+            _ => bail!("--env takes KEY=VALUE, not `{pair}`"),
+        })
+        .collect()
+}

@@ -1,0 +1,223 @@
+//! `[[mcp.servers]]` in amber's config: what a server is and how amber
+//! reaches it. The types live here, beside the code that reads them, and
+//! amber-config embeds them; every key is in docs/config.md.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// The `[mcp]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpConfig {
+    pub servers: Vec<ServerConfig>,
+}
+
+/// The first model request waits this long for a server's tools.
+pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 5_000;
+
+/// One server: `command` (with `args`) for stdio, or `url` for streamable
+/// HTTP, never both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Its tools are `<name>__<tool>`: 1–32 of `[A-Za-z0-9_-]`.
+    pub name: String,
+    /// The program: it and each of `args` are quoted into one `sh -c`
+    /// line, so no word is split or expanded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// A streamable HTTP endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Variables given to this server only, besides the allowlist every
+    /// command gets; the only way a key reaches a server.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Where it runs; default the workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// Start once the first model request has gone out (the startup wait
+    /// is over) instead of at session start.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lazy: bool,
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enabled: bool,
+    /// Believe its `readOnlyHint`: such tools then run in read mode and
+    /// unasked in write mode.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trust_annotations: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_timeout_ms: Option<u64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// How amber reaches a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint<'a> {
+    Stdio {
+        command: &'a str,
+        args: &'a [String],
+    },
+    Http {
+        url: &'a str,
+    },
+}
+
+impl ServerConfig {
+    /// A stdio server with defaults, for `amber mcp add` and tests.
+    pub fn stdio(name: &str, command: &str, args: &[&str]) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            command: Some(command.into()),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            url: None,
+            env: BTreeMap::new(),
+            cwd: None,
+            lazy: false,
+            enabled: true,
+            trust_annotations: false,
+            startup_timeout_ms: None,
+        }
+    }
+
+    /// A streamable HTTP server with defaults.
+    pub fn http(name: &str, url: &str) -> ServerConfig {
+        ServerConfig {
+            command: None,
+            args: Vec::new(),
+            url: Some(url.into()),
+            ..ServerConfig::stdio(name, "", &[])
+        }
+    }
+
+    pub fn endpoint(&self) -> Result<Endpoint<'_>, String> {
+        match (&self.command, &self.url) {
+            (Some(command), None) if !command.trim().is_empty() => Ok(Endpoint::Stdio {
+                command,
+                args: &self.args,
+            }),
+            (None, Some(url)) => {
+                if url.starts_with("http://") || url.starts_with("https://") {
+                    Ok(Endpoint::Http { url })
+                } else {
+                    Err(format!(
+                        "MCP server `{}`: `{url}` is not an http(s) URL",
+                        self.name
+                    ))
+                }
+            }
+            (Some(_), Some(_)) => Err(format!(
+                "MCP server `{}` has both `command` and `url`; give one",
+                self.name
+            )),
+            _ => Err(format!(
+                "MCP server `{}` needs `command` (stdio) or `url` (streamable HTTP)",
+                self.name
+            )),
+        }
+    }
+
+    pub fn startup_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(
+            self.startup_timeout_ms
+                .unwrap_or(DEFAULT_STARTUP_TIMEOUT_MS),
+        )
+    }
+
+    /// What `amber mcp list` shows of how it is reached.
+    pub fn target(&self) -> String {
+        match self.endpoint() {
+            Ok(Endpoint::Stdio { command, args }) => std::iter::once(command.to_string())
+                .chain(args.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Ok(Endpoint::Http { url }) => url.to_string(),
+            Err(e) => e,
+        }
+    }
+}
+
+impl McpConfig {
+    /// Every check types cannot make: names, endpoints, no two servers of
+    /// one name. `Err` is `(index, key, value, reason)` for the config's
+    /// error, which names the line.
+    pub fn check(&self) -> Result<(), (usize, &'static str, String, String)> {
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, server) in self.servers.iter().enumerate() {
+            crate::names::check_server_name(&server.name)
+                .map_err(|reason| (i, "name", server.name.clone(), reason))?;
+            if !seen.insert(server.name.as_str()) {
+                let reason = format!("a second MCP server is named `{}`", server.name);
+                return Err((i, "name", server.name.clone(), reason));
+            }
+            server
+                .endpoint()
+                .map_err(|reason| (i, "command", server.target(), reason))?;
+            for key in server.env.keys() {
+                if key.is_empty() || key.contains('=') {
+                    let reason = "not a variable name".to_string();
+                    return Err((i, "env", key.clone(), reason));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_is_reached_by_command_or_url_and_never_both() {
+        assert!(matches!(
+            ServerConfig::stdio("a", "node", &["x.js"]).endpoint(),
+            Ok(Endpoint::Stdio { .. })
+        ));
+        assert!(matches!(
+            ServerConfig::http("a", "http://127.0.0.1:1/mcp").endpoint(),
+            Ok(Endpoint::Http { .. })
+        ));
+        let mut both = ServerConfig::stdio("a", "node", &[]);
+        both.url = Some("http://x".into());
+        assert!(both.endpoint().unwrap_err().contains("both"));
+        let ftp = ServerConfig::http("a", "ftp://x");
+        assert!(ftp.endpoint().unwrap_err().contains("not an http(s) URL"));
+    }
+
+    #[test]
+    fn the_check_names_the_bad_server() {
+        let config = McpConfig {
+            servers: vec![
+                ServerConfig::stdio("fs", "node", &[]),
+                ServerConfig::stdio("fs", "node", &[]),
+            ],
+        };
+        let (i, key, _, reason) = config.check().unwrap_err();
+        assert_eq!((i, key), (1, "name"));
+        assert!(reason.contains("second"), "{reason}");
+        let bad = McpConfig {
+            servers: vec![ServerConfig::stdio("a__b", "node", &[])],
+        };
+        assert!(bad.check().unwrap_err().3.contains("separates"));
+    }
+}

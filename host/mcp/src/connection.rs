@@ -1,0 +1,541 @@
+//! One live connection to one server, as the seed's lifecycle draws it:
+//! open the transport (spawn the process, or POST), initialize with
+//! protocol negotiation, read the capabilities, list tools, resources and
+//! prompts (every page), call tools, hear `list_changed`, shut down.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
+    Implementation, JsonObject, ReadResourceRequestParams,
+};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::config::{Endpoint, ServerConfig};
+use crate::http::McpHttp;
+use crate::McpError;
+
+/// Which of a server's lists changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Changed {
+    Tools,
+    Resources,
+    Prompts,
+}
+
+/// amber's side of the protocol: who it is, and the `list_changed`
+/// notifications passed on to the hub, which lists again.
+pub struct Handler {
+    changed: UnboundedSender<Changed>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("amber", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(Changed::Tools);
+    }
+
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(Changed::Resources);
+    }
+
+    async fn on_prompt_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(Changed::Prompts);
+    }
+}
+
+/// A tool as the server lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerTool {
+    pub name: String,
+    pub description: String,
+    pub schema: Value,
+    /// `annotations.readOnlyHint`; believed only with `trust_annotations`.
+    pub read_only_hint: bool,
+}
+
+/// A resource or a prompt, as one line of its tool's description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// A resource's URI, or a prompt's name.
+    pub key: String,
+    /// Its name and description (a prompt: and its arguments).
+    pub about: String,
+}
+
+/// What a server offers, as last listed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Catalog {
+    pub tools: Vec<ServerTool>,
+    pub resources: Vec<Entry>,
+    pub prompts: Vec<Entry>,
+}
+
+/// A connected server.
+pub struct Connection {
+    service: RunningService<RoleClient, Handler>,
+    /// The process of a stdio server: killed with its group on close or
+    /// drop.
+    process: std::sync::Mutex<Option<amber_sandbox::Server>>,
+    pub protocol: String,
+    pub server_info: String,
+    has_tools: bool,
+    has_resources: bool,
+    has_prompts: bool,
+}
+
+/// How a stdio server is started: the spawner's walls, the allowlist.
+pub struct Launch<'a> {
+    pub spawner: &'a amber_sandbox::Spawner,
+    pub workspace: &'a Path,
+    /// Every server's stderr goes to `<log_dir>/<name>.log`.
+    pub log_dir: &'a Path,
+    /// The allowlisted variables of amber's environment.
+    pub base_env: Vec<(String, std::ffi::OsString)>,
+}
+
+/// `sh -c` gets one command line: each word quoted.
+fn shell_line(command: &str, args: &[String]) -> String {
+    std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .map(|word| {
+            if !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+            {
+                word.to_string()
+            } else {
+                format!("'{}'", word.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Connection {
+    /// Opens the transport and initializes, within `timeout`.
+    pub async fn open(
+        config: &ServerConfig,
+        launch: &Launch<'_>,
+        changed: UnboundedSender<Changed>,
+        timeout: Duration,
+    ) -> Result<Connection, McpError> {
+        let name = &config.name;
+        let handler = Handler { changed };
+        let endpoint = config.endpoint().map_err(McpError::Config)?;
+        let (service, process) = match endpoint {
+            Endpoint::Stdio { command, args } => {
+                let mut process = start_process(config, launch, command, args)?;
+                let (stdin, stdout) = process.take_pipes().ok_or_else(|| McpError::Start {
+                    server: name.clone(),
+                    reason: "its pipes were not opened".into(),
+                })?;
+                let pipes = (
+                    tokio::process::ChildStdout::from_std(stdout),
+                    tokio::process::ChildStdin::from_std(stdin),
+                );
+                let (stdout, stdin) = match pipes {
+                    (Ok(out), Ok(inp)) => (out, inp),
+                    (Err(e), _) | (_, Err(e)) => {
+                        return Err(McpError::Start {
+                            server: name.clone(),
+                            reason: e.to_string(),
+                        })
+                    }
+                };
+                let service = tokio::time::timeout(timeout, handler.serve((stdout, stdin))).await;
+                (service, Some(process))
+            }
+            Endpoint::Http { url } => {
+                let client = McpHttp::new().map_err(|reason| McpError::Start {
+                    server: name.clone(),
+                    reason,
+                })?;
+                let transport = StreamableHttpClientTransport::with_client(
+                    client,
+                    StreamableHttpClientTransportConfig::with_uri(url),
+                );
+                let service = tokio::time::timeout(timeout, handler.serve(transport)).await;
+                (service, None)
+            }
+        };
+        let service = match service {
+            Err(_) => {
+                return Err(McpError::InitTimeout {
+                    server: name.clone(),
+                    ms: timeout.as_millis() as u64,
+                })
+            }
+            Ok(Err(e)) => {
+                let mut reason = e.to_string();
+                if let Endpoint::Http { url } = endpoint {
+                    if crate::legacy::offers_only_sse(url).await {
+                        return Err(McpError::LegacySse {
+                            server: name.clone(),
+                            url: url.to_string(),
+                        });
+                    }
+                }
+                let stdio = matches!(endpoint, Endpoint::Stdio { .. });
+                if let Some(log) = process_log_tail(launch, name).filter(|_| stdio) {
+                    reason.push_str(&format!("; its stderr ends: {log}"));
+                }
+                return Err(McpError::Initialize {
+                    server: name.clone(),
+                    reason,
+                });
+            }
+            Ok(Ok(service)) => service,
+        };
+        let info = service.peer_info().ok_or_else(|| McpError::Initialize {
+            server: name.clone(),
+            reason: "no initialize result".into(),
+        })?;
+        let capabilities = &info.capabilities;
+        let server_info = info
+            .server_info
+            .as_ref()
+            .map(|i| format!("{} {}", i.name, i.version))
+            .unwrap_or_default();
+        Ok(Connection {
+            protocol: info.protocol_version.to_string(),
+            server_info,
+            has_tools: capabilities.tools.is_some(),
+            has_resources: capabilities.resources.is_some(),
+            has_prompts: capabilities.prompts.is_some(),
+            service,
+            process: std::sync::Mutex::new(process),
+        })
+    }
+
+    /// Every page of what the server has capabilities for.
+    pub async fn list(&self, server: &str) -> Result<Catalog, McpError> {
+        let peer = self.service.peer();
+        let failed = |what: &str, e: rmcp::ServiceError| McpError::List {
+            server: server.to_string(),
+            what: what.to_string(),
+            reason: e.to_string(),
+        };
+        let mut catalog = Catalog::default();
+        if self.has_tools {
+            for tool in peer
+                .list_all_tools()
+                .await
+                .map_err(|e| failed("tools", e))?
+            {
+                let value = serde_json::to_value(&tool).unwrap_or(Value::Null);
+                catalog.tools.push(ServerTool {
+                    name: tool.name.to_string(),
+                    description: tool.description.as_deref().unwrap_or_default().to_string(),
+                    schema: Value::Object(tool.input_schema.as_ref().clone()),
+                    read_only_hint: value
+                        .pointer("/annotations/readOnlyHint")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                });
+            }
+        }
+        if self.has_resources {
+            let resources = peer
+                .list_all_resources()
+                .await
+                .map_err(|e| failed("resources", e))?;
+            for resource in resources {
+                let v = serde_json::to_value(&resource).unwrap_or(Value::Null);
+                catalog.resources.push(Entry {
+                    key: text(&v, "uri"),
+                    about: join_about(&[text(&v, "name"), text(&v, "description")]),
+                });
+            }
+        }
+        if self.has_prompts {
+            let prompts = peer
+                .list_all_prompts()
+                .await
+                .map_err(|e| failed("prompts", e))?;
+            for prompt in prompts {
+                let v = serde_json::to_value(&prompt).unwrap_or(Value::Null);
+                let arguments: Vec<String> = v
+                    .get("arguments")
+                    .and_then(Value::as_array)
+                    .map(|args| {
+                        args.iter()
+                            .map(|a| {
+                                let required = a.get("required").and_then(Value::as_bool);
+                                let mark = if required == Some(true) { "" } else { "?" };
+                                format!("{}{mark}", text(a, "name"))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let args = if arguments.is_empty() {
+                    String::new()
+                } else {
+                    format!("({})", arguments.join(", "))
+                };
+                catalog.prompts.push(Entry {
+                    key: text(&v, "name"),
+                    about: join_about(&[args, text(&v, "description")]),
+                });
+            }
+        }
+        Ok(catalog)
+    }
+
+    /// `tools/call`, its result as text for the model. `Ok(Err)` is the
+    /// tool's own failure (`isError`); `Err` is the connection's.
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Result<String, String>, rmcp::ServiceError> {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(map) = args {
+            params = params.with_arguments(map.clone());
+        }
+        let result = self.service.peer().call_tool(params).await?;
+        let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+        let text = content_text(&value);
+        if value.get("isError").and_then(Value::as_bool) == Some(true) {
+            Ok(Err(text))
+        } else {
+            Ok(Ok(text))
+        }
+    }
+
+    pub async fn read_resource(&self, uri: &str) -> Result<String, rmcp::ServiceError> {
+        let result = self
+            .service
+            .peer()
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await?;
+        let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+        Ok(contents_text(value.get("contents")))
+    }
+
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: JsonObject,
+    ) -> Result<String, rmcp::ServiceError> {
+        let mut params = GetPromptRequestParams::new(name);
+        if !arguments.is_empty() {
+            params = params.with_arguments(arguments);
+        }
+        let result = self.service.peer().get_prompt(params).await?;
+        let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+        let mut out = Vec::new();
+        if let Some(d) = value.get("description").and_then(Value::as_str) {
+            out.push(d.to_string());
+        }
+        for message in value
+            .get("messages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let role = text(message, "role");
+            let content = message.get("content").cloned().unwrap_or(Value::Null);
+            out.push(format!(
+                "[{role}] {}",
+                content_text(&serde_json::json!({"content": [content]}))
+            ));
+        }
+        Ok(out.join("\n"))
+    }
+
+    /// Whether the connection is gone: the transport closed, or the
+    /// process exited.
+    pub fn is_closed(&self) -> bool {
+        let exited = || {
+            let mut process = self.process.lock().unwrap_or_else(|e| e.into_inner());
+            process.as_mut().is_some_and(|p| p.exited().is_some())
+        };
+        self.service.is_closed() || self.service.peer().is_transport_closed() || exited()
+    }
+
+    /// Shuts down: the transport closed, then the process group killed.
+    /// Calls still running get a closed transport.
+    pub fn close(&self) {
+        self.service.cancellation_token().cancel();
+        let process = self
+            .process
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        drop(process);
+    }
+
+    /// The process id of a stdio server.
+    pub fn pid(&self) -> Option<u32> {
+        let process = self.process.lock().unwrap_or_else(|e| e.into_inner());
+        process.as_ref().map(|p| p.id())
+    }
+}
+
+fn start_process(
+    config: &ServerConfig,
+    launch: &Launch<'_>,
+    command: &str,
+    args: &[String],
+) -> Result<amber_sandbox::Server, McpError> {
+    let mut env = launch.base_env.clone();
+    env.retain(|(k, _)| !config.env.contains_key(k));
+    let given: Vec<(String, std::ffi::OsString)> = config
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.into()))
+        .collect();
+    let cwd = match &config.cwd {
+        Some(dir) if dir.is_absolute() => dir.clone(),
+        Some(dir) => launch.workspace.join(dir),
+        None => launch.workspace.to_path_buf(),
+    };
+    let line = shell_line(command, args);
+    let spec = amber_sandbox::CommandSpec {
+        command: &line,
+        cwd: &cwd,
+        env,
+        timeout: Duration::MAX,
+        output_cap: 0,
+        confinement: amber_sandbox::Confinement::Unsandboxed,
+    };
+    launch
+        .spawner
+        .start_server(&spec, &given, &log_path(launch.log_dir, &config.name))
+        .map_err(|e| McpError::Start {
+            server: config.name.clone(),
+            reason: e.to_string(),
+        })
+}
+
+/// Where a server's stderr goes.
+pub fn log_path(log_dir: &Path, server: &str) -> std::path::PathBuf {
+    log_dir.join(format!("{server}.log"))
+}
+
+fn process_log_tail(launch: &Launch<'_>, server: &str) -> Option<String> {
+    let text = std::fs::read_to_string(log_path(launch.log_dir, server)).ok()?;
+    let tail: Vec<&str> = text.lines().rev().take(3).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    (!tail.is_empty()).then(|| tail.join(" | "))
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn join_about(parts: &[String]) -> String {
+    parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
+/// A result's content blocks as text: text as it is, and the rest named
+/// (an image by its type and size, a resource by its URI).
+pub fn content_text(result: &Value) -> String {
+    let mut parts = Vec::new();
+    for block in result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => parts.push(text(block, "text")),
+            Some("image") | Some("audio") => parts.push(format!(
+                "[{} {}, {} bytes of base64]",
+                text(block, "type"),
+                text(block, "mimeType"),
+                text(block, "data").len()
+            )),
+            Some("resource") => parts.push(contents_text(
+                block
+                    .get("resource")
+                    .map(|r| Value::Array(vec![r.clone()]))
+                    .as_ref(),
+            )),
+            Some("resource_link") => parts.push(format!(
+                "[resource {}: {}]",
+                text(block, "uri"),
+                text(block, "name")
+            )),
+            _ => parts.push(block.to_string()),
+        }
+    }
+    if parts.is_empty() {
+        if let Some(structured) = result.get("structuredContent") {
+            return structured.to_string();
+        }
+    }
+    parts.join("\n")
+}
+
+fn contents_text(contents: Option<&Value>) -> String {
+    contents
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| match c.get("text").and_then(Value::as_str) {
+            Some(t) => t.to_string(),
+            None => format!(
+                "[{} {}, {} bytes of base64]",
+                text(c, "uri"),
+                text(c, "mimeType"),
+                text(c, "blob").len()
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_line_quotes_each_word() {
+        assert_eq!(
+            shell_line(
+                "node",
+                &["/a b/x.js".into(), "--flag=1".into(), "it's".into()]
+            ),
+            r"node '/a b/x.js' --flag=1 'it'\''s'"
+        );
+    }
+
+    #[test]
+    fn content_blocks_become_text() {
+        let result = serde_json::json!({"content": [
+            {"type": "text", "text": "hello"},
+            {"type": "image", "mimeType": "image/png", "data": "AAAA"},
+            {"type": "resource", "resource": {"uri": "demo://x", "text": "inside"}},
+        ]});
+        assert_eq!(
+            content_text(&result),
+            "hello\n[image image/png, 4 bytes of base64]\ninside"
+        );
+        let structured = serde_json::json!({"content": [], "structuredContent": {"a": 1}});
+        assert_eq!(content_text(&structured), r#"{"a":1}"#);
+    }
+}

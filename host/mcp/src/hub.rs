@@ -1,0 +1,808 @@
+//! The MCP host: every configured server, its connection and state, and
+//! its tools in the ledger under `Owner::Mcp(name)`. Seed: "MCP session
+//! lifecycle".
+//!
+//! The hub runs its own small tokio runtime, so a server's transport keeps
+//! being read (notifications, a dead pipe) whoever calls, and a tool call
+//! from a blocking thread waits on a channel rather than on a runtime it
+//! may not be in. Servers connect in parallel; the first model request
+//! waits for each up to its `startup_timeout_ms` ([`McpHub::wait_for_startup`]);
+//! a late server's tools join the ledger when it answers, and the front
+//! ends, which take the ledger's tools before each turn, offer them from
+//! the next turn.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use amber_core::ledger::{Ledger, Owner, Service};
+use amber_core::ports::{ToolError, ToolSpec};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use crate::config::{McpConfig, ServerConfig};
+use crate::connection::{Catalog, Changed, Connection, Launch};
+use crate::names::{self, NameTable};
+use crate::pins::{Listing, Pin, PinStore};
+use crate::sanitize;
+use crate::tools::{get_prompt_schema, read_resource_schema, McpTool, Target};
+use crate::McpError;
+
+/// A dead server is started again on its next use this many times.
+pub const MAX_RESTARTS: u32 = 3;
+
+/// How long a connection started in the background may take to answer
+/// `initialize` before it is given up, whatever the startup wait.
+const BACKGROUND_CONNECT: Duration = Duration::from_secs(60);
+
+/// How long one call may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The most resources or prompts named in their tool's description.
+const LISTED_ENTRIES: usize = 50;
+
+/// Where a server stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "detail")]
+pub enum State {
+    /// `enabled = false`.
+    Disabled,
+    /// `lazy = true`, and not used yet.
+    Lazy,
+    /// Never started, or disconnected.
+    Stopped,
+    Connecting,
+    Ready,
+    /// Why it could not start, or died for good.
+    Failed(String),
+}
+
+/// One server as `/mcp` and `amber mcp list` show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerStatus {
+    pub name: String,
+    pub target: String,
+    #[serde(flatten)]
+    pub state: State,
+    pub protocol: Option<String>,
+    pub server_info: Option<String>,
+    /// amber's names of the tools offered to the model.
+    pub tools: Vec<String>,
+    pub resources: usize,
+    pub prompts: usize,
+    /// Tools held back: changed since pinned, or refused by name.
+    pub held: Vec<String>,
+    pub restarts: u32,
+    pub log: PathBuf,
+}
+
+struct Slot {
+    config: ServerConfig,
+    conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
+    state: Mutex<State>,
+    catalog: Mutex<Catalog>,
+    /// (amber's name, the server's) of each tool in the ledger.
+    offered: Mutex<Vec<(String, String)>>,
+    held: Mutex<Vec<String>>,
+    /// What was last put in the ledger, to skip a relisting that changed
+    /// nothing (a server announces changes it did not make).
+    installed: Mutex<Option<Vec<Offer>>>,
+    info: Mutex<(Option<String>, Option<String>)>,
+    restarts: AtomicU32,
+    /// Counts answers (a listing or a failure); the startup wait watches it.
+    answered: watch::Sender<u64>,
+    started: Mutex<Option<Instant>>,
+}
+
+impl Slot {
+    fn set_state(&self, state: State) {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = state;
+    }
+
+    fn state(&self) -> State {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn answer(&self) {
+        self.answered.send_modify(|n| *n += 1);
+    }
+}
+
+/// What the hub needs from the host around it.
+pub struct HubSetup {
+    pub ledger: Arc<Ledger>,
+    pub spawner: amber_sandbox::Spawner,
+    pub workspace: PathBuf,
+    /// Pins live here (`mcp-pins.json`), logs under `logs/mcp/`.
+    pub data_dir: PathBuf,
+    /// The allowlisted variables of amber's environment.
+    pub base_env: Vec<(String, std::ffi::OsString)>,
+}
+
+pub struct McpHub {
+    runtime: Mutex<Option<tokio::runtime::Runtime>>,
+    handle: tokio::runtime::Handle,
+    setup: HubSetup,
+    log_dir: PathBuf,
+    slots: BTreeMap<String, Arc<Slot>>,
+    names: Mutex<NameTable>,
+    /// Said in the background (a held tool, a late server, a failure),
+    /// for the front end to show.
+    notes: Mutex<Vec<String>>,
+    me: Weak<McpHub>,
+}
+
+impl McpHub {
+    /// A hub for the servers of `config`; none is started yet.
+    pub fn new(config: &McpConfig, setup: HubSetup) -> Result<Arc<McpHub>, McpError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("amber-mcp")
+            .enable_all()
+            .build()
+            .map_err(|e| McpError::Runtime(e.to_string()))?;
+        let slots = config
+            .servers
+            .iter()
+            .map(|server| {
+                let state = if !server.enabled {
+                    State::Disabled
+                } else if server.lazy {
+                    State::Lazy
+                } else {
+                    State::Stopped
+                };
+                let slot = Slot {
+                    config: server.clone(),
+                    conn: tokio::sync::Mutex::new(None),
+                    state: Mutex::new(state),
+                    catalog: Mutex::new(Catalog::default()),
+                    offered: Mutex::new(Vec::new()),
+                    held: Mutex::new(Vec::new()),
+                    installed: Mutex::new(None),
+                    info: Mutex::new((None, None)),
+                    restarts: AtomicU32::new(0),
+                    answered: watch::channel(0).0,
+                    started: Mutex::new(None),
+                };
+                (server.name.clone(), Arc::new(slot))
+            })
+            .collect();
+        let log_dir = setup.data_dir.join("logs/mcp");
+        Ok(Arc::new_cyclic(|me| McpHub {
+            handle: runtime.handle().clone(),
+            runtime: Mutex::new(Some(runtime)),
+            setup,
+            log_dir,
+            slots,
+            names: Mutex::new(NameTable::default()),
+            notes: Mutex::new(Vec::new()),
+            me: me.clone(),
+        }))
+    }
+
+    /// Runs `future` on the hub's runtime and waits for it, from any
+    /// thread that is not one of the hub's own.
+    fn block<T: Send + 'static>(
+        &self,
+        future: impl Future<Output = T> + Send + 'static,
+    ) -> Result<T, McpError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.handle.spawn(async move {
+            let _ = tx.send(future.await);
+        });
+        rx.recv()
+            .map_err(|_| McpError::Runtime("the MCP host is shut down".into()))
+    }
+
+    fn slot(&self, name: &str) -> Result<Arc<Slot>, McpError> {
+        self.slots
+            .get(name)
+            .cloned()
+            .ok_or_else(|| McpError::Unknown {
+                server: name.to_string(),
+                known: self.slots.keys().cloned().collect::<Vec<_>>().join(", "),
+            })
+    }
+
+    fn me(&self) -> Arc<McpHub> {
+        // The hub is only ever reached through its Arc.
+        self.me.upgrade().expect("the hub is alive while it runs")
+    }
+
+    fn note(&self, text: String) {
+        self.notes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(text);
+    }
+
+    /// What was said in the background since the last call.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Starts every enabled server that is not lazy, in parallel, in the
+    /// background.
+    pub fn start(&self) {
+        for slot in self.slots.values() {
+            if slot.state() == State::Stopped {
+                self.start_in_background(slot.clone());
+            }
+        }
+    }
+
+    fn start_in_background(&self, slot: Arc<Slot>) {
+        *slot.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        slot.set_state(State::Connecting);
+        let hub = self.me();
+        self.handle.spawn(async move {
+            let timeout = BACKGROUND_CONNECT.max(slot.config.startup_timeout());
+            if let Err(e) = hub.ensure(&slot, timeout).await {
+                hub.note(e.to_string());
+            }
+        });
+    }
+
+    /// Waits until each starting server has listed its tools or its
+    /// `startup_timeout_ms` from its start has passed; then starts the
+    /// lazy ones, whose tools the first request does not wait for.
+    /// Returns a warning naming each server the session goes on without.
+    pub fn wait_for_startup(&self) -> Vec<String> {
+        let waits: Vec<_> = self
+            .slots
+            .values()
+            .filter_map(|slot| {
+                let started = (*slot.started.lock().unwrap_or_else(|e| e.into_inner()))?;
+                let deadline = started + slot.config.startup_timeout();
+                Some((slot.clone(), deadline, slot.answered.subscribe()))
+            })
+            .collect();
+        let waited = self.block(async move {
+            let mut late = Vec::new();
+            for (slot, deadline, mut answered) in waits {
+                let ready = tokio::time::timeout_at(
+                    deadline.into(),
+                    answered.wait_for(|n| *n > 0),
+                )
+                .await
+                .is_ok();
+                if !ready {
+                    late.push(format!(
+                        "MCP server `{}` has not listed its tools within {} ms; the session goes on without them, and they join when it answers",
+                        slot.config.name,
+                        slot.config.startup_timeout().as_millis()
+                    ));
+                }
+            }
+            late
+        });
+        let mut warnings = waited.unwrap_or_default();
+        warnings.extend(self.take_notes());
+        for slot in self.slots.values() {
+            if slot.state() == State::Lazy {
+                self.start_in_background(slot.clone());
+            }
+        }
+        warnings
+    }
+
+    /// Connects `name` now (`/mcp connect`), waiting up to its startup
+    /// timeout, and lists what it offers.
+    pub fn connect(&self, name: &str) -> Result<ServerStatus, McpError> {
+        let slot = self.slot(name)?;
+        if slot.state() == State::Disabled {
+            return Err(McpError::Disabled(name.to_string()));
+        }
+        // Asked for by the user: a server given up on is tried afresh.
+        slot.restarts.store(0, Ordering::Relaxed);
+        let hub = self.me();
+        let timeout = slot.config.startup_timeout();
+        let task_slot = slot.clone();
+        self.block(async move { hub.ensure(&task_slot, timeout).await })??;
+        Ok(self.status_of(&slot))
+    }
+
+    /// Closes `name`'s connection and takes its tools out of the ledger.
+    pub fn disconnect(&self, name: &str) -> Result<(), McpError> {
+        let slot = self.slot(name)?;
+        let hub = self.me();
+        let task_slot = slot.clone();
+        self.block(async move {
+            let conn = task_slot.conn.lock().await.take();
+            if let Some(conn) = conn {
+                conn.close();
+            }
+            hub.withdraw(&task_slot);
+        })?;
+        if slot.state() != State::Disabled {
+            slot.set_state(State::Stopped);
+        }
+        Ok(())
+    }
+
+    /// Closes every connection (at exit).
+    pub fn shutdown(&self) {
+        for name in self.slots.keys() {
+            let _ = self.disconnect(name);
+        }
+    }
+
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        self.slots.values().map(|s| self.status_of(s)).collect()
+    }
+
+    pub fn status(&self, name: &str) -> Result<ServerStatus, McpError> {
+        Ok(self.status_of(&self.slot(name)?))
+    }
+
+    fn status_of(&self, slot: &Arc<Slot>) -> ServerStatus {
+        let catalog = slot.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        let offered = slot.offered.lock().unwrap_or_else(|e| e.into_inner());
+        let info = slot.info.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        ServerStatus {
+            name: slot.config.name.clone(),
+            target: slot.config.target(),
+            state: slot.state(),
+            protocol: info.0,
+            server_info: info.1,
+            tools: offered.iter().map(|(name, _)| name.clone()).collect(),
+            resources: catalog.resources.len(),
+            prompts: catalog.prompts.len(),
+            held: slot.held.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            restarts: slot.restarts.load(Ordering::Relaxed),
+            log: crate::connection::log_path(&self.log_dir, &slot.config.name),
+        }
+    }
+
+    /// The server's tools as it last listed them (`amber mcp tools`).
+    pub fn catalog(&self, name: &str) -> Result<Catalog, McpError> {
+        let slot = self.slot(name)?;
+        let catalog = slot.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(catalog.clone())
+    }
+
+    /// The process id of a stdio server, while connected.
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        let slot = self.slots.get(name)?.clone();
+        self.block(async move { slot.conn.lock().await.as_ref().and_then(|c| c.pid()) })
+            .ok()
+            .flatten()
+    }
+
+    /// Connected, or connected now: a lazy or stopped server starts, a
+    /// dead one restarts (at most [`MAX_RESTARTS`] times). Then listed
+    /// and installed.
+    async fn ensure(
+        &self,
+        slot: &Arc<Slot>,
+        timeout: Duration,
+    ) -> Result<Arc<Connection>, McpError> {
+        let mut guard = slot.conn.lock().await;
+        if let Some(conn) = guard.as_ref() {
+            if !conn.is_closed() {
+                return Ok(conn.clone());
+            }
+            guard.take();
+            self.withdraw(slot);
+            let restarts = slot.restarts.fetch_add(1, Ordering::Relaxed) + 1;
+            if restarts > MAX_RESTARTS {
+                slot.restarts.store(MAX_RESTARTS, Ordering::Relaxed);
+                let reason = format!(
+                    "it died {} times; amber stopped restarting it",
+                    MAX_RESTARTS + 1
+                );
+                slot.set_state(State::Failed(reason.clone()));
+                return Err(McpError::GaveUp {
+                    server: slot.config.name.clone(),
+                    reason,
+                });
+            }
+            self.note(format!(
+                "MCP server `{}` died; restarting it ({restarts} of {MAX_RESTARTS})",
+                slot.config.name
+            ));
+        }
+        // A server that failed to start is tried again on next use, and
+        // that counts as a restart too.
+        if let (None, State::Failed(why)) = (guard.as_ref(), slot.state()) {
+            let restarts = slot.restarts.fetch_add(1, Ordering::Relaxed) + 1;
+            if restarts > MAX_RESTARTS {
+                slot.restarts.store(MAX_RESTARTS, Ordering::Relaxed);
+                return Err(McpError::GaveUp {
+                    server: slot.config.name.clone(),
+                    reason: format!("it failed {} times; the last: {why}", MAX_RESTARTS + 1),
+                });
+            }
+        }
+        slot.set_state(State::Connecting);
+        let (changed, heard) = mpsc::unbounded_channel();
+        let launch = Launch {
+            spawner: &self.setup.spawner,
+            workspace: &self.setup.workspace,
+            log_dir: &self.log_dir,
+            base_env: self.setup.base_env.clone(),
+        };
+        let opened = Connection::open(&slot.config, &launch, changed, timeout).await;
+        let conn = match opened {
+            Ok(conn) => Arc::new(conn),
+            Err(e) => {
+                slot.set_state(State::Failed(e.to_string()));
+                slot.answer();
+                return Err(e);
+            }
+        };
+        *slot.info.lock().unwrap_or_else(|e| e.into_inner()) =
+            (Some(conn.protocol.clone()), Some(conn.server_info.clone()));
+        let listed = match tokio::time::timeout(timeout, self.relist(slot, &conn)).await {
+            Ok(listed) => listed,
+            Err(_) => Err(McpError::List {
+                server: slot.config.name.clone(),
+                what: "tools".into(),
+                reason: format!("no answer within {} ms", timeout.as_millis()),
+            }),
+        };
+        if let Err(e) = listed {
+            conn.close();
+            slot.set_state(State::Failed(e.to_string()));
+            slot.answer();
+            return Err(e);
+        }
+        slot.set_state(State::Ready);
+        slot.answer();
+        *guard = Some(conn.clone());
+        drop(guard);
+        self.follow_changes(slot.clone(), Arc::downgrade(&conn), heard);
+        Ok(conn)
+    }
+
+    /// Lists again on every `list_changed` while `conn` lives.
+    fn follow_changes(
+        &self,
+        slot: Arc<Slot>,
+        conn: Weak<Connection>,
+        mut heard: mpsc::UnboundedReceiver<Changed>,
+    ) {
+        let hub = self.me.clone();
+        self.handle.spawn(async move {
+            while heard.recv().await.is_some() {
+                // Several notifications at once need one listing.
+                while heard.try_recv().is_ok() {}
+                let (Some(hub), Some(conn)) = (hub.upgrade(), conn.upgrade()) else {
+                    return;
+                };
+                if let Err(e) = hub.relist(&slot, &conn).await {
+                    hub.note(e.to_string());
+                }
+            }
+        });
+    }
+
+    /// Lists tools, resources and prompts and puts the server's tools in
+    /// the ledger anew.
+    async fn relist(&self, slot: &Arc<Slot>, conn: &Connection) -> Result<(), McpError> {
+        let catalog = conn.list(&slot.config.name).await?;
+        *slot.catalog.lock().unwrap_or_else(|e| e.into_inner()) = catalog.clone();
+        self.install(slot, &catalog)
+    }
+
+    /// Takes the server's tools out of the ledger and its names back.
+    fn withdraw(&self, slot: &Slot) {
+        let name = &slot.config.name;
+        *slot.installed.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.setup.ledger.unwind(&Owner::Mcp(name.clone()));
+        self.names
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .release(name);
+        slot.offered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// Offers `catalog` to the model: each pinned-and-unchanged tool, and
+    /// one tool each for resources and prompts; a changed tool is held
+    /// back until approved, and a name clash refused, naming both.
+    fn install(&self, slot: &Slot, catalog: &Catalog) -> Result<(), McpError> {
+        let server = &slot.config.name;
+        let mut pins = PinStore::load(&self.setup.data_dir)?;
+        let mut offered = Vec::new();
+        let mut held = Vec::new();
+        let group = Some(format!("mcp:{server}"));
+        let read_only = |hint: bool| slot.config.trust_annotations && hint;
+        let mut specs = Vec::new();
+        for tool in &catalog.tools {
+            let listing = Listing {
+                name: tool.name.clone(),
+                description: sanitize::description(&tool.description),
+                schema: tool.schema.clone(),
+            };
+            if let Pin::Changed { .. } = pins.check(server, &listing) {
+                held.push(tool.name.clone());
+                self.note(format!(
+                    "MCP server `{server}` changed its tool `{}` since it was pinned; it is held back until you approve it: amber mcp approve {server} {}",
+                    tool.name, tool.name
+                ));
+                continue;
+            }
+            specs.push((
+                tool.name.clone(),
+                Target::Tool(tool.name.clone()),
+                listing.description,
+                listing.schema,
+                read_only(tool.read_only_hint),
+            ));
+        }
+        pins.save()?;
+        if !catalog.resources.is_empty() {
+            let description = listing_description(
+                &format!(
+                    "Reads a resource of the MCP server `{server}` by its URI. Its resources:"
+                ),
+                &catalog.resources,
+            );
+            specs.push((
+                "read_resource".into(),
+                Target::ReadResource,
+                description,
+                read_resource_schema(),
+                false,
+            ));
+        }
+        if !catalog.prompts.is_empty() {
+            let description = listing_description(
+                &format!("Gets a prompt of the MCP server `{server}` by name, with its arguments (`?` marks an optional one). Its prompts:"),
+                &catalog.prompts,
+            );
+            specs.push((
+                "get_prompt".into(),
+                Target::GetPrompt,
+                description,
+                get_prompt_schema(),
+                false,
+            ));
+        }
+        // Unchanged: the ledger keeps what it has, and a session reading
+        // it in between never sees the server without its tools.
+        let unchanged = slot
+            .installed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            == Some(&specs);
+        if unchanged {
+            return Ok(());
+        }
+        self.withdraw(slot);
+        *slot.installed.lock().unwrap_or_else(|e| e.into_inner()) = Some(specs.clone());
+        let owner = Owner::Mcp(server.clone());
+        for (tool, target, description, schema, read_only) in specs {
+            let claimed = self
+                .names
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .claim(server, &tool);
+            let name = match claimed {
+                Ok(name) => name,
+                Err(refusal) => {
+                    held.push(tool.clone());
+                    self.note(refusal);
+                    continue;
+                }
+            };
+            let spec = ToolSpec {
+                name: name.clone(),
+                description,
+                input_schema: schema,
+                read_only,
+                gated_by_exec: false,
+                approval_group: group.clone(),
+            };
+            let adapter = McpTool::new(spec, server, target, self.me.clone());
+            match self
+                .setup
+                .ledger
+                .install(&owner, Service::Tool(Arc::new(adapter)))
+            {
+                Ok(_) => offered.push((name, tool)),
+                Err(refusal) => {
+                    held.push(tool);
+                    self.note(refusal.to_string());
+                }
+            }
+        }
+        *slot.offered.lock().unwrap_or_else(|e| e.into_inner()) = offered;
+        *slot.held.lock().unwrap_or_else(|e| e.into_inner()) = held;
+        Ok(())
+    }
+
+    /// Approves the change waiting for `tool` of `server`, and offers the
+    /// tool again if the server is connected. Returns the old and new
+    /// description as a diff.
+    pub fn approve(&self, server: &str, tool: &str) -> Result<String, McpError> {
+        let slot = self.slot(server)?;
+        let mut pins = PinStore::load(&self.setup.data_dir)?;
+        let pending = pins.pending();
+        let diff = pending
+            .iter()
+            .find(|(s, _, listed)| s == server && listed.name == tool)
+            .map(|(_, pinned, listed)| crate::pins::describe_change(pinned, listed));
+        pins.approve(server, tool)?;
+        pins.save()?;
+        let catalog = slot
+            .catalog
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if slot.state() == State::Ready {
+            self.install(&slot, &catalog)?;
+        }
+        Ok(diff.unwrap_or_default())
+    }
+
+    /// The live connection for a call: connected now if need be.
+    fn live(&self, server: &str) -> Result<(Arc<Slot>, Arc<Connection>), ToolError> {
+        let slot = self
+            .slot(server)
+            .map_err(|e| ToolError::Crashed(e.to_string()))?;
+        if slot.state() == State::Disabled {
+            return Err(ToolError::Crashed(
+                McpError::Disabled(server.into()).to_string(),
+            ));
+        }
+        let hub = self.me();
+        let timeout = slot.config.startup_timeout().max(Duration::from_secs(10));
+        let task_slot = slot.clone();
+        let conn = self
+            .block(async move { hub.ensure(&task_slot, timeout).await })
+            .and_then(|r| r)
+            .map_err(|e| ToolError::Crashed(e.to_string()))?;
+        Ok((slot, conn))
+    }
+
+    /// A connection's failure mid-call: typed for the model, and the
+    /// connection dropped so the next use restarts the server.
+    fn lost(&self, slot: &Slot, conn: &Connection, what: &str, e: rmcp::ServiceError) -> ToolError {
+        let gone = matches!(
+            e,
+            rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
+        );
+        if gone {
+            // Seen before the transport's own loop notices: the next use
+            // must not be handed this connection again.
+            conn.close();
+        }
+        let closed = gone || conn.is_closed();
+        let server = &slot.config.name;
+        if closed {
+            let left = MAX_RESTARTS.saturating_sub(slot.restarts.load(Ordering::Relaxed));
+            let next = if left == 0 {
+                "it is not restarted again (/mcp connect starts it afresh)".to_string()
+            } else {
+                format!("it is restarted on next use ({left} restarts left)")
+            };
+            ToolError::Crashed(format!(
+                "MCP server `{server}` died during {what} ({e}); {next}"
+            ))
+        } else {
+            ToolError::Failed(format!("MCP server `{server}` failed {what}: {e}"))
+        }
+    }
+
+    fn run_call<T: Send + 'static>(
+        &self,
+        server: &str,
+        what: &str,
+        call: impl FnOnce(
+            Arc<Connection>,
+        ) -> std::pin::Pin<
+            Box<dyn Future<Output = Result<T, rmcp::ServiceError>> + Send>,
+        >,
+    ) -> Result<T, ToolError> {
+        let (slot, conn) = self.live(server)?;
+        let future = call(conn.clone());
+        let outcome = self
+            .block(async move { tokio::time::timeout(CALL_TIMEOUT, future).await })
+            .map_err(|e| ToolError::Crashed(e.to_string()))?;
+        match outcome {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(self.lost(&slot, &conn, what, e)),
+            Err(_) => Err(ToolError::Failed(format!(
+                "MCP server `{server}` did not answer {what} within {} s",
+                CALL_TIMEOUT.as_secs()
+            ))),
+        }
+    }
+
+    /// `tools/call` of the server's `tool`.
+    pub fn call_tool(&self, server: &str, tool: &str, args: &Value) -> Result<String, ToolError> {
+        let (name, args) = (tool.to_string(), args.clone());
+        let what = format!("the call of `{tool}`");
+        let result = self.run_call(server, &what, move |conn| {
+            Box::pin(async move { conn.call_tool(&name, &args).await })
+        })?;
+        result.map_err(ToolError::Failed)
+    }
+
+    pub fn read_resource(&self, server: &str, uri: &str) -> Result<String, ToolError> {
+        let uri = uri.to_string();
+        let what = format!("reading `{uri}`");
+        self.run_call(server, &what, move |conn| {
+            Box::pin(async move { conn.read_resource(&uri).await })
+        })
+    }
+
+    pub fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<String, ToolError> {
+        let name = name.to_string();
+        let what = format!("getting the prompt `{name}`");
+        self.run_call(server, &what, move |conn| {
+            Box::pin(async move { conn.get_prompt(&name, arguments).await })
+        })
+    }
+
+    /// Every configured server's name.
+    pub fn names(&self) -> Vec<String> {
+        self.slots.keys().cloned().collect()
+    }
+
+    /// The folder of the servers' stderr logs.
+    pub fn log_dir(&self) -> &Path {
+        &self.log_dir
+    }
+}
+
+impl Drop for McpHub {
+    fn drop(&mut self) {
+        for slot in self.slots.values() {
+            if let Ok(mut conn) = slot.conn.try_lock() {
+                if let Some(conn) = conn.take() {
+                    conn.close();
+                }
+            }
+        }
+        let runtime = self
+            .runtime
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(runtime) = runtime {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// One tool as offered: the server's name for it, what it reaches, its
+/// cleaned description, its schema, and whether it is read-only.
+type Offer = (String, Target, String, Value, bool);
+
+/// A description listing `entries`, capped, each line cleaned.
+fn listing_description(head: &str, entries: &[crate::connection::Entry]) -> String {
+    let mut lines = vec![head.to_string()];
+    for entry in entries.iter().take(LISTED_ENTRIES) {
+        let about = if entry.about.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", entry.about)
+        };
+        lines.push(format!("- {}{about}", entry.key));
+    }
+    if entries.len() > LISTED_ENTRIES {
+        lines.push(format!("… and {} more", entries.len() - LISTED_ENTRIES));
+    }
+    sanitize::description(&lines.join("\n"))
+}
+
+/// `names::tool_name` for callers that name a server's tool.
+pub fn amber_name(server: &str, tool: &str) -> String {
+    names::tool_name(server, tool)
+}

@@ -1,0 +1,108 @@
+//! The three adapters onto the Tool port the seed draws: each of a
+//! server's tools as `<server>__<tool>`, its resources as one
+//! `<server>__read_resource`, its prompts as one `<server>__get_prompt`.
+//! They hold the hub weakly: the hub holds the ledger that holds them.
+
+use std::sync::Weak;
+
+use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
+use serde_json::{json, Value};
+
+use crate::hub::McpHub;
+
+/// What an adapter asks of its server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A tool, by the server's own name for it.
+    Tool(String),
+    ReadResource,
+    GetPrompt,
+}
+
+pub struct McpTool {
+    spec: ToolSpec,
+    server: String,
+    target: Target,
+    hub: Weak<McpHub>,
+}
+
+impl McpTool {
+    pub fn new(spec: ToolSpec, server: &str, target: Target, hub: Weak<McpHub>) -> McpTool {
+        McpTool {
+            spec,
+            server: server.to_string(),
+            target,
+            hub,
+        }
+    }
+}
+
+impl Tool for McpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, args: &Value) -> Result<ToolOutput, ToolError> {
+        let Some(hub) = self.hub.upgrade() else {
+            return Err(ToolError::Crashed(format!(
+                "MCP server `{}` is shut down",
+                self.server
+            )));
+        };
+        let content = match &self.target {
+            Target::Tool(tool) => hub.call_tool(&self.server, tool, args)?,
+            Target::ReadResource => {
+                let uri = args.get("uri").and_then(Value::as_str).ok_or_else(|| {
+                    ToolError::InvalidArgs("`uri` must be one of the resources listed".into())
+                })?;
+                hub.read_resource(&self.server, uri)?
+            }
+            Target::GetPrompt => {
+                let name = args.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    ToolError::InvalidArgs("`name` must be one of the prompts listed".into())
+                })?;
+                let arguments = match args.get("arguments") {
+                    Some(Value::Object(map)) => map.clone(),
+                    None | Some(Value::Null) => Default::default(),
+                    Some(_) => {
+                        return Err(ToolError::InvalidArgs(
+                            "`arguments` must be an object of strings".into(),
+                        ))
+                    }
+                };
+                hub.get_prompt(&self.server, name, arguments)?
+            }
+        };
+        Ok(ToolOutput {
+            content,
+            meta: Some(json!({"mcp_server": self.server})),
+        })
+    }
+}
+
+/// The schema of `<server>__read_resource`.
+pub fn read_resource_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"uri": {"type": "string", "description": "The URI of a listed resource"}},
+        "required": ["uri"],
+        "additionalProperties": false
+    })
+}
+
+/// The schema of `<server>__get_prompt`.
+pub fn get_prompt_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The name of a listed prompt"},
+            "arguments": {
+                "type": "object",
+                "description": "The prompt's arguments, by name",
+                "additionalProperties": {"type": "string"}
+            }
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    })
+}
