@@ -157,6 +157,21 @@ impl App {
         Ok(self.mcp.clone())
     }
 
+    /// What the MCP servers said in the background since last asked (a
+    /// tool held back after a relisting, a restart, a late failure), for
+    /// the front end to show as warnings.
+    pub fn mcp_notes(&self) -> Vec<String> {
+        self.mcp
+            .as_ref()
+            .map(|hub| hub.take_notes())
+            .unwrap_or_default()
+    }
+
+    /// The MCP host, if one was made (no server configured: none).
+    pub fn mcp_hub(&self) -> Option<Arc<amber_mcp::McpHub>> {
+        self.mcp.clone()
+    }
+
     pub fn config(&self) -> &Config {
         &self.config
     }

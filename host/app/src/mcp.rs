@@ -187,3 +187,143 @@ pub mod config_edit {
         })
     }
 }
+
+/// `amber mcp import`: servers from other agents' configs. Claude Code's
+/// project `.mcp.json` (`{"mcpServers": {NAME: {command, args, env} or
+/// {type: "http", url}}}`) and Codex's `[mcp_servers.NAME]` table
+/// (`command`, `args`, `env`, or `url`).
+pub mod import {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    use amber_config::McpServerConfig;
+    use anyhow::{Context, Result};
+    use serde::Serialize;
+    use serde_json::Value;
+
+    /// One server found, and where.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct Found {
+        pub server: McpServerConfig,
+        pub source: PathBuf,
+    }
+
+    /// A server that cannot be imported, and why.
+    #[derive(Debug, Clone, Serialize)]
+    pub struct Skipped {
+        pub name: String,
+        pub source: PathBuf,
+        pub reason: String,
+    }
+
+    fn strings(v: Option<&Value>) -> Vec<String> {
+        v.and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn env(v: Option<&Value>) -> BTreeMap<String, String> {
+        v.and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// One server's table, in either agent's shape.
+    fn server(name: &str, v: &Value) -> Result<McpServerConfig, String> {
+        amber_mcp::names::check_server_name(name)?;
+        let mut server = match (
+            v.get("command").and_then(Value::as_str),
+            v.get("url").and_then(Value::as_str),
+        ) {
+            (Some(command), None) => {
+                let args = strings(v.get("args"));
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                McpServerConfig::stdio(name, command, &args)
+            }
+            (None, Some(url)) => {
+                if v.get("type").and_then(Value::as_str) == Some("sse") {
+                    return Err(
+                        "it speaks the legacy HTTP+SSE transport, which amber does not".into(),
+                    );
+                }
+                McpServerConfig::http(name, url)
+            }
+            _ => return Err("it has neither `command` nor `url`".into()),
+        };
+        server.env = env(v.get("env"));
+        if let Some(cwd) = v.get("cwd").and_then(Value::as_str) {
+            server.cwd = Some(cwd.into());
+        }
+        if v.get("enabled").and_then(Value::as_bool) == Some(false) {
+            server.enabled = false;
+        }
+        server.endpoint()?;
+        Ok(server)
+    }
+
+    fn collect(
+        source: &Path,
+        table: Option<&serde_json::Map<String, Value>>,
+        found: &mut Vec<Found>,
+        skipped: &mut Vec<Skipped>,
+    ) {
+        for (name, v) in table.into_iter().flatten() {
+            match server(name, v) {
+                Ok(server) => found.push(Found {
+                    server,
+                    source: source.to_path_buf(),
+                }),
+                Err(reason) => skipped.push(Skipped {
+                    name: name.clone(),
+                    source: source.to_path_buf(),
+                    reason,
+                }),
+            }
+        }
+    }
+
+    /// The servers of a `.mcp.json` file, and of a Codex `config.toml`;
+    /// a file that does not exist has none.
+    pub fn read(claude: &Path, codex: &Path) -> Result<(Vec<Found>, Vec<Skipped>)> {
+        let mut found = Vec::new();
+        let mut skipped = Vec::new();
+        if let Some(text) = read_if_there(claude)? {
+            let doc: Value = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not JSON", claude.display()))?;
+            collect(
+                claude,
+                doc.get("mcpServers").and_then(Value::as_object),
+                &mut found,
+                &mut skipped,
+            );
+        }
+        if let Some(text) = read_if_there(codex)? {
+            let doc: toml::Value = toml::from_str(&text)
+                .with_context(|| format!("{} is not TOML", codex.display()))?;
+            let doc = serde_json::to_value(doc)?;
+            collect(
+                codex,
+                doc.get("mcp_servers").and_then(Value::as_object),
+                &mut found,
+                &mut skipped,
+            );
+        }
+        Ok((found, skipped))
+    }
+
+    fn read_if_there(path: &Path) -> Result<Option<String>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+}

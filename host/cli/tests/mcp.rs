@@ -395,6 +395,17 @@ reply = { text = "done" }
     );
     assert_eq!(results[1].1, "ok", "{results:?}");
     assert_eq!(results[1].2, "Echo: back");
+    let warned: Vec<String> = run
+        .of_type("warning")
+        .iter()
+        .map(|w| w["message"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        warned
+            .iter()
+            .any(|m| m.contains("MCP server `everything` died; restarting it (1 of 3)")),
+        "{warned:?}"
+    );
     let second_pid = wait_for_file(&pid_file);
     assert_ne!(first_pid, second_pid);
 }
@@ -640,4 +651,62 @@ fn servers_are_added_listed_disabled_and_removed_from_the_shell() {
         config.contains("[[mcp.servers]]") && config.contains("name = \"web\""),
         "{config}"
     );
+}
+
+#[test]
+fn servers_are_imported_from_claude_codes_mcp_json_and_codexs_config_after_asking() {
+    let env = Env::new(AMBER);
+    std::fs::write(
+        env.ws.join(".mcp.json"),
+        r#"{"mcpServers": {
+            "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "env": {"FS_TOKEN": "t"}},
+            "web": {"type": "http", "url": "https://mcp.example.com/mcp"},
+            "old": {"type": "sse", "url": "https://mcp.example.com/sse"},
+            "bad name": {"command": "x"}
+        }}"#,
+    )
+    .unwrap();
+    let codex = env.home.join("codex.toml");
+    std::fs::write(
+        &codex,
+        "model = \"o3\"\n[mcp_servers.tracker]\ncommand = \"tracker-mcp\"\nargs = [\"--stdio\"]\n[mcp_servers.fs]\ncommand = \"other\"\n",
+    )
+    .unwrap();
+    let codex = codex.to_str().unwrap();
+    // Without a terminal or --yes nothing is added, and it says so.
+    let out = env.run(&["mcp", "import", "--codex-config", codex]);
+    assert!(!out.status.success());
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("fs  npx -y @modelcontextprotocol/server-filesystem ."),
+        "{shown}"
+    );
+    assert!(shown.contains("env FS_TOKEN"), "{shown}");
+    assert!(
+        text(&out.stderr).contains("rerun with --yes"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!env.home.join("config.toml").exists());
+
+    let out = env.run(&["mcp", "import", "--codex-config", codex, "--yes", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let added: Vec<&str> = report["added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["server"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(added, ["fs", "web", "tracker"]);
+    let skipped = report["skipped"].to_string();
+    assert!(
+        skipped.contains("legacy HTTP+SSE") && skipped.contains("bad name"),
+        "{skipped}"
+    );
+    assert!(skipped.contains("configured already"), "{skipped}");
+    let listed: Value =
+        serde_json::from_slice(&env.run(&["mcp", "list", "--json"]).stdout).unwrap();
+    assert_eq!(listed["servers"][2]["args"], serde_json::json!(["--stdio"]));
+    assert_eq!(listed["servers"][1]["url"], "https://mcp.example.com/mcp");
 }

@@ -355,6 +355,9 @@ impl Driver {
             }
         }
         self.app.put_live(live);
+        for note in self.app.mcp_notes() {
+            self.ui.notice(NoticeKind::Warning, note);
+        }
         match done {
             Done::Turn(Ok(report)) => match report.outcome {
                 Outcome::Done(_) | Outcome::Interrupted => {}

@@ -167,6 +167,7 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
         }
     };
     let Prepared { mut app, prompt } = prepared;
+    let mcp = app.mcp_hub();
     let Some(live) = app.live_mut() else {
         eprintln!("amber: the session did not open");
         return ExitCode::FAILURE;
@@ -203,6 +204,11 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
         });
         let mut sink = |event: AgentEvent| printer.event(&event);
         let result = agent.run(&prompt, &mut sink).await;
+        // What the MCP servers said while it ran (a restart, a tool held
+        // back after a relisting).
+        for message in mcp.iter().flat_map(|hub| hub.take_notes()) {
+            sink(AgentEvent::Warning { message });
+        }
         let reason = match &result {
             Ok(report) if report.outcome == amber_core::engine::Outcome::Interrupted => {
                 "interrupted"

@@ -91,6 +91,23 @@ pub enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Import servers from Claude Code's `.mcp.json` (the workspace's) and
+    /// Codex's `[mcp_servers]` (`$CODEX_HOME/config.toml`, else
+    /// `~/.codex/config.toml`): shows what it will add, then asks.
+    Import {
+        /// A `.mcp.json` file other than the workspace's.
+        #[arg(long, value_name = "FILE")]
+        mcp_json: Option<PathBuf>,
+        /// A Codex `config.toml` other than the default.
+        #[arg(long, value_name = "FILE")]
+        codex_config: Option<PathBuf>,
+        /// Add them without asking.
+        #[arg(long)]
+        yes: bool,
+        /// JSON for scripts: what was added and what was skipped.
+        #[arg(long)]
+        json: bool,
+    },
     /// Approve a changed tool: shows the old and new description as a
     /// diff, then offers the tool again with the new one pinned.
     Approve {
@@ -283,6 +300,76 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
                 Err(e) => bail!("{e}"),
             }
         }
+        McpCommand::Import {
+            mcp_json,
+            codex_config,
+            yes,
+            json,
+        } => {
+            let claude = mcp_json.unwrap_or_else(|| workspace.join(".mcp.json"));
+            let codex = codex_config.unwrap_or_else(codex_config_path);
+            let (found, mut skipped) = mcp::import::read(&claude, &codex)?;
+            let mut adding = Vec::new();
+            for f in found {
+                let taken = config.mcp.server(&f.server.name).is_some()
+                    || adding
+                        .iter()
+                        .any(|a: &mcp::import::Found| a.server.name == f.server.name);
+                if taken {
+                    skipped.push(mcp::import::Skipped {
+                        name: f.server.name.clone(),
+                        source: f.source.clone(),
+                        reason: "a server of that name is configured already".into(),
+                    });
+                } else {
+                    adding.push(f);
+                }
+            }
+            if !json {
+                if adding.is_empty() {
+                    println!(
+                        "nothing to import from {} or {}",
+                        claude.display(),
+                        codex.display()
+                    );
+                }
+                for f in &adding {
+                    println!(
+                        "{}  {}  (from {})",
+                        f.server.name,
+                        f.server.target(),
+                        f.source.display()
+                    );
+                    for key in f.server.env.keys() {
+                        println!("  env {key}");
+                    }
+                }
+                for s in &skipped {
+                    eprintln!(
+                        "amber: skipped `{}` of {}: {}",
+                        s.name,
+                        s.source.display(),
+                        s.reason
+                    );
+                }
+            }
+            if !adding.is_empty()
+                && !yes
+                && !confirm(&format!("add these {} MCP servers?", adding.len()))?
+            {
+                bail!("nothing added; rerun with --yes to add them without asking");
+            }
+            for f in &adding {
+                config_edit::add(&path, &f.server)?;
+            }
+            if json {
+                return print_json(&json!({"added": adding, "skipped": skipped}));
+            }
+            if !adding.is_empty() {
+                println!("added {} MCP servers to {}", adding.len(), path.display());
+            }
+            Ok(())
+        }
         McpCommand::Approve { name, tool, json } => {
             let hub = mcp::standalone(&config, &dirs, workspace)?;
             let diff = hub.approve(&name, &tool)?;
@@ -296,6 +383,30 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Codex's config: `$CODEX_HOME/config.toml`, else `~/.codex/config.toml`.
+fn codex_config_path() -> PathBuf {
+    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        Some(home) => PathBuf::from(home).join("config.toml"),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join(".codex/config.toml"),
+    }
+}
+
+/// Asks `question` on the terminal; without one, the answer is no.
+fn confirm(question: &str) -> Result<bool> {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        return Ok(false);
+    }
+    eprint!("{question} [y/N] ");
+    std::io::stderr().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
 fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>> {
