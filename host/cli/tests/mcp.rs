@@ -710,3 +710,89 @@ fn servers_are_imported_from_claude_codes_mcp_json_and_codexs_config_after_askin
     assert_eq!(listed["servers"][2]["args"], serde_json::json!(["--stdio"]));
     assert_eq!(listed["servers"][1]["url"], "https://mcp.example.com/mcp");
 }
+
+#[test]
+fn an_unsupported_protocol_version_is_an_error_naming_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("tools.json");
+    write_tools(&list, serde_json::json!({"tools": []}));
+    let env = env_with(&stdio_server(
+        "future",
+        &[&listed_server(), list.to_str().unwrap()],
+        "env = { PROTOCOL = \"2099-01-01\" }\n",
+    ));
+    let out = env.run(&["mcp", "tools", "future"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(
+            "MCP server `future` answered protocol version 2099-01-01, which amber does not speak"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn trusted_read_only_annotations_run_in_read_mode_and_untrusted_ones_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("tools.json");
+    write_tools(
+        &list,
+        serde_json::json!({"tools": [{
+            "name": "peek", "description": "Only looks.", "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": true}
+        }]}),
+    );
+    for (trust, expected) in [("trust_annotations = true\n", "ok"), ("", "denied")] {
+        let env = env_with(&stdio_server(
+            "w",
+            &[&listed_server(), list.to_str().unwrap()],
+            trust,
+        ));
+        let server = fake(&call_then_done("w__peek", "{}"));
+        let run = env.exec(&server, &["--mode", "read"], "Peek.");
+        let results = run.results();
+        assert_eq!(results[0].1, expected, "{trust}: {results:?}");
+    }
+}
+
+#[test]
+fn a_lazy_server_starts_after_the_first_request_and_prompts_reach_the_user() {
+    let pids = tempfile::tempdir().unwrap();
+    let pid_file = pids.path().join("pid");
+    let script = format!(
+        "echo $$ > {}; exec node {} stdio",
+        pid_file.display(),
+        everything()
+    );
+    let env = env_with(&format!(
+        "\n[[mcp.servers]]\nname = \"everything\"\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\nlazy = true\n"
+    ));
+    let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
+    let run = env.exec(&server, &[], "Hello.");
+    run.assert_done("done");
+    // Its tools were unknown to the first request, and it did start.
+    assert!(!offered(&server, 0)
+        .iter()
+        .any(|t| t.starts_with("everything__")));
+    wait_for_file(&pid_file);
+
+    // `/mcp prompt` gets a prompt for the user, with its arguments.
+    let out = env.run(&[
+        "/mcp",
+        "prompt",
+        "everything",
+        "args-prompt",
+        "city=Lyon",
+        "state=Rhone",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Lyon"), "{}", text(&out.stdout));
+    let out = env.run(&["/mcp", "prompt", "everything"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("usage: /mcp prompt SERVER NAME"),
+        "{}",
+        text(&out.stderr)
+    );
+}

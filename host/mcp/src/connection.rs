@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
-    Implementation, JsonObject, ReadResourceRequestParams,
+    Implementation, JsonObject, ProtocolVersion, ReadResourceRequestParams,
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
@@ -205,6 +205,24 @@ impl Connection {
             server: name.clone(),
             reason: "no initialize result".into(),
         })?;
+        // rmcp takes whatever version the server answers; amber speaks
+        // only the ones rmcp knows.
+        let known = ProtocolVersion::KNOWN_VERSIONS;
+        if !known
+            .iter()
+            .any(|v| v.as_str() == info.protocol_version.as_str())
+        {
+            service.cancellation_token().cancel();
+            return Err(McpError::Protocol {
+                server: name.clone(),
+                version: info.protocol_version.to_string(),
+                known: known
+                    .iter()
+                    .map(|v| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
         let capabilities = &info.capabilities;
         let server_info = info
             .server_info

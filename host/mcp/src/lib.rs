@@ -39,6 +39,12 @@ pub enum McpError {
         "MCP server `{server}` at {url} offers only the legacy HTTP+SSE transport (protocol 2024-11-05), which amber does not speak; use its streamable HTTP endpoint, or run it over stdio"
     )]
     LegacySse { server: String, url: String },
+    #[error("MCP server `{server}` answered protocol version {version}, which amber does not speak (it speaks {known})")]
+    Protocol {
+        server: String,
+        version: String,
+        known: String,
+    },
     #[error("MCP server `{server}` failed to list its {what}: {reason}")]
     List {
         server: String,
