@@ -71,6 +71,10 @@ pub struct App {
     /// The MCP servers: started with a session, made on first use of
     /// `/mcp` without one.
     mcp: Option<Arc<amber_mcp::McpHub>>,
+    /// Whether the first request's wait for the servers is over.
+    mcp_waited: bool,
+    /// Warnings of that wait, for the front end that did not ask for them.
+    mcp_pending: Vec<String>,
 }
 
 /// The tree while a command runs, for a caller that asks then (a handler
@@ -139,6 +143,8 @@ impl App {
             plugins_changed: false,
             built_from: None,
             mcp,
+            mcp_waited: false,
+            mcp_pending: Vec::new(),
         }
     }
 
@@ -160,11 +166,29 @@ impl App {
     /// What the MCP servers said in the background since last asked (a
     /// tool held back after a relisting, a restart, a late failure), for
     /// the front end to show as warnings.
-    pub fn mcp_notes(&self) -> Vec<String> {
-        self.mcp
-            .as_ref()
-            .map(|hub| hub.take_notes())
-            .unwrap_or_default()
+    pub fn mcp_notes(&mut self) -> Vec<String> {
+        let mut notes = std::mem::take(&mut self.mcp_pending);
+        if let Some(hub) = &self.mcp {
+            notes.extend(hub.take_notes());
+        }
+        notes
+    }
+
+    /// Waits, once, for each MCP server the session started to list its
+    /// tools, up to its startup timeout, and gives the session what
+    /// arrived: the first model request's wait (docs/mcp.md, "Start-up").
+    /// Returns a warning naming each server it goes on without.
+    pub fn wait_for_mcp(&mut self) -> Vec<String> {
+        if self.mcp_waited {
+            return Vec::new();
+        }
+        self.mcp_waited = true;
+        let Some(hub) = self.mcp.clone() else {
+            return Vec::new();
+        };
+        let warnings = hub.wait_for_startup();
+        self.sync_tools();
+        warnings
     }
 
     /// The MCP host, if one was made (no server configured: none).
@@ -211,6 +235,8 @@ impl App {
     /// approval the turn waits for); commands that need a session say
     /// there is none until [`App::put_live`] puts it back.
     pub fn take_live(&mut self) -> Option<Live> {
+        let warnings = self.wait_for_mcp();
+        self.mcp_pending.extend(warnings);
         self.sync_tools();
         self.live.take()
     }

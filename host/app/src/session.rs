@@ -221,23 +221,14 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
         preset,
         resuming,
     )?;
-    // The first request waits for each server's tools, up to its
-    // startup timeout.
-    let mcp_warnings = match &mcp {
-        Some(hub) => {
-            let warnings = hub.wait_for_startup();
-            sync_tools(&mut live, manager.runtime().ledger(), &config, false);
-            warnings
-        }
-        None => Vec::new(),
-    };
+    // The first request waits for each server's tools
+    // (`App::wait_for_mcp`), not the opening: the TUI draws meanwhile.
     if let Some(threshold) = options.compress_threshold {
         live.compression.threshold = threshold;
         crate::compaction::install(&mut live);
     }
     if let AgentEvent::SessionStarted { warnings, .. } = &mut live.started {
         warnings.extend(hook_warnings);
-        warnings.extend(mcp_warnings);
     }
     Ok(OpenSession {
         live,

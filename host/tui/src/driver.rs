@@ -266,6 +266,10 @@ impl Driver {
         let Some(mut live) = self.app.take_live() else {
             return Ok(());
         };
+        // The servers left out of the first request, said before it goes.
+        for note in self.app.mcp_notes() {
+            self.ui.notice(NoticeKind::Warning, note);
+        }
         let interrupt = live.agent.interrupt().clone();
         let (tx, mut rx) = unbounded_channel::<(AgentEvent, Option<String>)>();
         let workspace = self.workspace.clone();

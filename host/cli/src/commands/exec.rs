@@ -168,10 +168,16 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
     };
     let Prepared { mut app, prompt } = prepared;
     let mcp = app.mcp_hub();
+    // The first request waits for the MCP servers' tools; what it goes on
+    // without is said where the session's start is.
+    let mcp_warnings = app.wait_for_mcp();
     let Some(live) = app.live_mut() else {
         eprintln!("amber: the session did not open");
         return ExitCode::FAILURE;
     };
+    if let AgentEvent::SessionStarted { warnings, .. } = &mut live.started {
+        warnings.extend(mcp_warnings);
+    }
     let (agent, started, session_id) = (&mut live.agent, &live.started, live.info.id.clone());
     printer.event(started);
     // Two workers: sub-agents block on the runtime from tool threads.
