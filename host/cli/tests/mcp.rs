@@ -315,6 +315,20 @@ fn read_mode_blocks_mcp_tools_and_write_mode_asks_per_server_or_tool() {
     assert_eq!(run.results()[0].2, "Echo: ruled");
 }
 
+/// server-everything over stdio as `everything`, started through `sh`,
+/// which writes the server's pid to `pid_file` first; `extra` is more
+/// of its `[[mcp.servers]]` table.
+fn everything_writing_its_pid(pid_file: &Path, extra: &str) -> String {
+    let script = format!(
+        "echo $$ > {}; exec node {} stdio",
+        pid_file.display(),
+        everything()
+    );
+    format!(
+        "\n[[mcp.servers]]\nname = \"everything\"\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\n{extra}"
+    )
+}
+
 /// The pid file a server started through `sh` writes.
 fn wait_for_file(path: &Path) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -337,14 +351,7 @@ fn wait_for_file(path: &Path) -> String {
 fn a_server_killed_mid_call_fails_that_call_and_is_restarted_on_next_use() {
     let pids = tempfile::tempdir().unwrap();
     let pid_file = pids.path().join("pid");
-    let script = format!(
-        "echo $$ > {}; exec node {} stdio",
-        pid_file.display(),
-        everything()
-    );
-    let env = env_with(&format!(
-        "\n[[mcp.servers]]\nname = \"everything\"\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\n"
-    ));
+    let env = env_with(&everything_writing_its_pid(&pid_file, ""));
     let server = fake(
         r#"
 [[turns]]
@@ -760,14 +767,7 @@ fn trusted_read_only_annotations_run_in_read_mode_and_untrusted_ones_do_not() {
 fn a_lazy_server_starts_after_the_first_request_and_prompts_reach_the_user() {
     let pids = tempfile::tempdir().unwrap();
     let pid_file = pids.path().join("pid");
-    let script = format!(
-        "echo $$ > {}; exec node {} stdio",
-        pid_file.display(),
-        everything()
-    );
-    let env = env_with(&format!(
-        "\n[[mcp.servers]]\nname = \"everything\"\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\nlazy = true\n"
-    ));
+    let env = env_with(&everything_writing_its_pid(&pid_file, "lazy = true\n"));
     let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
     let run = env.exec(&server, &[], "Hello.");
     run.assert_done("done");

@@ -255,14 +255,14 @@ impl Connection {
                 .await
                 .map_err(|e| failed("tools", e))?
             {
-                let value = serde_json::to_value(&tool).unwrap_or(Value::Null);
                 catalog.tools.push(ServerTool {
                     name: tool.name.to_string(),
                     description: tool.description.as_deref().unwrap_or_default().to_string(),
                     schema: Value::Object(tool.input_schema.as_ref().clone()),
-                    read_only_hint: value
-                        .pointer("/annotations/readOnlyHint")
-                        .and_then(Value::as_bool)
+                    read_only_hint: tool
+                        .annotations
+                        .as_ref()
+                        .and_then(|a| a.read_only_hint)
                         .unwrap_or(false),
                 });
             }

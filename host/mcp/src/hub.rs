@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::config::{McpConfig, ServerConfig};
 use crate::connection::{Catalog, Changed, Connection, Launch};
-use crate::names::{self, NameTable};
+use crate::names::NameTable;
 use crate::pins::{Listing, Pin, PinStore};
 use crate::sanitize;
 use crate::tools::{get_prompt_schema, read_resource_schema, McpTool, Target};
@@ -749,16 +749,6 @@ impl McpHub {
             Box::pin(async move { conn.get_prompt(&name, arguments).await })
         })
     }
-
-    /// Every configured server's name.
-    pub fn names(&self) -> Vec<String> {
-        self.slots.keys().cloned().collect()
-    }
-
-    /// The folder of the servers' stderr logs.
-    pub fn log_dir(&self) -> &Path {
-        &self.log_dir
-    }
 }
 
 impl Drop for McpHub {
@@ -800,9 +790,4 @@ fn listing_description(head: &str, entries: &[crate::connection::Entry]) -> Stri
         lines.push(format!("… and {} more", entries.len() - LISTED_ENTRIES));
     }
     sanitize::description(&lines.join("\n"))
-}
-
-/// `names::tool_name` for callers that name a server's tool.
-pub fn amber_name(server: &str, tool: &str) -> String {
-    names::tool_name(server, tool)
 }
