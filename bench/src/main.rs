@@ -16,6 +16,7 @@ mod mcp;
 mod measure;
 mod memory;
 mod parsers;
+mod peers;
 mod reload;
 mod runtime;
 mod tools;
@@ -57,6 +58,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["reload", "tui"], reload::run),
     (&["hooks"], hooks::run),
     (&["mcp"], mcp::run),
+    (&["peers"], peers::run),
 ];
 
 fn main() -> Result<()> {

@@ -39,10 +39,15 @@ pub fn run_all(args: &[String]) -> Result<()> {
     // The first-run rows time an installed amber on fresh homes; the
     // release build they need is skipped when a filter leaves them out.
     // The TUI's start-up rows time it too.
-    let first_run = filter.is_empty()
-        || filter
-            .iter()
-            .any(|f| "first_run".contains(f.as_str()) || "tui".contains(f.as_str()));
+    // The peers rows time it beside Codex.
+    let wants =
+        |group: &str| filter.is_empty() || filter.iter().any(|f| group.contains(f.as_str()));
+    let first_run = wants("first_run") || wants("tui") || wants("peers");
+    let codex = if wants("peers") {
+        Some(crate::peers::ensure_codex()?)
+    } else {
+        None
+    };
     let installed = if first_run {
         let prefix = target_dir().join("bench/install");
         install::install_into(&prefix, &install::build_release()?, &guests)?
@@ -92,7 +97,9 @@ pub fn run_all(args: &[String]) -> Result<()> {
         .env("AMBER_BENCH_BIG_COMPONENT", &big_component)
         .env("AMBER_BENCH_MCP_SERVERS", &mcp_servers)
         .env("AMBER_BENCH_CORPUS", &corpus)
-        .envs(first_run.then_some(("AMBER_BENCH_INSTALLED", &installed))))?;
+        .envs(first_run.then_some(("AMBER_BENCH_INSTALLED", &installed)))
+        .envs(codex.map(|c| ("AMBER_BENCH_CODEX", c)))
+        .env("AMBER_BENCH_SCRATCH", out_dir.join("scratch")))?;
     let text = std::fs::read_to_string(&rows_path).unwrap_or_default();
     let mut rows = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -192,6 +199,8 @@ fn summarise(row: &Value) -> Value {
         "goal_value": row.get("goal_value").cloned().unwrap_or(Value::Null),
         "goal_ratio": row.get("goal_ratio").cloned().unwrap_or(Value::Null),
         "met": met,
+        "spread": row.get("spread").cloned().unwrap_or(Value::Null),
+        "model_calls": row.get("model_calls").cloned().unwrap_or(Value::Null),
     })
 }
 
@@ -265,7 +274,31 @@ fn print_table(rows: &[Value]) {
             fmt(&row["ratio"]),
             goal(row),
         );
+        if let Some(line) = spread_line(row) {
+            println!("    {line}");
+        }
     }
+}
+
+/// The spread of a row measured in pairs, and the model calls of a row
+/// that counts them, when the row has them (the optional `spread` and
+/// `model_calls` fields of the contract).
+fn spread_line(row: &Value) -> Option<String> {
+    let spread = &row["spread"];
+    let range = |v: &Value| format!("{}..{}", fmt(&v[0]), fmt(&v[1]));
+    let mut parts = Vec::new();
+    if let Some(pairs) = spread["pairs"].as_u64() {
+        parts.push(format!(
+            "{pairs} pairs: value {}, baseline {}",
+            range(&spread["value"]),
+            range(&spread["baseline"])
+        ));
+    }
+    let calls = &row["model_calls"];
+    if let (Some(a), Some(b)) = (calls["value"].as_u64(), calls["baseline"].as_u64()) {
+        parts.push(format!("model calls {a} vs {b}"));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 #[cfg(test)]

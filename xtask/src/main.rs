@@ -9,6 +9,8 @@ mod guests;
 mod install;
 mod mcp_servers;
 mod models;
+mod npm;
+mod peers;
 mod python_component;
 mod setup;
 mod toolchain;

@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod presets;
 pub mod recall;
 pub mod render;
+pub mod run_report;
 pub mod session;
 pub mod watch;
 

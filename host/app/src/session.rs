@@ -46,6 +46,9 @@ pub struct SessionOptions {
     /// Trust every workspace hook found (`--trust-hooks`); without it an
     /// untrusted one is asked about at a terminal, else skipped.
     pub trust_hooks: bool,
+    /// Leave out the silent confirm turn for this run (`--no-confirm`),
+    /// whatever `agent.confirm_turn` says.
+    pub no_confirm: bool,
 }
 
 /// A session ready for its first prompt, with the host it runs in.
@@ -226,6 +229,9 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     if let Some(threshold) = options.compress_threshold {
         live.compression.threshold = threshold;
         crate::compaction::install(&mut live);
+    }
+    if options.no_confirm {
+        live.agent.config_mut().confirm = None;
     }
     if let AgentEvent::SessionStarted { warnings, .. } = &mut live.started {
         warnings.extend(hook_warnings);

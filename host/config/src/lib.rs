@@ -289,7 +289,9 @@ impl Default for ExecConfig {
 pub struct AgentConfig {
     /// Model calls per run before a hard stop.
     pub max_tool_iterations: u32,
-    /// Ask "are you finished?" silently before ending a run.
+    /// Ask "are you finished?" silently before ending a run (also spelt
+    /// `confirm`; `--no-confirm` turns it off for one run).
+    #[serde(alias = "confirm")]
     pub confirm_turn: bool,
     /// The confirm question; empty means the built-in one.
     pub confirm_prompt: String,

@@ -29,22 +29,11 @@ use crate::terminal::Tty;
 use crate::ui::Ui;
 
 /// The benchmark hook (`cargo xtask bench tui`): with this set to a file,
-/// the TUI writes its resident memory there right after the first frame
-/// and quits, so start-up to first frame and its footprint are measured
-/// on the real binary in a real terminal.
+/// the TUI writes its run report there right after the first frame (its
+/// resident memory, the plugins it loaded: `amber_app::run_report`) and
+/// quits, so start-up to first frame and its footprint are measured on
+/// the real binary in a real terminal.
 pub const FIRST_FRAME_REPORT: &str = "AMBER_TUI_FIRST_FRAME_REPORT";
-
-/// Writes `{"rss_kib": N}` (VmRSS from /proc/self/status) to `path`.
-fn report_first_frame(path: &std::path::Path) -> Result<()> {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let rss_kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0);
-    std::fs::write(path, serde_json::json!({ "rss_kib": rss_kib }).to_string())?;
-    Ok(())
-}
 
 /// The words of a slash-command line, its slash left out.
 fn words(line: &str) -> Vec<&str> {
@@ -129,7 +118,10 @@ impl Driver {
         let mut events = EventStream::new();
         term.draw(|frame| self.ui.draw(frame))?;
         if let Some(report) = std::env::var_os(FIRST_FRAME_REPORT) {
-            return report_first_frame(std::path::Path::new(&report));
+            return Ok(amber_app::run_report::write(
+                &self.app,
+                std::path::Path::new(&report),
+            )?);
         }
         // Live reload starts once the screen is up: watching the plugin
         // directory is no part of the first frame.

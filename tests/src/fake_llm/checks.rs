@@ -14,17 +14,40 @@ fn declared(format: Format, body: &Value) -> Vec<(Option<&str>, &Value)> {
     let Some(tools) = body["tools"].as_array() else {
         return Vec::new();
     };
-    tools
-        .iter()
-        .map(|t| {
-            let (name, schema) = match format {
-                Format::Chat => (&t["function"]["name"], &t["function"]["parameters"]),
-                Format::Responses => (&t["name"], &t["parameters"]),
-                Format::Messages => (&t["name"], &t["input_schema"]),
-            };
-            (name.as_str(), schema)
-        })
-        .collect()
+    match format {
+        Format::Chat => tools
+            .iter()
+            .map(|t| (t["function"]["name"].as_str(), &t["function"]["parameters"]))
+            .collect(),
+        Format::Responses => {
+            let mut out = Vec::new();
+            responses_functions(tools, &mut out);
+            out
+        }
+        Format::Messages => tools
+            .iter()
+            .map(|t| (t["name"].as_str(), &t["input_schema"]))
+            .collect(),
+    }
+}
+
+/// The function tools of a Responses request, with those grouped in a
+/// `namespace` tool. The API's other tool types (`web_search`,
+/// `local_shell`, a freeform `custom` tool with a grammar) carry no JSON
+/// schema, so only function tools are checked; a peer agent such as
+/// Codex declares all of these.
+fn responses_functions<'a>(tools: &'a [Value], out: &mut Vec<(Option<&'a str>, &'a Value)>) {
+    for tool in tools {
+        match tool["type"].as_str() {
+            Some("function") => out.push((tool["name"].as_str(), &tool["parameters"])),
+            Some("namespace") => {
+                if let Some(inner) = tool["tools"].as_array() {
+                    responses_functions(inner, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Why `schema` is not a tool's input schema, if it is not one.

@@ -66,6 +66,12 @@ pub struct ExecArgs {
     /// is asked about at a terminal and skipped otherwise (docs/hooks.md).
     #[arg(long)]
     pub trust_hooks: bool,
+    /// Leave out the silent confirm turn ("are you finished?") that follows
+    /// an answer without tool calls: one model call fewer per run, but a
+    /// model that stopped early is not sent back to work. Default:
+    /// `agent.confirm_turn` from config (on).
+    #[arg(long)]
+    pub no_confirm: bool,
 }
 
 /// A share of the context window: above 0, at most 1.
@@ -97,6 +103,7 @@ impl ExecArgs {
             output_last_message: None,
             compact_at: None,
             trust_hooks: false,
+            no_confirm: false,
         }
     }
 }
@@ -130,6 +137,7 @@ impl ExecArgs {
             resume: self.resume.clone(),
             compress_threshold: self.compact_at,
             trust_hooks: self.trust_hooks,
+            no_confirm: self.no_confirm,
         }
     }
 }
@@ -232,6 +240,14 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
     });
     // Tool calls abandoned by Ctrl-C may still hold blocking threads.
     runtime.shutdown_background();
+    if let Some(path) = std::env::var_os(amber_app::run_report::EXEC_REPORT) {
+        if let Err(e) = amber_app::run_report::write(&app, std::path::Path::new(&path)) {
+            eprintln!(
+                "amber: cannot write the run report to {}: {e}",
+                std::path::Path::new(&path).display()
+            );
+        }
+    }
     let (event, code) = finish(result, &session_id);
     printer.event(&event);
     if let (AgentEvent::SessionCompleted { reply, .. }, Some(file)) =

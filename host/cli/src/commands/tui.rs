@@ -30,6 +30,10 @@ pub struct TuiArgs {
     /// The policy mode of the TUI's session: read, write or yolo.
     #[arg(long, value_parser = clap::value_parser!(ModeArg))]
     pub mode: Option<ModeArg>,
+    /// Leave out the silent confirm turn in the TUI's session (see `amber
+    /// exec --help`).
+    #[arg(long)]
+    pub no_confirm: bool,
 }
 
 impl TuiArgs {
@@ -39,6 +43,7 @@ impl TuiArgs {
             || self.provider.is_some()
             || self.model.is_some()
             || self.mode.is_some()
+            || self.no_confirm
     }
 }
 
@@ -69,6 +74,7 @@ pub fn run(
         model: args.model,
         mode: args.mode.map(Mode::from),
         resume,
+        no_confirm: args.no_confirm,
         ..SessionOptions::default()
     };
     amber_tui::run(project.clone(), options, asks)

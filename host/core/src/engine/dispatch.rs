@@ -62,7 +62,7 @@ pub fn schema_problems(validator: &jsonschema::Validator, value: &Value) -> Vec<
         .iter_errors(value)
         .take(5)
         .map(|e| {
-            let at = e.instance_path.to_string();
+            let at = e.instance_path().to_string();
             if at.is_empty() {
                 e.to_string()
             } else {

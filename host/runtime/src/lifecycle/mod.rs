@@ -595,6 +595,18 @@ impl PluginRuntime {
             .is_some_and(|e| e.loaded.is_compiled())
     }
 
+    /// The plugins whose component has been compiled or loaded in this
+    /// process, by id: what a run actually paid to load (a plugin served
+    /// from its cached declarations is not among them until its first
+    /// call).
+    pub fn loaded_plugins(&self) -> Vec<String> {
+        self.plugins()
+            .iter()
+            .filter(|(_, e)| e.loaded.is_compiled())
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
     /// The recent lines of a plugin's log.
     pub fn recent_log(&self, id: &str, n: usize) -> Option<Vec<String>> {
         self.plugins().get(id).map(|e| e.log.recent(n))

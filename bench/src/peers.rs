@@ -1,0 +1,389 @@
+//! amber beside its peer agent, Codex CLI (issue 33): the same headless
+//! task, run as a user runs it, against the same fake LLM server speaking
+//! the OpenAI Responses wire format, in interleaved pairs.
+//!
+//! - amber is the installed binary (`cargo xtask install` into a scratch
+//!   prefix, `$AMBER_BENCH_INSTALLED`) with its bundled plugins and their
+//!   precompiled cache, `amber exec --provider openai-responses`.
+//! - Codex is `@openai/codex` at a pinned version from npm, its native
+//!   binary run directly (`$AMBER_BENCH_CODEX`), not through the node
+//!   wrapper a user's `codex` goes through: the faster of the two ways,
+//!   so the baseline is Codex at its best. `codex exec` with a
+//!   `CODEX_HOME` whose config names the fake server as a custom provider
+//!   (`wire_api = "responses"`).
+//!
+//! Two tasks: read a file and answer (one tool round trip: amber's
+//! `read_file`, Codex's `exec_command` with `cat`, each in its default
+//! sandbox), and a plain answer. Each run has a fresh server, so the
+//! model calls are counted per side and printed: amber's silent confirm
+//! turn is one call more than Codex makes. Rows: the median wall time and
+//! the median peak RSS of the largest process of a run (from `wait4`'s
+//! rusage, which covers the run's children), Codex as the baseline, goals
+//! ≤ 0.1× and ≤ 0.25×, with the spread of the pairs.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use amber_tests::fake_llm::{FakeLlm, Reply, ScriptedCall, Transcript, Turn};
+use anyhow::{bail, ensure, Context, Result};
+use serde_json::json;
+
+use crate::measure::{median, Figure, Rows};
+
+/// Interleaved pairs per task, after one warm-up run of each side.
+const PAIRS: usize = 10;
+const NOTES: &str = "The release is on Thursday; ship the parser first.";
+const ANSWER: &str = "The notes say the release is on Thursday and the parser ships first.";
+
+/// What one run took.
+struct Run {
+    wall_ms: f64,
+    peak_kib: u64,
+    calls: usize,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Task {
+    ReadAFile,
+    PlainAnswer,
+}
+
+impl Task {
+    fn slug(self) -> &'static str {
+        match self {
+            Task::ReadAFile => "one_tool",
+            Task::PlainAnswer => "no_tool",
+        }
+    }
+
+    fn prompt(self) -> &'static str {
+        match self {
+            Task::ReadAFile => "What do the notes in notes.txt say?",
+            Task::PlainAnswer => "Say hello.",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Agent {
+    Amber,
+    Codex,
+}
+
+/// The model's side of a run: the call of the agent's own file-reading
+/// tool (when the task has one), the answer, and for amber the answer to
+/// its silent confirm turn.
+fn transcript(task: Task, agent: Agent) -> Transcript {
+    let mut turns = Vec::new();
+    if task == Task::ReadAFile {
+        let (name, arguments) = match agent {
+            Agent::Amber => ("read_file", json!({"path": "notes.txt"})),
+            Agent::Codex => ("exec_command", json!({"cmd": "cat notes.txt"})),
+        };
+        turns.push(Turn {
+            reply: Reply {
+                tool_calls: vec![ScriptedCall {
+                    id: "call_notes".into(),
+                    name: name.into(),
+                    arguments,
+                    undeclared: false,
+                }],
+                ..Reply::default()
+            },
+            ..Turn::default()
+        });
+    }
+    let text = match task {
+        Task::ReadAFile => ANSWER,
+        Task::PlainAnswer => "Hello.",
+    };
+    let answer = Turn {
+        reply: Reply {
+            text: text.into(),
+            ..Reply::default()
+        },
+        ..Turn::default()
+    };
+    turns.push(answer.clone());
+    if agent == Agent::Amber {
+        // The confirm turn's answer: no tool calls, so the run ends.
+        turns.push(answer);
+    }
+    Transcript {
+        turns,
+        ..Transcript::default()
+    }
+}
+
+/// Runs `cmd` to its end and reads its rusage with `wait4`: the peak RSS
+/// is the largest of the process and the children it waited for.
+fn measured(cmd: &mut Command, out: &Path) -> Result<(f64, u64, i32)> {
+    let stdout = File::create(out)?;
+    let stderr = File::create(out.with_extension("err"))?;
+    let start = Instant::now();
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: wait4 writes the status and the rusage it is given; the
+    // child is ours and not waited for elsewhere (std's handle is dropped
+    // without a wait).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    drop(child);
+    ensure!(
+        waited == pid,
+        "wait4 failed: {}",
+        std::io::Error::last_os_error()
+    );
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    Ok((wall_ms, usage.ru_maxrss.max(0) as u64, code))
+}
+
+/// The folders of a bench: a home for each agent and one workspace, a git
+/// repository with the notes (Codex wants a repository; amber finds its
+/// project root there).
+struct Scratch {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    amber_home: PathBuf,
+    codex_home: PathBuf,
+    workspace: PathBuf,
+    out: PathBuf,
+}
+
+impl Scratch {
+    /// Not under /tmp: Codex refuses to lay its helper binaries (the
+    /// sandbox's launcher among them) under a temporary folder.
+    fn new(root: &Path) -> Result<Scratch> {
+        std::fs::create_dir_all(root)?;
+        let dir = tempfile::tempdir_in(root)?;
+        let path = dir.path().to_path_buf();
+        let scratch = Scratch {
+            home: path.join("home"),
+            amber_home: path.join("amber-home"),
+            codex_home: path.join("codex-home"),
+            workspace: path.join("ws"),
+            out: path.join("out"),
+            _dir: dir,
+        };
+        for d in [
+            &scratch.home,
+            &scratch.amber_home,
+            &scratch.codex_home,
+            &scratch.workspace,
+            &scratch.out,
+        ] {
+            std::fs::create_dir_all(d)?;
+        }
+        std::fs::write(scratch.workspace.join("notes.txt"), format!("{NOTES}\n"))?;
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&scratch.workspace)
+            .status()
+            .context("cannot run git")?;
+        ensure!(git.success(), "git init failed in the bench workspace");
+        Ok(scratch)
+    }
+}
+
+struct Peers {
+    amber: PathBuf,
+    codex: PathBuf,
+    scratch: Scratch,
+}
+
+impl Peers {
+    /// A clean environment for both: the same PATH and a scratch HOME
+    /// (no shell start-up files of the machine's user).
+    fn command(&self, program: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.scratch.home)
+            .env("LANG", "C.UTF-8")
+            .current_dir(&self.scratch.workspace);
+        cmd
+    }
+
+    fn amber(&self, task: Task, base: &str) -> Command {
+        let mut cmd = self.command(&self.amber);
+        cmd.env("AMBER_HOME", &self.scratch.amber_home)
+            .env("OPENAI_API_KEY", "sk-bench")
+            .args([
+                "exec",
+                "--provider",
+                "openai-responses",
+                "--model",
+                "fake-model",
+                "--base-url",
+                base,
+                task.prompt(),
+            ]);
+        cmd
+    }
+
+    fn codex(&self, task: Task, base: &str) -> Result<Command> {
+        // Analytics and the update check off: they would only wait on a
+        // network this machine does not have. Everything else is Codex's
+        // default.
+        let config = format!(
+            "model = \"fake-model\"\nmodel_provider = \"fake\"\n\
+             check_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n\
+             [model_providers.fake]\nname = \"fake\"\nbase_url = \"{base}\"\n\
+             wire_api = \"responses\"\nenv_key = \"FAKE_API_KEY\"\n"
+        );
+        std::fs::write(self.scratch.codex_home.join("config.toml"), config)?;
+        let mut cmd = self.command(&self.codex);
+        cmd.env("CODEX_HOME", &self.scratch.codex_home)
+            .env("FAKE_API_KEY", "sk-bench")
+            .args(["exec", task.prompt()]);
+        Ok(cmd)
+    }
+
+    /// One run of `agent` on `task` against a fresh server, checked: the
+    /// answer printed, and for the file task the file's text in the tool
+    /// result the model got back.
+    fn run(&self, agent: Agent, task: Task) -> Result<Run> {
+        let server = FakeLlm::start(transcript(task, agent), 0)?;
+        let base = server.openai_base();
+        let (name, mut cmd) = match agent {
+            Agent::Amber => ("amber", self.amber(task, &base)),
+            Agent::Codex => ("codex", self.codex(task, &base)?),
+        };
+        let out = self.scratch.out.join(format!("{name}-{}.out", task.slug()));
+        let (wall_ms, peak_kib, code) = measured(&mut cmd, &out)?;
+        let stdout = std::fs::read_to_string(&out).unwrap_or_default();
+        let stderr = std::fs::read_to_string(out.with_extension("err")).unwrap_or_default();
+        ensure!(
+            code == 0,
+            "{name} exec exited with {code}: {stdout}\n{stderr}"
+        );
+        let received = server.received();
+        for request in &received {
+            ensure!(
+                request.problems.is_empty(),
+                "the fake server found {name}'s request off its script: {:?}",
+                request.problems
+            );
+        }
+        let expected = match task {
+            Task::ReadAFile => ANSWER,
+            Task::PlainAnswer => "Hello.",
+        };
+        ensure!(
+            stdout.contains(expected),
+            "{name} did not print the answer: {stdout}\n{stderr}"
+        );
+        if task == Task::ReadAFile {
+            let fed_back = received
+                .get(1)
+                .is_some_and(|r| r.body.to_string().contains(NOTES));
+            ensure!(
+                fed_back,
+                "{name}'s second request does not carry the file's text: the tool did not read it"
+            );
+        }
+        Ok(Run {
+            wall_ms,
+            peak_kib,
+            calls: received.len(),
+        })
+    }
+}
+
+/// The bench's inputs, or why they are missing.
+fn inputs() -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let amber = std::env::var_os("AMBER_BENCH_INSTALLED")?;
+    let codex = std::env::var_os("AMBER_BENCH_CODEX")?;
+    let scratch = std::env::var_os("AMBER_BENCH_SCRATCH")?;
+    Some((amber.into(), codex.into(), scratch.into()))
+}
+
+fn spread(xs: &[f64]) -> serde_json::Value {
+    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    json!([min, max])
+}
+
+pub fn run(rows: &mut Rows) -> Result<()> {
+    let Some((amber, codex, scratch_root)) = inputs() else {
+        eprintln!(
+            "bench: peers skipped: AMBER_BENCH_INSTALLED, AMBER_BENCH_CODEX and \
+             AMBER_BENCH_SCRATCH are set by `cargo xtask bench peers`"
+        );
+        return Ok(());
+    };
+    let peers = Peers {
+        amber,
+        codex,
+        scratch: Scratch::new(&scratch_root)?,
+    };
+    for task in [Task::ReadAFile, Task::PlainAnswer] {
+        // One untimed run each: the page cache, amber's AOT cache in its
+        // home, Codex's databases in its.
+        peers.run(Agent::Amber, task)?;
+        peers.run(Agent::Codex, task)?;
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for pair in 0..PAIRS {
+            if pair % 2 == 0 {
+                ours.push(peers.run(Agent::Amber, task)?);
+                theirs.push(peers.run(Agent::Codex, task)?);
+            } else {
+                theirs.push(peers.run(Agent::Codex, task)?);
+                ours.push(peers.run(Agent::Amber, task)?);
+            }
+        }
+        let calls = |runs: &[Run]| -> Result<usize> {
+            let first = runs.first().map_or(0, |r| r.calls);
+            if runs.iter().any(|r| r.calls != first) {
+                bail!("the model calls of one agent differ between runs");
+            }
+            Ok(first)
+        };
+        let (our_calls, their_calls) = (calls(&ours)?, calls(&theirs)?);
+        eprintln!(
+            "bench: peers {}: model calls per run: amber {our_calls}, codex {their_calls} \
+             (amber's silent confirm turn is one of its calls)",
+            task.slug()
+        );
+        let wall = |runs: &[Run]| runs.iter().map(|r| r.wall_ms).collect::<Vec<_>>();
+        let rss = |runs: &[Run]| {
+            runs.iter()
+                .map(|r| r.peak_kib as f64 / 1024.0)
+                .collect::<Vec<_>>()
+        };
+        let figures = [
+            ("wall", "ms", 0.1, wall(&ours), wall(&theirs)),
+            ("peak_rss", "MiB", 0.25, rss(&ours), rss(&theirs)),
+        ];
+        for (what, unit, goal, a, b) in figures {
+            let name = format!("peers_exec_{}_{what}", task.slug());
+            let baseline = format!("codex_exec_{}_{what}", task.slug());
+            let mut row = Figure {
+                name: &name,
+                unit,
+                value: median(a.clone()),
+                baseline: Some((&baseline, median(b.clone()))),
+                goal_value: None,
+                goal_ratio: Some(goal),
+            }
+            .row();
+            row["spread"] = json!({"pairs": PAIRS, "value": spread(&a), "baseline": spread(&b)});
+            row["model_calls"] = json!({"value": our_calls, "baseline": their_calls});
+            rows.push(row)?;
+        }
+    }
+    Ok(())
+}
