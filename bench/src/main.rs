@@ -17,6 +17,7 @@ mod measure;
 mod memory;
 mod parsers;
 mod peers;
+mod pty;
 mod reload;
 mod runtime;
 mod tools;

@@ -31,6 +31,7 @@ use anyhow::{bail, ensure, Context, Result};
 use serde_json::json;
 
 use crate::measure::{median, Figure, Rows};
+use crate::pty;
 
 /// Interleaved pairs per task, after one warm-up run of each side.
 const PAIRS: usize = 10;
@@ -42,6 +43,8 @@ struct Run {
     wall_ms: f64,
     peak_kib: u64,
     calls: usize,
+    /// The size of each request's body, in bytes.
+    request_bytes: Vec<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -69,6 +72,8 @@ impl Task {
 #[derive(Clone, Copy, PartialEq)]
 enum Agent {
     Amber,
+    /// amber with `--no-confirm`: what the confirm turn costs.
+    AmberNoConfirm,
     Codex,
 }
 
@@ -79,7 +84,7 @@ fn transcript(task: Task, agent: Agent) -> Transcript {
     let mut turns = Vec::new();
     if task == Task::ReadAFile {
         let (name, arguments) = match agent {
-            Agent::Amber => ("read_file", json!({"path": "notes.txt"})),
+            Agent::Amber | Agent::AmberNoConfirm => ("read_file", json!({"path": "notes.txt"})),
             Agent::Codex => ("exec_command", json!({"cmd": "cat notes.txt"})),
         };
         turns.push(Turn {
@@ -217,12 +222,15 @@ impl Peers {
         cmd
     }
 
-    fn amber(&self, task: Task, base: &str) -> Command {
+    fn amber(&self, task: Task, base: &str, confirm: bool) -> Command {
         let mut cmd = self.command(&self.amber);
+        cmd.arg("exec");
+        if !confirm {
+            cmd.arg("--no-confirm");
+        }
         cmd.env("AMBER_HOME", &self.scratch.amber_home)
             .env("OPENAI_API_KEY", "sk-bench")
             .args([
-                "exec",
                 "--provider",
                 "openai-responses",
                 "--model",
@@ -234,22 +242,58 @@ impl Peers {
         cmd
     }
 
-    fn codex(&self, task: Task, base: &str) -> Result<Command> {
-        // Analytics and the update check off: they would only wait on a
-        // network this machine does not have. Everything else is Codex's
-        // default.
+    /// Codex's config: the fake server as its provider. Analytics and the
+    /// update check off: they would only wait on a network this machine
+    /// does not have. The workspace trusted, as after a user's first
+    /// start there. Everything else is Codex's default.
+    fn codex_config(&self, base: &str) -> Result<()> {
         let config = format!(
             "model = \"fake-model\"\nmodel_provider = \"fake\"\n\
              check_for_update_on_startup = false\n\n[analytics]\nenabled = false\n\n\
              [model_providers.fake]\nname = \"fake\"\nbase_url = \"{base}\"\n\
-             wire_api = \"responses\"\nenv_key = \"FAKE_API_KEY\"\n"
+             wire_api = \"responses\"\nenv_key = \"FAKE_API_KEY\"\n\n\
+             [projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            self.scratch.workspace.display()
         );
         std::fs::write(self.scratch.codex_home.join("config.toml"), config)?;
+        Ok(())
+    }
+
+    fn codex(&self, task: Task, base: &str) -> Result<Command> {
+        self.codex_config(base)?;
         let mut cmd = self.command(&self.codex);
         cmd.env("CODEX_HOME", &self.scratch.codex_home)
             .env("FAKE_API_KEY", "sk-bench")
             .args(["exec", task.prompt()]);
         Ok(cmd)
+    }
+
+    /// Each agent's TUI in a terminal of its own, from spawn to its first
+    /// usable frame: the prompt ready for typing (amber's key hints,
+    /// Codex's composer placeholder).
+    fn tui(&self, agent: Agent) -> Result<pty::FirstFrame> {
+        // No request is made before the first frame; the server is there
+        // so a start that asks anything of the provider gets an answer.
+        let server = FakeLlm::start(Transcript::default(), 0)?;
+        let base = server.openai_base();
+        let (mut cmd, marker) = match agent {
+            Agent::Amber | Agent::AmberNoConfirm => {
+                let mut cmd = self.command(&self.amber);
+                cmd.env("AMBER_HOME", &self.scratch.amber_home)
+                    .env("OPENAI_API_KEY", "sk-bench")
+                    .args(["--provider", "openai-responses", "--model", "fake-model"]);
+                (cmd, "enter sends")
+            }
+            Agent::Codex => {
+                self.codex_config(&base)?;
+                let mut cmd = self.command(&self.codex);
+                cmd.env("CODEX_HOME", &self.scratch.codex_home)
+                    .env("FAKE_API_KEY", "sk-bench");
+                (cmd, "Ask Codex to do anything")
+            }
+        };
+        cmd.env("TERM", "xterm-256color");
+        pty::first_frame(&mut cmd, marker, std::time::Duration::from_secs(20))
     }
 
     /// One run of `agent` on `task` against a fresh server, checked: the
@@ -259,7 +303,8 @@ impl Peers {
         let server = FakeLlm::start(transcript(task, agent), 0)?;
         let base = server.openai_base();
         let (name, mut cmd) = match agent {
-            Agent::Amber => ("amber", self.amber(task, &base)),
+            Agent::Amber => ("amber", self.amber(task, &base, true)),
+            Agent::AmberNoConfirm => ("amber --no-confirm", self.amber(task, &base, false)),
             Agent::Codex => ("codex", self.codex(task, &base)?),
         };
         let out = self.scratch.out.join(format!("{name}-{}.out", task.slug()));
@@ -299,6 +344,7 @@ impl Peers {
             wall_ms,
             peak_kib,
             calls: received.len(),
+            request_bytes: received.iter().map(|r| r.body.to_string().len()).collect(),
         })
     }
 }
@@ -330,6 +376,131 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         codex,
         scratch: Scratch::new(&scratch_root)?,
     };
+    exec_rows(rows, &peers)?;
+    confirm_turn_row(rows, &peers)?;
+    tui_rows(rows, &peers)
+}
+
+/// What amber's silent confirm turn costs a run, measured against the
+/// same run with `--no-confirm`: one model call, the whole context sent
+/// once more (its bytes, and roughly a quarter as many tokens), and the
+/// wall time, here against the fake server, whose answer is instant: a
+/// real model adds its prefill of that context and a short reply.
+fn confirm_turn_row(rows: &mut Rows, peers: &Peers) -> Result<()> {
+    let task = Task::ReadAFile;
+    peers.run(Agent::AmberNoConfirm, task)?;
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for pair in 0..PAIRS {
+        let order = if pair % 2 == 0 {
+            [Agent::Amber, Agent::AmberNoConfirm]
+        } else {
+            [Agent::AmberNoConfirm, Agent::Amber]
+        };
+        for agent in order {
+            let run = peers.run(agent, task)?;
+            match agent {
+                Agent::Amber => with.push(run),
+                _ => without.push(run),
+            }
+        }
+    }
+    let (calls_with, calls_without) = (with[0].calls, without[0].calls);
+    ensure!(
+        calls_with == calls_without + 1,
+        "the confirm turn should be one call: {calls_with} with it, {calls_without} without"
+    );
+    let confirm_bytes = with[0].request_bytes.last().copied().unwrap_or(0);
+    eprintln!(
+        "bench: the confirm turn: +1 model call ({calls_with} vs {calls_without}), its request \
+         {confirm_bytes} bytes (about {} tokens of input sent again)",
+        confirm_bytes / 4
+    );
+    let wall = |runs: &[Run]| runs.iter().map(|r| r.wall_ms).collect::<Vec<_>>();
+    let (a, b) = (wall(&with), wall(&without));
+    let mut row = Figure {
+        name: "amber_exec_one_tool_wall_with_confirm_turn",
+        unit: "ms",
+        value: median(a.clone()),
+        baseline: Some(("amber_exec_one_tool_wall_no_confirm", median(b.clone()))),
+        goal_value: None,
+        goal_ratio: None,
+    }
+    .row();
+    row["spread"] = json!({"pairs": PAIRS, "value": spread(&a), "baseline": spread(&b)});
+    row["model_calls"] = json!({"value": calls_with, "baseline": calls_without});
+    rows.push(row)
+}
+
+/// Pushes the wall-time and peak-RSS rows of paired samples, Codex the
+/// baseline: goals ≤ 0.1× and ≤ 0.25×.
+fn push_pair_rows(
+    rows: &mut Rows,
+    prefix: &str,
+    (wall_a, wall_b): (Vec<f64>, Vec<f64>),
+    (rss_a, rss_b): (Vec<f64>, Vec<f64>),
+    calls: Option<(usize, usize)>,
+) -> Result<()> {
+    let figures = [
+        ("wall", "ms", 0.1, wall_a, wall_b),
+        ("peak_rss", "MiB", 0.25, rss_a, rss_b),
+    ];
+    for (what, unit, goal, a, b) in figures {
+        let name = format!("peers_{prefix}_{what}");
+        let baseline = format!("codex_{prefix}_{what}");
+        let mut row = Figure {
+            name: &name,
+            unit,
+            value: median(a.clone()),
+            baseline: Some((&baseline, median(b.clone()))),
+            goal_value: None,
+            goal_ratio: Some(goal),
+        }
+        .row();
+        row["spread"] = json!({"pairs": a.len(), "value": spread(&a), "baseline": spread(&b)});
+        if let Some((ours, theirs)) = calls {
+            row["model_calls"] = json!({"value": ours, "baseline": theirs});
+        }
+        rows.push(row)?;
+    }
+    Ok(())
+}
+
+/// Both TUIs to their first usable frame, in interleaved pairs.
+fn tui_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
+    peers.tui(Agent::Amber)?;
+    peers.tui(Agent::Codex)?;
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for pair in 0..PAIRS {
+        let order = if pair % 2 == 0 {
+            [Agent::Amber, Agent::Codex]
+        } else {
+            [Agent::Codex, Agent::Amber]
+        };
+        for agent in order {
+            let frame = peers.tui(agent)?;
+            match agent {
+                Agent::Codex => theirs.push(frame),
+                _ => ours.push(frame),
+            }
+        }
+    }
+    let ms = |v: &[pty::FirstFrame]| v.iter().map(|f| f.ms).collect::<Vec<_>>();
+    let mib = |v: &[pty::FirstFrame]| {
+        v.iter()
+            .map(|f| f.peak_kib as f64 / 1024.0)
+            .collect::<Vec<_>>()
+    };
+    push_pair_rows(
+        rows,
+        "tui_first_frame",
+        (ms(&ours), ms(&theirs)),
+        (mib(&ours), mib(&theirs)),
+        None,
+    )
+}
+
+/// Both headless runs of each task, in interleaved pairs.
+fn exec_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
     for task in [Task::ReadAFile, Task::PlainAnswer] {
         // One untimed run each: the page cache, amber's AOT cache in its
         // home, Codex's databases in its.
@@ -364,26 +535,13 @@ pub fn run(rows: &mut Rows) -> Result<()> {
                 .map(|r| r.peak_kib as f64 / 1024.0)
                 .collect::<Vec<_>>()
         };
-        let figures = [
-            ("wall", "ms", 0.1, wall(&ours), wall(&theirs)),
-            ("peak_rss", "MiB", 0.25, rss(&ours), rss(&theirs)),
-        ];
-        for (what, unit, goal, a, b) in figures {
-            let name = format!("peers_exec_{}_{what}", task.slug());
-            let baseline = format!("codex_exec_{}_{what}", task.slug());
-            let mut row = Figure {
-                name: &name,
-                unit,
-                value: median(a.clone()),
-                baseline: Some((&baseline, median(b.clone()))),
-                goal_value: None,
-                goal_ratio: Some(goal),
-            }
-            .row();
-            row["spread"] = json!({"pairs": PAIRS, "value": spread(&a), "baseline": spread(&b)});
-            row["model_calls"] = json!({"value": our_calls, "baseline": their_calls});
-            rows.push(row)?;
-        }
+        push_pair_rows(
+            rows,
+            &format!("exec_{}", task.slug()),
+            (wall(&ours), wall(&theirs)),
+            (rss(&ours), rss(&theirs)),
+            Some((our_calls, their_calls)),
+        )?;
     }
     Ok(())
 }

@@ -49,7 +49,7 @@ pub fn rss_by_mapping() -> Vec<(String, u64)> {
         }
     }
     let mut out: Vec<(String, u64)> = sums.into_iter().filter(|(_, kib)| *kib > 0).collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1));
+    out.sort_by_key(|entry| std::cmp::Reverse(entry.1));
     out
 }
 

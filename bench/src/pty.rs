@@ -1,0 +1,196 @@
+//! A program in a pseudo-terminal of our own, watched for its first
+//! usable frame: the time from spawn until a marker text appears in what
+//! it draws, and its peak resident set then (`VmHWM`). The same watcher
+//! times amber's TUI and a peer's, so neither is measured by a hook of
+//! its own. Queries a TUI sends its terminal at start (the cursor
+//! position, the device attributes) are answered as a terminal would, or
+//! a program waiting for them would stall on its time-out.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+/// What the watcher saw.
+pub struct FirstFrame {
+    pub ms: f64,
+    pub peak_kib: u64,
+}
+
+/// A new pseudo-terminal of ROWS×COLS: (master, slave).
+fn open_pty() -> Result<(OwnedFd, OwnedFd)> {
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: ROWS,
+        ws_col: COLS,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two descriptors into the ints it is given.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    if rc != 0 {
+        bail!("openpty failed: {}", std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just opened and are owned here only.
+    Ok(unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) })
+}
+
+/// `VmHWM` of `pid` in KiB, 0 when it cannot be read.
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Runs `cmd` on a new terminal until `marker` shows in its output (the
+/// escape sequences taken out), then kills it.
+pub fn first_frame(cmd: &mut Command, marker: &str, timeout: Duration) -> Result<FirstFrame> {
+    let (master, slave) = open_pty()?;
+    let slave_fd = slave.as_raw_fd();
+    let stdio = || -> Result<Stdio> { Ok(Stdio::from(slave.try_clone()?)) };
+    cmd.stdin(stdio()?).stdout(stdio()?).stderr(stdio()?);
+    // SAFETY: setsid and the ioctl are async-signal-safe; the child makes
+    // the terminal its controlling one, as a login shell's would be.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setsid() < 0 || libc::ioctl(slave_fd, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
+    drop(slave);
+    let seen = watch(&master, marker, start, timeout);
+    let peak = peak_kib(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    let ms = seen?;
+    Ok(FirstFrame { ms, peak_kib: peak })
+}
+
+/// Reads the terminal until `marker` appears; the milliseconds since
+/// `start` then.
+fn watch(master: &OwnedFd, marker: &str, start: Instant, timeout: Duration) -> Result<f64> {
+    let fd = master.as_raw_fd();
+    // Everything drawn so far, made plain whole each time: a marker may
+    // straddle two reads.
+    let mut drawn = Vec::new();
+    let mut screen = String::new();
+    let mut buf = [0u8; 65536];
+    while start.elapsed() < timeout {
+        let mut poll = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, the count given.
+        let ready = unsafe { libc::poll(&mut poll, 1, 20) };
+        if ready <= 0 {
+            continue;
+        }
+        // SAFETY: reads into the buffer, at most its length.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            bail!("the program closed its terminal before showing {marker:?}");
+        }
+        let bytes = &buf[..n as usize];
+        answer_queries(fd, bytes);
+        drawn.extend_from_slice(bytes);
+        screen = plain_text(&drawn);
+        if screen.contains(marker) {
+            return Ok(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let tail: String = screen
+        .chars()
+        .rev()
+        .take(300)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    bail!("{marker:?} did not show within {timeout:?}; the screen ends: {tail}")
+}
+
+/// Answers the cursor-position and device-attribute queries in `bytes`.
+fn answer_queries(fd: i32, bytes: &[u8]) {
+    let contains = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    let mut reply = Vec::new();
+    if contains(b"\x1b[6n") {
+        reply.extend_from_slice(b"\x1b[1;1R");
+    }
+    if contains(b"\x1b[c") {
+        reply.extend_from_slice(b"\x1b[?62;22c");
+    }
+    if !reply.is_empty() {
+        // SAFETY: writes the reply's bytes.
+        unsafe { libc::write(fd, reply.as_ptr().cast(), reply.len()) };
+    }
+}
+
+/// `bytes` as text with escape sequences replaced by spaces and runs of
+/// blanks collapsed: what a marker is looked for in.
+fn plain_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(if c.is_control() { ' ' } else { c });
+            continue;
+        }
+        out.push(' ');
+        match chars.next() {
+            // CSI: parameters, then one final byte in @..~.
+            Some('[') => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            // OSC: up to BEL or ST.
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\x07' || (c == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_are_taken_out_of_the_text() {
+        let drawn =
+            b"\x1b[?2026h\x1b[1;1H>_ \x1b[1mOpenAI\x1b[22m  Codex\x1b]10;?\x1b\\ \xe2\x80\xba Ask";
+        assert_eq!(plain_text(drawn), ">_ OpenAI Codex \u{203a} Ask");
+    }
+}
