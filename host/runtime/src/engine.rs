@@ -16,6 +16,11 @@ use crate::error::LoadError;
 /// How often the epoch advances; deadlines are precise to about this.
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 
+/// Component instances alive at once, across all plugins: the pooling
+/// allocator's capacity (an instantiation past it fails, naming the
+/// limit).
+pub const MAX_INSTANCES: u32 = 256;
+
 /// Limits applied to every call into a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RuntimeLimits {
@@ -42,12 +47,20 @@ impl Default for RuntimeLimits {
 
 fn build_engine() -> Result<Engine, LoadError> {
     let mut pool = PoolingAllocationConfig::default();
-    // Enough slots for every plugin's small store pool; each slot is only
-    // reserved address space until used.
-    pool.total_component_instances(1000);
-    pool.total_core_instances(2000);
-    pool.total_memories(1000);
-    pool.total_tables(2000);
+    // Sized for what runs. A plugin keeps at most four idle instances and
+    // makes extra ones only for calls that overlap; a component instance
+    // has one or two memories and a few core instances. 256 instances is
+    // far beyond a session's dozen plugins. Each slot is reserved address
+    // space until used, but setting slots up is work at every start,
+    // before the first request: the default 1,000 fiber stacks, each with
+    // a guard page protected by its own mprotect, were about 13% of a
+    // headless run's CPU time (docs/performance.md). A stack serves one
+    // call in flight at a time.
+    pool.total_stacks(MAX_INSTANCES);
+    pool.total_component_instances(MAX_INSTANCES);
+    pool.total_core_instances(MAX_INSTANCES * 4);
+    pool.total_memories(MAX_INSTANCES);
+    pool.total_tables(MAX_INSTANCES * 4);
 
     let mut config = Config::new();
     config
