@@ -5,7 +5,10 @@
 //! one JSON object per figure, one per line, to the file named by
 //! `AMBER_BENCH_ROWS`. Each row has `name`, `unit`, `stat`, `better`
 //! (`lower` or `higher`), `value`, and optionally `baseline_name`,
-//! `baseline_value`, `goal_value`, `goal_ratio`. The xtask computes
+//! `baseline_value`, `goal_value`, `goal_ratio`, and for rows measured in
+//! pairs `spread` (`{"pairs", "value": [min, max], "baseline": [min,
+//! max]}`) and `model_calls` (`{"value", "baseline"}`), printed under the
+//! row and kept in the summary. The xtask computes
 //! `ratio = value / baseline_value`, judges each row against its goals
 //! (`met`: true, false, or null for a row without a goal), prints the
 //! table and writes the summary. Figures and their baselines are measured
