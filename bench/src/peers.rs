@@ -140,14 +140,23 @@ fn measured(cmd: &mut Command, out: &Path) -> Result<(f64, u64, i32)> {
     // child is ours and not waited for elsewhere (std's handle is dropped
     // without a wait).
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let waited = loop {
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let interrupted =
+            waited < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted;
+        if !interrupted {
+            break waited;
+        }
+    };
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    if waited != pid {
+        let error = std::io::Error::last_os_error();
+        let mut child = child;
+        let _ = child.kill();
+        let _ = child.wait();
+        bail!("wait4 failed: {error}");
+    }
     drop(child);
-    ensure!(
-        waited == pid,
-        "wait4 failed: {}",
-        std::io::Error::last_os_error()
-    );
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else {
@@ -269,31 +278,35 @@ impl Peers {
     }
 
     /// Each agent's TUI in a terminal of its own, from spawn to its first
-    /// usable frame: the prompt ready for typing (amber's key hints,
-    /// Codex's composer placeholder).
+    /// usable frame, the prompt ready for typing (amber's key hints,
+    /// Codex's composer placeholder), and to its session ready, the
+    /// model's name on screen (amber's status line; Codex's footer, which
+    /// it draws once its session is configured, after a first frame that
+    /// still says "loading").
     fn tui(&self, agent: Agent) -> Result<pty::FirstFrame> {
         // No request is made before the first frame; the server is there
         // so a start that asks anything of the provider gets an answer.
         let server = FakeLlm::start(Transcript::default(), 0)?;
         let base = server.openai_base();
-        let (mut cmd, marker) = match agent {
+        let (mut cmd, markers) = match agent {
             Agent::Amber | Agent::AmberNoConfirm => {
                 let mut cmd = self.command(&self.amber);
                 cmd.env("AMBER_HOME", &self.scratch.amber_home)
                     .env("OPENAI_API_KEY", "sk-bench")
+                    .env("OPENAI_BASE_URL", &base)
                     .args(["--provider", "openai-responses", "--model", "fake-model"]);
-                (cmd, "enter sends")
+                (cmd, ["enter sends", "fake-model"])
             }
             Agent::Codex => {
                 self.codex_config(&base)?;
                 let mut cmd = self.command(&self.codex);
                 cmd.env("CODEX_HOME", &self.scratch.codex_home)
                     .env("FAKE_API_KEY", "sk-bench");
-                (cmd, "Ask Codex to do anything")
+                (cmd, ["Ask Codex to do anything", "fake-model"])
             }
         };
         cmd.env("TERM", "xterm-256color");
-        pty::first_frame(&mut cmd, marker, std::time::Duration::from_secs(20))
+        pty::first_frame(&mut cmd, &markers, std::time::Duration::from_secs(20))
     }
 
     /// One run of `agent` on `task` against a fresh server, checked: the
@@ -484,7 +497,7 @@ fn tui_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
             }
         }
     }
-    let ms = |v: &[pty::FirstFrame]| v.iter().map(|f| f.ms).collect::<Vec<_>>();
+    let ms = |v: &[pty::FirstFrame], i: usize| v.iter().map(|f| f.ms[i]).collect::<Vec<_>>();
     let mib = |v: &[pty::FirstFrame]| {
         v.iter()
             .map(|f| f.peak_kib as f64 / 1024.0)
@@ -493,10 +506,24 @@ fn tui_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
     push_pair_rows(
         rows,
         "tui_first_frame",
-        (ms(&ours), ms(&theirs)),
+        (ms(&ours, 0), ms(&theirs, 0)),
         (mib(&ours), mib(&theirs)),
         None,
-    )
+    )?;
+    // The session ready: the wall time only (the memory is the row above,
+    // read once both markers had shown).
+    let (a, b) = (ms(&ours, 1), ms(&theirs, 1));
+    let mut row = Figure {
+        name: "peers_tui_session_ready_wall",
+        unit: "ms",
+        value: median(a.clone()),
+        baseline: Some(("codex_tui_session_ready_wall", median(b.clone()))),
+        goal_value: None,
+        goal_ratio: Some(0.1),
+    }
+    .row();
+    row["spread"] = json!({"pairs": a.len(), "value": spread(&a), "baseline": spread(&b)});
+    rows.push(row)
 }
 
 /// Both headless runs of each task, in interleaved pairs.

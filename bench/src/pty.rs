@@ -1,6 +1,7 @@
 //! A program in a pseudo-terminal of our own, watched for its first
-//! usable frame: the time from spawn until a marker text appears in what
-//! it draws, and its peak resident set then (`VmHWM`). The same watcher
+//! usable frame: the time from spawn until each of some marker texts
+//! appears in what it draws, and its peak resident set once all have
+//! (`VmHWM`). The same watcher
 //! times amber's TUI and a peer's, so neither is measured by a hook of
 //! its own. Queries a TUI sends its terminal at start (the cursor
 //! position, the device attributes) are answered as a terminal would, or
@@ -18,7 +19,8 @@ const COLS: u16 = 120;
 
 /// What the watcher saw.
 pub struct FirstFrame {
-    pub ms: f64,
+    /// When each marker first showed, in milliseconds since the spawn.
+    pub ms: Vec<f64>,
     pub peak_kib: u64,
 }
 
@@ -44,6 +46,12 @@ fn open_pty() -> Result<(OwnedFd, OwnedFd)> {
     if rc != 0 {
         bail!("openpty failed: {}", std::io::Error::last_os_error());
     }
+    // Neither end leaks into the program: it gets the terminal as its
+    // standard streams only (dup2 clears the flag on those).
+    for fd in [master, slave] {
+        // SAFETY: fcntl on a descriptor just opened.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
     // SAFETY: both descriptors were just opened and are owned here only.
     Ok(unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) })
 }
@@ -58,44 +66,58 @@ fn peak_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs `cmd` on a new terminal until `marker` shows in its output (the
-/// escape sequences taken out), then kills it.
-pub fn first_frame(cmd: &mut Command, marker: &str, timeout: Duration) -> Result<FirstFrame> {
+/// Runs `cmd` on a new terminal until every one of `markers` has shown
+/// in its output (the escape sequences taken out), then kills it.
+pub fn first_frame(cmd: &mut Command, markers: &[&str], timeout: Duration) -> Result<FirstFrame> {
     let (master, slave) = open_pty()?;
-    let slave_fd = slave.as_raw_fd();
     let stdio = || -> Result<Stdio> { Ok(Stdio::from(slave.try_clone()?)) };
     cmd.stdin(stdio()?).stdout(stdio()?).stderr(stdio()?);
-    // SAFETY: setsid and the ioctl are async-signal-safe; the child makes
-    // the terminal its controlling one, as a login shell's would be.
+    // SAFETY: setsid and the ioctl are async-signal-safe; the child, a
+    // session leader now, makes its standard input (the terminal, set up
+    // before this runs) its controlling terminal, as a login shell does.
     unsafe {
-        cmd.pre_exec(move || {
-            if libc::setsid() < 0 || libc::ioctl(slave_fd, libc::TIOCSCTTY, 0) < 0 {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
         });
     }
     let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
+    let spawned = cmd.spawn();
+    // Only the child holds the terminal's other end from here: the
+    // command's copies go with its standard streams, ours with `slave`,
+    // so a program that exits closes the terminal and the watch ends.
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     drop(slave);
-    let seen = watch(&master, marker, start, timeout);
+    let mut child = spawned.with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
+    let seen = watch(&master, markers, start, timeout, &mut child);
     let peak = peak_kib(child.id());
-    let _ = child.kill();
+    // The whole session, with any helper the program started.
+    // SAFETY: kill with the child's process group, which setsid made.
+    unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
     let _ = child.wait();
     let ms = seen?;
     Ok(FirstFrame { ms, peak_kib: peak })
 }
 
-/// Reads the terminal until `marker` appears; the milliseconds since
-/// `start` then.
-fn watch(master: &OwnedFd, marker: &str, start: Instant, timeout: Duration) -> Result<f64> {
+/// Reads the terminal until every one of `markers` has appeared; the
+/// milliseconds since `start` at which each first did.
+fn watch(
+    master: &OwnedFd,
+    markers: &[&str],
+    start: Instant,
+    timeout: Duration,
+    child: &mut std::process::Child,
+) -> Result<Vec<f64>> {
     let fd = master.as_raw_fd();
     // Everything drawn so far, made plain whole each time: a marker may
     // straddle two reads.
     let mut drawn = Vec::new();
     let mut screen = String::new();
+    let mut seen: Vec<Option<f64>> = vec![None; markers.len()];
     let mut buf = [0u8; 65536];
     while start.elapsed() < timeout {
         let mut poll = libc::pollfd {
@@ -106,19 +128,31 @@ fn watch(master: &OwnedFd, marker: &str, start: Instant, timeout: Duration) -> R
         // SAFETY: one pollfd, the count given.
         let ready = unsafe { libc::poll(&mut poll, 1, 20) };
         if ready <= 0 {
+            if let Ok(Some(status)) = child.try_wait() {
+                bail!("the program ended ({status}) before showing {markers:?}");
+            }
             continue;
         }
         // SAFETY: reads into the buffer, at most its length.
         let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
         if n <= 0 {
-            bail!("the program closed its terminal before showing {marker:?}");
+            bail!("the program closed its terminal before showing {markers:?}");
         }
         let bytes = &buf[..n as usize];
-        answer_queries(fd, bytes);
+        // A query may straddle two reads: look at the new bytes with the
+        // end of what came before.
+        let from = drawn.len().saturating_sub(16);
         drawn.extend_from_slice(bytes);
+        answer_queries(fd, &drawn[from..]);
         screen = plain_text(&drawn);
-        if screen.contains(marker) {
-            return Ok(start.elapsed().as_secs_f64() * 1e3);
+        let now = start.elapsed().as_secs_f64() * 1e3;
+        for (marker, at) in markers.iter().zip(seen.iter_mut()) {
+            if at.is_none() && screen.contains(marker) {
+                *at = Some(now);
+            }
+        }
+        if seen.iter().all(Option::is_some) {
+            return Ok(seen.into_iter().flatten().collect());
         }
     }
     let tail: String = screen
@@ -129,10 +163,12 @@ fn watch(master: &OwnedFd, marker: &str, start: Instant, timeout: Duration) -> R
         .into_iter()
         .rev()
         .collect();
-    bail!("{marker:?} did not show within {timeout:?}; the screen ends: {tail}")
+    bail!("{markers:?} did not all show within {timeout:?}; the screen ends: {tail}")
 }
 
-/// Answers the cursor-position and device-attribute queries in `bytes`.
+/// Answers the queries in `bytes` as a terminal would: the cursor
+/// position, the device attributes, the foreground and background
+/// colours (OSC 10 and 11, which Codex asks at start).
 fn answer_queries(fd: i32, bytes: &[u8]) {
     let contains = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
     let mut reply = Vec::new();
@@ -141,6 +177,12 @@ fn answer_queries(fd: i32, bytes: &[u8]) {
     }
     if contains(b"\x1b[c") {
         reply.extend_from_slice(b"\x1b[?62;22c");
+    }
+    if contains(b"\x1b]10;?") {
+        reply.extend_from_slice(b"\x1b]10;rgb:ffff/ffff/ffff\x1b\\");
+    }
+    if contains(b"\x1b]11;?") {
+        reply.extend_from_slice(b"\x1b]11;rgb:0000/0000/0000\x1b\\");
     }
     if !reply.is_empty() {
         // SAFETY: writes the reply's bytes.

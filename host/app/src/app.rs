@@ -330,7 +330,7 @@ impl App {
     /// A session of this host's project, plugins and policy under
     /// `preset`: a new one, or the one `resuming` names.
     fn start(&self, preset: Preset, resuming: Option<session::Resuming>) -> Result<Live> {
-        session::start(
+        let mut live = session::start(
             &self.project,
             &self.config,
             self.manager.runtime().ledger(),
@@ -338,7 +338,12 @@ impl App {
             &self.policy,
             preset,
             resuming,
-        )
+        )?;
+        // `--no-confirm` holds for every session of this process.
+        if self.options.no_confirm {
+            live.agent.config_mut().confirm = None;
+        }
+        Ok(live)
     }
 
     /// What `/get` shows: the session's values in a session, else the

@@ -13,15 +13,34 @@ use crate::App;
 /// `amber exec` writes its report here when the run ends.
 pub const EXEC_REPORT: &str = "AMBER_EXEC_REPORT";
 
-/// A field of /proc/self/status in KiB (`VmRSS`, `VmHWM`); 0 where the
-/// system has no such file.
-pub fn status_kib(field: &str) -> u64 {
+/// A number field of /proc/self/status (`VmRSS` and `VmHWM` in KiB,
+/// `Threads` a count); 0 where the system has no such file.
+pub fn status_field(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
         .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// The path of a /proc/PID/smaps mapping header (`range perms offset dev
+/// inode [path]`): the whole rest of the line, spaces and all, `[anon]`
+/// without one; None for a field line (`Rss:`, `VmFlags:`).
+fn mapping_path(line: &str) -> Option<String> {
+    let range = line.split_whitespace().next()?;
+    if range.ends_with(':') || !range.contains('-') {
+        return None;
+    }
+    // Past the five fields before the path, however they are spaced.
+    let mut rest = line;
+    for _ in 0..5 {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    let path = rest.trim().trim_end_matches(" (deleted)");
+    Some(if path.is_empty() { "[anon]" } else { path }.to_string())
 }
 
 /// The resident KiB of each mapping of this process, by what it maps (a
@@ -31,13 +50,10 @@ pub fn status_kib(field: &str) -> u64 {
 pub fn rss_by_mapping() -> Vec<(String, u64)> {
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
     let mut sums: std::collections::BTreeMap<String, u64> = Default::default();
-    let mut current = String::new();
+    let mut current = String::from("[anon]");
     for line in smaps.lines() {
-        let first = line.split_whitespace().next().unwrap_or_default();
-        if first.contains('-') && !first.ends_with(':') {
-            // A mapping's header: range perms offset dev inode [path].
-            let path = line.split_whitespace().nth(5).unwrap_or("[anon]");
-            current = path.to_string();
+        if let Some(path) = mapping_path(line) {
+            current = path;
         } else if let Some(kib) = line.strip_prefix("Rss:") {
             let kib: u64 = kib
                 .trim()
@@ -53,27 +69,34 @@ pub fn rss_by_mapping() -> Vec<(String, u64)> {
     out
 }
 
-/// The report of `app`'s process so far.
-pub fn report(app: &App) -> Value {
+/// The report of `app`'s process so far. The memory is read first, so
+/// the report's own reading is not in it; `mappings` adds the resident
+/// set by mapping, which reads and parses /proc/self/smaps (hundreds of
+/// KiB with the instance pool's mappings): left out where the report is
+/// timed, as at the TUI's first frame.
+pub fn report(app: &App, mappings: bool) -> Value {
+    let mut report = json!({
+        "rss_kib": status_field("VmRSS"),
+        "peak_rss_kib": status_field("VmHWM"),
+        "threads": status_field("Threads"),
+    });
     let runtime = app.manager().runtime();
-    let mappings: serde_json::Map<String, Value> = rss_by_mapping()
-        .into_iter()
-        .take(16)
-        .map(|(path, kib)| (path, json!(kib)))
-        .collect();
-    json!({
-        "rss_kib": status_kib("VmRSS"),
-        "peak_rss_kib": status_kib("VmHWM"),
-        "threads": status_kib("Threads"),
-        "components_loaded": runtime.components_loaded(),
-        "plugins_loaded": runtime.loaded_plugins(),
-        "rss_kib_by_mapping": mappings,
-    })
+    report["components_loaded"] = json!(runtime.components_loaded());
+    report["plugins_loaded"] = json!(runtime.loaded_plugins());
+    if mappings {
+        let by_mapping: serde_json::Map<String, Value> = rss_by_mapping()
+            .into_iter()
+            .take(16)
+            .map(|(path, kib)| (path, json!(kib)))
+            .collect();
+        report["rss_kib_by_mapping"] = Value::Object(by_mapping);
+    }
+    report
 }
 
 /// Writes [`report`] to `path`.
-pub fn write(app: &App, path: &Path) -> std::io::Result<()> {
-    std::fs::write(path, report(app).to_string())
+pub fn write(app: &App, path: &Path, mappings: bool) -> std::io::Result<()> {
+    std::fs::write(path, report(app, mappings).to_string())
 }
 
 #[cfg(test)]
@@ -82,10 +105,11 @@ mod tests {
 
     #[test]
     fn this_process_has_a_resident_set_and_a_peak_at_least_as_high() {
-        let (now, peak) = (status_kib("VmRSS"), status_kib("VmHWM"));
+        let (now, peak) = (status_field("VmRSS"), status_field("VmHWM"));
         assert!(now > 0, "no VmRSS in /proc/self/status");
         assert!(peak >= now);
-        assert_eq!(status_kib("NoSuchField"), 0);
+        assert!(status_field("Threads") >= 1);
+        assert_eq!(status_field("NoSuchField"), 0);
         let mappings = rss_by_mapping();
         assert!(
             mappings
@@ -93,5 +117,29 @@ mod tests {
                 .any(|(path, _)| path.contains("run_report") || path.contains("amber_app")),
             "this test binary's own file is among the mappings: {mappings:?}"
         );
+    }
+
+    #[test]
+    fn mapping_headers_keep_their_whole_path_and_field_lines_are_not_headers() {
+        let header = |line| mapping_path(line);
+        assert_eq!(
+            header("7f00-7f10 r-xp 00000000 fd:01 1234    /home/u/My Apps/amber").as_deref(),
+            Some("/home/u/My Apps/amber")
+        );
+        assert_eq!(
+            header("7f00-7f10 rw-p 00000000 00:00 0 ").as_deref(),
+            Some("[anon]")
+        );
+        assert_eq!(
+            header("7f00-7f10 r--p 00000000 fd:01 99 /tmp/x.cwasm (deleted)").as_deref(),
+            Some("/tmp/x.cwasm")
+        );
+        for field in [
+            "Rss:                 4 kB",
+            "VmFlags: rd ex mr mw me",
+            "THPeligible:    0",
+        ] {
+            assert_eq!(header(field), None, "{field}");
+        }
     }
 }

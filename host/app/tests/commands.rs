@@ -232,3 +232,33 @@ fn set_in_a_session_changes_the_session_and_save_writes_the_file() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `--no-confirm` (SessionOptions::no_confirm) holds for every session the
+/// process opens: the first, the one `/clear` starts, and one the picker
+/// resumes; without it each has the confirm turn.
+#[test]
+fn no_confirm_holds_across_clear_and_a_resumed_session() {
+    let scratch = Scratch::new();
+    let options = SessionOptions {
+        no_confirm: true,
+        ..SessionOptions::default()
+    };
+    let mut app = App::open_session(scratch.project.clone(), options).unwrap();
+    let first = app.live().unwrap().info.id.clone();
+    assert_eq!(app.live().unwrap().agent.config().confirm, None);
+    app.new_session().unwrap();
+    assert_eq!(
+        app.live().unwrap().agent.config().confirm,
+        None,
+        "after /clear"
+    );
+    app.resume_session(&first).unwrap();
+    assert_eq!(app.live().unwrap().info.id, first);
+    assert_eq!(app.live().unwrap().agent.config().confirm, None, "resumed");
+    drop(app);
+
+    let mut app = App::open_session(scratch.project.clone(), SessionOptions::default()).unwrap();
+    assert!(app.live().unwrap().agent.config().confirm.is_some());
+    app.new_session().unwrap();
+    assert!(app.live().unwrap().agent.config().confirm.is_some());
+}

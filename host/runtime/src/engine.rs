@@ -59,7 +59,7 @@ fn build_engine() -> Result<Engine, LoadError> {
     pool.total_stacks(MAX_INSTANCES);
     pool.total_component_instances(MAX_INSTANCES);
     pool.total_core_instances(MAX_INSTANCES * 4);
-    pool.total_memories(MAX_INSTANCES);
+    pool.total_memories(MAX_INSTANCES * 2);
     pool.total_tables(MAX_INSTANCES * 4);
 
     let mut config = Config::new();

@@ -121,6 +121,7 @@ impl Driver {
             return Ok(amber_app::run_report::write(
                 &self.app,
                 std::path::Path::new(&report),
+                false,
             )?);
         }
         // Live reload starts once the screen is up: watching the plugin

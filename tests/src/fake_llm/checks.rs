@@ -31,11 +31,23 @@ fn declared(format: Format, body: &Value) -> Vec<(Option<&str>, &Value)> {
     }
 }
 
+/// The Responses API's tool types that carry no JSON schema: hosted
+/// tools and a freeform `custom` tool with a grammar. A peer agent such
+/// as Codex declares some of these beside its functions.
+const SCHEMALESS_TOOL_TYPES: &[&str] = &[
+    "web_search",
+    "web_search_preview",
+    "file_search",
+    "code_interpreter",
+    "computer_use_preview",
+    "image_generation",
+    "local_shell",
+    "mcp",
+    "custom",
+];
+
 /// The function tools of a Responses request, with those grouped in a
-/// `namespace` tool. The API's other tool types (`web_search`,
-/// `local_shell`, a freeform `custom` tool with a grammar) carry no JSON
-/// schema, so only function tools are checked; a peer agent such as
-/// Codex declares all of these.
+/// `namespace` tool; the schema-less types are skipped.
 fn responses_functions<'a>(tools: &'a [Value], out: &mut Vec<(Option<&'a str>, &'a Value)>) {
     for tool in tools {
         match tool["type"].as_str() {
@@ -46,6 +58,26 @@ fn responses_functions<'a>(tools: &'a [Value], out: &mut Vec<(Option<&'a str>, &
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Tools of a Responses request whose `type` the API does not have (or
+/// that have none): a client that left `"type": "function"` out.
+fn unknown_tool_types(tools: &[Value], out: &mut Vec<String>) {
+    for tool in tools {
+        match tool["type"].as_str() {
+            Some("function") => {}
+            Some("namespace") => {
+                if let Some(inner) = tool["tools"].as_array() {
+                    unknown_tool_types(inner, out);
+                }
+            }
+            Some(kind) if SCHEMALESS_TOOL_TYPES.contains(&kind) => {}
+            kind => out.push(format!(
+                "tool `{}` has type {kind:?}, which the Responses API does not have",
+                tool["name"].as_str().unwrap_or("?")
+            )),
         }
     }
 }
@@ -171,6 +203,11 @@ pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> V
             ));
         }
     }
+    if format == Format::Responses {
+        if let Some(all) = body["tools"].as_array() {
+            unknown_tool_types(all, &mut out);
+        }
+    }
     for (name, schema) in &tools {
         if let Some(problem) = schema_problem(schema) {
             let name = name.unwrap_or("?");
@@ -206,4 +243,33 @@ fn result_problem(expected: &[String], got: &[String]) -> String {
         "tool results out of order".to_string()
     };
     format!("{what}: expected tool results {expected:?} in order, got {got:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_responses_request_is_checked_by_tool_type() {
+        let body = json!({"tools": [
+            {"type": "function", "name": "read", "parameters": {"type": "object"}},
+            {"type": "namespace", "name": "agents", "tools": [
+                {"type": "function", "name": "spawn", "parameters": {"type": "object"}}
+            ]},
+            {"type": "web_search", "external_web_access": false},
+            {"name": "untyped", "parameters": {"type": "object"}},
+        ]});
+        let turn = Turn::default();
+        let problems = problems(Format::Responses, &body, &turn, &[]);
+        assert_eq!(
+            problems,
+            ["tool `untyped` has type None, which the Responses API does not have"]
+        );
+        let names: Vec<_> = declared(Format::Responses, &body)
+            .into_iter()
+            .filter_map(|(name, _)| name)
+            .collect();
+        assert_eq!(names, ["read", "spawn"]);
+    }
 }

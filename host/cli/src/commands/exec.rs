@@ -241,7 +241,7 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
     // Tool calls abandoned by Ctrl-C may still hold blocking threads.
     runtime.shutdown_background();
     if let Some(path) = std::env::var_os(amber_app::run_report::EXEC_REPORT) {
-        if let Err(e) = amber_app::run_report::write(&app, std::path::Path::new(&path)) {
+        if let Err(e) = amber_app::run_report::write(&app, std::path::Path::new(&path), true) {
             eprintln!(
                 "amber: cannot write the run report to {}: {e}",
                 std::path::Path::new(&path).display()
