@@ -20,6 +20,7 @@ mod peers;
 mod pty;
 mod reload;
 mod runtime;
+mod rusage;
 mod tools;
 mod tui;
 mod wire;
@@ -63,6 +64,9 @@ const GROUPS: &[(&[&str], Group)] = &[
 ];
 
 fn main() -> Result<()> {
+    if let Some(helped) = rusage::helper() {
+        return helped;
+    }
     let filters: Vec<String> = std::env::args().skip(1).collect();
     let wanted =
         |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));

@@ -18,20 +18,19 @@
 //! model calls are counted per side and printed: amber's silent confirm
 //! turn is one call more than Codex makes. Rows: the median wall time and
 //! the median peak RSS of the largest process of a run (from `wait4`'s
-//! rusage, which covers the run's children), Codex as the baseline, goals
-//! ≤ 0.1× and ≤ 0.25×, with the spread of the pairs.
+//! rusage, which covers the run's children, read by a small helper:
+//! `rusage.rs` says why), Codex as the baseline, goals ≤ 0.1× and
+//! ≤ 0.25×, with the spread of the pairs.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::Command;
 
 use amber_tests::fake_llm::{FakeLlm, Reply, ScriptedCall, Transcript, Turn};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::json;
 
 use crate::measure::{median, Figure, Rows};
-use crate::pty;
+use crate::{pty, rusage};
 
 /// Interleaved pairs per task, after one warm-up run of each side.
 const PAIRS: usize = 10;
@@ -120,49 +119,6 @@ fn transcript(task: Task, agent: Agent) -> Transcript {
         turns,
         ..Transcript::default()
     }
-}
-
-/// Runs `cmd` to its end and reads its rusage with `wait4`: the peak RSS
-/// is the largest of the process and the children it waited for.
-fn measured(cmd: &mut Command, out: &Path) -> Result<(f64, u64, i32)> {
-    let stdout = File::create(out)?;
-    let stderr = File::create(out.with_extension("err"))?;
-    let start = Instant::now();
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .spawn()
-        .with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: wait4 writes the status and the rusage it is given; the
-    // child is ours and not waited for elsewhere (std's handle is dropped
-    // without a wait).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = loop {
-        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        let interrupted =
-            waited < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted;
-        if !interrupted {
-            break waited;
-        }
-    };
-    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    if waited != pid {
-        let error = std::io::Error::last_os_error();
-        let mut child = child;
-        let _ = child.kill();
-        let _ = child.wait();
-        bail!("wait4 failed: {error}");
-    }
-    drop(child);
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    Ok((wall_ms, usage.ru_maxrss.max(0) as u64, code))
 }
 
 /// The folders of a bench: a home for each agent and one workspace, a git
@@ -315,13 +271,17 @@ impl Peers {
     fn run(&self, agent: Agent, task: Task) -> Result<Run> {
         let server = FakeLlm::start(transcript(task, agent), 0)?;
         let base = server.openai_base();
-        let (name, mut cmd) = match agent {
+        let (name, cmd) = match agent {
             Agent::Amber => ("amber", self.amber(task, &base, true)),
             Agent::AmberNoConfirm => ("amber --no-confirm", self.amber(task, &base, false)),
             Agent::Codex => ("codex", self.codex(task, &base)?),
         };
         let out = self.scratch.out.join(format!("{name}-{}.out", task.slug()));
-        let (wall_ms, peak_kib, code) = measured(&mut cmd, &out)?;
+        let rusage::Usage {
+            wall_ms,
+            peak_kib,
+            code,
+        } = rusage::measured(&cmd, &out)?;
         let stdout = std::fs::read_to_string(&out).unwrap_or_default();
         let stderr = std::fs::read_to_string(out.with_extension("err")).unwrap_or_default();
         ensure!(
