@@ -354,29 +354,40 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     tui_rows(rows, &peers)
 }
 
+/// `measure` of `a` and of `b`, each once untimed (the page cache,
+/// amber's AOT cache, Codex's databases), then in PAIRS rounds that
+/// alternate which goes first, so a neighbour's burst lands on both.
+fn interleaved<T>(
+    a: Agent,
+    b: Agent,
+    mut measure: impl FnMut(Agent) -> Result<T>,
+) -> Result<(Vec<T>, Vec<T>)> {
+    measure(a)?;
+    measure(b)?;
+    let (mut of_a, mut of_b) = (Vec::with_capacity(PAIRS), Vec::with_capacity(PAIRS));
+    for pair in 0..PAIRS {
+        let order = if pair % 2 == 0 { [a, b] } else { [b, a] };
+        for agent in order {
+            let sample = measure(agent)?;
+            if agent == a {
+                of_a.push(sample);
+            } else {
+                of_b.push(sample);
+            }
+        }
+    }
+    Ok((of_a, of_b))
+}
+
 /// What amber's silent confirm turn costs a run, measured against the
 /// same run with `--no-confirm`: one model call, the whole context sent
 /// once more (its bytes, and roughly a quarter as many tokens), and the
 /// wall time, here against the fake server, whose answer is instant: a
 /// real model adds its prefill of that context and a short reply.
 fn confirm_turn_row(rows: &mut Rows, peers: &Peers) -> Result<()> {
-    let task = Task::ReadAFile;
-    peers.run(Agent::AmberNoConfirm, task)?;
-    let (mut with, mut without) = (Vec::new(), Vec::new());
-    for pair in 0..PAIRS {
-        let order = if pair % 2 == 0 {
-            [Agent::Amber, Agent::AmberNoConfirm]
-        } else {
-            [Agent::AmberNoConfirm, Agent::Amber]
-        };
-        for agent in order {
-            let run = peers.run(agent, task)?;
-            match agent {
-                Agent::Amber => with.push(run),
-                _ => without.push(run),
-            }
-        }
-    }
+    let (with, without) = interleaved(Agent::Amber, Agent::AmberNoConfirm, |agent| {
+        peers.run(agent, Task::ReadAFile)
+    })?;
     let (calls_with, calls_without) = (with[0].calls, without[0].calls);
     ensure!(
         calls_with == calls_without + 1,
@@ -440,23 +451,7 @@ fn push_pair_rows(
 
 /// Both TUIs to their first usable frame, in interleaved pairs.
 fn tui_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
-    peers.tui(Agent::Amber)?;
-    peers.tui(Agent::Codex)?;
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for pair in 0..PAIRS {
-        let order = if pair % 2 == 0 {
-            [Agent::Amber, Agent::Codex]
-        } else {
-            [Agent::Codex, Agent::Amber]
-        };
-        for agent in order {
-            let frame = peers.tui(agent)?;
-            match agent {
-                Agent::Codex => theirs.push(frame),
-                _ => ours.push(frame),
-            }
-        }
-    }
+    let (ours, theirs) = interleaved(Agent::Amber, Agent::Codex, |agent| peers.tui(agent))?;
     let ms = |v: &[pty::FirstFrame], i: usize| v.iter().map(|f| f.ms[i]).collect::<Vec<_>>();
     let mib = |v: &[pty::FirstFrame]| {
         v.iter()
@@ -489,20 +484,8 @@ fn tui_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
 /// Both headless runs of each task, in interleaved pairs.
 fn exec_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
     for task in [Task::ReadAFile, Task::PlainAnswer] {
-        // One untimed run each: the page cache, amber's AOT cache in its
-        // home, Codex's databases in its.
-        peers.run(Agent::Amber, task)?;
-        peers.run(Agent::Codex, task)?;
-        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-        for pair in 0..PAIRS {
-            if pair % 2 == 0 {
-                ours.push(peers.run(Agent::Amber, task)?);
-                theirs.push(peers.run(Agent::Codex, task)?);
-            } else {
-                theirs.push(peers.run(Agent::Codex, task)?);
-                ours.push(peers.run(Agent::Amber, task)?);
-            }
-        }
+        let (ours, theirs) =
+            interleaved(Agent::Amber, Agent::Codex, |agent| peers.run(agent, task))?;
         let calls = |runs: &[Run]| -> Result<usize> {
             let first = runs.first().map_or(0, |r| r.calls);
             if runs.iter().any(|r| r.calls != first) {
