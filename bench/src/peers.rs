@@ -168,6 +168,29 @@ impl Scratch {
     }
 }
 
+/// Codex starts an app-server daemon from a copy of itself in its home
+/// (its default `daemon_auto_start`), detached, and it outlives the run:
+/// its later runs in the same home find it warm. The bench ends the
+/// daemons of its own scratch home when it is done.
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<libc::pid_t>() else {
+                continue;
+            };
+            let started_here = std::fs::read_link(entry.path().join("exe"))
+                .is_ok_and(|exe| exe.starts_with(&self.codex_home));
+            if started_here {
+                // SAFETY: kill with a pid read from /proc and a signal.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+    }
+}
+
 struct Peers {
     amber: PathBuf,
     codex: PathBuf,
