@@ -92,7 +92,7 @@ impl App {
     /// commands against.
     pub fn open(project: ProjectRoot, options: SessionOptions) -> Result<App> {
         let dirs = AmberDirs::from_env();
-        let config = host::load_config(&dirs)?;
+        let config = session::config_for(&dirs, &options)?;
         let mode = options.mode.unwrap_or(config.policy.mode);
         let policy = host::policy(&config, &project.root, Some(mode), options.yes);
         let manager = host::loaded_with(&project.root, &config, Some(policy.clone()))?;
@@ -330,7 +330,7 @@ impl App {
     /// A session of this host's project, plugins and policy under
     /// `preset`: a new one, or the one `resuming` names.
     fn start(&self, preset: Preset, resuming: Option<session::Resuming>) -> Result<Live> {
-        let mut live = session::start(
+        session::start(
             &self.project,
             &self.config,
             self.manager.runtime().ledger(),
@@ -338,12 +338,7 @@ impl App {
             &self.policy,
             preset,
             resuming,
-        )?;
-        // `--no-confirm` holds for every session of this process.
-        if self.options.no_confirm {
-            live.agent.config_mut().confirm = None;
-        }
-        Ok(live)
+        )
     }
 
     /// What `/get` shows: the session's values in a session, else the

@@ -16,7 +16,13 @@ pub const EXEC_REPORT: &str = "AMBER_EXEC_REPORT";
 /// A number field of /proc/self/status (`VmRSS` and `VmHWM` in KiB,
 /// `Threads` a count); 0 where the system has no such file.
 pub fn status_field(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status_field_of("self", field)
+}
+
+/// [`status_field`] of process `pid` (a number, or `self`): the bench
+/// reads another program's peak this way.
+pub fn status_field_of(pid: &str, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
         .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))

@@ -46,8 +46,9 @@ pub struct SessionOptions {
     /// Trust every workspace hook found (`--trust-hooks`); without it an
     /// untrusted one is asked about at a terminal, else skipped.
     pub trust_hooks: bool,
-    /// Leave out the silent confirm turn for this run (`--no-confirm`),
-    /// whatever `agent.confirm_turn` says.
+    /// Leave out the silent confirm turn in every session of this process
+    /// (`--no-confirm`), whatever `agent.confirm_turn` says
+    /// ([`config_for`]).
     pub no_confirm: bool,
 }
 
@@ -173,11 +174,22 @@ pub fn gate(threshold: f64) -> Arc<dyn CompressionGate> {
     Arc::new(ThresholdGate { threshold })
 }
 
+/// The config as this process runs it: the file, with what the command
+/// line overrides for every session of the process (`--no-confirm`)
+/// written over it, so each session started reads it from one place.
+pub fn config_for(dirs: &AmberDirs, options: &SessionOptions) -> Result<Config> {
+    let mut config = host::load_config(dirs)?;
+    if options.no_confirm {
+        config.agent.confirm_turn = false;
+    }
+    Ok(config)
+}
+
 /// Opens a new session in `project`, or resumes `options.resume`.
 pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSession> {
     let workspace = project.root.as_path();
     let dirs = AmberDirs::from_env();
-    let config = host::load_config(&dirs)?;
+    let config = config_for(&dirs, options)?;
     // Resume first: a tampered session is refused before anything else.
     let resuming = match &options.resume {
         Some(id) => Some(resuming(&dirs, id)?),
@@ -229,9 +241,6 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     if let Some(threshold) = options.compress_threshold {
         live.compression.threshold = threshold;
         crate::compaction::install(&mut live);
-    }
-    if options.no_confirm {
-        live.agent.config_mut().confirm = None;
     }
     if let AgentEvent::SessionStarted { warnings, .. } = &mut live.started {
         warnings.extend(hook_warnings);
