@@ -423,17 +423,12 @@ fn confirm_turn_row(rows: &mut Rows, peers: &Peers) -> Result<()> {
         confirm_bytes / 4
     );
     let wall = |runs: &[Run]| runs.iter().map(|r| r.wall_ms).collect::<Vec<_>>();
-    let (a, b) = (wall(&with), wall(&without));
-    let mut row = Figure {
-        name: "amber_exec_one_tool_wall_with_confirm_turn",
-        unit: "ms",
-        value: median(a.clone()),
-        baseline: Some(("amber_exec_one_tool_wall_no_confirm", median(b.clone()))),
-        goal_value: None,
-        goal_ratio: None,
-    }
-    .row();
-    row["spread"] = json!({"pairs": PAIRS, "value": spread(&a), "baseline": spread(&b)});
+    let mut row = pair_row(
+        ("amber_exec_one_tool_wall_with_confirm_turn", &wall(&with)),
+        ("amber_exec_one_tool_wall_no_confirm", &wall(&without)),
+        "ms",
+        None,
+    );
     row["model_calls"] = json!({"value": calls_with, "baseline": calls_without});
     rows.push(row)
 }
@@ -454,22 +449,34 @@ fn push_pair_rows(
     for (what, unit, goal, a, b) in figures {
         let name = format!("peers_{prefix}_{what}");
         let baseline = format!("codex_{prefix}_{what}");
-        let mut row = Figure {
-            name: &name,
-            unit,
-            value: median(a.clone()),
-            baseline: Some((&baseline, median(b.clone()))),
-            goal_value: None,
-            goal_ratio: Some(goal),
-        }
-        .row();
-        row["spread"] = json!({"pairs": a.len(), "value": spread(&a), "baseline": spread(&b)});
+        let mut row = pair_row((&name, &a), (&baseline, &b), unit, Some(goal));
         if let Some((ours, theirs)) = calls {
             row["model_calls"] = json!({"value": ours, "baseline": theirs});
         }
         rows.push(row)?;
     }
     Ok(())
+}
+
+/// The row of samples `a` against their baseline's `b`: the medians, the
+/// ratio goal if any, and the spread of both.
+fn pair_row(
+    (name, a): (&str, &[f64]),
+    (baseline, b): (&str, &[f64]),
+    unit: &str,
+    goal_ratio: Option<f64>,
+) -> serde_json::Value {
+    let mut row = Figure {
+        name,
+        unit,
+        value: median(a.to_vec()),
+        baseline: Some((baseline, median(b.to_vec()))),
+        goal_value: None,
+        goal_ratio,
+    }
+    .row();
+    row["spread"] = json!({"pairs": a.len(), "value": spread(a), "baseline": spread(b)});
+    row
 }
 
 /// Both TUIs to their first usable frame, in interleaved pairs.
@@ -490,18 +497,12 @@ fn tui_rows(rows: &mut Rows, peers: &Peers) -> Result<()> {
     )?;
     // The session ready: the wall time only (the memory is the row above,
     // read once both markers had shown).
-    let (a, b) = (ms(&ours, 1), ms(&theirs, 1));
-    let mut row = Figure {
-        name: "peers_tui_session_ready_wall",
-        unit: "ms",
-        value: median(a.clone()),
-        baseline: Some(("codex_tui_session_ready_wall", median(b.clone()))),
-        goal_value: None,
-        goal_ratio: Some(0.1),
-    }
-    .row();
-    row["spread"] = json!({"pairs": a.len(), "value": spread(&a), "baseline": spread(&b)});
-    rows.push(row)
+    rows.push(pair_row(
+        ("peers_tui_session_ready_wall", &ms(&ours, 1)),
+        ("codex_tui_session_ready_wall", &ms(&theirs, 1)),
+        "ms",
+        Some(0.1),
+    ))
 }
 
 /// Both headless runs of each task, in interleaved pairs.

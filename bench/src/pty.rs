@@ -56,16 +56,6 @@ fn open_pty() -> Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) })
 }
 
-/// `VmHWM` of `pid` in KiB, 0 when it cannot be read.
-fn peak_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
 /// Runs `cmd` on a new terminal until every one of `markers` has shown
 /// in its output (the escape sequences taken out), then kills it.
 pub fn first_frame(cmd: &mut Command, markers: &[&str], timeout: Duration) -> Result<FirstFrame> {
@@ -94,7 +84,7 @@ pub fn first_frame(cmd: &mut Command, markers: &[&str], timeout: Duration) -> Re
     drop(slave);
     let mut child = spawned.with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
     let seen = watch(&master, markers, start, timeout, &mut child);
-    let peak = peak_kib(child.id());
+    let peak = amber_app::run_report::status_field_of(&child.id().to_string(), "VmHWM");
     // The whole session, with any helper the program started.
     // SAFETY: kill with the child's process group, which setsid made.
     unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
