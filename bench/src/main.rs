@@ -13,6 +13,7 @@ mod engine;
 mod first_run;
 mod hooks;
 mod mcp;
+mod mcp_quick;
 mod measure;
 mod memory;
 mod parsers;

@@ -139,3 +139,31 @@ pub fn guest(name: &str) -> Result<PathBuf> {
     );
     Ok(path)
 }
+
+/// The lowest and highest of `xs`.
+pub fn spread(xs: &[f64]) -> serde_json::Value {
+    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    json!([min, max])
+}
+
+/// The row of samples `a` against their baseline's `b`: the medians, the
+/// ratio goal if any, and the spread of both.
+pub fn pair_row(
+    (name, a): (&str, &[f64]),
+    (baseline, b): (&str, &[f64]),
+    unit: &str,
+    goal_ratio: Option<f64>,
+) -> serde_json::Value {
+    let mut row = Figure {
+        name,
+        unit,
+        value: median(a.to_vec()),
+        baseline: Some((baseline, median(b.to_vec()))),
+        goal_value: None,
+        goal_ratio,
+    }
+    .row();
+    row["spread"] = json!({"pairs": a.len(), "value": spread(a), "baseline": spread(b)});
+    row
+}

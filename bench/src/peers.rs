@@ -29,7 +29,7 @@ use amber_tests::fake_llm::{FakeLlm, Reply, ScriptedCall, Transcript, Turn};
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::json;
 
-use crate::measure::{median, Figure, Rows};
+use crate::measure::{pair_row, Rows};
 use crate::{pty, rusage};
 
 /// Interleaved pairs per task, after one warm-up run of each side.
@@ -353,12 +353,6 @@ fn inputs() -> Option<(PathBuf, PathBuf, PathBuf)> {
     Some((amber.into(), codex.into(), scratch.into()))
 }
 
-fn spread(xs: &[f64]) -> serde_json::Value {
-    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    json!([min, max])
-}
-
 pub fn run(rows: &mut Rows) -> Result<()> {
     let Some((amber, codex, scratch_root)) = inputs() else {
         eprintln!(
@@ -456,27 +450,6 @@ fn push_pair_rows(
         rows.push(row)?;
     }
     Ok(())
-}
-
-/// The row of samples `a` against their baseline's `b`: the medians, the
-/// ratio goal if any, and the spread of both.
-fn pair_row(
-    (name, a): (&str, &[f64]),
-    (baseline, b): (&str, &[f64]),
-    unit: &str,
-    goal_ratio: Option<f64>,
-) -> serde_json::Value {
-    let mut row = Figure {
-        name,
-        unit,
-        value: median(a.to_vec()),
-        baseline: Some((baseline, median(b.to_vec()))),
-        goal_value: None,
-        goal_ratio,
-    }
-    .row();
-    row["spread"] = json!({"pairs": a.len(), "value": spread(a), "baseline": spread(b)});
-    row
 }
 
 /// Both TUIs to their first usable frame, in interleaved pairs.

@@ -9,7 +9,7 @@
 
 pub mod config;
 pub mod connection;
-mod http;
+pub mod http;
 pub mod hub;
 mod legacy;
 pub mod names;

@@ -61,18 +61,24 @@ pub enum PinError {
 pub struct PinStore {
     path: PathBuf,
     pins: Pins,
+    /// The file as read: a store that did not change is not written again
+    /// (every server's listing checks its pins, at every start).
+    on_disk: Option<String>,
 }
 
 impl PinStore {
     /// The pins in `data` (`<data>/mcp-pins.json`); none yet is empty.
     pub fn load(data: &Path) -> Result<Self, PinError> {
         let path = data.join("mcp-pins.json");
-        let pins = match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| PinError::Read {
-                path: path.clone(),
-                reason: format!("it is not a pin file amber wrote ({e})"),
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Pins::default(),
+        let (pins, on_disk) = match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let pins = serde_json::from_str(&text).map_err(|e| PinError::Read {
+                    path: path.clone(),
+                    reason: format!("it is not a pin file amber wrote ({e})"),
+                })?;
+                (pins, Some(text))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Pins::default(), None),
             Err(e) => {
                 return Err(PinError::Read {
                     path,
@@ -80,7 +86,11 @@ impl PinStore {
                 })
             }
         };
-        Ok(PinStore { path, pins })
+        Ok(PinStore {
+            path,
+            pins,
+            on_disk,
+        })
     }
 
     /// Checks `listing` of `server` against its pin: pins a new tool, and
@@ -167,6 +177,9 @@ impl PinStore {
         };
         let text =
             serde_json::to_string_pretty(&self.pins).map_err(|e| write_error(e.to_string()))?;
+        if self.on_disk.as_deref() == Some(text.as_str()) {
+            return Ok(());
+        }
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| write_error(e.to_string()))?;
         }
@@ -234,6 +247,26 @@ mod tests {
             description: description.into(),
             schema: json!({"type": "object"}),
         }
+    }
+
+    #[test]
+    fn pins_that_did_not_change_are_not_written_again() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mcp-pins.json");
+        let mut store = PinStore::load(dir.path()).unwrap();
+        store.check("fs", &listing("Reads a file."));
+        store.save().unwrap();
+        let written = std::fs::metadata(&file).unwrap().ino();
+        let mut same = PinStore::load(dir.path()).unwrap();
+        assert_eq!(same.check("fs", &listing("Reads a file.")), Pin::Same);
+        same.save().unwrap();
+        // A rewrite goes through a new file and a rename: a new inode.
+        assert_eq!(std::fs::metadata(&file).unwrap().ino(), written);
+        let mut more = PinStore::load(dir.path()).unwrap();
+        more.check("git", &listing("Shows a log."));
+        more.save().unwrap();
+        assert_ne!(std::fs::metadata(&file).unwrap().ino(), written);
     }
 
     #[test]
