@@ -8,10 +8,11 @@
 
 pub mod cli;
 pub mod exec_env;
-pub mod fake_llm;
+/// The fake LLM server lives with the bench client, which the `amber`
+/// binary links (`amber bench run`); the tests use it from there.
+pub use amber_bench_client::fake_llm;
 pub mod native_parsers;
 pub mod requests;
-pub mod scenario;
 pub mod sse;
 pub mod tmux;
 

@@ -128,6 +128,11 @@ enum Command {
     Mcp(commands::mcp::McpCommand),
     /// Governed engineering memory: store, recall, revise, forget, compile.
     Memory(commands::memory::MemoryArgs),
+    /// The bench client: run scenarios through `amber exec`, score each
+    /// (passed, failed with reasons, over budget) and report KPIs per
+    /// suite (docs/bench-client.md).
+    #[command(subcommand)]
+    Bench(commands::bench::BenchCommand),
     /// Write a shell completion script: `eval "$(amber completions bash)"`.
     ///
     /// The script asks amber at completion time, so slash commands and
@@ -293,6 +298,7 @@ fn main() -> ExitCode {
             Command::Hooks(cmd) => done(commands::hooks::run(cmd, &project)),
             Command::Mcp(cmd) => done(commands::mcp::run(cmd, &project)),
             Command::Doctor(args) => commands::doctor::run(args, &project),
+            Command::Bench(cmd) => commands::bench::run(cmd),
             Command::Slash(words) => commands::slash::run(words, json, &project),
             Command::Completions { .. } | Command::Complete { .. } | Command::Man { .. } => {
                 Ok(ExitCode::SUCCESS)

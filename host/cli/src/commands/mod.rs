@@ -1,5 +1,6 @@
 //! One module per command group.
 
+pub mod bench;
 pub mod code;
 pub mod compact;
 pub mod completions;

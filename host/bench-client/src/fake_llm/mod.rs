@@ -7,7 +7,7 @@
 //! Also a binary: `amber-fake-llm --script F --port 0` prints the port.
 
 mod checks;
-mod script;
+pub mod script;
 mod server;
 mod sse;
 

@@ -1,6 +1,8 @@
-//! The transcript format (TOML), shared with the benchmark client that
-//! runs scenarios: `setup.files`, `prompt`, the scripted model `turns`, an
-//! `oracle` of expected tool calls, `checks` and a `budget`.
+//! The transcript format (TOML), shared with the bench client that runs
+//! scenarios (docs/bench-client.md): `setup.files`, `prompt`, the scripted
+//! model `turns`, an `oracle` of expected tool calls, `checks` on the
+//! reply and the workspace, and a `budget`. The fake server reads only
+//! `turns`; the rest is the bench client's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,14 +14,33 @@ use serde::Deserialize;
 pub struct Transcript {
     #[serde(default)]
     pub name: String,
+    /// The suite the scenario counts in; unset, its folder's name.
+    #[serde(default)]
+    pub suite: Option<String>,
+    /// What the scenario is about, for the report.
+    #[serde(default)]
+    pub description: String,
     /// The user's request, for clients that run the scenario.
     #[serde(default)]
     pub prompt: String,
     #[serde(default)]
     pub setup: Setup,
+    /// amber's config for the run (`config.toml`'s tables), e.g.
+    /// `[config.agent] max_tool_iterations = 3`.
+    #[serde(default)]
+    pub config: Option<toml::Table>,
+    /// How `amber exec` is run.
+    #[serde(default)]
+    pub run: RunOptions,
+    /// The scripted model. None: the scenario is for a real model.
+    #[serde(default)]
     pub turns: Vec<Turn>,
     #[serde(default)]
     pub oracle: Vec<OracleCall>,
+    /// The oracle's calls must come in its order (other calls may come
+    /// between them).
+    #[serde(default)]
+    pub oracle_ordered: bool,
     #[serde(default)]
     pub checks: Checks,
     #[serde(default)]
@@ -174,24 +195,112 @@ pub struct OracleCall {
     /// A subset the call's arguments must contain.
     #[serde(default)]
     pub args: serde_json::Value,
+    /// Argument → a regular expression its value must match (a string as
+    /// it is, anything else as its JSON text).
+    #[serde(default)]
+    pub matches: BTreeMap<String, String>,
+}
+
+/// How the run ends when it goes as planned.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    /// `session.completed`.
+    #[default]
+    Completed,
+    /// The loop stops itself (`session.failed`, kind `hard_stop`), e.g. at
+    /// `agent.max_tool_iterations`.
+    HardStop,
+    /// The run fails (`session.failed`, kind `error`).
+    Error,
+}
+
+/// The `amber exec` options a scenario sets.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunOptions {
+    /// `read`, `write` or `yolo`; unset, write with every approval given
+    /// (`--yes`).
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// `--no-confirm`: no silent confirm turn after the answer.
+    #[serde(default)]
+    pub no_confirm: bool,
+    /// `--compact-at`.
+    #[serde(default)]
+    pub compact_at: Option<f64>,
+    #[serde(default)]
+    pub end: End,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Checks {
+    /// On the final answer.
     #[serde(default)]
     pub must_contain: Vec<String>,
     #[serde(default)]
     pub must_not_contain: Vec<String>,
+    /// On the workspace after the run.
+    #[serde(default)]
+    pub files: Vec<FileCheck>,
+    /// Commands run in the workspace after the run.
+    #[serde(default)]
+    pub commands: Vec<CommandCheck>,
+}
+
+/// A file of the workspace after the run.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileCheck {
+    /// Relative to the workspace.
+    pub path: String,
+    /// `false`: the file must not be there.
+    #[serde(default)]
+    pub exists: Option<bool>,
+    /// As `setup.files` wrote it (or still absent, if it wrote none).
+    #[serde(default)]
+    pub unchanged: bool,
+    #[serde(default)]
+    pub equals: Option<String>,
+    #[serde(default)]
+    pub contains: Vec<String>,
+    #[serde(default)]
+    pub not_contains: Vec<String>,
+}
+
+/// `sh -c RUN` in the workspace after the run.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandCheck {
+    pub run: String,
+    /// The exit status it must end with.
+    #[serde(default)]
+    pub exit: i32,
+    #[serde(default)]
+    pub stdout_contains: Vec<String>,
+    /// Killed and failed after this long.
+    #[serde(default = "command_timeout")]
+    pub timeout_ms: u64,
+}
+
+fn command_timeout() -> u64 {
+    60_000
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Budget {
+    /// Model calls (`turns` of the run's end event).
     #[serde(default)]
     pub max_steps: Option<u32>,
     #[serde(default)]
     pub max_wall_ms: Option<u64>,
+    /// Input and output tokens together, as the provider reported them.
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
+    #[serde(default)]
+    pub max_tool_calls: Option<u32>,
 }
 
 impl Transcript {
@@ -202,17 +311,22 @@ impl Transcript {
     pub fn load(path: &Path) -> Result<Transcript, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut transcript =
+        let transcript =
             Transcript::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(transcript.resolved_beside(path))
+    }
+
+    /// Recorded bodies named relative to the script `path` found beside it.
+    pub fn resolved_beside(mut self, path: &Path) -> Transcript {
         let folder = path.parent().unwrap_or(Path::new("."));
-        for turn in &mut transcript.turns {
+        for turn in &mut self.turns {
             if let Some(recorded) = &mut turn.reply.recorded {
                 if recorded.is_relative() {
                     *recorded = folder.join(&*recorded);
                 }
             }
         }
-        Ok(transcript)
+        self
     }
 }
 

@@ -1,0 +1,467 @@
+//! Scoring one run: what `amber exec --json` reported ([`Observed`]),
+//! held against the scenario's end, oracle, checks and budget. A run is
+//! passed, failed with each reason, or over budget (it did the job, past
+//! a limit).
+
+use std::time::Duration;
+
+use regex::Regex;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::fake_llm::script::{End, OracleCall};
+use crate::fake_llm::Transcript;
+
+/// How one run came out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Verdict {
+    Passed,
+    Failed {
+        reasons: Vec<String>,
+    },
+    OverBudget {
+        reasons: Vec<String>,
+    },
+    /// Not run, e.g. a scenario for a real model without `--provider`.
+    Skipped {
+        reason: String,
+    },
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Passed)
+    }
+
+    /// Counted in the success rate: everything that ran.
+    pub fn ran(&self) -> bool {
+        !matches!(self, Verdict::Skipped { .. })
+    }
+
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed { .. } => "failed",
+            Verdict::OverBudget { .. } => "over budget",
+            Verdict::Skipped { .. } => "skipped",
+        }
+    }
+
+    pub fn reasons(&self) -> Vec<String> {
+        match self {
+            Verdict::Passed => Vec::new(),
+            Verdict::Failed { reasons } | Verdict::OverBudget { reasons } => reasons.clone(),
+            Verdict::Skipped { reason } => vec![reason.clone()],
+        }
+    }
+}
+
+/// How the run ended, from its last event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    Completed,
+    HardStop,
+    Error,
+    Interrupted,
+    /// No end event: the process died or was killed.
+    None,
+}
+
+/// What one run did, from its events.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Observed {
+    /// Model calls (`turns` of the end event).
+    pub steps: u64,
+    pub tool_calls: u64,
+    /// Tool results with status `denied`.
+    pub denials: u64,
+    /// Tool results with status `error`, and a run that failed with one.
+    pub errors: u64,
+    /// Streams retried and steering messages of error recovery.
+    pub recoveries: u64,
+    pub compactions: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub wall_ms: u64,
+    #[serde(skip)]
+    pub ending: Option<Ending>,
+    /// The end event's error, for a run that failed.
+    #[serde(skip)]
+    pub failure: Option<String>,
+    #[serde(skip)]
+    pub reply: String,
+    /// Each tool call: its name and its arguments (null when they are not
+    /// JSON).
+    #[serde(skip)]
+    pub calls: Vec<(String, Value)>,
+}
+
+impl Observed {
+    pub fn from_events(events: &[Value], wall: Duration) -> Observed {
+        let mut seen = Observed {
+            wall_ms: wall.as_millis() as u64,
+            ending: Some(Ending::None),
+            ..Observed::default()
+        };
+        for event in events {
+            match event["type"].as_str().unwrap_or_default() {
+                "tool.call" => {
+                    seen.tool_calls += 1;
+                    let args = event["arguments"]
+                        .as_str()
+                        .and_then(|a| serde_json::from_str(a).ok())
+                        .unwrap_or(Value::Null);
+                    let name = event["name"].as_str().unwrap_or_default().to_string();
+                    seen.calls.push((name, args));
+                }
+                "tool.result" => match event["status"].as_str() {
+                    Some("denied") => seen.denials += 1,
+                    Some("error") => seen.errors += 1,
+                    _ => {}
+                },
+                "stream.retry" | "steer" => seen.recoveries += 1,
+                "compaction.completed" => seen.compactions += 1,
+                "session.completed" => {
+                    seen.ending = Some(Ending::Completed);
+                    seen.reply = event["reply"].as_str().unwrap_or_default().to_string();
+                    seen.take_totals(event);
+                }
+                "session.failed" => {
+                    let kind = event["kind"].as_str().unwrap_or_default();
+                    seen.ending = Some(match kind {
+                        "hard_stop" => Ending::HardStop,
+                        "interrupted" => Ending::Interrupted,
+                        _ => Ending::Error,
+                    });
+                    if kind == "error" {
+                        seen.errors += 1;
+                    }
+                    seen.failure = event["error"].as_str().map(String::from);
+                    seen.take_totals(event);
+                }
+                _ => {}
+            }
+        }
+        seen
+    }
+
+    fn take_totals(&mut self, end: &Value) {
+        self.steps = end["turns"].as_u64().unwrap_or(0);
+        self.tokens_in = end["usage"]["input_tokens"].as_u64().unwrap_or(0);
+        self.tokens_out = end["usage"]["output_tokens"].as_u64().unwrap_or(0);
+    }
+}
+
+/// The verdict on `seen`; `workspace` holds the misses of the file and
+/// command checks, already run.
+pub fn judge(transcript: &Transcript, seen: &Observed, workspace: Vec<String>) -> Verdict {
+    let mut failed = Vec::new();
+    let wanted = match transcript.run.end {
+        End::Completed => Ending::Completed,
+        End::HardStop => Ending::HardStop,
+        End::Error => Ending::Error,
+    };
+    let ending = seen.ending.unwrap_or(Ending::None);
+    if ending != wanted {
+        let how = match ending {
+            Ending::Completed => "it completed".to_string(),
+            Ending::None => "it ended without an end event".to_string(),
+            other => format!(
+                "it ended with {}: {}",
+                serde_json::to_value(other)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+                seen.failure.as_deref().unwrap_or("no reason given")
+            ),
+        };
+        failed.push(format!("end: expected {}, but {how}", end_name(wanted)));
+    }
+    failed.extend(oracle_misses(transcript, &seen.calls));
+    for needle in &transcript.checks.must_contain {
+        if !seen.reply.contains(needle.as_str()) {
+            failed.push(format!("answer: lacks {needle:?}"));
+        }
+    }
+    for needle in &transcript.checks.must_not_contain {
+        if seen.reply.contains(needle.as_str()) {
+            failed.push(format!("answer: contains {needle:?}"));
+        }
+    }
+    failed.extend(workspace);
+    if !failed.is_empty() {
+        return Verdict::Failed { reasons: failed };
+    }
+    let over = budget_misses(transcript, seen);
+    if over.is_empty() {
+        Verdict::Passed
+    } else {
+        Verdict::OverBudget { reasons: over }
+    }
+}
+
+fn end_name(end: Ending) -> &'static str {
+    match end {
+        Ending::Completed => "completed",
+        Ending::HardStop => "a hard stop",
+        Ending::Error => "an error",
+        Ending::Interrupted => "an interruption",
+        Ending::None => "no end",
+    }
+}
+
+/// Each oracle call not made; in order when the oracle says so.
+fn oracle_misses(transcript: &Transcript, calls: &[(String, Value)]) -> Vec<String> {
+    let mut misses = Vec::new();
+    let mut from = 0;
+    for expected in &transcript.oracle {
+        let patterns = match compile(expected) {
+            Ok(patterns) => patterns,
+            Err(e) => {
+                misses.push(format!("oracle: `{}`: {e}", expected.tool));
+                continue;
+            }
+        };
+        let start = if transcript.oracle_ordered { from } else { 0 };
+        let found = calls[start.min(calls.len())..]
+            .iter()
+            .position(|(name, args)| {
+                *name == expected.tool
+                    && contains(args, &expected.args)
+                    && patterns.iter().all(|(key, re)| matches(args, key, re))
+            })
+            .map(|at| start + at);
+        match found {
+            Some(at) => from = at + 1,
+            None => {
+                let order = if transcript.oracle_ordered && from > 0 {
+                    " after the calls before it"
+                } else {
+                    ""
+                };
+                misses.push(format!(
+                    "oracle: no `{}` call{}{order}",
+                    expected.tool,
+                    describe(expected)
+                ));
+            }
+        }
+    }
+    misses
+}
+
+fn compile(expected: &OracleCall) -> Result<Vec<(String, Regex)>, String> {
+    expected
+        .matches
+        .iter()
+        .map(|(key, pattern)| {
+            Regex::new(pattern)
+                .map(|re| (key.clone(), re))
+                .map_err(|e| format!("the pattern for `{key}` is not a regular expression: {e}"))
+        })
+        .collect()
+}
+
+fn describe(expected: &OracleCall) -> String {
+    let mut parts = Vec::new();
+    if !expected.args.is_null() {
+        parts.push(format!("arguments containing {}", expected.args));
+    }
+    for (key, pattern) in &expected.matches {
+        parts.push(format!("`{key}` matching /{pattern}/"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", parts.join(" and "))
+    }
+}
+
+fn matches(args: &Value, key: &str, re: &Regex) -> bool {
+    match args.get(key) {
+        Some(Value::String(text)) => re.is_match(text),
+        Some(other) => re.is_match(&other.to_string()),
+        None => false,
+    }
+}
+
+/// True when `subset` is `value` or, for objects, every key of `subset`
+/// holds a value `contains` accepts; `null` (no `args` given) accepts all.
+fn contains(value: &Value, subset: &Value) -> bool {
+    match (value, subset) {
+        (_, Value::Null) => true,
+        (Value::Object(have), Value::Object(want)) => want
+            .iter()
+            .all(|(k, w)| have.get(k).is_some_and(|h| contains(h, w))),
+        (have, want) => have == want,
+    }
+}
+
+fn budget_misses(transcript: &Transcript, seen: &Observed) -> Vec<String> {
+    let budget = &transcript.budget;
+    let mut over = Vec::new();
+    if let Some(max) = budget.max_steps {
+        if seen.steps > u64::from(max) {
+            over.push(format!(
+                "budget: {} model calls, more than {max}",
+                seen.steps
+            ));
+        }
+    }
+    if let Some(max) = budget.max_tool_calls {
+        if seen.tool_calls > u64::from(max) {
+            over.push(format!(
+                "budget: {} tool calls, more than {max}",
+                seen.tool_calls
+            ));
+        }
+    }
+    if let Some(max) = budget.max_tokens {
+        let tokens = seen.tokens_in + seen.tokens_out;
+        if tokens > max {
+            over.push(format!("budget: {tokens} tokens, more than {max}"));
+        }
+    }
+    if let Some(max) = budget.max_wall_ms {
+        if seen.wall_ms > max {
+            over.push(format!("budget: {} ms, more than {max}", seen.wall_ms));
+        }
+    }
+    over
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const SCENARIO: &str = r#"
+prompt = "p"
+[[oracle]]
+tool = "read_file"
+args = { path = "a.txt", opts = { raw = true } }
+[[oracle]]
+tool = "edit_file"
+matches = { new_string = "len\\(\\) - 1" }
+[checks]
+must_contain = ["fixed"]
+must_not_contain = ["error"]
+[budget]
+max_steps = 2
+max_wall_ms = 1000
+max_tokens = 100
+max_tool_calls = 2
+"#;
+
+    fn events(reply: &str, turns: u32, read: Value, edit: &str) -> Vec<Value> {
+        vec![
+            json!({"type": "tool.call", "name": "read_file", "arguments": read.to_string()}),
+            json!({"type": "tool.result", "name": "read_file", "status": "ok"}),
+            json!({"type": "tool.call", "name": "edit_file", "arguments": json!({"new_string": edit}).to_string()}),
+            json!({"type": "tool.result", "name": "edit_file", "status": "error"}),
+            json!({"type": "stream.retry", "turn": 1}),
+            json!({"type": "session.completed", "reply": reply, "turns": turns,
+                   "usage": {"input_tokens": 40, "output_tokens": 20}}),
+        ]
+    }
+
+    fn good_read() -> Value {
+        json!({"path": "a.txt", "opts": {"raw": true, "more": 1}, "extra": 2})
+    }
+
+    #[test]
+    fn a_run_that_meets_the_scenario_passes_and_is_counted() {
+        let t = Transcript::parse(SCENARIO).unwrap();
+        let seen = Observed::from_events(
+            &events("it is fixed", 2, good_read(), "x.len() - 1"),
+            Duration::from_millis(10),
+        );
+        assert_eq!(judge(&t, &seen, Vec::new()), Verdict::Passed);
+        assert_eq!(
+            (seen.steps, seen.tool_calls, seen.errors, seen.recoveries),
+            (2, 2, 1, 1)
+        );
+        assert_eq!(
+            (seen.tokens_in, seen.tokens_out, seen.wall_ms),
+            (40, 20, 10)
+        );
+    }
+
+    #[test]
+    fn each_failure_is_named() {
+        let t = Transcript::parse(SCENARIO).unwrap();
+        let read = json!({"path": "a.txt", "opts": {"raw": false}});
+        let seen = Observed::from_events(
+            &events("an error", 3, read, "x.len()"),
+            Duration::from_secs(2),
+        );
+        let verdict = judge(&t, &seen, vec!["file a.txt: lacks \"x\"".into()]);
+        assert_eq!(
+            verdict.reasons(),
+            [
+                r#"oracle: no `read_file` call with arguments containing {"opts":{"raw":true},"path":"a.txt"}"#,
+                r#"oracle: no `edit_file` call with `new_string` matching /len\(\) - 1/"#,
+                r#"answer: lacks "fixed""#,
+                r#"answer: contains "error""#,
+                r#"file a.txt: lacks "x""#,
+            ]
+        );
+        assert_eq!(verdict.label(), "failed");
+        let died =
+            [json!({"type": "session.failed", "kind": "error", "error": "boom", "turns": 1})];
+        let seen = Observed::from_events(&died, Duration::ZERO);
+        assert_eq!(
+            judge(
+                &Transcript::parse("prompt = \"p\"").unwrap(),
+                &seen,
+                Vec::new()
+            )
+            .reasons(),
+            ["end: expected completed, but it ended with error: boom"]
+        );
+    }
+
+    #[test]
+    fn a_run_past_its_budget_with_the_job_done_is_over_budget() {
+        let t = Transcript::parse(SCENARIO).unwrap();
+        let mut list = events("it is fixed", 3, good_read(), "x.len() - 1");
+        list.insert(
+            0,
+            json!({"type": "tool.call", "name": "grep", "arguments": "{}"}),
+        );
+        let seen = Observed::from_events(&list, Duration::from_secs(2));
+        let verdict = judge(&t, &seen, Vec::new());
+        assert_eq!(verdict.label(), "over budget");
+        assert_eq!(
+            verdict.reasons(),
+            [
+                "budget: 3 model calls, more than 2",
+                "budget: 3 tool calls, more than 2",
+                "budget: 2000 ms, more than 1000",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_ordered_oracle_wants_its_calls_in_order_and_a_hard_stop_can_be_the_plan() {
+        let mut t = Transcript::parse(
+            "prompt = \"p\"\noracle_ordered = true\nrun = { end = \"hard_stop\" }\n\
+             [[oracle]]\ntool = \"edit_file\"\n[[oracle]]\ntool = \"read_file\"\n",
+        )
+        .unwrap();
+        let list = [
+            json!({"type": "tool.call", "name": "read_file", "arguments": "{}"}),
+            json!({"type": "tool.call", "name": "edit_file", "arguments": "{}"}),
+            json!({"type": "session.failed", "kind": "hard_stop", "error": "max", "turns": 3}),
+        ];
+        let seen = Observed::from_events(&list, Duration::ZERO);
+        assert_eq!(
+            judge(&t, &seen, Vec::new()).reasons(),
+            ["oracle: no `read_file` call after the calls before it"]
+        );
+        t.oracle_ordered = false;
+        assert_eq!(judge(&t, &seen, Vec::new()), Verdict::Passed);
+    }
+}
