@@ -79,7 +79,8 @@ pub struct Observed {
     pub denials: u64,
     /// Tool results with status `error`, and a run that failed with one.
     pub errors: u64,
-    /// Streams retried and steering messages of error recovery.
+    /// Streams retried, steering messages of error recovery, and empty
+    /// replies asked again.
     pub recoveries: u64,
     pub compactions: u64,
     pub tokens_in: u64,
@@ -96,6 +97,9 @@ pub struct Observed {
     /// JSON).
     #[serde(skip)]
     pub calls: Vec<(String, Value)>,
+    /// Every event's type, in order.
+    #[serde(skip)]
+    pub kinds: Vec<String>,
 }
 
 impl Observed {
@@ -106,7 +110,9 @@ impl Observed {
             ..Observed::default()
         };
         for event in events {
-            match event["type"].as_str().unwrap_or_default() {
+            let kind = event["type"].as_str().unwrap_or_default();
+            seen.kinds.push(kind.to_string());
+            match kind {
                 "tool.call" => {
                     seen.tool_calls += 1;
                     let args = event["arguments"]
@@ -122,6 +128,14 @@ impl Observed {
                     _ => {}
                 },
                 "stream.retry" | "steer" => seen.recoveries += 1,
+                // The engine's one retry of an empty reply.
+                "warning"
+                    if event["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("empty reply; asking again")) =>
+                {
+                    seen.recoveries += 1
+                }
                 "compaction.completed" => seen.compactions += 1,
                 "session.completed" => {
                     seen.ending = Some(Ending::Completed);
@@ -188,6 +202,11 @@ pub fn judge(transcript: &Transcript, seen: &Observed, workspace: Vec<String>) -
     for needle in &transcript.checks.must_not_contain {
         if seen.reply.contains(needle.as_str()) {
             failed.push(format!("answer: contains {needle:?}"));
+        }
+    }
+    for kind in &transcript.checks.events {
+        if !seen.kinds.contains(kind) {
+            failed.push(format!("events: no `{kind}` event"));
         }
     }
     failed.extend(workspace);
@@ -463,5 +482,10 @@ max_tool_calls = 2
         );
         t.oracle_ordered = false;
         assert_eq!(judge(&t, &seen, Vec::new()), Verdict::Passed);
+        t.checks.events = vec!["session.failed".into(), "compaction.completed".into()];
+        assert_eq!(
+            judge(&t, &seen, Vec::new()).reasons(),
+            ["events: no `compaction.completed` event"]
+        );
     }
 }

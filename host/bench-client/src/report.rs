@@ -106,15 +106,20 @@ impl Report {
                 String::new()
             };
             let seen = &run.observed;
+            let stats = if run.verdict.ran() {
+                format!(
+                    "  ({} steps, {} tool calls, {} ms)",
+                    seen.steps, seen.tool_calls, seen.wall_ms
+                )
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "  {:<12} {}/{}{attempt}  ({} steps, {} tool calls, {} ms)",
+                "  {:<12} {}/{}{attempt}{stats}",
                 run.verdict.label(),
                 run.suite,
                 run.name,
-                seen.steps,
-                seen.tool_calls,
-                seen.wall_ms
             );
             for reason in run.verdict.reasons() {
                 let _ = writeln!(out, "      - {reason}");

@@ -225,6 +225,10 @@ fn run_in(
         }
     };
     let wall = started.elapsed();
+    // What `--keep` keeps beside the workspace, to look at after.
+    let lines: Vec<String> = exec.events.iter().map(Value::to_string).collect();
+    let _ = std::fs::write(scratch.join("events.jsonl"), lines.join("\n") + "\n");
+    let _ = std::fs::write(scratch.join("stderr.txt"), &exec.stderr);
     let seen = Observed::from_events(&exec.events, wall);
     let mut misses = Vec::new();
     if exec.timed_out {

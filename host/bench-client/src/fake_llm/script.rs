@@ -247,6 +247,10 @@ pub struct Checks {
     /// Commands run in the workspace after the run.
     #[serde(default)]
     pub commands: Vec<CommandCheck>,
+    /// Event types (`amber exec --json`, docs/exec-json.md) the run must
+    /// have reported, e.g. `compaction.completed`, `stream.retry`.
+    #[serde(default)]
+    pub events: Vec<String>,
 }
 
 /// A file of the workspace after the run.
