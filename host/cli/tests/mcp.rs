@@ -768,7 +768,13 @@ fn a_lazy_server_starts_after_the_first_request_and_prompts_reach_the_user() {
     let pids = tempfile::tempdir().unwrap();
     let pid_file = pids.path().join("pid");
     let env = env_with(&everything_writing_its_pid(&pid_file, "lazy = true\n"));
-    let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
+    // The reply stalls for two seconds after its first event: the lazy
+    // start, made once the request has gone out, has the time to spawn
+    // the server before the run ends and shuts the hub down (under a
+    // loaded machine a run of a few milliseconds ended first).
+    let server = fake(
+        "[[turns]]\nfaults = [{ kind = \"stall\", after_events = 1, delay_ms = 2000 }]\nreply = { text = \"done\" }\n",
+    );
     let run = env.exec(&server, &[], "Hello.");
     run.assert_done("done");
     // Its tools were unknown to the first request, and it did start.
