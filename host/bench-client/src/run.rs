@@ -63,17 +63,26 @@ pub struct ScenarioRun {
 }
 
 impl ScenarioRun {
-    fn skipped(scenario: &Scenario, attempt: u32, reason: String) -> ScenarioRun {
+    fn new(scenario: &Scenario, attempt: u32, verdict: Verdict, observed: Observed) -> Self {
         ScenarioRun {
             name: scenario.name.clone(),
             suite: scenario.suite.clone(),
             path: scenario.path.clone(),
             attempt,
             scripted: scenario.scripted(),
-            verdict: Verdict::Skipped { reason },
-            observed: Observed::default(),
+            verdict,
+            observed,
             stderr_tail: String::new(),
         }
+    }
+
+    fn skipped(scenario: &Scenario, attempt: u32, reason: String) -> ScenarioRun {
+        ScenarioRun::new(
+            scenario,
+            attempt,
+            Verdict::Skipped { reason },
+            Observed::default(),
+        )
     }
 }
 
@@ -120,12 +129,10 @@ fn safe(name: &str) -> String {
 }
 
 fn failed(scenario: &Scenario, attempt: u32, reason: String) -> ScenarioRun {
-    ScenarioRun {
-        verdict: Verdict::Failed {
-            reasons: vec![reason],
-        },
-        ..ScenarioRun::skipped(scenario, attempt, String::new())
-    }
+    let verdict = Verdict::Failed {
+        reasons: vec![reason],
+    };
+    ScenarioRun::new(scenario, attempt, verdict, Observed::default())
 }
 
 fn run_in(
@@ -247,21 +254,11 @@ fn run_in(
     misses.extend(workspace::check_files(transcript, &ws));
     misses.extend(workspace::check_commands(transcript, &ws));
     let verdict = judge(transcript, &seen, misses);
-    let stderr_tail = if verdict.passed() {
-        String::new()
-    } else {
-        tail(&exec.stderr, 1200)
-    };
-    ScenarioRun {
-        name: scenario.name.clone(),
-        suite: scenario.suite.clone(),
-        path: scenario.path.clone(),
-        attempt,
-        scripted: scenario.scripted(),
-        verdict,
-        observed: seen,
-        stderr_tail,
+    let mut done = ScenarioRun::new(scenario, attempt, verdict, seen);
+    if !done.verdict.passed() {
+        done.stderr_tail = tail(&exec.stderr, 1200);
     }
+    done
 }
 
 /// The run's config: the user's (for a real model), then the scenario's
