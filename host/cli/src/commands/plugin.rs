@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
 
+use super::authoring;
 use super::print_json;
 use amber_app::host;
 use amber_app::render::plugins as render;
@@ -105,6 +106,53 @@ pub enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Start a plugin: a folder NAME that builds and passes `plugin test`
+    /// as it is (its descriptor, one working example, a README and
+    /// tests.toml), offline and anywhere.
+    New {
+        /// The plugin's id and folder name: 1-64 of a-z, 0-9, - and _.
+        name: String,
+        /// The language.
+        #[arg(long, value_enum, default_value = "rust")]
+        lang: authoring::Lang,
+        /// What the plugin contributes.
+        #[arg(long, value_enum, default_value = "tool")]
+        kind: authoring::Kind,
+        /// Where to make the folder (default: here).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Build the plugin in DIR (default: here) with its language's
+    /// toolchain into DIR/dist/ID.wasm, and check it: a valid component of
+    /// amber's API version, its manifest, its capabilities against its
+    /// exports, its size.
+    ///
+    /// Python needs python3: componentize-py is installed into amber's
+    /// cache on first use. Rust needs cargo; the wasm32-wasip2 target is
+    /// added through rustup when missing.
+    Build {
+        /// The plugin folder (holding amber-plugin.toml).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the plugin of DIR (default: here) through amber's runtime in a
+    /// scratch home: its checks, then each example call of its tests.toml,
+    /// passed or failed with a diff. Exits 1 when one fails. Builds first
+    /// unless --no-build.
+    Test {
+        /// The plugin folder (holding amber-plugin.toml).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Test dist/ID.wasm as it is.
+        #[arg(long)]
+        no_build: bool,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the plugin's log: its log() calls and its stderr.
     Logs {
         /// The plugin's id (see `amber plugin list`).
@@ -134,6 +182,28 @@ pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
         PluginCommand::List { json } => list(json, workspace),
         PluginCommand::Info { id, json } => info(&id, json, workspace),
         PluginCommand::Inspect { file, json } => inspect(&file, json, workspace),
+        PluginCommand::New {
+            name,
+            lang,
+            kind,
+            dir,
+        } => {
+            let made = authoring::scaffold::create(&dir, &name, lang, kind)?;
+            println!(
+                "made {} ({} {} plugin); next:\n  cd {}\n  amber plugin test",
+                made.display(),
+                lang.name(),
+                kind.name(),
+                made.display()
+            );
+            Ok(())
+        }
+        PluginCommand::Build { dir, json } => build(&dir, json),
+        PluginCommand::Test {
+            dir,
+            no_build,
+            json,
+        } => test(&dir, no_build, json),
         PluginCommand::Enable { id } => report(host::loaded(workspace)?.set_enabled(&id, true)?),
         PluginCommand::Disable { id } => report(host::loaded(workspace)?.set_enabled(&id, false)?),
         PluginCommand::Remove { id } => {
@@ -297,4 +367,80 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
     enabled
         .map(|_| ())
         .map_err(|e| anyhow::anyhow!("plugin `{id}` would fail: {e}"))
+}
+
+/// `plugin build`: the toolchain, then the checks.
+fn build(dir: &Path, as_json: bool) -> Result<()> {
+    let descriptor = authoring::Descriptor::load(dir)?;
+    let wasm = authoring::build::build(dir)?;
+    let loaded = authoring::check::load(&wasm, &descriptor)?;
+    let summary = authoring::build::summary(&wasm, &loaded);
+    if as_json {
+        return print_json(&summary);
+    }
+    let status = &loaded.status;
+    println!(
+        "built {} ({:.1} MB): plugin `{}` {}, API {}, exports {}",
+        wasm.display(),
+        loaded.size as f64 / 1e6,
+        status.manifest.id,
+        status.manifest.version,
+        status.manifest.api_version,
+        status.exports.join(", ")
+    );
+    for c in &status.contributions {
+        println!("  {} {}", c.kind, c.name);
+    }
+    if loaded.size > authoring::check::BIG_BYTES {
+        println!(
+            "  it is big: its first use compiles it for some seconds; later ones read the compiled code"
+        );
+    }
+    Ok(())
+}
+
+/// `plugin test`: build unless told not to, load, run the examples.
+fn test(dir: &Path, no_build: bool, as_json: bool) -> Result<()> {
+    let descriptor = authoring::Descriptor::load(dir)?;
+    let wasm = if no_build {
+        authoring::artifact(dir, &descriptor)
+    } else {
+        authoring::build::build(dir)?
+    };
+    let file = dir.join(authoring::EXAMPLES);
+    let examples: authoring::examples::Examples = match std::fs::read_to_string(&file) {
+        Ok(text) => toml::from_str(&text).with_context(|| format!("{}", file.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", file.display())),
+    };
+    let loaded = authoring::check::load(&wasm, &descriptor)?;
+    let outcomes = authoring::examples::run(&examples, &loaded);
+    let failed = outcomes.iter().filter(|o| !o.passed).count();
+    if as_json {
+        print_json(&json!({
+            "plugin": loaded.status.manifest.id,
+            "checks": "passed",
+            "examples": outcomes,
+            "failed": failed,
+        }))?;
+    } else {
+        println!(
+            "plugin `{}`: loads, initializes, and contributes what it declares",
+            loaded.status.manifest.id
+        );
+        for outcome in &outcomes {
+            let mark = if outcome.passed { "passed" } else { "FAILED" };
+            println!("  {mark}  {}", outcome.example);
+            for line in outcome.diff.lines() {
+                println!("          {line}");
+            }
+        }
+        if outcomes.is_empty() {
+            println!("  no examples: add [[tool]] calls to {}", file.display());
+        }
+    }
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} examples failed", outcomes.len());
+    }
+    Ok(())
 }

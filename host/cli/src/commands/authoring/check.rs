@@ -1,0 +1,103 @@
+//! A built component loaded as amber would load it, in a scratch home
+//! with the user's compile cache: registered (a valid component of our
+//! API version), enabled with what it requests (its manifest,
+//! `initialize`, and each declared capability against its exports), and
+//! its contributions in a ledger of its own.
+
+use std::path::Path;
+
+use amber_core::CapabilityKind;
+use amber_runtime::manager::PluginManager;
+use amber_runtime::{AmberDirs, Grants, PluginStatus};
+use anyhow::{bail, Context, Result};
+
+use super::{Descriptor, Kind};
+use amber_app::host;
+
+/// Above this a component is said to be big: it takes seconds to compile
+/// on first use (a Python plugin is about 18 MB).
+pub const BIG_BYTES: u64 = 32 << 20;
+
+pub struct Loaded {
+    pub manager: PluginManager,
+    pub status: PluginStatus,
+    pub size: u64,
+    /// The scratch home; gone with this value.
+    _scratch: tempfile::TempDir,
+}
+
+/// Loads `wasm` and checks it against `descriptor`.
+pub fn load(wasm: &Path, descriptor: &Descriptor) -> Result<Loaded> {
+    let size = std::fs::metadata(wasm)
+        .with_context(|| format!("no component at {}: build it first", wasm.display()))?
+        .len();
+    let scratch = tempfile::Builder::new()
+        .prefix("amber-plugin-check-")
+        .tempdir()?;
+    let ws = scratch.path().join("workspace");
+    std::fs::create_dir_all(&ws)?;
+    let user = AmberDirs::from_env();
+    let dirs = AmberDirs {
+        config: scratch.path().to_path_buf(),
+        data: scratch.path().join("data"),
+        cache: user.cache,
+    };
+    let config = amber_config::Config::default();
+    let manager = host::manager_in(dirs, &ws, &config, None, |o| o)?;
+    let runtime = manager.runtime();
+    let (id, _) = runtime
+        .register_file(wasm)
+        .with_context(|| format!("{} is not a plugin amber can load", wasm.display()))?;
+    let requested = runtime
+        .status(&id)
+        .map(|s| {
+            s.manifest
+                .permissions
+                .iter()
+                .map(|p| p.permission)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let enabled = runtime.enable(&id, Grants::of(requested));
+    let status = runtime
+        .status(&id)
+        .with_context(|| format!("plugin `{id}` vanished"))?;
+    if let Err(e) = enabled {
+        bail!("plugin `{id}` fails when enabled: {e}");
+    }
+    let want = &descriptor.plugin;
+    if status.manifest.id != want.id {
+        bail!(
+            "the component's manifest says id `{}`, but {} says `{}`: make them the same",
+            status.manifest.id,
+            super::DESCRIPTOR,
+            want.id
+        );
+    }
+    let kind = capability_kind(want.kind);
+    if !status.contributions.iter().any(|c| c.kind == kind) {
+        bail!(
+            "plugin `{id}` is a {} plugin ({}) but contributes no {}: its capabilities() lists none",
+            want.kind.name(),
+            super::DESCRIPTOR,
+            want.kind.name()
+        );
+    }
+    Ok(Loaded {
+        manager,
+        status,
+        size,
+        _scratch: scratch,
+    })
+}
+
+fn capability_kind(kind: Kind) -> CapabilityKind {
+    match kind {
+        Kind::Tool => CapabilityKind::Tool,
+        Kind::Command => CapabilityKind::Command,
+        Kind::Prompt => CapabilityKind::Prompt,
+        Kind::Hook => CapabilityKind::Hook,
+        Kind::Provider => CapabilityKind::Provider,
+        Kind::Parser => CapabilityKind::Parser,
+    }
+}

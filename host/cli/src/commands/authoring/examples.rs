@@ -1,0 +1,205 @@
+//! `tests.toml`: the plugin's example calls and what each must return,
+//! run through the real runtime (check.rs). Each is passed, or failed
+//! with a diff of what was expected and what came.
+//!
+//! ```toml
+//! [[tool]]
+//! name = "word_count"
+//! args = { text = "one two three" }
+//! output = "3 words"            # the whole output, or:
+//! # contains = ["3"]            # pieces of it, or:
+//! # error = "must be a string"  # the call fails, saying this
+//!
+//! [[command]]
+//! path = ["count"]              # below the root
+//! arg = ""
+//! output = "0 notes"
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::check::Loaded;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Examples {
+    #[serde(default)]
+    pub tool: Vec<ToolExample>,
+    #[serde(default)]
+    pub command: Vec<CommandExample>,
+}
+
+/// What a call must give back.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default)]
+    pub output: Option<String>,
+    #[serde(default)]
+    pub contains: Vec<String>,
+    /// The call must fail, its message containing this.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolExample {
+    pub name: String,
+    #[serde(default = "empty_object")]
+    pub args: Value,
+    #[serde(flatten)]
+    pub expect: Expect,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandExample {
+    #[serde(default)]
+    pub path: Vec<String>,
+    #[serde(default)]
+    pub arg: String,
+    #[serde(flatten)]
+    pub expect: Expect,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// One example's outcome.
+#[derive(Debug, Serialize)]
+pub struct Outcome {
+    pub example: String,
+    pub passed: bool,
+    /// Why it failed: a diff of expected (`-`) and got (`+`), or the error.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub diff: String,
+}
+
+/// Runs every example against the loaded plugin.
+pub fn run(examples: &Examples, loaded: &Loaded) -> Vec<Outcome> {
+    let ledger = loaded.manager.runtime().ledger();
+    let mut out = Vec::new();
+    for example in &examples.tool {
+        let label = format!("tool {} {}", example.name, example.args);
+        let got = match ledger.tool(&example.name) {
+            Some(tool) => tool
+                .call(&example.args)
+                .map(|o| o.content)
+                .map_err(|e| e.to_string()),
+            None => Err(format!("the plugin has no tool `{}`", example.name)),
+        };
+        out.push(judge(label, &example.expect, got));
+    }
+    for example in &examples.command {
+        let label = format!("command {} {}", example.path.join(" "), example.arg);
+        let got = match ledger.owned_commands().into_iter().next() {
+            Some((_, tree)) => {
+                let mut path = vec![tree.root().root.clone()];
+                path.extend(example.path.iter().cloned());
+                tree.run(&path, &example.arg).map_err(|e| e.to_string())
+            }
+            None => Err("the plugin has no command tree".into()),
+        };
+        out.push(judge(label, &example.expect, got));
+    }
+    out
+}
+
+fn judge(example: String, expect: &Expect, got: Result<String, String>) -> Outcome {
+    let diff = match (&expect.error, &got) {
+        (Some(want), Err(error)) if error.contains(want.as_str()) => String::new(),
+        (Some(want), Err(error)) => diff(
+            &format!("an error containing: {want}"),
+            &format!("the error: {error}"),
+        ),
+        (Some(want), Ok(text)) => diff(&format!("an error containing: {want}"), text),
+        (None, Err(error)) => format!("the call failed: {error}"),
+        (None, Ok(text)) => {
+            let mut why = String::new();
+            if let Some(want) = &expect.output {
+                if want != text {
+                    why = diff(want, text);
+                }
+            }
+            for piece in &expect.contains {
+                if why.is_empty() && !text.contains(piece.as_str()) {
+                    why = format!("the output lacks {piece:?}:\n{}", indent(text));
+                }
+            }
+            why
+        }
+    };
+    Outcome {
+        example,
+        passed: diff.is_empty(),
+        diff,
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {l}\n")).collect()
+}
+
+/// Expected and got, line by line: `-` only expected, `+` only got, ` `
+/// both, in order.
+pub fn diff(expected: &str, got: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), got.lines().collect());
+    // Longest common subsequence, small inputs.
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            out.push_str(&format!("  {}\n", a[i]));
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push_str(&format!("+ {}\n", b[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("- {}\n", a[i]));
+            i += 1;
+        }
+    }
+    if expected.is_empty() && got.is_empty() {
+        return String::new();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_diff_marks_what_was_expected_and_what_came() {
+        assert_eq!(
+            diff("3 words\nok", "4 words\nok"),
+            "+ 4 words\n- 3 words\n  ok\n"
+        );
+        let want = Expect {
+            output: Some("3 words".into()),
+            ..Expect::default()
+        };
+        assert!(judge("x".into(), &want, Ok("3 words".into())).passed);
+        let failed = judge("x".into(), &want, Err("boom".into()));
+        assert_eq!(failed.diff, "the call failed: boom");
+        let error = Expect {
+            error: Some("must be".into()),
+            ..Expect::default()
+        };
+        assert!(judge("x".into(), &error, Err("`text` must be a string".into())).passed);
+        assert!(!judge("x".into(), &error, Ok("fine".into())).passed);
+    }
+}
