@@ -23,10 +23,7 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     match descriptor.plugin.lang {
         Lang::Python => python(dir, &descriptor, &sdk, &out)?,
         Lang::Rust => rust(dir, &out)?,
-        Lang::Js => bail!(
-            "{}: JavaScript plugins cannot be built by this amber yet (docs/plugin-authoring.md)",
-            dir.join(super::DESCRIPTOR).display()
-        ),
+        Lang::Js => js(dir, &descriptor, &sdk, &out)?,
     }
     Ok(out)
 }
@@ -56,6 +53,61 @@ fn python(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result
             .arg(out)
             .current_dir(dir),
         &format!("componentize-py on {}", module.display()),
+    )
+}
+
+/// The SDK file a JavaScript plugin imports (`./amber-sdk.js`), copied
+/// in by `plugin new` and kept current here; its first line marks it as
+/// amber's, so a file of the user's by that name is never overwritten.
+pub const JS_SDK: &str = "amber-sdk.js";
+const JS_SDK_MARK: &str = "// amber-sdk.js: amber's JavaScript SDK";
+
+/// Copies the installed SDK's `amber-sdk.js` into `dir` unless a file of
+/// the user's is there.
+pub fn refresh_js_sdk(dir: &Path, sdk: &Path) -> Result<()> {
+    let from = sdk.join("js").join(JS_SDK);
+    let text = std::fs::read_to_string(&from)
+        .with_context(|| format!("cannot read the JavaScript SDK at {}", from.display()))?;
+    let to = dir.join(JS_SDK);
+    match std::fs::read_to_string(&to) {
+        Ok(current) if current == text => return Ok(()),
+        Ok(current) if !current.starts_with(JS_SDK_MARK) => {
+            eprintln!(
+                "amber: warning: {} is not amber's SDK file; it is left as it is",
+                to.display()
+            );
+            return Ok(());
+        }
+        _ => {}
+    }
+    std::fs::write(&to, text).with_context(|| format!("cannot write {}", to.display()))
+}
+
+fn js(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()> {
+    let entry = descriptor.plugin.entry.as_deref().unwrap_or("plugin.js");
+    let source = dir.join(entry);
+    if !source.is_file() {
+        bail!(
+            "{} is missing: {} names `{entry}` as the entry file",
+            source.display(),
+            super::DESCRIPTOR
+        );
+    }
+    refresh_js_sdk(dir, sdk)?;
+    let cli = toolchain::componentize_js(&AmberDirs::from_env().cache)?;
+    eprintln!("amber: building {} with componentize-js", source.display());
+    // http and fetch-event are left out: amber links no wasi:http, and a
+    // plugin reaches the network only through the host.
+    run_quiet(
+        Command::new("node")
+            .arg(cli)
+            .arg(&source)
+            .arg("--wit")
+            .arg(sdk::wit(sdk))
+            .args(["-n", &descriptor.plugin.kind.world(), "-d", "http", "fetch-event", "-o"])
+            .arg(out)
+            .current_dir(dir),
+        &format!("componentize-js on {}", source.display()),
     )
 }
 

@@ -91,8 +91,17 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((".gitignore", "/target\n/dist\n".into()));
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
+        (Lang::Js, Kind::Tool) => {
+            out.push(("plugin.js", fill(JS_TOOL, id)));
+            let sdk = sdk::dir()?.join("js").join(super::build::JS_SDK);
+            let text = std::fs::read_to_string(&sdk)
+                .with_context(|| format!("cannot read the JavaScript SDK at {}", sdk.display()))?;
+            out.push((super::build::JS_SDK, text));
+            out.push((".gitignore", "/dist\n".into()));
+            out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
+        }
         _ => bail!(
-            "`amber plugin new --lang {} --kind {}` has no scaffold yet; this amber scaffolds tools in Rust and Python",
+            "`amber plugin new --lang {} --kind {}` has no scaffold yet; this amber scaffolds tools in Rust, Python and JavaScript",
             lang.name(),
             kind.name()
         ),
@@ -161,6 +170,38 @@ class {{Camel}}(ToolPlugin):
 
 # componentize-py looks for these two classes in this module.
 Plugin, Tool = {{Camel}}.export()
+"#;
+
+const JS_TOOL: &str = r#"// {{id}}: an amber tool plugin in JavaScript (docs/sdk-js.md).
+import { defineTool, InvalidArgs } from "./amber-sdk.js";
+
+// componentize-js looks for these two exports: `plugin` and `tool`.
+export const { plugin, tool } = defineTool({
+  manifest: {
+    id: "{{id}}",
+    version: "0.1.0",
+    description: "Counts the words of a text.",
+  },
+  tools: [
+    {
+      name: "{{snake}}",
+      description: "Count the words of a text.",
+      schema: {
+        type: "object",
+        properties: { text: { type: "string", description: "The text to count." } },
+        required: ["text"],
+      },
+      readOnly: true,
+    },
+  ],
+  call(name, args) {
+    if (typeof args.text !== "string") {
+      throw new InvalidArgs("`text` must be a string");
+    }
+    const words = args.text.split(/\s+/).filter(Boolean).length;
+    return `${words} words`;
+  },
+});
 "#;
 
 const RUST_CARGO: &str = r#"[package]

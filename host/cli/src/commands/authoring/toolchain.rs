@@ -1,7 +1,9 @@
 //! The toolchains a plugin build needs, installed on first use into
 //! amber's cache dir at versions amber pins, and reused after:
-//! componentize-py (pip, in a virtualenv of its own) for Python. Rust
-//! uses the user's cargo; its wasm32-wasip2 target is added when missing.
+//! componentize-py (pip, in a virtualenv of its own) for Python, and
+//! componentize-js (npm, without its AOT option, which downloads a
+//! binary) for JavaScript. Rust uses the user's cargo; its wasm32-wasip2
+//! target is added when missing.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -11,6 +13,9 @@ use anyhow::{bail, Context, Result};
 
 /// componentize-py, pinned: the version the Python SDK is tested with.
 pub const COMPONENTIZE_PY: &str = "componentize-py==0.25.1";
+
+/// componentize-js, pinned: the version the JavaScript SDK is tested with.
+pub const COMPONENTIZE_JS: &str = "@bytecodealliance/componentize-js@0.23.0";
 
 /// A spinner on stderr with `message`, while `work` runs.
 fn with_progress<T>(message: String, work: impl FnOnce() -> Result<T>) -> Result<T> {
@@ -82,6 +87,40 @@ pub fn componentize_py(cache: &Path) -> Result<PathBuf> {
         },
     )?;
     Ok(exe)
+}
+
+/// componentize-js's command line, installing it into `cache/toolchains`
+/// when missing.
+pub fn componentize_js(cache: &Path) -> Result<PathBuf> {
+    let prefix = cache.join("toolchains/componentize-js");
+    let cli = prefix.join("node_modules/@bytecodealliance/componentize-js/src/cli.js");
+    let stamp = prefix.join("installed");
+    if cli.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == COMPONENTIZE_JS) {
+        return Ok(cli);
+    }
+    let npm = which("npm").context(
+        "building a JavaScript plugin needs node and npm to install componentize-js (on Debian: apt-get install nodejs npm)",
+    )?;
+    with_progress(
+        format!(
+            "installing {COMPONENTIZE_JS} from npm into {} (once; about 400 MB)",
+            prefix.display()
+        ),
+        || {
+            let _ = std::fs::remove_dir_all(&prefix);
+            std::fs::create_dir_all(&prefix)?;
+            run_quiet(
+                Command::new(npm)
+                    .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+                    .arg(&prefix)
+                    .arg(COMPONENTIZE_JS),
+                "npm install componentize-js",
+            )?;
+            std::fs::write(&stamp, COMPONENTIZE_JS)?;
+            Ok(())
+        },
+    )?;
+    Ok(cli)
 }
 
 /// Adds the wasm32-wasip2 target through rustup when the toolchain lacks
