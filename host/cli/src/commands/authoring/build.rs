@@ -104,7 +104,14 @@ fn js(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()>
             .arg(&source)
             .arg("--wit")
             .arg(sdk::wit(sdk))
-            .args(["-n", &descriptor.plugin.kind.world(), "-d", "http", "fetch-event", "-o"])
+            .args([
+                "-n",
+                &descriptor.plugin.kind.world(),
+                "-d",
+                "http",
+                "fetch-event",
+                "-o",
+            ])
             .arg(out)
             .current_dir(dir),
         &format!("componentize-js on {}", source.display()),

@@ -111,7 +111,13 @@ pub fn componentize_js(cache: &Path) -> Result<PathBuf> {
             std::fs::create_dir_all(&prefix)?;
             run_quiet(
                 Command::new(npm)
-                    .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+                    .args([
+                        "install",
+                        "--no-audit",
+                        "--no-fund",
+                        "--loglevel=error",
+                        "--prefix",
+                    ])
                     .arg(&prefix)
                     .arg(COMPONENTIZE_JS),
                 "npm install componentize-js",

@@ -1,0 +1,167 @@
+//! `amber plugin new|build|test` for each language, through the real
+//! binary and the real toolchains: Rust (cargo, wasm32-wasip2), Python
+//! (componentize-py, installed by amber into its cache on first use) and
+//! JavaScript (componentize-js, the same). Each scaffold builds and passes
+//! its own examples as it is; a broken example fails with a diff; the
+//! plugin, once added, is called by the model through `amber exec`
+//! against the fake LLM server.
+//!
+//! The toolchains and compiled components are shared between runs: they
+//! live in the tests' cache dir (`target/test-cache`), and the Rust
+//! scaffold builds into `target/plugin-scaffolds`.
+
+use std::path::Path;
+use std::process::Output;
+
+use amber_tests::exec_env::{fake, text, Env};
+use amber_tests::repo_root;
+use serde_json::Value;
+
+const AMBER: &str = env!("CARGO_BIN_EXE_amber");
+
+fn amber(env: &Env, args: &[&str]) -> Output {
+    env.command(args)
+        .env(
+            "CARGO_TARGET_DIR",
+            repo_root().join("target/plugin-scaffolds"),
+        )
+        .output()
+        .unwrap()
+}
+
+/// Scaffolds `id` in `lang` under the env's workspace, tests it (which
+/// builds it), breaks one example, and calls its tool through `exec`.
+fn scaffold_build_test_and_call(lang: &str) {
+    let env = Env::new(AMBER);
+    let id = format!("word-count-{lang}");
+    let tool = id.replace('-', "_");
+    let parent = env.ws.join("plugins");
+    std::fs::create_dir_all(&parent).unwrap();
+    let out = amber(
+        &env,
+        &[
+            "plugin",
+            "new",
+            &id,
+            "--lang",
+            lang,
+            "--dir",
+            parent.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dir = parent.join(&id);
+    assert!(dir.join("amber-plugin.toml").is_file());
+    assert!(dir.join("README.md").is_file());
+
+    // As it is, it builds and passes its own examples.
+    let out = amber(&env, &["plugin", "test", dir.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{lang}: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["plugin"], id.as_str());
+    assert_eq!(report["failed"], 0);
+    assert_eq!(
+        report["examples"].as_array().unwrap().len(),
+        2,
+        "{report:#}"
+    );
+    let wasm = dir.join("dist").join(format!("{id}.wasm"));
+    assert!(wasm.is_file());
+
+    // An example that expects the wrong thing fails, with a diff.
+    let examples = dir.join("tests.toml");
+    let broken = std::fs::read_to_string(&examples)
+        .unwrap()
+        .replace("output = \"3 words\"", "output = \"4 words\"");
+    std::fs::write(&examples, broken).unwrap();
+    let out = amber(
+        &env,
+        &["plugin", "test", dir.to_str().unwrap(), "--no-build"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("FAILED  tool")
+            && shown.contains("+ 3 words")
+            && shown.contains("- 4 words"),
+        "{shown}"
+    );
+    assert!(
+        text(&out.stderr).contains("1 of 2 examples failed"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Added, and called by the model.
+    let out = amber(&env, &["plugin", "add", wasm.to_str().unwrap(), "--yes"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let server = fake(&format!(
+        r#"
+[[turns]]
+expect_tools = ["{tool}"]
+reply = {{ tool_calls = [{{ id = "c1", name = "{tool}", arguments = {{ text = "a plugin in {lang}" }} }}] }}
+[[turns]]
+reply = {{ text = "It has four words." }}
+[[turns]]
+reply = {{ text = "DONE" }}
+"#
+    ));
+    let run = env.exec(&server, &[], "How many words?");
+    run.assert_done("It has four words.");
+    let results = run.results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(
+        (results[0].1.as_str(), results[0].2.as_str()),
+        ("ok", "4 words")
+    );
+}
+
+#[test]
+fn a_rust_tool_from_the_scaffold_builds_passes_and_is_called() {
+    scaffold_build_test_and_call("rust");
+}
+
+#[test]
+fn a_python_tool_from_the_scaffold_builds_passes_and_is_called() {
+    scaffold_build_test_and_call("python");
+}
+
+#[test]
+fn a_javascript_tool_from_the_scaffold_builds_passes_and_is_called() {
+    scaffold_build_test_and_call("js");
+}
+
+#[test]
+fn a_folder_without_a_descriptor_and_a_bad_id_are_told_what_to_do() {
+    let env = Env::new(AMBER);
+    let out = amber(&env, &["plugin", "build", env.ws.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .contains("has no amber-plugin.toml (make one with `amber plugin new NAME`)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = amber(
+        &env,
+        &[
+            "plugin",
+            "new",
+            "Bad Name",
+            "--dir",
+            env.ws.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("is not a plugin id"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!Path::new(&env.ws.join("Bad Name")).exists());
+}
