@@ -8,6 +8,9 @@
 //!   declarations, written by the installed binary itself (so its engine's
 //!   compatibility hash is the one in the names), read-only at run time: a
 //!   fresh home compiles nothing.
+//! - `DIR/share/amber/sdk/`, the SDKs (`rust/`, `python/`, `js/`) and the
+//!   WIT (`wit/`), which `amber plugin new|build` point a plugin at, so a
+//!   plugin folder anywhere builds without a checkout.
 //!
 //! The default DIR is cargo's: `$CARGO_INSTALL_ROOT`, else `$CARGO_HOME`,
 //! else `~/.cargo`. Every file is written beside its place and renamed in,
@@ -27,6 +30,7 @@ Builds amber in release and the bundled plugins, then installs
   DIR/bin/amber
   DIR/share/amber/plugins/*.wasm           the bundled plugins
   DIR/share/amber/plugins/precompiled/     their compiled code (read-only)
+  DIR/share/amber/sdk/{wit,rust,python,js} the SDKs and the WIT, for plugins
 DIR defaults to $CARGO_INSTALL_ROOT, else $CARGO_HOME, else ~/.cargo, as
 `cargo install` does. `amber doctor` then says what amber found.
 ";
@@ -101,6 +105,7 @@ pub fn install_into(prefix: &Path, amber: &Path, guests: &Path) -> Result<PathBu
         copy_into_place(&guests.join(&file), &plugins.join(&file))?;
     }
     copy_into_place(amber, &bin)?;
+    install_sdk(&prefix.join("share/amber/sdk"))?;
     // Old entries would only take room: the cache is made anew.
     let precompiled = plugins.join("precompiled");
     if precompiled.exists() {
@@ -109,6 +114,46 @@ pub fn install_into(prefix: &Path, amber: &Path, guests: &Path) -> Result<PathBu
     }
     precompile(&bin, &precompiled)?;
     Ok(bin)
+}
+
+/// The SDKs and the WIT, as files (the Rust SDK's `wit` link becomes a
+/// copy): `wit/`, `rust/` (its sources and Cargo.toml), `python/amber_sdk`
+/// and `js/amber-sdk.js`.
+fn install_sdk(into: &Path) -> Result<()> {
+    let sdk = root().join("sdk");
+    let wit = root().join("wit");
+    for (from, to) in [
+        (wit.clone(), into.join("wit")),
+        (wit, into.join("rust/wit")),
+        (sdk.join("rust/src"), into.join("rust/src")),
+        (sdk.join("python/amber_sdk"), into.join("python/amber_sdk")),
+    ] {
+        copy_files(&from, &to)?;
+    }
+    copy_into_place(&sdk.join("rust/Cargo.toml"), &into.join("rust/Cargo.toml"))?;
+    copy_into_place(&sdk.join("js/amber-sdk.js"), &into.join("js/amber-sdk.js"))?;
+    Ok(())
+}
+
+/// Every file under `from` into `to`, recursively (links followed).
+fn copy_files(from: &Path, to: &Path) -> Result<()> {
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+    {
+        let path = entry?.path();
+        let Some(name) = path.file_name() else {
+            continue;
+        };
+        if name == "__pycache__" {
+            continue;
+        }
+        if path.is_dir() {
+            copy_files(&path, &to.join(name))?;
+        } else {
+            copy_into_place(&path, &to.join(name))?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs the installed binary's `plugin precompile --into DIR` in a fresh

@@ -132,6 +132,9 @@ fn test(extra: &[String]) -> Result<()> {
     setup::ensure_command("npm", "npm")?;
     // host/cli/tests/tui.rs drives the real binary in a real terminal.
     setup::ensure_debian_packages(&["tmux"])?;
+    // host/cli/tests/plugin_authoring.rs: amber installs componentize-py
+    // into a virtualenv of its own.
+    setup::ensure_python_module("venv", "python3-venv")?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
     // host/cli/tests/mcp.rs talks to real MCP servers from npm.
