@@ -140,8 +140,11 @@ export function defineCommand(def) {
       return flat;
     },
     run(path, arg) {
+      // The host names the node from the root; the plugin gets the path
+      // below it.
+      const below = path.length && path[0] === def.root ? path.slice(1) : path;
       try {
-        return String(def.run(path, arg));
+        return String(def.run(below, arg));
       } catch (e) {
         throw { payload: message(e) };
       }

@@ -165,3 +165,46 @@ fn a_folder_without_a_descriptor_and_a_bad_id_are_told_what_to_do() {
     );
     assert!(!Path::new(&env.ws.join("Bad Name")).exists());
 }
+
+/// The other kinds, one language each (each language's SDK has them
+/// all; building all nine would cost CI minutes): a hook in Python, a
+/// command in JavaScript, a prompt block in Rust. Each scaffold passes its
+/// own examples: a hook's decisions, a command's output, a block's text.
+#[test]
+fn a_hook_a_command_and_a_prompt_block_from_the_scaffolds_pass_their_examples() {
+    let env = Env::new(AMBER);
+    let parent = env.ws.join("plugins");
+    std::fs::create_dir_all(&parent).unwrap();
+    for (lang, kind, kinds_example) in [
+        ("python", "hook", "hook pre-tool shell"),
+        ("js", "command", "command count one two three"),
+        ("rust", "prompt", "prompt kinds_rust_prompt"),
+    ] {
+        let id = format!("kinds-{lang}-{kind}");
+        let out = amber(
+            &env,
+            &[
+                "plugin",
+                "new",
+                &id,
+                "--lang",
+                lang,
+                "--kind",
+                kind,
+                "--dir",
+                parent.to_str().unwrap(),
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let dir = parent.join(&id);
+        let out = amber(&env, &["plugin", "test", dir.to_str().unwrap()]);
+        let shown = text(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{lang} {kind}: {shown}\n{}",
+            text(&out.stderr)
+        );
+        assert_eq!(shown.matches("  passed  ").count(), 2, "{shown}");
+        assert!(shown.contains(kinds_example), "{shown}");
+    }
+}

@@ -73,8 +73,14 @@ class CommandPlugin(PluginBase):
                 return owner.instance().flat_nodes()
 
             def run(self, path, arg: str) -> str:
+                plugin = owner.instance()
+                below = list(path)
+                # The host names the node from the root; the plugin gets
+                # the path below it.
+                if below and below[0] == plugin.root:
+                    below = below[1:]
                 try:
-                    return str(owner.instance().run(list(path), arg))
+                    return str(plugin.run(below, arg))
                 except Exception as e:
                     raise Err(str(e) or type(e).__name__)
 

@@ -12,10 +12,24 @@
 //!
 //! [[command]]
 //! path = ["count"]              # below the root
-//! arg = ""
-//! output = "0 notes"
+//! arg = "one two"
+//! output = "2 words"
+//!
+//! [[prompt]]
+//! block = "style"
+//! request = "hello"
+//! output = "Keep answers short."
+//!
+//! [[hook]]                      # pre-tool or user-prompt-submit
+//! event = "pre-tool"
+//! tool = "shell"
+//! args = { command = "rm -rf /" }
+//! output = "deny: no rm -rf"    # pass, context: …, deny: …, ask: …, rewrite: {…}
 //! ```
 
+use amber_core::engine::Mode;
+use amber_core::hooks::{Decision, HookContext, HookEvent, Payload};
+use amber_core::ports::prompt::RenderContext;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -28,6 +42,41 @@ pub struct Examples {
     pub tool: Vec<ToolExample>,
     #[serde(default)]
     pub command: Vec<CommandExample>,
+    #[serde(default)]
+    pub prompt: Vec<PromptExample>,
+    #[serde(default)]
+    pub hook: Vec<HookExample>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptExample {
+    pub block: String,
+    #[serde(default)]
+    pub request: String,
+    #[serde(default = "example_model")]
+    pub model: String,
+    #[serde(flatten)]
+    pub expect: Expect,
+}
+
+fn example_model() -> String {
+    "example-model".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookExample {
+    /// `pre-tool` or `user-prompt-submit`.
+    pub event: String,
+    #[serde(default)]
+    pub tool: String,
+    #[serde(default = "empty_object")]
+    pub args: Value,
+    #[serde(default)]
+    pub prompt: String,
+    #[serde(flatten)]
+    pub expect: Expect,
 }
 
 /// What a call must give back.
@@ -105,7 +154,93 @@ pub fn run(examples: &Examples, loaded: &Loaded) -> Vec<Outcome> {
         };
         out.push(judge(label, &example.expect, got));
     }
+    for example in &examples.prompt {
+        let label = format!("prompt {} {:?}", example.block, example.request);
+        let block = ledger
+            .prompt_blocks()
+            .into_iter()
+            .find(|b| b.spec().name == example.block);
+        let got = match block {
+            Some(block) => block
+                .render(&RenderContext {
+                    workspace: None,
+                    request: example.request.clone(),
+                    model: example.model.clone(),
+                })
+                .map_err(|e| e.to_string()),
+            None => Err(format!(
+                "the plugin has no prompt block `{}`",
+                example.block
+            )),
+        };
+        out.push(judge(label, &example.expect, got));
+    }
+    for example in &examples.hook {
+        let (label, got) = hook_example(example, ledger);
+        out.push(judge(label, &example.expect, got));
+    }
     out
+}
+
+/// One hook example: the event's payload to every hook of the plugin
+/// for it, and the decision as text.
+fn hook_example(
+    example: &HookExample,
+    ledger: &amber_core::Ledger,
+) -> (String, Result<String, String>) {
+    let (event, payload, label) = match example.event.as_str() {
+        "pre-tool" => (
+            HookEvent::PreTool,
+            Payload::PreTool {
+                tool: example.tool.clone(),
+                args: example.args.clone(),
+            },
+            format!("hook pre-tool {} {}", example.tool, example.args),
+        ),
+        "user-prompt-submit" => (
+            HookEvent::UserPromptSubmit,
+            Payload::UserPromptSubmit {
+                prompt: example.prompt.clone(),
+            },
+            format!("hook user-prompt-submit {:?}", example.prompt),
+        ),
+        other => {
+            return (
+                format!("hook {other}"),
+                Err(format!(
+                "tests.toml runs `pre-tool` and `user-prompt-submit` hook examples, not `{other}`"
+            )),
+            )
+        }
+    };
+    let ctx = HookContext {
+        session_id: "plugin-test".into(),
+        agent: "main".into(),
+        mode: Mode::Write,
+        workspace: None,
+    };
+    let Some(hook) = ledger.hooks(event).into_iter().next() else {
+        return (
+            label,
+            Err(format!("the plugin handles no `{}` event", example.event)),
+        );
+    };
+    let got = hook
+        .handle(&ctx, &payload)
+        .map(|d| match d {
+            Decision::Pass => "pass".to_string(),
+            Decision::Context(t) => format!("context: {t}"),
+            Decision::Deny(t) => format!("deny: {t}"),
+            Decision::Ask(t) => format!("ask: {t}"),
+            Decision::Approve => "approve".to_string(),
+            Decision::Rewrite(v) => format!("rewrite: {v}"),
+            Decision::Flag(t) => format!("flag: {t}"),
+            Decision::Focus(t) => format!("focus: {t}"),
+            Decision::Skip(t) => format!("skip: {t}"),
+            Decision::Continue(t) => format!("continue: {t}"),
+        })
+        .map_err(|e| e.to_string());
+    (label, got)
 }
 
 fn judge(example: String, expect: &Expect, got: Result<String, String>) -> Outcome {

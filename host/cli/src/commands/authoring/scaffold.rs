@@ -100,8 +100,42 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((".gitignore", "/dist\n".into()));
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
+        (lang, Kind::Command | Kind::Prompt | Kind::Hook) => {
+            let (source, template, examples) = match (lang, kind) {
+                (Lang::Python, Kind::Command) => ("app.py", PYTHON_COMMAND, COMMAND_EXAMPLES),
+                (Lang::Python, Kind::Prompt) => ("app.py", PYTHON_PROMPT, PROMPT_EXAMPLES),
+                (Lang::Python, _) => ("app.py", PYTHON_HOOK, HOOK_EXAMPLES),
+                (Lang::Js, Kind::Command) => ("plugin.js", JS_COMMAND, COMMAND_EXAMPLES),
+                (Lang::Js, Kind::Prompt) => ("plugin.js", JS_PROMPT, PROMPT_EXAMPLES),
+                (Lang::Js, _) => ("plugin.js", JS_HOOK, HOOK_EXAMPLES),
+                (_, Kind::Command) => ("src/lib.rs", RUST_COMMAND, COMMAND_EXAMPLES),
+                (_, Kind::Prompt) => ("src/lib.rs", RUST_PROMPT, PROMPT_EXAMPLES),
+                _ => ("src/lib.rs", RUST_HOOK, HOOK_EXAMPLES),
+            };
+            out.push((source, fill(template, id)));
+            out.push((EXAMPLES, fill(examples, id)));
+            match lang {
+                Lang::Rust => {
+                    let sdk = sdk::dir()?.join("rust");
+                    let sdk = sdk.canonicalize().unwrap_or(sdk);
+                    let manifest =
+                        fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
+                    out.push(("Cargo.toml", manifest));
+                    out.push((".gitignore", "/target\n/dist\n".into()));
+                }
+                Lang::Js => {
+                    let sdk = sdk::dir()?.join("js").join(super::build::JS_SDK);
+                    let text = std::fs::read_to_string(&sdk).with_context(|| {
+                        format!("cannot read the JavaScript SDK at {}", sdk.display())
+                    })?;
+                    out.push((super::build::JS_SDK, text));
+                    out.push((".gitignore", "/dist\n".into()));
+                }
+                Lang::Python => {}
+            }
+        }
         _ => bail!(
-            "`amber plugin new --lang {} --kind {}` has no scaffold yet; this amber scaffolds tools in Rust, Python and JavaScript",
+            "`amber plugin new --lang {} --kind {}` has no scaffold yet: this amber scaffolds tools, commands, prompt blocks and hooks (in Rust, Python and JavaScript); for a provider or a parser start from guests/provider-openai or guests/parser-rust",
             lang.name(),
             kind.name()
         ),
@@ -202,6 +236,263 @@ export const { plugin, tool } = defineTool({
     return `${words} words`;
   },
 });
+"#;
+
+const COMMAND_EXAMPLES: &str = r#"# Example commands and what they print: `amber plugin test` runs each.
+# `/{{id}} count one two three` is path ["count"] and arg "one two three".
+[[command]]
+path = ["count"]
+arg = "one two three"
+output = "3 words"
+
+[[command]]
+path = ["count"]
+arg = ""
+output = "0 words"
+"#;
+
+const PROMPT_EXAMPLES: &str = r#"# Example renders and what they give: `amber plugin test` runs each.
+[[prompt]]
+block = "{{snake}}"
+request = "Why does the build fail?"
+output = "Keep answers short: the user asked 5 words."
+
+[[prompt]]
+block = "{{snake}}"
+request = ""
+output = ""
+"#;
+
+const HOOK_EXAMPLES: &str = r#"# Example events and the hook's decisions: `amber plugin test` runs each.
+[[hook]]
+event = "pre-tool"
+tool = "shell"
+args = { command = "rm -rf build" }
+output = "deny: {{id}} refuses rm -rf"
+
+[[hook]]
+event = "pre-tool"
+tool = "shell"
+args = { command = "ls" }
+output = "pass"
+"#;
+
+const PYTHON_COMMAND: &str = r#""""{{id}}: an amber slash command in Python: `/{{id}} count TEXT`."""
+
+from amber_sdk import Manifest
+from amber_sdk.command import CommandPlugin, Node
+
+
+class {{Camel}}(CommandPlugin):
+    manifest = Manifest(id="{{id}}", version="0.1.0", description="Counts words.")
+    root = "{{id}}"
+    help = "Count things."
+    nodes = [Node("count", "Count the words after the command.")]
+
+    def run(self, path, arg):
+        if path == ["count"]:
+            return f"{len(arg.split())} words"
+        raise ValueError(f"no command {' '.join(path)}")
+
+
+# componentize-py looks for these two classes in this module.
+Plugin, Command = {{Camel}}.export()
+"#;
+
+const PYTHON_PROMPT: &str = r#""""{{id}}: an amber prompt block in Python."""
+
+from amber_sdk import Manifest
+from amber_sdk.prompt import Block, PromptPlugin
+
+
+class {{Camel}}(PromptPlugin):
+    manifest = Manifest(id="{{id}}", version="0.1.0", description="Asks for short answers.")
+    blocks = [Block("{{snake}}", position="head", priority=50)]
+
+    def render(self, block, request, model, workspace):
+        if not request:
+            return ""  # an empty block is left out
+        return f"Keep answers short: the user asked {len(request.split())} words."
+
+
+# componentize-py looks for these two classes in this module.
+Plugin, Prompt = {{Camel}}.export()
+"#;
+
+const PYTHON_HOOK: &str = r#""""{{id}}: an amber hook in Python: refuses `rm -rf` in shell calls."""
+
+import json
+
+from amber_sdk import Manifest
+from amber_sdk.hook import HookPlugin, On, allow_tool, deny
+
+
+class {{Camel}}(HookPlugin):
+    manifest = Manifest(id="{{id}}", version="0.1.0", description="Refuses rm -rf.")
+    hooks = [On("pre-tool", matcher="shell")]
+
+    def pre_tool(self, ctx, call):
+        command = json.loads(call.args_json).get("command", "")
+        if "rm -rf" in command:
+            return deny("{{id}} refuses rm -rf")
+        return allow_tool()
+
+
+# componentize-py looks for these two classes in this module.
+Plugin, Hook = {{Camel}}.export()
+"#;
+
+const JS_COMMAND: &str = r#"// {{id}}: an amber slash command in JavaScript: `/{{id}} count TEXT`.
+import { defineCommand } from "./amber-sdk.js";
+
+// componentize-js looks for these two exports: `plugin` and `command`.
+export const { plugin, command } = defineCommand({
+  manifest: { id: "{{id}}", version: "0.1.0", description: "Counts words." },
+  root: "{{id}}",
+  help: "Count things.",
+  nodes: [{ name: "count", help: "Count the words after the command." }],
+  run(path, arg) {
+    if (path.join(" ") === "count") {
+      return `${arg.split(/\s+/).filter(Boolean).length} words`;
+    }
+    throw new Error(`no command ${path.join(" ")}`);
+  },
+});
+"#;
+
+const JS_PROMPT: &str = r#"// {{id}}: an amber prompt block in JavaScript.
+import { definePrompt } from "./amber-sdk.js";
+
+// componentize-js looks for these two exports: `plugin` and `prompt`.
+export const { plugin, prompt } = definePrompt({
+  manifest: { id: "{{id}}", version: "0.1.0", description: "Asks for short answers." },
+  blocks: [{ name: "{{snake}}", position: "head", priority: 50 }],
+  render(block, ctx) {
+    if (!ctx.request) return ""; // an empty block is left out
+    const words = ctx.request.split(/\s+/).filter(Boolean).length;
+    return `Keep answers short: the user asked ${words} words.`;
+  },
+});
+"#;
+
+const JS_HOOK: &str = r#"// {{id}}: an amber hook in JavaScript: refuses `rm -rf` in shell calls.
+import { defineHook } from "./amber-sdk.js";
+
+// componentize-js looks for these two exports: `plugin` and `hook`.
+export const { plugin, hook } = defineHook({
+  manifest: { id: "{{id}}", version: "0.1.0", description: "Refuses rm -rf." },
+  hooks: [{ event: "pre-tool", matcher: "shell" }],
+  preTool(ctx, call) {
+    const command = JSON.parse(call.argsJson).command || "";
+    if (command.includes("rm -rf")) {
+      return { tag: "deny", val: "{{id}} refuses rm -rf" };
+    }
+    return { tag: "allow" };
+  },
+});
+"#;
+
+const RUST_COMMAND: &str = r#"//! {{id}}: an amber slash command in Rust: `/{{id}} count TEXT`.
+use amber_sdk::prelude::*;
+use amber_sdk::CommandSpec;
+
+#[derive(Default)]
+struct {{Camel}};
+
+fn tree() -> CommandSpec {
+    CommandSpec::new("{{id}}", "Count things.")
+        .child(CommandSpec::new("count", "Count the words after the command.").with_handler())
+}
+
+impl Plugin for {{Camel}} {
+    fn manifest() -> Manifest {
+        amber_sdk::manifest!(id: "{{id}}")
+    }
+}
+
+impl CommandPlugin for {{Camel}} {
+    fn roots(&self) -> Vec<CommandRoot> {
+        vec![tree().root()]
+    }
+
+    fn spec(&mut self, _root: &str) -> Vec<CommandNode> {
+        tree().nodes()
+    }
+
+    fn run(&mut self, path: Vec<String>, arg: &str) -> Result<String, String> {
+        // The path starts at the root: ["{{id}}", "count"].
+        match path.get(1).map(String::as_str) {
+            Some("count") => Ok(format!("{} words", arg.split_whitespace().count())),
+            _ => Err(format!("no command {}", path.join(" "))),
+        }
+    }
+}
+
+amber_sdk::export!({{Camel}}: command);
+"#;
+
+const RUST_PROMPT: &str = r#"//! {{id}}: an amber prompt block in Rust.
+use amber_sdk::prelude::*;
+use amber_sdk::{BlockPosition, BlockSpec, RenderContext};
+
+#[derive(Default)]
+struct {{Camel}};
+
+impl Plugin for {{Camel}} {
+    fn manifest() -> Manifest {
+        amber_sdk::manifest!(id: "{{id}}")
+    }
+}
+
+impl PromptPlugin for {{Camel}} {
+    fn blocks(&self) -> Vec<BlockSpec> {
+        vec![BlockSpec {
+            name: "{{snake}}".into(),
+            position: BlockPosition::Head,
+            priority: 50,
+        }]
+    }
+
+    fn render(&mut self, _block: &str, ctx: RenderContext) -> Result<String, String> {
+        if ctx.request.is_empty() {
+            return Ok(String::new()); // an empty block is left out
+        }
+        let words = ctx.request.split_whitespace().count();
+        Ok(format!("Keep answers short: the user asked {words} words."))
+    }
+}
+
+amber_sdk::export!({{Camel}}: prompt);
+"#;
+
+const RUST_HOOK: &str = r#"//! {{id}}: an amber hook in Rust: refuses `rm -rf` in shell calls.
+use amber_sdk::prelude::*;
+
+#[derive(Default)]
+struct {{Camel}};
+
+impl Plugin for {{Camel}} {
+    fn manifest() -> Manifest {
+        amber_sdk::manifest!(id: "{{id}}")
+    }
+}
+
+impl HookPlugin for {{Camel}} {
+    fn hooks(&self) -> Vec<HookSpec> {
+        vec![HookSpec::on(HookEvent::PreTool).matching("shell")]
+    }
+
+    fn pre_tool(&mut self, _ctx: &HookContext, call: HookToolCall) -> Result<PreToolDecision, String> {
+        let args: Value = amber_sdk::serde_json::from_str(&call.args_json).unwrap_or(Value::Null);
+        let command = args["command"].as_str().unwrap_or_default();
+        if command.contains("rm -rf") {
+            return Ok(PreToolDecision::Deny("{{id}} refuses rm -rf".into()));
+        }
+        Ok(PreToolDecision::Allow)
+    }
+}
+
+amber_sdk::export!({{Camel}}: hook);
 "#;
 
 const RUST_CARGO: &str = r#"[package]
