@@ -4,6 +4,7 @@
 //! so a fresh machine needs nothing but these commands.
 
 mod bench;
+mod c_plugin;
 mod fuzz;
 mod guests;
 mod install;
@@ -28,6 +29,9 @@ commands:
   test     install what is missing (the wasm target, the embedding model),
            build the guests, run every test
   guests   build every guest in release into target/guests/<name>.wasm
+  c-example
+           build the C example plugin (sdk/examples/c) into its dist/: C
+           bindings by wit-bindgen-c, Debian's clang, wit-component
   install [--root DIR]
            build amber in release and install DIR/bin/amber with its bundled
            plugins and their precompiled code in DIR/share/amber/plugins/
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("guests") => guests::build_all().map(|_| ()),
+        Some("c-example") => c_plugin::build().map(|out| println!("{}", out.display())),
         Some("install") => install::run_install(&args[1..]),
         Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
         Some("bench") => bench::run_all(&args[1..]),
@@ -139,6 +144,8 @@ fn test(extra: &[String]) -> Result<()> {
     let model = models::ensure_embedding_model()?;
     // host/cli/tests/mcp.rs talks to real MCP servers from npm.
     let mcp_servers = mcp_servers::ensure()?;
+    // host/cli/tests/plugin_authoring.rs tests the C example plugin.
+    let c_example = c_plugin::build()?;
     let test = || -> Result<Command> {
         let mut cmd = cargo()?;
         cmd.current_dir(root())
@@ -146,7 +153,8 @@ fn test(extra: &[String]) -> Result<()> {
             .args(extra)
             .env("AMBER_GUESTS_DIR", &guests)
             .env("AMBER_TEST_EMBEDDING_MODEL", &model)
-            .env("AMBER_TEST_MCP_SERVERS", &mcp_servers);
+            .env("AMBER_TEST_MCP_SERVERS", &mcp_servers)
+            .env("AMBER_TEST_C_EXAMPLE", &c_example);
         Ok(cmd)
     };
     // Built as the tests build it (the same features, no rebuild after),

@@ -208,3 +208,50 @@ fn a_hook_a_command_and_a_prompt_block_from_the_scaffolds_pass_their_examples() 
         assert!(shown.contains(kinds_example), "{shown}");
     }
 }
+
+/// The C example (sdk/examples/c), built by `cargo xtask test` through
+/// `cargo xtask c-example` (wit-bindgen-c, clang, wit-component), is a
+/// plugin like the others: `plugin test --no-build` passes its examples,
+/// and the model calls it.
+#[test]
+fn the_c_example_passes_its_examples_and_is_called() {
+    let wasm = std::env::var_os("AMBER_TEST_C_EXAMPLE")
+        .map(std::path::PathBuf::from)
+        .expect("AMBER_TEST_C_EXAMPLE: run the tests through `cargo xtask test`, which builds the C example");
+    let dir = wasm
+        .parent()
+        .and_then(Path::parent)
+        .expect("the C example's dist folder");
+    let env = Env::new(AMBER);
+    let out = amber(
+        &env,
+        &["plugin", "test", "--no-build", dir.to_str().unwrap()],
+    );
+    let shown = text(&out.stdout);
+    assert!(out.status.success(), "{shown}\n{}", text(&out.stderr));
+    assert_eq!(shown.matches("  passed  ").count(), 3, "{shown}");
+    // Without a toolchain of amber's, `plugin build` says what to do.
+    let out = amber(&env, &["plugin", "build", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("amber has no C toolchain of its own"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = amber(&env, &["plugin", "add", wasm.to_str().unwrap(), "--yes"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "c1", name = "c_word_count", arguments = { text = "written in plain C" } }] }
+[[turns]]
+reply = { text = "Four." }
+[[turns]]
+reply = { text = "DONE" }
+"#,
+    );
+    let run = env.exec(&server, &[], "Count.");
+    run.assert_done("Four.");
+    assert_eq!(run.results()[0].2, "4 words");
+}

@@ -24,6 +24,11 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
         Lang::Python => python(dir, &descriptor, &sdk, &out)?,
         Lang::Rust => rust(dir, &out)?,
         Lang::Js => js(dir, &descriptor, &sdk, &out)?,
+        Lang::C => bail!(
+            "{}: amber has no C toolchain of its own; build {} with the plugin's script (see sdk/examples/c/README.md), then run `amber plugin test --no-build`",
+            dir.join(super::DESCRIPTOR).display(),
+            out.display()
+        ),
     }
     Ok(out)
 }

@@ -32,6 +32,9 @@ pub enum Lang {
     Rust,
     Python,
     Js,
+    /// No SDK and no toolchain of amber's: built by the plugin's own
+    /// script (sdk/examples/c), then tested with `plugin test --no-build`.
+    C,
 }
 
 impl Lang {
@@ -40,6 +43,7 @@ impl Lang {
             Lang::Rust => "rust",
             Lang::Python => "python",
             Lang::Js => "js",
+            Lang::C => "c",
         }
     }
 }

@@ -13,6 +13,11 @@ use super::{check_id, sdk, Kind, Lang, DESCRIPTOR, EXAMPLES};
 /// Writes the plugin `id` into `parent/id`; returns the folder.
 pub fn create(parent: &Path, id: &str, lang: Lang, kind: Kind) -> Result<PathBuf> {
     check_id(id)?;
+    if lang == Lang::C {
+        bail!(
+            "there is no C scaffold: start from sdk/examples/c, whose README says how it is built"
+        );
+    }
     let dir = parent.join(id);
     if dir.exists()
         && std::fs::read_dir(&dir)
@@ -70,7 +75,7 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
         match lang {
             Lang::Python => "entry = \"app\"\n",
             Lang::Js => "entry = \"plugin.js\"\n",
-            Lang::Rust => "",
+            Lang::Rust | Lang::C => "",
         }
     );
     let mut out = vec![
@@ -131,7 +136,7 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
                     out.push((super::build::JS_SDK, text));
                     out.push((".gitignore", "/dist\n".into()));
                 }
-                Lang::Python => {}
+                Lang::Python | Lang::C => {}
             }
         }
         _ => bail!(
@@ -154,6 +159,7 @@ fn readme(lang: Lang, kind: Kind) -> String {
             Lang::Rust => "Rust",
             Lang::Python => "Python",
             Lang::Js => "JavaScript",
+            Lang::C => "C",
         }
     )
 }
