@@ -56,6 +56,9 @@ fn python(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result
             .arg(sdk.join("python"))
             .arg("-o")
             .arg(out)
+            // The SDK may sit in a read-only share dir; leave no bytecode
+            // beside it.
+            .env("PYTHONDONTWRITEBYTECODE", "1")
             .current_dir(dir),
         &format!("componentize-py on {}", module.display()),
     )
