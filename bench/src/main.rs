@@ -3,6 +3,7 @@
 //! contract is in xtask/src/bench.rs), measured in the same run and the same
 //! call mode as its baseline. Arguments filter benchmarks by substring.
 
+mod authoring;
 mod commands;
 mod compile;
 mod compression;
@@ -61,6 +62,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["reload", "tui"], reload::run),
     (&["hooks"], hooks::run),
     (&["mcp"], mcp::run),
+    (&["authoring"], authoring::run),
     (&["peers"], peers::run),
 ];
 

@@ -45,7 +45,8 @@ pub fn run_all(args: &[String]) -> Result<()> {
     // The peers rows time it beside Codex.
     let wants =
         |group: &str| filter.is_empty() || filter.iter().any(|f| group.contains(f.as_str()));
-    let first_run = wants("first_run") || wants("tui") || wants("peers");
+    // The authoring rows run it as a plugin author does.
+    let first_run = wants("first_run") || wants("tui") || wants("peers") || wants("authoring");
     let codex = if wants("peers") {
         Some(crate::peers::ensure_codex()?)
     } else {

@@ -117,8 +117,8 @@ pub fn install_into(prefix: &Path, amber: &Path, guests: &Path) -> Result<PathBu
 }
 
 /// The SDKs and the WIT, as files (the Rust SDK's `wit` link becomes a
-/// copy): `wit/`, `rust/` (its sources and Cargo.toml), `python/amber_sdk`
-/// and `js/amber-sdk.js`.
+/// copy): `wit/`, `rust/` (its sources and Cargo.toml), `python/amber_sdk`,
+/// and `js/` (the SDK module and the WIT's TypeScript declarations).
 fn install_sdk(into: &Path) -> Result<()> {
     let sdk = root().join("sdk");
     let wit = root().join("wit");
@@ -131,7 +131,9 @@ fn install_sdk(into: &Path) -> Result<()> {
         copy_files(&from, &to)?;
     }
     copy_into_place(&sdk.join("rust/Cargo.toml"), &into.join("rust/Cargo.toml"))?;
-    copy_into_place(&sdk.join("js/amber-sdk.js"), &into.join("js/amber-sdk.js"))?;
+    for js in ["amber-sdk.js", "amber-plugin.d.ts"] {
+        copy_into_place(&sdk.join("js").join(js), &into.join("js").join(js))?;
+    }
     Ok(())
 }
 
@@ -218,4 +220,34 @@ pub fn run_install(args: &[String]) -> Result<()> {
     }
     println!("  check it with `amber doctor`");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sdk_is_laid_out_as_files_beside_the_wit() {
+        let prefix = tempdir_path("amber-install-sdk").unwrap();
+        let sdk = prefix.join("share/amber/sdk");
+        install_sdk(&sdk).unwrap();
+        for file in [
+            "wit/worlds.wit",
+            "wit/tool.wit",
+            "rust/Cargo.toml",
+            "rust/src/lib.rs",
+            "rust/wit/worlds.wit",
+            "python/amber_sdk/__init__.py",
+            "python/amber_sdk/tool.py",
+            "js/amber-sdk.js",
+            "js/amber-plugin.d.ts",
+        ] {
+            let path = sdk.join(file);
+            let meta = std::fs::symlink_metadata(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // A copy, not the checkout's link: the prefix stands alone.
+            assert!(meta.is_file(), "{} is not a file", path.display());
+        }
+        let _ = std::fs::remove_dir_all(&prefix);
+    }
 }

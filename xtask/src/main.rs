@@ -8,6 +8,7 @@ mod c_plugin;
 mod fuzz;
 mod guests;
 mod install;
+mod js_types;
 mod mcp_servers;
 mod models;
 mod npm;
@@ -29,6 +30,7 @@ commands:
   test     install what is missing (the wasm target, the embedding model),
            build the guests, run every test
   guests   build every guest in release into target/guests/<name>.wasm
+  js-types write sdk/js/amber-plugin.d.ts, the WIT as TypeScript declarations
   c-example
            build the C example plugin (sdk/examples/c) into its dist/: C
            bindings by wit-bindgen-c, Debian's clang, wit-component
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("guests") => guests::build_all().map(|_| ()),
         Some("c-example") => c_plugin::build().map(|out| println!("{}", out.display())),
+        Some("js-types") => js_types::write().map(|out| println!("{}", out.display())),
         Some("install") => install::run_install(&args[1..]),
         Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
         Some("bench") => bench::run_all(&args[1..]),

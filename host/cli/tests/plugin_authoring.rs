@@ -53,6 +53,11 @@ fn scaffold_build_test_and_call(lang: &str) {
     let dir = parent.join(&id);
     assert!(dir.join("amber-plugin.toml").is_file());
     assert!(dir.join("README.md").is_file());
+    if lang == "js" {
+        // The SDK module and the WIT's TypeScript declarations, beside it.
+        assert!(dir.join("amber-sdk.js").is_file());
+        assert!(dir.join("amber-plugin.d.ts").is_file());
+    }
 
     // As it is, it builds and passes its own examples.
     let out = amber(&env, &["plugin", "test", dir.to_str().unwrap(), "--json"]);

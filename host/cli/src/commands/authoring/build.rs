@@ -64,31 +64,39 @@ fn python(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result
     )
 }
 
-/// The SDK file a JavaScript plugin imports (`./amber-sdk.js`), copied
-/// in by `plugin new` and kept current here; its first line marks it as
-/// amber's, so a file of the user's by that name is never overwritten.
+/// The SDK file a JavaScript plugin imports (`./amber-sdk.js`), and the
+/// WIT's TypeScript declarations beside it, copied in by `plugin new` and
+/// kept current here. Each starts with a line that marks it as amber's, so
+/// a file of the user's by that name is never overwritten.
 pub const JS_SDK: &str = "amber-sdk.js";
-const JS_SDK_MARK: &str = "// amber-sdk.js: amber's JavaScript SDK";
+pub const JS_TYPES: &str = "amber-plugin.d.ts";
+const JS_FILES: [(&str, &str); 2] = [
+    (JS_SDK, "// amber-sdk.js: amber's JavaScript SDK"),
+    (JS_TYPES, "// amber-plugin.d.ts: amber's WIT"),
+];
 
-/// Copies the installed SDK's `amber-sdk.js` into `dir` unless a file of
-/// the user's is there.
+/// Copies the installed SDK's JavaScript files into `dir` unless a file
+/// of the user's is there.
 pub fn refresh_js_sdk(dir: &Path, sdk: &Path) -> Result<()> {
-    let from = sdk.join("js").join(JS_SDK);
-    let text = std::fs::read_to_string(&from)
-        .with_context(|| format!("cannot read the JavaScript SDK at {}", from.display()))?;
-    let to = dir.join(JS_SDK);
-    match std::fs::read_to_string(&to) {
-        Ok(current) if current == text => return Ok(()),
-        Ok(current) if !current.starts_with(JS_SDK_MARK) => {
-            eprintln!(
-                "amber: warning: {} is not amber's SDK file; it is left as it is",
-                to.display()
-            );
-            return Ok(());
+    for (name, mark) in JS_FILES {
+        let from = sdk.join("js").join(name);
+        let text = std::fs::read_to_string(&from)
+            .with_context(|| format!("cannot read the JavaScript SDK's {}", from.display()))?;
+        let to = dir.join(name);
+        match std::fs::read_to_string(&to) {
+            Ok(current) if current == text => continue,
+            Ok(current) if !current.starts_with(mark) => {
+                eprintln!(
+                    "amber: warning: {} is not amber's SDK file; it is left as it is",
+                    to.display()
+                );
+                continue;
+            }
+            _ => {}
         }
-        _ => {}
+        std::fs::write(&to, text).with_context(|| format!("cannot write {}", to.display()))?;
     }
-    std::fs::write(&to, text).with_context(|| format!("cannot write {}", to.display()))
+    Ok(())
 }
 
 fn js(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()> {

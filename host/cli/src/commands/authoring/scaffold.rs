@@ -98,10 +98,7 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
         }
         (Lang::Js, Kind::Tool) => {
             out.push(("plugin.js", fill(JS_TOOL, id)));
-            let sdk = sdk::dir()?.join("js").join(super::build::JS_SDK);
-            let text = std::fs::read_to_string(&sdk)
-                .with_context(|| format!("cannot read the JavaScript SDK at {}", sdk.display()))?;
-            out.push((super::build::JS_SDK, text));
+            out.extend(js_sdk_files()?);
             out.push((".gitignore", "/dist\n".into()));
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
@@ -129,11 +126,7 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
                     out.push((".gitignore", "/target\n/dist\n".into()));
                 }
                 Lang::Js => {
-                    let sdk = sdk::dir()?.join("js").join(super::build::JS_SDK);
-                    let text = std::fs::read_to_string(&sdk).with_context(|| {
-                        format!("cannot read the JavaScript SDK at {}", sdk.display())
-                    })?;
-                    out.push((super::build::JS_SDK, text));
+                    out.extend(js_sdk_files()?);
                     out.push((".gitignore", "/dist\n".into()));
                 }
                 Lang::Python | Lang::C => {}
@@ -149,6 +142,21 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
         out.push((".gitignore", "/dist\n__pycache__/\n".into()));
     }
     Ok(out)
+}
+
+/// The SDK module and the WIT's declarations a JavaScript plugin keeps
+/// beside its source.
+fn js_sdk_files() -> Result<Vec<(&'static str, String)>> {
+    let js = sdk::dir()?.join("js");
+    [super::build::JS_SDK, super::build::JS_TYPES]
+        .into_iter()
+        .map(|name| {
+            let path = js.join(name);
+            std::fs::read_to_string(&path)
+                .map(|text| (name, text))
+                .with_context(|| format!("cannot read the JavaScript SDK's {}", path.display()))
+        })
+        .collect()
 }
 
 fn readme(lang: Lang, kind: Kind) -> String {
