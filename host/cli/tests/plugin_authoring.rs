@@ -173,10 +173,11 @@ fn a_folder_without_a_descriptor_and_a_bad_id_are_told_what_to_do() {
 
 /// The other kinds, one language each (each language's SDK has them
 /// all; building all nine would cost CI minutes): a hook in Python, a
-/// command in JavaScript, a prompt block in Rust. Each scaffold passes its
-/// own examples: a hook's decisions, a command's output, a block's text.
+/// command in JavaScript, a prompt block and a parser in Rust. Each
+/// scaffold passes its own examples: a hook's decisions, a command's
+/// output, a block's text, an outline.
 #[test]
-fn a_hook_a_command_and_a_prompt_block_from_the_scaffolds_pass_their_examples() {
+fn a_hook_a_command_a_prompt_block_and_a_parser_from_the_scaffolds_pass_their_examples() {
     let env = Env::new(AMBER);
     let parent = env.ws.join("plugins");
     std::fs::create_dir_all(&parent).unwrap();
@@ -184,6 +185,7 @@ fn a_hook_a_command_and_a_prompt_block_from_the_scaffolds_pass_their_examples() 
         ("python", "hook", "hook pre-tool shell"),
         ("js", "command", "command count one two three"),
         ("rust", "prompt", "prompt kinds_rust_prompt"),
+        ("rust", "parser", "parser ini"),
     ] {
         let id = format!("kinds-{lang}-{kind}");
         let out = amber(

@@ -46,6 +46,19 @@ pub struct Examples {
     pub prompt: Vec<PromptExample>,
     #[serde(default)]
     pub hook: Vec<HookExample>,
+    #[serde(default)]
+    pub parser: Vec<ParserExample>,
+}
+
+/// A source and its outline: one line per symbol, `KIND NAME FIRST-LAST`,
+/// indented two spaces per level under its parent.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParserExample {
+    pub language: String,
+    pub source: String,
+    #[serde(flatten)]
+    pub expect: Expect,
 }
 
 #[derive(Debug, Deserialize)]
@@ -175,11 +188,59 @@ pub fn run(examples: &Examples, loaded: &Loaded) -> Vec<Outcome> {
         };
         out.push(judge(label, &example.expect, got));
     }
+    for example in &examples.parser {
+        let label = format!(
+            "parser {} ({} bytes)",
+            example.language,
+            example.source.len()
+        );
+        let got = match ledger.parser(&example.language) {
+            Some(parser) => parser
+                .outline(&example.source)
+                .map(|symbols| outline_text(&symbols))
+                .map_err(|e| e.to_string()),
+            None => Err(format!(
+                "the plugin parses no language `{}`",
+                example.language
+            )),
+        };
+        out.push(judge(label, &example.expect, got));
+    }
     for example in &examples.hook {
         let (label, got) = hook_example(example, ledger);
         out.push(judge(label, &example.expect, got));
     }
     out
+}
+
+/// An outline as the examples write it.
+fn outline_text(symbols: &[amber_core::ports::parser::Symbol]) -> String {
+    let depth = |mut at: usize| {
+        let mut d = 0;
+        while let Some(parent) = symbols.get(at).and_then(|s| s.parent) {
+            d += 1;
+            at = parent as usize;
+            if d > symbols.len() {
+                break;
+            }
+        }
+        d
+    };
+    symbols
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            format!(
+                "{}{} {} {}-{}",
+                "  ".repeat(depth(i)),
+                s.kind,
+                s.name,
+                s.line_start,
+                s.line_end
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One hook example: the event's payload to every hook of the plugin

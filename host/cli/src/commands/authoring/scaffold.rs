@@ -102,6 +102,15 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((".gitignore", "/dist\n".into()));
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
+        (Lang::Rust, Kind::Parser) => {
+            let sdk = sdk::dir()?.join("rust");
+            let sdk = sdk.canonicalize().unwrap_or(sdk);
+            let manifest = fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
+            out.push(("Cargo.toml", manifest));
+            out.push(("src/lib.rs", fill(RUST_PARSER, id)));
+            out.push((".gitignore", "/target\n/dist\n".into()));
+            out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
+        }
         (lang, Kind::Command | Kind::Prompt | Kind::Hook) => {
             let (source, template, examples) = match (lang, kind) {
                 (Lang::Python, Kind::Command) => ("app.py", PYTHON_COMMAND, COMMAND_EXAMPLES),
@@ -133,7 +142,7 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             }
         }
         _ => bail!(
-            "`amber plugin new --lang {} --kind {}` has no scaffold yet: this amber scaffolds tools, commands, prompt blocks and hooks (in Rust, Python and JavaScript); for a provider or a parser start from guests/provider-openai or guests/parser-rust",
+            "`amber plugin new --lang {} --kind {}` has no scaffold yet: this amber scaffolds tools, commands, prompt blocks and hooks in Rust, Python and JavaScript, and parsers in Rust; for a provider start from guests/provider-openai",
             lang.name(),
             kind.name()
         ),
@@ -507,6 +516,88 @@ impl HookPlugin for {{Camel}} {
 }
 
 amber_sdk::export!({{Camel}}: hook);
+"#;
+
+const PARSER_EXAMPLES: &str = r#"# Example sources and their outlines: `amber plugin test` runs each.
+# An outline is one line per symbol: KIND NAME FIRST-LAST (lines),
+# indented under its parent.
+[[parser]]
+language = "ini"
+source = "[server]\nport = 8080\nhost = local\n\n[log]\nlevel = warn\n"
+output = """
+section server 1-3
+  key port 2-2
+  key host 3-3
+section log 5-6
+  key level 6-6"""
+
+[[parser]]
+language = "ini"
+source = ""
+output = ""
+"#;
+
+const RUST_PARSER: &str = r#"//! {{id}}: an amber parser plugin in Rust: outlines INI files, a
+//! `section` per `[name]` and a `key` per `name = value` under it.
+use amber_sdk::prelude::*;
+use amber_sdk::{LanguageSpec, Symbol};
+
+#[derive(Default)]
+struct {{Camel}};
+
+impl Plugin for {{Camel}} {
+    fn manifest() -> Manifest {
+        amber_sdk::manifest!(id: "{{id}}")
+    }
+}
+
+fn symbol(kind: &str, name: &str, parent: Option<u32>, start: u32, line: u32, text: &str) -> Symbol {
+    Symbol {
+        kind: kind.into(),
+        name: name.into(),
+        parent,
+        byte_start: start,
+        byte_end: start + text.len() as u32,
+        line_start: line,
+        line_end: line,
+        signature_end: start + text.trim_end().len() as u32,
+    }
+}
+
+impl ParserPlugin for {{Camel}} {
+    fn languages(&self) -> Vec<LanguageSpec> {
+        vec![LanguageSpec {
+            name: "ini".into(),
+            extensions: vec!["ini".into()],
+        }]
+    }
+
+    fn outline(&mut self, _language: &str, source: &str) -> Result<Vec<Symbol>, String> {
+        let mut symbols: Vec<Symbol> = Vec::new();
+        let mut section: Option<usize> = None;
+        let mut offset = 0u32;
+        for (i, text) in source.split_inclusive('\n').enumerate() {
+            let line = i as u32 + 1;
+            let trimmed = text.trim();
+            if let Some(name) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+                section = Some(symbols.len());
+                symbols.push(symbol("section", name.trim(), None, offset, line, text));
+            } else if let Some((key, _)) = trimmed.split_once('=') {
+                let parent = section.map(|s| s as u32);
+                symbols.push(symbol("key", key.trim(), parent, offset, line, text));
+                if let Some(s) = section {
+                    // A section runs to its last key.
+                    symbols[s].line_end = line;
+                    symbols[s].byte_end = offset + text.len() as u32;
+                }
+            }
+            offset += text.len() as u32;
+        }
+        Ok(symbols)
+    }
+}
+
+amber_sdk::export!({{Camel}}: parser);
 "#;
 
 const RUST_CARGO: &str = r#"[package]
