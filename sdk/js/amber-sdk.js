@@ -175,6 +175,39 @@ export function definePrompt(def) {
   return { plugin: pluginExport(def, capabilities), prompt };
 }
 
+/**
+ * A language parser: `languages` ({ name, extensions }); `outline(language,
+ * source)` returns symbols in pre-order ({ kind, name, parent, byteStart,
+ * byteEnd, lineStart, lineEnd, signatureEnd }, `parent` an index into the
+ * same list); `references(language, source, name)` returns spans
+ * ({ byteStart, byteEnd, line }), none by default.
+ */
+export function defineParser(def) {
+  const capabilities = () =>
+    (def.languages || []).map((l) => ({
+      tag: "parser",
+      val: { name: l.name, extensions: l.extensions || [] },
+    }));
+  const parser = {
+    outline(language, source) {
+      try {
+        return def.outline ? def.outline(language, source) : [];
+      } catch (e) {
+        throw { payload: message(e) };
+      }
+    },
+    references(language, source, name) {
+      try {
+        const spans = def.references ? def.references(language, source, name) : [];
+        return { spans, incomplete: undefined };
+      } catch (e) {
+        throw { payload: message(e) };
+      }
+    },
+  };
+  return { plugin: pluginExport(def, capabilities), parser };
+}
+
 const HOOK_DEFAULTS = {
   sessionStart: () => undefined,
   userPromptSubmit: () => ({ tag: "allow", val: undefined }),

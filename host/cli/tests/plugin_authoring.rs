@@ -29,28 +29,36 @@ fn amber(env: &Env, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `amber plugin new ID --lang LANG --kind KIND` under the env's
+/// workspace; returns the folder.
+fn scaffold(env: &Env, id: &str, lang: &str, kind: &str) -> std::path::PathBuf {
+    let parent = env.ws.join("plugins");
+    std::fs::create_dir_all(&parent).unwrap();
+    let out = amber(
+        env,
+        &[
+            "plugin",
+            "new",
+            id,
+            "--lang",
+            lang,
+            "--kind",
+            kind,
+            "--dir",
+            parent.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    parent.join(id)
+}
+
 /// Scaffolds `id` in `lang` under the env's workspace, tests it (which
 /// builds it), breaks one example, and calls its tool through `exec`.
 fn scaffold_build_test_and_call(lang: &str) {
     let env = Env::new(AMBER);
     let id = format!("word-count-{lang}");
     let tool = id.replace('-', "_");
-    let parent = env.ws.join("plugins");
-    std::fs::create_dir_all(&parent).unwrap();
-    let out = amber(
-        &env,
-        &[
-            "plugin",
-            "new",
-            &id,
-            "--lang",
-            lang,
-            "--dir",
-            parent.to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let dir = parent.join(&id);
+    let dir = scaffold(&env, &id, lang, "tool");
     assert!(dir.join("amber-plugin.toml").is_file());
     assert!(dir.join("README.md").is_file());
     if lang == "js" {
@@ -173,37 +181,23 @@ fn a_folder_without_a_descriptor_and_a_bad_id_are_told_what_to_do() {
 
 /// The other kinds, one language each (each language's SDK has them
 /// all; building all nine would cost CI minutes): a hook in Python, a
-/// command in JavaScript, a prompt block and a parser in Rust. Each
-/// scaffold passes its own examples: a hook's decisions, a command's
-/// output, a block's text, an outline.
+/// command in JavaScript, a prompt block, a parser and a provider in
+/// Rust, and a parser in each of the three. Each scaffold passes its own
+/// examples: a hook's decisions, a command's output, a block's text, an
+/// outline, a request built and a stream decoded.
 #[test]
-fn a_hook_a_command_a_prompt_block_and_a_parser_from_the_scaffolds_pass_their_examples() {
+fn a_scaffold_of_every_other_kind_passes_its_examples() {
     let env = Env::new(AMBER);
-    let parent = env.ws.join("plugins");
-    std::fs::create_dir_all(&parent).unwrap();
     for (lang, kind, kinds_example) in [
         ("python", "hook", "hook pre-tool shell"),
         ("js", "command", "command count one two three"),
         ("rust", "prompt", "prompt kinds_rust_prompt"),
         ("rust", "parser", "parser ini"),
+        ("python", "parser", "parser ini"),
+        ("js", "parser", "parser ini"),
+        ("rust", "provider", "provider kinds-rust-provider stream"),
     ] {
-        let id = format!("kinds-{lang}-{kind}");
-        let out = amber(
-            &env,
-            &[
-                "plugin",
-                "new",
-                &id,
-                "--lang",
-                lang,
-                "--kind",
-                kind,
-                "--dir",
-                parent.to_str().unwrap(),
-            ],
-        );
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        let dir = parent.join(&id);
+        let dir = scaffold(&env, &format!("kinds-{lang}-{kind}"), lang, kind);
         let out = amber(&env, &["plugin", "test", dir.to_str().unwrap()]);
         let shown = text(&out.stdout);
         assert!(

@@ -1,5 +1,5 @@
-//! Text shown to people in one line: a session's title, a tool call in the
-//! terminal, a time.
+//! Text shown to people: in one line (a session's title, a tool call in
+//! the terminal, a time), and two texts' lines side by side (a diff).
 
 /// `text` with its whitespace runs collapsed to single spaces, cut to at
 /// most `max_chars` characters with an ellipsis when longer.
@@ -106,6 +106,41 @@ pub fn utc_minute(secs: i64) -> String {
         minute_of_day / 60,
         minute_of_day % 60
     )
+}
+
+/// A line diff of `old` and `new`: each line once, `  ` in both, `- `
+/// only in `old`, `+ ` only in `new`, in order, by the longest common
+/// subsequence. The table is quadratic: for small texts (a tool's
+/// description, a plugin example's output).
+pub fn line_diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out = String::new();
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            out.push_str(&format!("  {}\n", a[i]));
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push_str(&format!("+ {}\n", b[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("- {}\n", a[i]));
+            i += 1;
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -193,45 +193,12 @@ impl PinStore {
 /// both), for the person approving a change; a schema change is said in
 /// one line.
 pub fn describe_change(pinned: &Listing, listed: &Listing) -> String {
-    let mut out = diff_lines(&pinned.description, &listed.description);
+    let mut out = amber_core::text::line_diff(&pinned.description, &listed.description);
     if pinned.schema != listed.schema {
         out.push_str(&format!(
             "~ the input schema changed:\n- {}\n+ {}\n",
             pinned.schema, listed.schema
         ));
-    }
-    out
-}
-
-/// A line diff by the longest common subsequence: small inputs (capped
-/// descriptions), so the quadratic table is cheap.
-fn diff_lines(old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut out = String::new();
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push_str(&format!("  {}\n", a[i]));
-            i += 1;
-            j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push_str(&format!("+ {}\n", b[j]));
-            j += 1;
-        } else {
-            out.push_str(&format!("- {}\n", a[i]));
-            i += 1;
-        }
     }
     out
 }

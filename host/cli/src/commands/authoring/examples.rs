@@ -29,6 +29,7 @@
 
 use amber_core::engine::Mode;
 use amber_core::hooks::{Decision, HookContext, HookEvent, Payload};
+use amber_core::ports::dialect::{ChatRequest, Message, Part, Role, SseEvent, StreamChunk};
 use amber_core::ports::prompt::RenderContext;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -48,6 +49,25 @@ pub struct Examples {
     pub hook: Vec<HookExample>,
     #[serde(default)]
     pub parser: Vec<ParserExample>,
+    #[serde(default)]
+    pub provider: Vec<ProviderExample>,
+}
+
+/// A request built from one user message (`prompt`), shown as `METHOD
+/// PATH` and its body; or a stream (`stream`, SSE text) decoded, one chunk
+/// a line.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderExample {
+    pub flavor: String,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub stream: Option<String>,
+    #[serde(default = "example_model")]
+    pub model: String,
+    #[serde(flatten)]
+    pub expect: Expect,
 }
 
 /// A source and its outline: one line per symbol, `KIND NAME FIRST-LAST`,
@@ -188,6 +208,10 @@ pub fn run(examples: &Examples, loaded: &Loaded) -> Vec<Outcome> {
         };
         out.push(judge(label, &example.expect, got));
     }
+    for example in &examples.provider {
+        let (label, got) = provider_example(example, ledger);
+        out.push(judge(label, &example.expect, got));
+    }
     for example in &examples.parser {
         let label = format!(
             "parser {} ({} bytes)",
@@ -211,6 +235,102 @@ pub fn run(examples: &Examples, loaded: &Loaded) -> Vec<Outcome> {
         out.push(judge(label, &example.expect, got));
     }
     out
+}
+
+fn provider_example(
+    example: &ProviderExample,
+    ledger: &amber_core::Ledger,
+) -> (String, Result<String, String>) {
+    let Some(dialect) = ledger.provider(&example.flavor) else {
+        return (
+            format!("provider {}", example.flavor),
+            Err(format!("the plugin serves no flavor `{}`", example.flavor)),
+        );
+    };
+    if let Some(prompt) = &example.prompt {
+        let request = ChatRequest {
+            flavor: example.flavor.clone(),
+            model: example.model.clone(),
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![Part::Text {
+                    text: prompt.clone(),
+                }],
+            }],
+            tools: Vec::new(),
+            max_tokens: None,
+            temperature: None,
+            cache_breakpoint: None,
+        };
+        let got = dialect
+            .build_request(&request)
+            .map(|r| format!("{} {}\n{}", r.method, r.path, r.body))
+            .map_err(|e| e.to_string());
+        return (
+            format!("provider {} request {prompt:?}", example.flavor),
+            got,
+        );
+    }
+    let label = format!("provider {} stream", example.flavor);
+    let Some(stream) = &example.stream else {
+        return (
+            label,
+            Err("a [[provider]] example needs `prompt` or `stream`".into()),
+        );
+    };
+    let events = sse_events(stream);
+    let got = dialect
+        .decoder()
+        .and_then(|mut d| {
+            let mut chunks = d.decode(&events)?;
+            chunks.extend(d.finish()?);
+            Ok(chunks)
+        })
+        .map(|chunks| chunks.iter().map(chunk_text).collect::<Vec<_>>().join("\n"))
+        .map_err(|e| e.to_string());
+    (label, got)
+}
+
+/// The events of SSE text: blank lines between them, `event:` and `data:`
+/// fields (several data lines joined by newlines).
+fn sse_events(text: &str) -> Vec<SseEvent> {
+    text.split("\n\n")
+        .filter_map(|block| {
+            let mut event = None;
+            let mut data: Vec<&str> = Vec::new();
+            for line in block.lines() {
+                if let Some(name) = line.strip_prefix("event:") {
+                    event = Some(name.trim().to_string());
+                } else if let Some(d) = line.strip_prefix("data:") {
+                    data.push(d.strip_prefix(' ').unwrap_or(d));
+                }
+            }
+            (!data.is_empty()).then(|| SseEvent {
+                event,
+                data: data.join("\n"),
+            })
+        })
+        .collect()
+}
+
+fn chunk_text(chunk: &StreamChunk) -> String {
+    match chunk {
+        StreamChunk::TextDelta(t) => format!("text {t}"),
+        StreamChunk::ReasoningDelta(r) => format!("reasoning {}", r.text),
+        StreamChunk::ToolCallStart { index, id, name } => format!("call-start {index} {id} {name}"),
+        StreamChunk::ToolCallDelta { index, arguments } => format!("call-args {index} {arguments}"),
+        StreamChunk::ToolCallEnd(index) => format!("call-end {index}"),
+        StreamChunk::Usage(u) => format!("usage {} {}", u.input_tokens, u.output_tokens),
+        StreamChunk::Stop(reason) => {
+            let name = serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            format!("stop {name}")
+        }
+        StreamChunk::Error { kind, message, .. } => format!("error {kind}: {message}"),
+        StreamChunk::Restart { attempt, .. } => format!("restart {attempt}"),
+    }
 }
 
 /// An outline as the examples write it.
@@ -340,38 +460,9 @@ fn indent(text: &str) -> String {
 }
 
 /// Expected and got, line by line: `-` only expected, `+` only got, ` `
-/// both, in order.
+/// both, in order; nothing when both are empty.
 pub fn diff(expected: &str, got: &str) -> String {
-    let (a, b): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), got.lines().collect());
-    // Longest common subsequence, small inputs.
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, String::new());
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push_str(&format!("  {}\n", a[i]));
-            i += 1;
-            j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push_str(&format!("+ {}\n", b[j]));
-            j += 1;
-        } else {
-            out.push_str(&format!("- {}\n", a[i]));
-            i += 1;
-        }
-    }
-    if expected.is_empty() && got.is_empty() {
-        return String::new();
-    }
-    out
+    amber_core::text::line_diff(expected, got)
 }
 
 #[cfg(test)]

@@ -102,6 +102,25 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((".gitignore", "/dist\n".into()));
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
+        (Lang::Rust, Kind::Provider) => {
+            let sdk = sdk::dir()?.join("rust");
+            let sdk = sdk.canonicalize().unwrap_or(sdk);
+            let manifest = fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
+            out.push(("Cargo.toml", manifest));
+            out.push(("src/lib.rs", fill(RUST_PROVIDER, id)));
+            out.push((".gitignore", "/target\n/dist\n".into()));
+            out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
+        }
+        (Lang::Python, Kind::Parser) => {
+            out.push(("app.py", fill(PYTHON_PARSER, id)));
+            out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
+        }
+        (Lang::Js, Kind::Parser) => {
+            out.push(("plugin.js", fill(JS_PARSER, id)));
+            out.extend(js_sdk_files()?);
+            out.push((".gitignore", "/dist\n".into()));
+            out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
+        }
         (Lang::Rust, Kind::Parser) => {
             let sdk = sdk::dir()?.join("rust");
             let sdk = sdk.canonicalize().unwrap_or(sdk);
@@ -142,7 +161,7 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             }
         }
         _ => bail!(
-            "`amber plugin new --lang {} --kind {}` has no scaffold yet: this amber scaffolds tools, commands, prompt blocks and hooks in Rust, Python and JavaScript, and parsers in Rust; for a provider start from guests/provider-openai",
+            "`amber plugin new --lang {} --kind {}` has no scaffold yet: this amber scaffolds tools, commands, prompt blocks and hooks in Rust, Python and JavaScript, parsers in all three, and providers in Rust",
             lang.name(),
             kind.name()
         ),
@@ -516,6 +535,205 @@ impl HookPlugin for {{Camel}} {
 }
 
 amber_sdk::export!({{Camel}}: hook);
+"#;
+
+const PROVIDER_EXAMPLES: &str = r#"# A request built, and a stream decoded: `amber plugin test` runs each.
+# A request is shown as "METHOD PATH" and its body; a stream's chunks one
+# a line: text …, stop …, usage IN OUT, call-start/call-args/call-end, error ….
+[[provider]]
+flavor = "{{id}}"
+prompt = "Say hi."
+output = """
+POST /chat/completions
+{"messages":[{"content":"Say hi.","role":"user"}],"model":"example-model","stream":true}"""
+
+[[provider]]
+flavor = "{{id}}"
+stream = """
+data: {"choices":[{"delta":{"content":"Hel"}}]}
+
+data: {"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}
+
+data: [DONE]
+
+"""
+output = """
+text Hello
+stop end_turn"""
+"#;
+
+const RUST_PROVIDER: &str = r#"//! {{id}}: an amber provider plugin in Rust: a wire dialect for an
+//! OpenAI-style chat API, text only (no tools, no reasoning). The host
+//! owns HTTP, the base URL and the key; this shapes the request and
+//! decodes the stream. guests/provider-openai is the whole of it.
+use amber_sdk::prelude::*;
+use amber_sdk::{
+    push_text, AuthScheme, ChatRequest, Decoder, FlavorSpec, HttpRequest, Part, Role, SseEvent,
+    StopReason, StreamChunk, StreamError,
+};
+
+#[derive(Default)]
+struct {{Camel}};
+
+impl Plugin for {{Camel}} {
+    fn manifest() -> Manifest {
+        amber_sdk::manifest!(id: "{{id}}")
+    }
+}
+
+fn role(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
+
+/// Decodes `data: {"choices":[{"delta":{"content":…},"finish_reason":…}]}`.
+#[derive(Default)]
+struct Chat;
+
+impl Decoder for Chat {
+    fn event(&mut self, event: &SseEvent<'_>, out: &mut Vec<StreamChunk>) {
+        if event.data == "[DONE]" {
+            return;
+        }
+        let Ok(json) = amber_sdk::serde_json::from_str::<Value>(event.data) else {
+            out.push(StreamChunk::Error(StreamError {
+                kind: "decode".into(),
+                message: format!("not JSON: {}", event.data),
+                retryable: false,
+            }));
+            return;
+        };
+        let choice = &json["choices"][0];
+        if let Some(text) = choice["delta"]["content"].as_str() {
+            push_text(out, text);
+        }
+        match choice["finish_reason"].as_str() {
+            Some("stop") => out.push(StreamChunk::Stop(StopReason::EndTurn)),
+            Some("length") => out.push(StreamChunk::Stop(StopReason::MaxTokens)),
+            Some(_) => out.push(StreamChunk::Stop(StopReason::Other)),
+            None => {}
+        }
+    }
+}
+
+impl ProviderPlugin for {{Camel}} {
+    fn flavors(&self) -> Vec<FlavorSpec> {
+        vec![FlavorSpec {
+            name: "{{id}}".into(),
+            auth: AuthScheme::Bearer,
+        }]
+    }
+
+    fn build_request(&mut self, req: ChatRequest) -> Result<HttpRequest, String> {
+        let messages: Vec<Value> = req
+            .messages
+            .iter()
+            .map(|m| {
+                let text: String = m
+                    .parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::Text(t) => Some(t.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                json!({"role": role(m.role), "content": text})
+            })
+            .collect();
+        let body = json!({"model": req.model, "messages": messages, "stream": true});
+        Ok(HttpRequest {
+            method: "POST".into(),
+            path: "/chat/completions".into(),
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string(),
+        })
+    }
+
+    fn new_decoder(&mut self, _flavor: &str) -> Box<dyn Decoder> {
+        Box::new(Chat)
+    }
+}
+
+amber_sdk::export!({{Camel}}: provider);
+"#;
+
+const PYTHON_PARSER: &str = r#""""{{id}}: an amber parser in Python: outlines INI files, a `section`
+per `[name]` and a `key` per `name = value` under it."""
+
+from amber_sdk import Manifest
+from amber_sdk.parser import Language, ParserPlugin, Symbol
+
+
+class {{Camel}}(ParserPlugin):
+    manifest = Manifest(id="{{id}}", version="0.1.0", description="Outlines INI files.")
+    languages = [Language("ini", ["ini"])]
+
+    def outline(self, language, source):
+        symbols, section, offset = [], None, 0
+        data = source.encode()
+        for number, text in enumerate(data.splitlines(keepends=True), start=1):
+            line = text.decode().strip()
+            end = offset + len(text)
+            if line.startswith("[") and line.endswith("]"):
+                section = len(symbols)
+                symbols.append(Symbol("section", line[1:-1].strip(), None, offset, end, number, number, end))
+            elif "=" in line:
+                key = line.split("=", 1)[0].strip()
+                symbols.append(Symbol("key", key, section, offset, end, number, number, end))
+                if section is not None:
+                    # A section runs to its last key.
+                    symbols[section].line_end = number
+                    symbols[section].byte_end = end
+            offset = end
+        return symbols
+
+
+# componentize-py looks for these two classes in this module.
+Plugin, Parser = {{Camel}}.export()
+"#;
+
+const JS_PARSER: &str = r#"// {{id}}: an amber parser in JavaScript: outlines INI files, a `section`
+// per `[name]` and a `key` per `name = value` under it.
+import { defineParser } from "./amber-sdk.js";
+
+// componentize-js looks for these two exports: `plugin` and `parser`.
+export const { plugin, parser } = defineParser({
+  manifest: { id: "{{id}}", version: "0.1.0", description: "Outlines INI files." },
+  languages: [{ name: "ini", extensions: ["ini"] }],
+  outline(language, source) {
+    const symbols = [];
+    let section;
+    let offset = 0;
+    const encoder = new TextEncoder();
+    source.split(/(?<=\n)/).forEach((text, i) => {
+      if (text === "") return;
+      const line = i + 1;
+      const end = offset + encoder.encode(text).length;
+      const trimmed = text.trim();
+      const symbol = (kind, name, parent) => ({
+        kind, name, parent, byteStart: offset, byteEnd: end,
+        lineStart: line, lineEnd: line, signatureEnd: end,
+      });
+      if (trimmed.startsWith("[") && trimmed.endsWith("]")) {
+        section = symbols.length;
+        symbols.push(symbol("section", trimmed.slice(1, -1).trim(), undefined));
+      } else if (trimmed.includes("=")) {
+        symbols.push(symbol("key", trimmed.split("=")[0].trim(), section));
+        if (section !== undefined) {
+          // A section runs to its last key.
+          symbols[section].lineEnd = line;
+          symbols[section].byteEnd = end;
+        }
+      }
+      offset = end;
+    });
+    return symbols;
+  },
+});
 "#;
 
 const PARSER_EXAMPLES: &str = r#"# Example sources and their outlines: `amber plugin test` runs each.
