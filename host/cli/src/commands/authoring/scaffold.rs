@@ -88,12 +88,8 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
         (Lang::Rust, Kind::Tool) => {
-            let sdk = sdk::dir()?.join("rust");
-            let sdk = sdk.canonicalize().unwrap_or(sdk);
-            let manifest = fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
-            out.push(("Cargo.toml", manifest));
+            out.extend(rust_project(id)?);
             out.push(("src/lib.rs", fill(RUST_TOOL, id)));
-            out.push((".gitignore", "/target\n/dist\n".into()));
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
         (Lang::Js, Kind::Tool) => {
@@ -103,12 +99,8 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
         }
         (Lang::Rust, Kind::Provider) => {
-            let sdk = sdk::dir()?.join("rust");
-            let sdk = sdk.canonicalize().unwrap_or(sdk);
-            let manifest = fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
-            out.push(("Cargo.toml", manifest));
+            out.extend(rust_project(id)?);
             out.push(("src/lib.rs", fill(RUST_PROVIDER, id)));
-            out.push((".gitignore", "/target\n/dist\n".into()));
             out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
         }
         (Lang::Python, Kind::Parser) => {
@@ -122,12 +114,8 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
         }
         (Lang::Rust, Kind::Parser) => {
-            let sdk = sdk::dir()?.join("rust");
-            let sdk = sdk.canonicalize().unwrap_or(sdk);
-            let manifest = fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
-            out.push(("Cargo.toml", manifest));
+            out.extend(rust_project(id)?);
             out.push(("src/lib.rs", fill(RUST_PARSER, id)));
-            out.push((".gitignore", "/target\n/dist\n".into()));
             out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
         }
         (lang, Kind::Command | Kind::Prompt | Kind::Hook) => {
@@ -145,14 +133,7 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push((source, fill(template, id)));
             out.push((EXAMPLES, fill(examples, id)));
             match lang {
-                Lang::Rust => {
-                    let sdk = sdk::dir()?.join("rust");
-                    let sdk = sdk.canonicalize().unwrap_or(sdk);
-                    let manifest =
-                        fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
-                    out.push(("Cargo.toml", manifest));
-                    out.push((".gitignore", "/target\n/dist\n".into()));
-                }
+                Lang::Rust => out.extend(rust_project(id)?),
                 Lang::Js => {
                     out.extend(js_sdk_files()?);
                     out.push((".gitignore", "/dist\n".into()));
@@ -170,6 +151,18 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
         out.push((".gitignore", "/dist\n__pycache__/\n".into()));
     }
     Ok(out)
+}
+
+/// A Rust plugin's Cargo.toml, its `amber-sdk` a path into the SDK the
+/// installed amber carries, and its .gitignore.
+fn rust_project(id: &str) -> Result<Vec<(&'static str, String)>> {
+    let sdk = sdk::dir()?.join("rust");
+    let sdk = sdk.canonicalize().unwrap_or(sdk);
+    let manifest = fill(RUST_CARGO, id).replace("{{sdk}}", &sdk.display().to_string());
+    Ok(vec![
+        ("Cargo.toml", manifest),
+        (".gitignore", "/target\n/dist\n".into()),
+    ])
 }
 
 /// The SDK module and the WIT's declarations a JavaScript plugin keeps
