@@ -104,7 +104,20 @@ export namespace Files {
    * parent's handle, so a folder swapped for a symlink mid-walk cannot
    * lead out of the workspace.
    */
-  export interface Walk {}
+  export interface Walk {
+    /**
+     * Up to `max` more entries (at most 4096); none when the walk is done.
+     */
+    next(max: number): Array<Files.WalkEntry>;
+  }
+  export interface WalkClass {
+    /**
+     * Starts a walk at `root` (relative to the workspace root, or absolute
+     * under the mount). Fails when the root is not in the workspace, its
+     * real path included, or does not exist.
+     */
+    start(root: string): Files.Walk /* throws { payload: string } */;
+  }
   /** The interface's functions, as a plugin exports or imports them. */
   export interface Functions {
     /**
@@ -117,6 +130,8 @@ export namespace Files {
      * allowed, or asked for more than 4096 paths.
      */
     readMany(paths: Array<string>, maxBytes: bigint): Array<Result<Uint8Array, Files.ReadError>> /* throws { payload: string } */;
+    /** The resource's class: its constructor and static functions. */
+    Walk: WalkClass;
   }
 }
 
@@ -275,7 +290,7 @@ export namespace Provider {
      * of u32 is copied across in one move; a list of records is lowered
      * field by field.
      */
-    spans: Array<number>;
+    spans: Uint32Array;
   }
   export interface Usage {
     inputTokens: bigint;
@@ -318,11 +333,25 @@ export namespace Provider {
   /**
    * Decoding state for one stream, held on one instance for its duration.
    */
-  export interface Decoder {}
+  export interface Decoder {
+    /**
+     * Takes a batch of events so the boundary is crossed rarely.
+     */
+    decode(batch: Provider.SseBatch): Array<Provider.StreamChunk>;
+    /**
+     * The stream ended; flush anything buffered.
+     */
+    finish(): Array<Provider.StreamChunk>;
+  }
+  export interface DecoderClass {
+    new (flavor: string): Decoder;
+  }
   /** The interface's functions, as a plugin exports or imports them. */
   export interface Functions {
     buildRequest(req: Provider.ChatRequest): Provider.HttpRequest /* throws { payload: string } */;
     classifyError(flavor: string, status: number, body: string): Provider.ErrorClass;
+    /** The resource's class: its constructor and static functions. */
+    Decoder: DecoderClass;
   }
 }
 

@@ -242,3 +242,168 @@ export function defineHook(def) {
   }
   return { plugin: pluginExport(def, capabilities), hook };
 }
+
+/**
+ * The chunks a provider's decoder yields, as the WIT's `stream-chunk`.
+ * Token counts may be numbers; the SDK makes them the u64s (BigInt) the
+ * WIT wants.
+ */
+export const chunk = {
+  text: (delta) => ({ tag: "text-delta", val: String(delta) }),
+  reasoning: (text, { id, signature, encrypted } = {}) => ({
+    tag: "reasoning-delta",
+    val: { id, text: String(text), signature, encrypted },
+  }),
+  toolCallStart: (index, id, name) => ({ tag: "tool-call-start", val: { index, id, name } }),
+  /** A piece of a call's JSON arguments; amber joins the pieces. */
+  toolCallArgs: (index, args) => ({ tag: "tool-call-delta", val: { index, arguments: String(args) } }),
+  toolCallEnd: (index) => ({ tag: "tool-call-end", val: index }),
+  usage: ({ inputTokens = 0, outputTokens = 0, cachedInputTokens = 0, cacheWriteTokens = 0, reasoningTokens = 0 }) => ({
+    tag: "usage",
+    val: {
+      inputTokens: BigInt(inputTokens),
+      outputTokens: BigInt(outputTokens),
+      cachedInputTokens: BigInt(cachedInputTokens),
+      cacheWriteTokens: BigInt(cacheWriteTokens),
+      reasoningTokens: BigInt(reasoningTokens),
+    },
+  }),
+  /** `reason`: end-turn, tool-use, max-tokens, content-filter, refusal or other. */
+  stop: (reason) => ({ tag: "stop", val: reason }),
+  error: (kind, message, retryable = false) => ({ tag: "error", val: { kind, message, retryable } }),
+};
+
+/**
+ * (name, data) of each event of an `sse-batch`: spans are byte ranges
+ * into the UTF-8 text, four numbers an event, a name of length 0 none.
+ * A short or out-of-range span is skipped, as the Rust SDK does.
+ */
+function* sseEvents(batch) {
+  const text = batch.text;
+  const spans = batch.spans;
+  const bytes = new TextEncoder().encode(text);
+  // ASCII text: a byte offset is a string offset, so no decoding.
+  const ascii = bytes.length === text.length;
+  const decoder = ascii ? undefined : new TextDecoder();
+  const piece = (start, length) =>
+    ascii ? text.slice(start, start + length) : decoder.decode(bytes.subarray(start, start + length));
+  for (let at = 0; at + 3 < spans.length; at += 4) {
+    const [ns, nl, ds, dl] = [spans[at], spans[at + 1], spans[at + 2], spans[at + 3]];
+    if (ns + nl > bytes.length || ds + dl > bytes.length) continue;
+    yield [nl ? piece(ns, nl) : undefined, piece(ds, dl)];
+  }
+}
+
+/**
+ * Appends what `produce` returns, joining adjacent text deltas (fewer
+ * chunks cross back); an exception becomes an `error` chunk naming it, so
+ * one bad event ends the stream with a reason instead of trapping.
+ */
+function collect(out, produce) {
+  let chunks;
+  try {
+    chunks = produce() || [];
+  } catch (e) {
+    chunks = [chunk.error("decode", message(e))];
+  }
+  for (const c of chunks) {
+    if (c.tag === "text-delta") {
+      if (!c.val) continue;
+      const last = out[out.length - 1];
+      if (last && last.tag === "text-delta") {
+        out[out.length - 1] = { tag: "text-delta", val: last.val + c.val };
+        continue;
+      }
+    }
+    out.push(c);
+  }
+}
+
+function requestOf(req) {
+  const textOf = (m) => m.parts.filter((p) => p.tag === "text").map((p) => p.val).join("");
+  const schemaOf = (t) => {
+    try {
+      return JSON.parse(t.inputSchema);
+    } catch (e) {
+      return { type: "object" };
+    }
+  };
+  return {
+    ...req,
+    messages: req.messages.map((m) => ({ ...m, text: textOf(m) })),
+    tools: req.tools.map((t) => ({ ...t, schema: schemaOf(t) })),
+  };
+}
+
+function httpRequestOf(r) {
+  if (!r || typeof r !== "object" || !r.path) {
+    throw new Error("buildRequest must return { method, path, headers, body }");
+  }
+  const headers = Array.isArray(r.headers) ? r.headers : Object.entries(r.headers || {});
+  const body = typeof r.body === "string" ? r.body : r.body === undefined ? "" : JSON.stringify(r.body);
+  return {
+    method: r.method || "POST",
+    path: String(r.path),
+    headers: headers.map(([k, v]) => [String(k), String(v)]),
+    body,
+  };
+}
+
+/**
+ * A provider: a wire dialect for an LLM API. `flavors` ({ name, auth:
+ * "bearer"|"x-api-key"|"none" }); `buildRequest(req)` returns { method,
+ * path, headers, body } (an object body is sent as JSON; each message
+ * carries its joined `text`, each tool its parsed `schema`); `decoder` is
+ * a class made per stream (`new decoder(flavor)`) with `event(name,
+ * data)` returning the chunks of one event (see `chunk`) and an optional
+ * `finish()`; `classifyError(flavor, status, body)` returns { retryable,
+ * message } (429, 5xx and "overloaded" retry by default).
+ */
+export function defineProvider(def) {
+  const capabilities = () =>
+    (def.flavors || []).map((f) => ({ tag: "provider", val: { name: f.name, auth: f.auth || "bearer" } }));
+  class Decoder {
+    constructor(flavor) {
+      const Inner = def.decoder;
+      this.inner = Inner ? new Inner(flavor) : {};
+    }
+    decode(batch) {
+      const out = [];
+      for (const [name, data] of sseEvents(batch)) {
+        collect(out, () => (this.inner.event ? this.inner.event(name, data) : []));
+      }
+      return out;
+    }
+    finish() {
+      const out = [];
+      collect(out, () => (this.inner.finish ? this.inner.finish() : []));
+      return out;
+    }
+  }
+  const provider = {
+    buildRequest(req) {
+      if (!def.buildRequest) throw { payload: "the provider defines no buildRequest" };
+      try {
+        return httpRequestOf(def.buildRequest(requestOf(req)));
+      } catch (e) {
+        throw { payload: message(e) };
+      }
+    },
+    classifyError(flavor, status, body) {
+      if (!def.classifyError) {
+        return {
+          retryable: status === 429 || status >= 500 || body.includes("overloaded"),
+          message: [...body].slice(0, 500).join(""),
+        };
+      }
+      try {
+        const c = def.classifyError(flavor, status, body);
+        return { retryable: Boolean(c.retryable), message: String(c.message) };
+      } catch (e) {
+        return { retryable: false, message: message(e) };
+      }
+    },
+    Decoder,
+  };
+  return { plugin: pluginExport(def, capabilities), provider };
+}

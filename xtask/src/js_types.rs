@@ -9,7 +9,9 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use wit_bindgen_core::wit_parser::{Docs, Resolve, Type, TypeDefKind, TypeId, TypeOwner};
+use wit_bindgen_core::wit_parser::{
+    Docs, Function, FunctionKind, Interface, Resolve, Type, TypeDefKind, TypeId, TypeOwner,
+};
 
 use crate::root;
 
@@ -90,7 +92,17 @@ fn id_ty(resolve: &Resolve, id: TypeId) -> String {
     }
     match &def.kind {
         TypeDefKind::Option(t) => format!("{} | undefined", ty(resolve, t)),
+        // jco and componentize-js pass lists of numbers as typed arrays.
         TypeDefKind::List(Type::U8) => "Uint8Array".into(),
+        TypeDefKind::List(Type::S8) => "Int8Array".into(),
+        TypeDefKind::List(Type::U16) => "Uint16Array".into(),
+        TypeDefKind::List(Type::S16) => "Int16Array".into(),
+        TypeDefKind::List(Type::U32) => "Uint32Array".into(),
+        TypeDefKind::List(Type::S32) => "Int32Array".into(),
+        TypeDefKind::List(Type::U64) => "BigUint64Array".into(),
+        TypeDefKind::List(Type::S64) => "BigInt64Array".into(),
+        TypeDefKind::List(Type::F32) => "Float32Array".into(),
+        TypeDefKind::List(Type::F64) => "Float64Array".into(),
         TypeDefKind::List(t) => format!("Array<{}>", ty(resolve, t)),
         TypeDefKind::Tuple(t) => format!(
             "[{}]",
@@ -117,6 +129,76 @@ fn id_ty(resolve: &Resolve, id: TypeId) -> String {
         TypeDefKind::Type(t) => ty(resolve, t),
         _ => "unknown".into(),
     }
+}
+
+/// `(params): result` of a function, its first `skip` parameters left
+/// out (a method's `self`). A `result<T, E>` returns T and throws
+/// `{ payload: E }`, as componentize-js has it.
+fn signature(resolve: &Resolve, f: &Function, skip: usize) -> String {
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .skip(skip)
+        .map(|p| format!("{}: {}", camel(&p.name), ty(resolve, &p.ty)))
+        .collect();
+    let result = match &f.result {
+        None => "void".to_string(),
+        Some(Type::Id(id)) => match &resolve.types[*id].kind {
+            TypeDefKind::Result(r) if resolve.types[*id].name.is_none() => {
+                let ok =
+                    r.ok.as_ref()
+                        .map(|t| ty(resolve, t))
+                        .unwrap_or("void".into());
+                let err = r
+                    .err
+                    .as_ref()
+                    .map(|t| ty(resolve, t))
+                    .unwrap_or("void".into());
+                format!("{ok} /* throws {{ payload: {err} }} */")
+            }
+            _ => ty(resolve, &Type::Id(*id)),
+        },
+        Some(t) => ty(resolve, t),
+    };
+    format!("({}): {}", params.join(", "), result)
+}
+
+/// A resource: an interface of its methods, and the class a plugin
+/// exports for it (componentize-js calls `new Name(…)` for the WIT
+/// constructor).
+fn resource(resolve: &Resolve, iface: &Interface, id: TypeId, name: &str) -> String {
+    let mut methods = String::new();
+    let mut class = String::new();
+    for f in iface.functions.values() {
+        match f.kind {
+            FunctionKind::Method(of) | FunctionKind::AsyncMethod(of) if of == id => {
+                methods.push_str(&doc(&f.docs, "    "));
+                let _ = writeln!(
+                    methods,
+                    "    {}{};",
+                    camel(f.item_name()),
+                    signature(resolve, f, 1)
+                );
+            }
+            FunctionKind::Constructor(of) if of == id => {
+                class.push_str(&doc(&f.docs, "    "));
+                let params = signature(resolve, f, 0);
+                let params = params.split("): ").next().unwrap_or("(");
+                let _ = writeln!(class, "    new {params}): {name};");
+            }
+            FunctionKind::Static(of) | FunctionKind::AsyncStatic(of) if of == id => {
+                class.push_str(&doc(&f.docs, "    "));
+                let _ = writeln!(
+                    class,
+                    "    {}{};",
+                    camel(f.item_name()),
+                    signature(resolve, f, 0)
+                );
+            }
+            _ => {}
+        }
+    }
+    format!("  export interface {name} {{\n{methods}  }}\n  export interface {name}Class {{\n{class}  }}\n")
 }
 
 /// The declarations of every interface of `amber:plugin`.
@@ -178,7 +260,7 @@ pub fn generate() -> Result<String> {
                         e.cases.iter().map(|c| format!("\"{}\"", c.name)).collect();
                     format!("  export type {name} = {};\n", cases.join(" | "))
                 }
-                TypeDefKind::Resource => format!("  export interface {name} {{}}\n"),
+                TypeDefKind::Resource => resource(&resolve, iface, *id, &name),
                 TypeDefKind::Type(t) => format!("  export type {name} = {};\n", ty(&resolve, t)),
                 _ => format!("  export type {name} = {};\n", id_ty(&resolve, *id)),
             };
@@ -198,37 +280,16 @@ pub fn generate() -> Result<String> {
             let _ = writeln!(out, "  export interface Functions {{");
             for f in functions {
                 out.push_str(&doc(&f.docs, "    "));
-                let params: Vec<String> = f
-                    .params
-                    .iter()
-                    .map(|p| format!("{}: {}", camel(&p.name), ty(&resolve, &p.ty)))
-                    .collect();
-                let result = match &f.result {
-                    None => "void".to_string(),
-                    Some(Type::Id(id)) => match &resolve.types[*id].kind {
-                        TypeDefKind::Result(r) if resolve.types[*id].name.is_none() => {
-                            let ok =
-                                r.ok.as_ref()
-                                    .map(|t| ty(&resolve, t))
-                                    .unwrap_or("void".into());
-                            let err = r
-                                .err
-                                .as_ref()
-                                .map(|t| ty(&resolve, t))
-                                .unwrap_or("void".into());
-                            format!("{ok} /* throws {{ payload: {err} }} */")
-                        }
-                        _ => ty(&resolve, &Type::Id(*id)),
-                    },
-                    Some(t) => ty(&resolve, t),
-                };
-                let _ = writeln!(
-                    out,
-                    "    {}({}): {};",
-                    camel(&f.name),
-                    params.join(", "),
-                    result
-                );
+                let _ = writeln!(out, "    {}{};", camel(&f.name), signature(&resolve, f, 0));
+            }
+            for (type_name, id) in &iface.types {
+                if matches!(resolve.types[*id].kind, TypeDefKind::Resource) {
+                    let name = pascal(type_name);
+                    let _ = writeln!(
+                        out,
+                        "    /** The resource's class: its constructor and static functions. */\n    {name}: {name}Class;"
+                    );
+                }
             }
             let _ = writeln!(out, "  }}");
         }

@@ -14,6 +14,7 @@ mod models;
 mod npm;
 mod peers;
 mod python_component;
+mod sdk_tests;
 mod setup;
 mod toolchain;
 
@@ -31,6 +32,9 @@ commands:
            build the guests, run every test
   guests   build every guest in release into target/guests/<name>.wasm
   js-types write sdk/js/amber-plugin.d.ts, the WIT as TypeScript declarations
+  sdk-tests
+           the Python and JavaScript SDKs' own tests (CPython against the
+           WIT's generated bindings, node's test runner); `test` runs them
   c-example
            build the C example plugin (sdk/examples/c) into its dist/: C
            bindings by wit-bindgen-c, Debian's clang, wit-component
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("guests") => guests::build_all().map(|_| ()),
         Some("c-example") => c_plugin::build().map(|out| println!("{}", out.display())),
+        Some("sdk-tests") => sdk_tests::run_all(),
         Some("js-types") => js_types::write().map(|out| println!("{}", out.display())),
         Some("install") => install::run_install(&args[1..]),
         Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
@@ -143,6 +148,7 @@ fn test(extra: &[String]) -> Result<()> {
     // host/cli/tests/plugin_authoring.rs: amber installs componentize-py
     // into a virtualenv of its own.
     setup::ensure_python_module("venv", "python3-venv")?;
+    sdk_tests::run_all()?;
     let guests = guests::build_all()?;
     let model = models::ensure_embedding_model()?;
     // host/cli/tests/mcp.rs talks to real MCP servers from npm.

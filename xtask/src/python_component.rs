@@ -15,7 +15,7 @@ const PACKAGE: &str = "componentize-py==0.25.1";
 
 /// A virtualenv under the target dir holding componentize-py, so nothing
 /// is installed into the user's Python.
-fn ensure_componentize_py() -> Result<PathBuf> {
+pub fn ensure_componentize_py() -> Result<PathBuf> {
     let venv = target_dir().join("tools/componentize-py");
     let exe = venv.join("bin/componentize-py");
     let stamp = venv.join("installed");

@@ -179,12 +179,13 @@ fn a_folder_without_a_descriptor_and_a_bad_id_are_told_what_to_do() {
     assert!(!Path::new(&env.ws.join("Bad Name")).exists());
 }
 
-/// The other kinds, one language each (each language's SDK has them
-/// all; building all nine would cost CI minutes): a hook in Python, a
-/// command in JavaScript, a prompt block, a parser and a provider in
-/// Rust, and a parser in each of the three. Each scaffold passes its own
-/// examples: a hook's decisions, a command's output, a block's text, an
-/// outline, a request built and a stream decoded.
+/// The other kinds (each language's SDK has them all; building all
+/// fifteen would cost CI minutes): a hook in Python, a command in
+/// JavaScript, a prompt block in Rust, a parser in each of the three, and
+/// a provider in Rust (Python and JavaScript: the next test). Each
+/// scaffold passes its own examples: a hook's decisions, a command's
+/// output, a block's text, an outline, a request built and a stream
+/// decoded (its text not all ASCII, one event not JSON).
 #[test]
 fn a_scaffold_of_every_other_kind_passes_its_examples() {
     let env = Env::new(AMBER);
@@ -205,8 +206,68 @@ fn a_scaffold_of_every_other_kind_passes_its_examples() {
             "{lang} {kind}: {shown}\n{}",
             text(&out.stderr)
         );
-        assert_eq!(shown.matches("  passed  ").count(), 2, "{shown}");
+        let examples = std::fs::read_to_string(dir.join("tests.toml")).unwrap();
+        let listed = examples.lines().filter(|l| l.starts_with("[[")).count();
+        assert_eq!(shown.matches("  passed  ").count(), listed, "{shown}");
         assert!(shown.contains(kinds_example), "{shown}");
+    }
+}
+
+/// A provider written in Python and one in JavaScript, each from its
+/// scaffold: it passes its examples (a request built; streams decoded,
+/// one not all ASCII, one with an event that is not JSON), and once added
+/// and chosen in the config, the model's reply reaches `amber exec`
+/// through the plugin's request and decoder, against the fake LLM
+/// server's chat-completions stream.
+#[test]
+fn providers_in_python_and_javascript_pass_their_examples_and_carry_a_session() {
+    let env = Env::new(AMBER);
+    for lang in ["python", "js"] {
+        let id = format!("chat-{lang}");
+        let dir = scaffold(&env, &id, lang, "provider");
+        let out = amber(&env, &["plugin", "test", dir.to_str().unwrap()]);
+        let shown = text(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{lang}: {shown}\n{}",
+            text(&out.stderr)
+        );
+        assert_eq!(shown.matches("  passed  ").count(), 3, "{shown}");
+        assert!(shown.contains(&format!("provider {id} stream")), "{shown}");
+        let wasm = dir.join("dist").join(format!("{id}.wasm"));
+        let out = amber(&env, &["plugin", "add", wasm.to_str().unwrap(), "--yes"]);
+        assert!(out.status.success(), "{lang}: {}", text(&out.stderr));
+
+        let server = fake(&format!(
+            r#"
+[[turns]]
+reply = {{ text = "Grüße from {lang}." }}
+"#
+        ));
+        std::fs::write(
+            env.home.join("config.toml"),
+            format!(
+                "[providers.mine]\nflavor = \"{id}\"\nbase_url = \"{}\"\nmodel = \"m1\"\nkey_env = \"OPENAI_API_KEY\"\n",
+                server.openai_base()
+            ),
+        )
+        .unwrap();
+        let out = amber(&env, &["exec", "--json", "--provider", "mine", "Say hi."]);
+        let run = amber_tests::exec_env::Run::from(out);
+        run.assert_done(&format!("Grüße from {lang}."));
+        // The request the plugin built is what the server saw.
+        let received = server.received();
+        assert_eq!(received[0].path, "/v1/chat/completions");
+        assert_eq!(received[0].authorization.as_deref(), Some("Bearer sk-test"));
+        let body = &received[0].body;
+        assert_eq!(body["model"], "m1", "{body}");
+        assert_eq!(body["stream"], true, "{body}");
+        let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["role"], "user", "{body}");
+        assert!(
+            last["content"].as_str().unwrap().contains("Say hi."),
+            "{body}"
+        );
     }
 }
 

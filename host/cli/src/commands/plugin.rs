@@ -128,8 +128,9 @@ pub enum PluginCommand {
     /// exports, its size.
     ///
     /// Python needs python3: componentize-py is installed into amber's
-    /// cache on first use. Rust needs cargo; the wasm32-wasip2 target is
-    /// added through rustup when missing.
+    /// cache on first use. JavaScript needs npm: componentize-js is
+    /// installed the same way. Rust needs cargo; the wasm32-wasip2 target
+    /// is added through rustup when missing.
     Build {
         /// The plugin folder (holding amber-plugin.toml).
         #[arg(default_value = ".")]

@@ -13,11 +13,7 @@ use super::{check_id, sdk, Kind, Lang, DESCRIPTOR, EXAMPLES};
 /// Writes the plugin `id` into `parent/id`; returns the folder.
 pub fn create(parent: &Path, id: &str, lang: Lang, kind: Kind) -> Result<PathBuf> {
     check_id(id)?;
-    if lang == Lang::C {
-        bail!(
-            "there is no C scaffold: start from sdk/examples/c, whose README says how it is built"
-        );
-    }
+    let files = files(id, lang, kind)?;
     let dir = parent.join(id);
     if dir.exists()
         && std::fs::read_dir(&dir)
@@ -26,7 +22,6 @@ pub fn create(parent: &Path, id: &str, lang: Lang, kind: Kind) -> Result<PathBuf
     {
         bail!("{} already exists and is not empty", dir.display());
     }
-    let files = files(id, lang, kind)?;
     for (path, text) in files {
         let file = dir.join(path);
         if let Some(folder) = file.parent() {
@@ -103,6 +98,16 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
             out.push(("src/lib.rs", fill(RUST_PROVIDER, id)));
             out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
         }
+        (Lang::Python, Kind::Provider) => {
+            out.push(("app.py", fill(PYTHON_PROVIDER, id)));
+            out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
+        }
+        (Lang::Js, Kind::Provider) => {
+            out.push(("plugin.js", fill(JS_PROVIDER, id)));
+            out.extend(js_sdk_files()?);
+            out.push((".gitignore", "/dist\n".into()));
+            out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
+        }
         (Lang::Python, Kind::Parser) => {
             out.push(("app.py", fill(PYTHON_PARSER, id)));
             out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
@@ -141,10 +146,8 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
                 Lang::Python | Lang::C => {}
             }
         }
-        _ => bail!(
-            "`amber plugin new --lang {} --kind {}` has no scaffold yet: this amber scaffolds tools, commands, prompt blocks and hooks in Rust, Python and JavaScript, parsers in all three, and providers in Rust",
-            lang.name(),
-            kind.name()
+        (Lang::C, _) => bail!(
+            "there is no C scaffold: start from sdk/examples/c, whose README says how it is built"
         ),
     }
     if lang == Lang::Python {
@@ -553,6 +556,22 @@ data: [DONE]
 output = """
 text Hello
 stop end_turn"""
+
+# Text that is not ASCII, and an event that is not JSON.
+[[provider]]
+flavor = "{{id}}"
+stream = """
+data: {"choices":[{"delta":{"content":"Grüße, "}}]}
+
+data: {"choices":[{"delta":{"content":"✓"},"finish_reason":"length"}]}
+
+data: oops
+
+"""
+output = """
+text Grüße, ✓
+stop max_tokens
+error decode: not JSON: oops"""
 "#;
 
 const RUST_PROVIDER: &str = r#"//! {{id}}: an amber provider plugin in Rust: a wire dialect for an
@@ -652,6 +671,99 @@ impl ProviderPlugin for {{Camel}} {
 }
 
 amber_sdk::export!({{Camel}}: provider);
+"#;
+
+const PYTHON_PROVIDER: &str = r#""""{{id}}: an amber provider plugin in Python: a wire dialect for an
+OpenAI-style chat API, text only (no tools, no reasoning). amber owns HTTP,
+the base URL and the key; this shapes the request and decodes the stream."""
+
+import json
+
+from amber_sdk import Manifest
+from amber_sdk.provider import Decoder, Flavor, HttpRequest, ProviderPlugin, error, stop, text
+
+_FINISH = {"stop": "end-turn", "length": "max-tokens"}
+
+
+class Chat(Decoder):
+    """Decodes `data: {"choices":[{"delta":{"content":…},"finish_reason":…}]}`."""
+
+    def event(self, name, data):
+        if data == "[DONE]":
+            return []
+        try:
+            event = json.loads(data)
+        except ValueError:
+            return [error("decode", f"not JSON: {data}")]
+        # A usage-only event has no choices.
+        choice = (event.get("choices") or [{}])[0]
+        out = [text((choice.get("delta") or {}).get("content") or "")]
+        finish = choice.get("finish_reason")
+        if finish:
+            out.append(stop(_FINISH.get(finish, "other")))
+        return out
+
+
+class {{Camel}}(ProviderPlugin):
+    manifest = Manifest(id="{{id}}", version="0.1.0", description="An OpenAI-style chat dialect.")
+    flavors = [Flavor("{{id}}", auth="bearer")]
+    decoder = Chat
+
+    def build_request(self, req):
+        messages = [{"content": m.text, "role": m.role} for m in req.messages]
+        return HttpRequest(
+            "POST",
+            "/chat/completions",
+            headers={"content-type": "application/json"},
+            body={"messages": messages, "model": req.model, "stream": True},
+        )
+
+
+# componentize-py looks for these two classes in this module.
+Plugin, Provider = {{Camel}}.export()
+"#;
+
+const JS_PROVIDER: &str = r#"// {{id}}: an amber provider plugin in JavaScript: a wire dialect for an
+// OpenAI-style chat API, text only (no tools, no reasoning). amber owns
+// HTTP, the base URL and the key; this shapes the request and decodes the
+// stream.
+import { defineProvider, chunk } from "./amber-sdk.js";
+
+const FINISH = { stop: "end-turn", length: "max-tokens" };
+
+// Decodes `data: {"choices":[{"delta":{"content":…},"finish_reason":…}]}`.
+class Chat {
+  event(name, data) {
+    if (data === "[DONE]") return [];
+    let event;
+    try {
+      event = JSON.parse(data);
+    } catch (e) {
+      return [chunk.error("decode", `not JSON: ${data}`)];
+    }
+    // A usage-only event has no choices.
+    const choice = (event.choices && event.choices[0]) || {};
+    const out = [chunk.text((choice.delta && choice.delta.content) || "")];
+    if (choice.finish_reason) out.push(chunk.stop(FINISH[choice.finish_reason] || "other"));
+    return out;
+  }
+}
+
+// componentize-js looks for these two exports: `plugin` and `provider`.
+export const { plugin, provider } = defineProvider({
+  manifest: { id: "{{id}}", version: "0.1.0", description: "An OpenAI-style chat dialect." },
+  flavors: [{ name: "{{id}}", auth: "bearer" }],
+  decoder: Chat,
+  buildRequest(req) {
+    const messages = req.messages.map((m) => ({ content: m.text, role: m.role }));
+    return {
+      method: "POST",
+      path: "/chat/completions",
+      headers: { "content-type": "application/json" },
+      body: { messages, model: req.model, stream: true },
+    };
+  },
+});
 "#;
 
 const PYTHON_PARSER: &str = r#""""{{id}}: an amber parser in Python: outlines INI files, a `section`
