@@ -177,6 +177,26 @@ fn a_folder_without_a_descriptor_and_a_bad_id_are_told_what_to_do() {
         text(&out.stderr)
     );
     assert!(!Path::new(&env.ws.join("Bad Name")).exists());
+    // C has an example to start from, not a scaffold; nothing is made.
+    let out = amber(
+        &env,
+        &[
+            "plugin",
+            "new",
+            "in-c",
+            "--lang",
+            "c",
+            "--dir",
+            env.ws.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("there is no C scaffold: start from sdk/examples/c"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!env.ws.join("in-c").exists());
 }
 
 /// The other kinds (each language's SDK has them all; building all
