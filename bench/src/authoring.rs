@@ -6,7 +6,11 @@
 //!   and caches kept, a fresh scaffold each time), with the installed
 //!   amber as a user runs it;
 //! - a warm call of the Python and of the JavaScript scaffold's tool
-//!   against the Rust hello tool, in one runtime, in the same run.
+//!   against the Rust hello tool, in one runtime, in the same run;
+//! - a stream of 10k chat events decoded by the Python and by the
+//!   JavaScript provider scaffold against the Rust one (the same
+//!   dialect), in one runtime, in the same run: what a provider written in
+//!   another language costs on every reply.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,12 +22,15 @@ use amber_runtime::{AmberDirs, Grants, PluginRuntime, RuntimeOptions};
 use anyhow::{ensure, Context, Result};
 use serde_json::json;
 
+use amber_core::ports::dialect::SseEvent;
+
 use crate::measure::{guest, pair_row, per_call_us, Figure, Rows};
+use crate::wire::{chat_events, decode_component, Shape};
 
 const LANGS: [&str; 3] = ["rust", "python", "js"];
 const WARM_ROUNDS: usize = 3;
 
-/// `amber plugin new ID --lang LANG` then `amber plugin test`, with the
+/// `amber plugin new ID --lang LANG --kind KIND` then `amber plugin test`, with the
 /// toolchains and compiled code in `cache` and cargo's in `target`;
 /// returns the seconds it took and the built component.
 fn new_to_test(
@@ -31,6 +38,7 @@ fn new_to_test(
     scratch: &Path,
     id: &str,
     lang: &str,
+    kind: &str,
     cache: &Path,
     target: &Path,
 ) -> Result<(f64, PathBuf)> {
@@ -55,7 +63,10 @@ fn new_to_test(
         Ok(())
     };
     let start = Instant::now();
-    run(&["plugin", "new", id, "--lang", lang], scratch)?;
+    run(
+        &["plugin", "new", id, "--lang", lang, "--kind", kind],
+        scratch,
+    )?;
     let dir = scratch.join(id);
     run(&["plugin", "test"], &dir)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -79,6 +90,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             scratch.path(),
             &format!("cold-{lang}"),
             lang,
+            "tool",
             &cold_cache,
             &cold_target,
         )?;
@@ -88,6 +100,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             scratch.path(),
             &format!("warmup-{lang}"),
             lang,
+            "tool",
             &warm_cache,
             &warm_target,
         )?;
@@ -99,6 +112,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
                 scratch.path(),
                 &format!("warm{round}-{lang}"),
                 lang,
+                "tool",
                 &warm_cache,
                 &warm_target,
             )?;
@@ -107,6 +121,21 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         let name = format!("plugin_new_to_test_{lang}_cold");
         let baseline = format!("plugin_new_to_test_{lang}_warm");
         rows.push(pair_row((&name, &[cold]), (&baseline, &warm), "s", None))?;
+    }
+
+    // The provider scaffolds, built untimed with the warm caches.
+    let mut providers = Vec::new();
+    for lang in LANGS {
+        let (_, wasm) = new_to_test(
+            &amber,
+            scratch.path(),
+            &format!("provider-{lang}"),
+            lang,
+            "provider",
+            &warm_cache,
+            &warm_target,
+        )?;
+        providers.push((lang, wasm));
     }
 
     // Warm calls, one runtime: the scaffolds' word counters and hello.
@@ -120,6 +149,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     for path in [guest("hello-tool")?]
         .into_iter()
         .chain(built.iter().map(|(_, p)| p.clone()))
+        .chain(providers.iter().map(|(_, p)| p.clone()))
     {
         let (id, _) = runtime.register_file(&path)?;
         runtime.enable(&id, Grants::none())?;
@@ -143,6 +173,50 @@ pub fn run(rows: &mut Rows) -> Result<()> {
                 unit: "us",
                 value: us,
                 baseline: Some(("rust_hello_tool_call_warm", hello)),
+                goal_value: None,
+                goal_ratio: None,
+            }
+            .row(),
+        )?;
+    }
+    provider_decodes(rows, &runtime)
+}
+
+/// The same 10k-event chat stream through each provider scaffold; each
+/// must decode it to the same text. A figure is the median of a few
+/// whole streams, in ms.
+fn provider_decodes(rows: &mut Rows, runtime: &PluginRuntime) -> Result<()> {
+    let events: Vec<SseEvent> = chat_events(Shape::Minimal)
+        .into_iter()
+        .map(|(event, data)| SseEvent { event, data })
+        .collect();
+    let mut medians = Vec::new();
+    let mut reference = None;
+    for lang in LANGS {
+        let flavor = format!("provider-{lang}");
+        let dialect = runtime
+            .ledger()
+            .provider(&flavor)
+            .with_context(|| format!("{flavor} is installed"))?;
+        let decoded = decode_component(&*dialect, &events)?;
+        let reference = reference.get_or_insert_with(|| decoded.text.clone());
+        ensure!(
+            &decoded.text == reference,
+            "{flavor} decodes the stream to the Rust scaffold's text"
+        );
+        let us = per_call_us(5, 1, || {
+            std::hint::black_box(decode_component(&*dialect, &events).expect("the stream decodes"));
+        });
+        medians.push((lang, us / 1000.0));
+    }
+    let rust = medians[0].1;
+    for (lang, ms) in &medians[1..] {
+        rows.push(
+            Figure {
+                name: &format!("plugin_provider_decode_10k_events_{lang}"),
+                unit: "ms",
+                value: *ms,
+                baseline: Some(("plugin_provider_decode_10k_events_rust", rust)),
                 goal_value: None,
                 goal_ratio: None,
             }

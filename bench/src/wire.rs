@@ -24,7 +24,7 @@ const BATCH: usize = 64;
 
 /// The envelope of each chunk in a chat stream.
 #[derive(Debug, Clone, Copy)]
-enum Shape {
+pub(crate) enum Shape {
     /// Every field OpenAI sends, in its order, as recorded in
     /// `../shared/fixtures/sse/openai-chat-text.sse` (gpt-4o, 2025): the
     /// stream a user's decoder actually sees.
@@ -36,7 +36,7 @@ enum Shape {
 
 /// A chat stream of [`EVENTS`] chunks: text deltas, a tool call in argument
 /// pieces, a finish, usage, [DONE].
-fn chat_events(shape: Shape) -> Vec<(Option<String>, String)> {
+pub(crate) fn chat_events(shape: Shape) -> Vec<(Option<String>, String)> {
     let chunk = |i: usize, delta: serde_json::Value, finish: Option<&str>| {
         let finish = json!(finish);
         match shape {
@@ -100,13 +100,13 @@ fn runtime(home: &std::path::Path) -> Result<PluginRuntime> {
 /// What a decode produced, for checking both sides agree: the text, the
 /// tool-call arguments, and how many chunks of each other kind.
 #[derive(Debug, Default, PartialEq)]
-struct Decoded {
-    text: String,
+pub(crate) struct Decoded {
+    pub(crate) text: String,
     arguments: String,
     others: usize,
 }
 
-fn decode_component(
+pub(crate) fn decode_component(
     dialect: &dyn amber_core::ports::Dialect,
     events: &[SseEvent],
 ) -> Result<Decoded> {

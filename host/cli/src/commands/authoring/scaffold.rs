@@ -77,81 +77,54 @@ fn files(id: &str, lang: Lang, kind: Kind) -> Result<Vec<(&'static str, String)>
         (DESCRIPTOR, descriptor),
         ("README.md", fill(&readme(lang, kind), id)),
     ];
-    match (lang, kind) {
-        (Lang::Python, Kind::Tool) => {
-            out.push(("app.py", fill(PYTHON_TOOL, id)));
-            out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
-        }
-        (Lang::Rust, Kind::Tool) => {
-            out.extend(rust_project(id)?);
-            out.push(("src/lib.rs", fill(RUST_TOOL, id)));
-            out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
-        }
-        (Lang::Js, Kind::Tool) => {
-            out.push(("plugin.js", fill(JS_TOOL, id)));
-            out.extend(js_sdk_files()?);
-            out.push((".gitignore", "/dist\n".into()));
-            out.push((EXAMPLES, fill(TOOL_EXAMPLES, id)));
-        }
-        (Lang::Rust, Kind::Provider) => {
-            out.extend(rust_project(id)?);
-            out.push(("src/lib.rs", fill(RUST_PROVIDER, id)));
-            out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
-        }
-        (Lang::Python, Kind::Provider) => {
-            out.push(("app.py", fill(PYTHON_PROVIDER, id)));
-            out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
-        }
-        (Lang::Js, Kind::Provider) => {
-            out.push(("plugin.js", fill(JS_PROVIDER, id)));
-            out.extend(js_sdk_files()?);
-            out.push((".gitignore", "/dist\n".into()));
-            out.push((EXAMPLES, fill(PROVIDER_EXAMPLES, id)));
-        }
-        (Lang::Python, Kind::Parser) => {
-            out.push(("app.py", fill(PYTHON_PARSER, id)));
-            out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
-        }
-        (Lang::Js, Kind::Parser) => {
-            out.push(("plugin.js", fill(JS_PARSER, id)));
-            out.extend(js_sdk_files()?);
-            out.push((".gitignore", "/dist\n".into()));
-            out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
-        }
-        (Lang::Rust, Kind::Parser) => {
-            out.extend(rust_project(id)?);
-            out.push(("src/lib.rs", fill(RUST_PARSER, id)));
-            out.push((EXAMPLES, fill(PARSER_EXAMPLES, id)));
-        }
-        (lang, Kind::Command | Kind::Prompt | Kind::Hook) => {
-            let (source, template, examples) = match (lang, kind) {
-                (Lang::Python, Kind::Command) => ("app.py", PYTHON_COMMAND, COMMAND_EXAMPLES),
-                (Lang::Python, Kind::Prompt) => ("app.py", PYTHON_PROMPT, PROMPT_EXAMPLES),
-                (Lang::Python, _) => ("app.py", PYTHON_HOOK, HOOK_EXAMPLES),
-                (Lang::Js, Kind::Command) => ("plugin.js", JS_COMMAND, COMMAND_EXAMPLES),
-                (Lang::Js, Kind::Prompt) => ("plugin.js", JS_PROMPT, PROMPT_EXAMPLES),
-                (Lang::Js, _) => ("plugin.js", JS_HOOK, HOOK_EXAMPLES),
-                (_, Kind::Command) => ("src/lib.rs", RUST_COMMAND, COMMAND_EXAMPLES),
-                (_, Kind::Prompt) => ("src/lib.rs", RUST_PROMPT, PROMPT_EXAMPLES),
-                _ => ("src/lib.rs", RUST_HOOK, HOOK_EXAMPLES),
-            };
-            out.push((source, fill(template, id)));
-            out.push((EXAMPLES, fill(examples, id)));
-            match lang {
-                Lang::Rust => out.extend(rust_project(id)?),
-                Lang::Js => {
-                    out.extend(js_sdk_files()?);
-                    out.push((".gitignore", "/dist\n".into()));
-                }
-                Lang::Python | Lang::C => {}
-            }
-        }
+    // One source from the table of languages and kinds, the kind's
+    // examples, and what the language's project needs beside them.
+    let template = match (lang, kind) {
         (Lang::C, _) => bail!(
             "there is no C scaffold: start from sdk/examples/c, whose README says how it is built"
         ),
-    }
-    if lang == Lang::Python {
-        out.push((".gitignore", "/dist\n__pycache__/\n".into()));
+        (Lang::Rust, Kind::Tool) => RUST_TOOL,
+        (Lang::Rust, Kind::Command) => RUST_COMMAND,
+        (Lang::Rust, Kind::Prompt) => RUST_PROMPT,
+        (Lang::Rust, Kind::Hook) => RUST_HOOK,
+        (Lang::Rust, Kind::Provider) => RUST_PROVIDER,
+        (Lang::Rust, Kind::Parser) => RUST_PARSER,
+        (Lang::Python, Kind::Tool) => PYTHON_TOOL,
+        (Lang::Python, Kind::Command) => PYTHON_COMMAND,
+        (Lang::Python, Kind::Prompt) => PYTHON_PROMPT,
+        (Lang::Python, Kind::Hook) => PYTHON_HOOK,
+        (Lang::Python, Kind::Provider) => PYTHON_PROVIDER,
+        (Lang::Python, Kind::Parser) => PYTHON_PARSER,
+        (Lang::Js, Kind::Tool) => JS_TOOL,
+        (Lang::Js, Kind::Command) => JS_COMMAND,
+        (Lang::Js, Kind::Prompt) => JS_PROMPT,
+        (Lang::Js, Kind::Hook) => JS_HOOK,
+        (Lang::Js, Kind::Provider) => JS_PROVIDER,
+        (Lang::Js, Kind::Parser) => JS_PARSER,
+    };
+    let examples = match kind {
+        Kind::Tool => TOOL_EXAMPLES,
+        Kind::Command => COMMAND_EXAMPLES,
+        Kind::Prompt => PROMPT_EXAMPLES,
+        Kind::Hook => HOOK_EXAMPLES,
+        Kind::Provider => PROVIDER_EXAMPLES,
+        Kind::Parser => PARSER_EXAMPLES,
+    };
+    let source = match lang {
+        Lang::Python => "app.py",
+        Lang::Js => "plugin.js",
+        Lang::Rust | Lang::C => "src/lib.rs",
+    };
+    out.push((source, fill(template, id)));
+    out.push((EXAMPLES, fill(examples, id)));
+    match lang {
+        Lang::Rust => out.extend(rust_project(id)?),
+        Lang::Js => {
+            out.extend(js_sdk_files()?);
+            out.push((".gitignore", "/dist\n".into()));
+        }
+        Lang::Python => out.push((".gitignore", "/dist\n__pycache__/\n".into())),
+        Lang::C => {}
     }
     Ok(out)
 }
