@@ -243,21 +243,40 @@ export function defineHook(def) {
   return { plugin: pluginExport(def, capabilities), hook };
 }
 
+const STOP_REASONS = ["end-turn", "tool-use", "max-tokens", "content-filter", "refusal", "other"];
+const CHUNK_TAGS = [
+  "text-delta",
+  "reasoning-delta",
+  "tool-call-start",
+  "tool-call-delta",
+  "tool-call-end",
+  "usage",
+  "stop",
+  "error",
+];
+const textOrEmpty = (value) => (value === undefined || value === null ? "" : String(value));
+const optionalText = (value) => (value === undefined || value === null ? undefined : String(value));
+
 /**
  * The chunks a provider's decoder yields, as the WIT's `stream-chunk`.
- * Token counts may be numbers; the SDK makes them the u64s (BigInt) the
- * WIT wants.
+ * Each builder makes its values the WIT's types (token counts become the
+ * u64s, BigInt, the WIT wants), so a wrong one throws in the decoder's
+ * `event` (an error chunk) rather than as the chunk crosses back (a trap).
  */
 export const chunk = {
-  text: (delta) => ({ tag: "text-delta", val: String(delta) }),
+  /** A piece of the reply; undefined or null (JSON's null) is no text. */
+  text: (delta) => ({ tag: "text-delta", val: textOrEmpty(delta) }),
   reasoning: (text, { id, signature, encrypted } = {}) => ({
     tag: "reasoning-delta",
-    val: { id, text: String(text), signature, encrypted },
+    val: { id: optionalText(id), text: textOrEmpty(text), signature: optionalText(signature), encrypted: optionalText(encrypted) },
   }),
-  toolCallStart: (index, id, name) => ({ tag: "tool-call-start", val: { index, id, name } }),
+  toolCallStart: (index, id, name) => ({
+    tag: "tool-call-start",
+    val: { index: Number(index), id: String(id), name: String(name) },
+  }),
   /** A piece of a call's JSON arguments; amber joins the pieces. */
-  toolCallArgs: (index, args) => ({ tag: "tool-call-delta", val: { index, arguments: String(args) } }),
-  toolCallEnd: (index) => ({ tag: "tool-call-end", val: index }),
+  toolCallArgs: (index, args) => ({ tag: "tool-call-delta", val: { index: Number(index), arguments: String(args) } }),
+  toolCallEnd: (index) => ({ tag: "tool-call-end", val: Number(index) }),
   usage: ({ inputTokens = 0, outputTokens = 0, cachedInputTokens = 0, cacheWriteTokens = 0, reasoningTokens = 0 }) => ({
     tag: "usage",
     val: {
@@ -269,14 +288,23 @@ export const chunk = {
     },
   }),
   /** `reason`: end-turn, tool-use, max-tokens, content-filter, refusal or other. */
-  stop: (reason) => ({ tag: "stop", val: reason }),
-  error: (kind, message, retryable = false) => ({ tag: "error", val: { kind, message, retryable } }),
+  stop: (reason) => {
+    if (!STOP_REASONS.includes(reason)) {
+      throw new Error(`unknown stop reason ${JSON.stringify(reason)}: use one of ${STOP_REASONS.join(", ")}`);
+    }
+    return { tag: "stop", val: reason };
+  },
+  error: (kind, message, retryable = false) => ({
+    tag: "error",
+    val: { kind: String(kind), message: String(message), retryable: Boolean(retryable) },
+  }),
 };
 
 /**
  * (name, data) of each event of an `sse-batch`: spans are byte ranges
  * into the UTF-8 text, four numbers an event, a name of length 0 none.
- * A short or out-of-range span is skipped, as the Rust SDK does.
+ * A short span, one out of range or one that cuts a character is
+ * skipped, as the Rust SDK does (amber never sends one).
  */
 function* sseEvents(batch) {
   const text = batch.text;
@@ -284,36 +312,60 @@ function* sseEvents(batch) {
   const bytes = new TextEncoder().encode(text);
   // ASCII text: a byte offset is a string offset, so no decoding.
   const ascii = bytes.length === text.length;
-  const decoder = ascii ? undefined : new TextDecoder();
+  const decoder = ascii ? undefined : new TextDecoder("utf-8", { fatal: true });
   const piece = (start, length) =>
     ascii ? text.slice(start, start + length) : decoder.decode(bytes.subarray(start, start + length));
   for (let at = 0; at + 3 < spans.length; at += 4) {
     const [ns, nl, ds, dl] = [spans[at], spans[at + 1], spans[at + 2], spans[at + 3]];
     if (ns + nl > bytes.length || ds + dl > bytes.length) continue;
-    yield [nl ? piece(ns, nl) : undefined, piece(ds, dl)];
+    let event;
+    try {
+      event = [nl ? piece(ns, nl) : undefined, piece(ds, dl)];
+    } catch (e) {
+      continue;
+    }
+    yield event;
   }
 }
 
 /**
- * Appends what `produce` returns, joining adjacent text deltas (fewer
- * chunks cross back); an exception becomes an `error` chunk naming it, so
- * one bad event ends the stream with a reason instead of trapping.
+ * Appends what `produce` returns, joining adjacent text deltas and
+ * adjacent argument pieces of one call, as the Rust SDK does (fewer
+ * chunks cross back). An exception, or anything that is not a list of
+ * chunks, becomes an `error` chunk naming it: amber ends the reply with
+ * that reason instead of the plugin trapping.
  */
 function collect(out, produce) {
   let chunks;
   try {
-    chunks = produce() || [];
+    const got = produce();
+    if (got === undefined || got === null) {
+      chunks = [];
+    } else if (typeof got === "string" || !(Symbol.iterator in Object(got))) {
+      throw new TypeError(`returned ${typeof got === "object" && got.tag ? "one chunk" : typeof got}, not a list of chunks`);
+    } else {
+      chunks = Array.from(got);
+    }
+    for (const c of chunks) {
+      if (!c || !CHUNK_TAGS.includes(c.tag)) {
+        throw new TypeError(`returned ${JSON.stringify(c)} among its chunks`);
+      }
+    }
   } catch (e) {
     chunks = [chunk.error("decode", message(e))];
   }
   for (const c of chunks) {
+    const last = out[out.length - 1];
     if (c.tag === "text-delta") {
       if (!c.val) continue;
-      const last = out[out.length - 1];
       if (last && last.tag === "text-delta") {
         out[out.length - 1] = { tag: "text-delta", val: last.val + c.val };
         continue;
       }
+    }
+    if (c.tag === "tool-call-delta" && last && last.tag === "tool-call-delta" && last.val.index === c.val.index) {
+      out[out.length - 1] = chunk.toolCallArgs(c.val.index, last.val.arguments + c.val.arguments);
+      continue;
     }
     out.push(c);
   }
@@ -363,11 +415,18 @@ export function defineProvider(def) {
   const capabilities = () =>
     (def.flavors || []).map((f) => ({ tag: "provider", val: { name: f.name, auth: f.auth || "bearer" } }));
   class Decoder {
+    // The WIT constructor cannot fail: a decoder that cannot be made says
+    // why in the first chunk it is asked for.
     constructor(flavor) {
-      const Inner = def.decoder;
-      this.inner = Inner ? new Inner(flavor) : {};
+      try {
+        if (!def.decoder) throw new Error("the provider defines no decoder");
+        this.inner = new def.decoder(flavor);
+      } catch (e) {
+        this.failed = chunk.error("decode", message(e));
+      }
     }
     decode(batch) {
+      if (this.failed) return [this.failed];
       const out = [];
       for (const [name, data] of sseEvents(batch)) {
         collect(out, () => (this.inner.event ? this.inner.event(name, data) : []));
@@ -375,6 +434,7 @@ export function defineProvider(def) {
       return out;
     }
     finish() {
+      if (this.failed) return [this.failed];
       const out = [];
       collect(out, () => (this.inner.finish ? this.inner.finish() : []));
       return out;

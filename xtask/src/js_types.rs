@@ -135,12 +135,6 @@ fn id_ty(resolve: &Resolve, id: TypeId) -> String {
 /// out (a method's `self`). A `result<T, E>` returns T and throws
 /// `{ payload: E }`, as componentize-js has it.
 fn signature(resolve: &Resolve, f: &Function, skip: usize) -> String {
-    let params: Vec<String> = f
-        .params
-        .iter()
-        .skip(skip)
-        .map(|p| format!("{}: {}", camel(&p.name), ty(resolve, &p.ty)))
-        .collect();
     let result = match &f.result {
         None => "void".to_string(),
         Some(Type::Id(id)) => match &resolve.types[*id].kind {
@@ -160,7 +154,17 @@ fn signature(resolve: &Resolve, f: &Function, skip: usize) -> String {
         },
         Some(t) => ty(resolve, t),
     };
-    format!("({}): {}", params.join(", "), result)
+    format!("({}): {}", params(resolve, f, skip), result)
+}
+
+/// `name: type, …` of a function's parameters, the first `skip` left out.
+fn params(resolve: &Resolve, f: &Function, skip: usize) -> String {
+    f.params
+        .iter()
+        .skip(skip)
+        .map(|p| format!("{}: {}", camel(&p.name), ty(resolve, &p.ty)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A resource: an interface of its methods, and the class a plugin
@@ -182,9 +186,7 @@ fn resource(resolve: &Resolve, iface: &Interface, id: TypeId, name: &str) -> Str
             }
             FunctionKind::Constructor(of) if of == id => {
                 class.push_str(&doc(&f.docs, "    "));
-                let params = signature(resolve, f, 0);
-                let params = params.split("): ").next().unwrap_or("(");
-                let _ = writeln!(class, "    new {params}): {name};");
+                let _ = writeln!(class, "    new ({}): {name};", params(resolve, f, 0));
             }
             FunctionKind::Static(of) | FunctionKind::AsyncStatic(of) if of == id => {
                 class.push_str(&doc(&f.docs, "    "));

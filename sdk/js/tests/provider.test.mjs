@@ -45,6 +45,18 @@ class Echo {
     if (data === "boom") throw new TypeError("choices is undefined");
     if (data === "stop") return [chunk.stop("tool-use")];
     if (data === "flavor") return [chunk.text(this.flavor)];
+    if (data === "args") return [chunk.toolCallArgs(0, '{"a"'), chunk.toolCallArgs(0, ":1}"), chunk.toolCallArgs(1, "{}")];
+    if (data === "one") return chunk.text("x");
+    if (data === "str") return "hi";
+    if (data === "null-in") return [chunk.text("x"), null];
+    if (data === "null") return [chunk.text(null), chunk.text(undefined)];
+    if (data === "done") return [chunk.stop("done")];
+    if (data === "generator") {
+      return (function* () {
+        yield chunk.text("x");
+        throw new Error("halfway");
+      })();
+    }
     return [chunk.text(name ? `${name}:` : ""), chunk.text(data)];
   }
   finish() {
@@ -124,10 +136,59 @@ test("an exception in event becomes an error chunk and decoding goes on", () => 
   ]);
 });
 
-test("a span out of range or short is skipped", () => {
-  const good = batch([undefined, "ok"]);
-  const bad = { text: good.text, spans: Uint32Array.from([...good.spans, 0, 0, 1, 99, 0, 0]) };
+test("a span out of range, cutting a character, or short is skipped", () => {
+  const good = batch([undefined, "ok"], [undefined, "é"]);
+  // Byte 3 is inside the two bytes of "é".
+  const spans = [...good.spans.slice(0, 4), 0, 0, 1, 99, 0, 0, 3, 1, 0, 0];
+  const bad = { text: good.text, spans: Uint32Array.from(spans) };
   assert.deepEqual(new provider.Decoder("chat").decode(bad), [{ tag: "text-delta", val: "ok" }]);
+});
+
+test("argument pieces of one call are joined", () => {
+  assert.deepEqual(new provider.Decoder("chat").decode(batch([undefined, "args"])), [
+    { tag: "tool-call-delta", val: { index: 0, arguments: '{"a":1}' } },
+    { tag: "tool-call-delta", val: { index: 1, arguments: "{}" } },
+  ]);
+});
+
+test("what is not a list of chunks, or a stop reason the WIT lacks, is an error chunk", () => {
+  const out = new provider.Decoder("chat").decode(
+    batch([undefined, "one"], [undefined, "str"], [undefined, "null-in"], [undefined, "done"], [undefined, "generator"]),
+  );
+  assert.deepEqual(
+    out.map((c) => c.val.message),
+    [
+      "returned one chunk, not a list of chunks",
+      "returned string, not a list of chunks",
+      "returned null among its chunks",
+      'unknown stop reason "done": use one of end-turn, tool-use, max-tokens, content-filter, refusal, other',
+      "halfway",
+    ],
+  );
+});
+
+test("null text is no text", () => {
+  assert.deepEqual(new provider.Decoder("chat").decode(batch([undefined, "null"], [undefined, "a"])), [
+    { tag: "text-delta", val: "a" },
+  ]);
+});
+
+test("a decoder that cannot be made says why instead of trapping", () => {
+  class Broken {
+    constructor() {
+      throw new Error("no state");
+    }
+  }
+  for (const [decoder, reason] of [
+    [Broken, "no state"],
+    [undefined, "the provider defines no decoder"],
+  ]) {
+    const { provider: p } = defineProvider({ manifest: { id: "x" }, decoder });
+    const d = new p.Decoder("x");
+    const failed = { tag: "error", val: { kind: "decode", message: reason, retryable: false } };
+    assert.deepEqual(d.decode(batch([undefined, "a"])), [failed]);
+    assert.deepEqual(d.finish(), [failed]);
+  }
 });
 
 test("finish flushes what the decoder holds, token counts as u64", () => {

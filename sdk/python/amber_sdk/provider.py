@@ -37,8 +37,9 @@ request with the exception's message. A ``Decoder`` is made per stream and
 sees its events one at a time (``event(name, data)``, ``name`` None for an
 unnamed event), returning the chunks each yields; the chunk functions
 (``text``, ``stop``, ``usage``, ``tool_call_start`` …) build them. An
-exception in ``event`` becomes an ``error`` chunk naming it, so one bad
-event ends the stream with a reason instead of trapping the plugin.
+exception in ``event`` (or in making the decoder), or something returned
+that is not a chunk, becomes an ``error`` chunk naming it: amber ends the
+reply with that reason instead of the plugin trapping.
 ``classify_error`` says whether an HTTP failure is worth retrying: 429,
 5xx and "overloaded" are, by default.
 """
@@ -172,34 +173,50 @@ class ErrorClass:
 # The chunks a decoder yields.
 
 
-def text(delta: str):
-    return _provider.StreamChunk_TextDelta(delta)
+# Each builder makes its values the WIT's types here, so a wrong one
+# fails in the decoder's `event` (an error chunk) rather than as the chunk
+# crosses back to amber (a trap).
+
+
+def _optional(value) -> Optional[str]:
+    return None if value is None else str(value)
+
+
+def text(delta: Optional[str]):
+    """A piece of the reply; None (as JSON's null) is no text."""
+    return _provider.StreamChunk_TextDelta("" if delta is None else str(delta))
 
 
 def reasoning(delta: str, id: Optional[str] = None, signature: Optional[str] = None,
               encrypted: Optional[str] = None):
-    return _provider.StreamChunk_ReasoningDelta(
-        _provider.Reasoning(id, delta, signature, encrypted)
-    )
+    return _provider.StreamChunk_ReasoningDelta(_provider.Reasoning(
+        _optional(id), "" if delta is None else str(delta), _optional(signature),
+        _optional(encrypted),
+    ))
 
 
 def tool_call_start(index: int, id: str, name: str):
-    return _provider.StreamChunk_ToolCallStart(_provider.ToolCallStart(index, id, name))
+    return _provider.StreamChunk_ToolCallStart(
+        _provider.ToolCallStart(int(index), str(id), str(name))
+    )
 
 
 def tool_call_args(index: int, arguments: str):
     """A piece of a call's JSON arguments; amber joins the pieces."""
-    return _provider.StreamChunk_ToolCallDelta(_provider.ToolCallDelta(index, arguments))
+    return _provider.StreamChunk_ToolCallDelta(
+        _provider.ToolCallDelta(int(index), str(arguments))
+    )
 
 
 def tool_call_end(index: int):
-    return _provider.StreamChunk_ToolCallEnd(index)
+    return _provider.StreamChunk_ToolCallEnd(int(index))
 
 
 def usage(input_tokens: int, output_tokens: int, cached_input_tokens: int = 0,
           cache_write_tokens: int = 0, reasoning_tokens: int = 0):
     return _provider.StreamChunk_Usage(_provider.Usage(
-        input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens
+        int(input_tokens), int(output_tokens), int(cached_input_tokens),
+        int(cache_write_tokens), int(reasoning_tokens),
     ))
 
 
@@ -212,7 +229,15 @@ def stop(reason: str):
 
 
 def error(kind: str, message: str, retryable: bool = False):
-    return _provider.StreamChunk_Error(_provider.StreamError(kind, message, retryable))
+    return _provider.StreamChunk_Error(_provider.StreamError(str(kind), str(message), bool(retryable)))
+
+
+_CHUNKS = (
+    _provider.StreamChunk_TextDelta, _provider.StreamChunk_ReasoningDelta,
+    _provider.StreamChunk_ToolCallStart, _provider.StreamChunk_ToolCallDelta,
+    _provider.StreamChunk_ToolCallEnd, _provider.StreamChunk_Usage,
+    _provider.StreamChunk_Stop, _provider.StreamChunk_Error,
+)
 
 
 class Decoder:
@@ -235,13 +260,15 @@ class ProviderPlugin(PluginBase):
     override ``build_request``."""
 
     flavors: List[Flavor] = []
-    decoder = Decoder
+    decoder = None
 
     def build_request(self, req: ChatRequest) -> HttpRequest:
         raise NotImplementedError(f"{type(self).__name__} does not implement build_request()")
 
     def new_decoder(self, flavor: str) -> Decoder:
         """The decoder of one stream; ``decoder(flavor)`` by default."""
+        if self.decoder is None:
+            raise NotImplementedError(f"{type(self).__name__} sets no decoder")
         return self.decoder(flavor)
 
     def classify_error(self, flavor: str, status: int, body: str) -> ErrorClass:
@@ -280,22 +307,33 @@ class ProviderPlugin(PluginBase):
 
         class Decoder:
             def __init__(self, flavor: str):
-                self.inner = owner.instance().new_decoder(flavor)
+                # The WIT constructor cannot fail: a decoder that cannot be
+                # made says why in the first chunk it is asked for.
+                self.inner, self.failed = None, None
+                try:
+                    self.inner = owner.instance().new_decoder(flavor)
+                except Exception as e:
+                    self.failed = error("decode", f"{type(e).__name__}: {e}")
 
             def decode(self, batch):
+                if self.failed:
+                    return [self.failed]
                 out = []
                 for name, data in _events(batch):
                     _collect(out, lambda: self.inner.event(name, data))
                 return out
 
             def finish(self):
+                if self.failed:
+                    return [self.failed]
                 out = []
                 _collect(out, self.inner.finish)
                 return out
 
         # componentize-py finds an exported resource's class in the module
         # named after its interface (`provider.Decoder`); there is no such
-        # file, so the SDK registers one.
+        # file, so the SDK registers one. (A plugin's own module must not
+        # be named `provider`.)
         module = types.ModuleType("provider")
         module.Decoder = Decoder
         sys.modules["provider"] = module
@@ -304,37 +342,58 @@ class ProviderPlugin(PluginBase):
 
 def _events(batch):
     """(name, data) for each event of a batch: spans are byte ranges into
-    the UTF-8 text, four numbers an event; a short or out-of-range span is
-    skipped, as the Rust SDK does."""
+    the UTF-8 text, four numbers an event, a name of length 0 none. A
+    short span, one out of range or one that cuts a character is skipped,
+    as the Rust SDK does (amber never sends one)."""
     raw = batch.text if batch.text.isascii() else batch.text.encode()
     ascii_text = isinstance(raw, str)
     spans = batch.spans
 
     def piece(start, length):
         s = raw[start:start + length]
-        return s if ascii_text else s.decode(errors="replace")
+        return s if ascii_text else s.decode()
 
     for at in range(0, len(spans) - 3, 4):
         ns, nl, ds, dl = spans[at:at + 4]
         if ns + nl > len(raw) or ds + dl > len(raw):
             continue
-        yield (piece(ns, nl) if nl else None), piece(ds, dl)
+        try:
+            name, data = (piece(ns, nl) if nl else None), piece(ds, dl)
+        except UnicodeDecodeError:
+            continue
+        yield name, data
 
 
 def _collect(out: list, produce) -> None:
-    """Appends what ``produce`` yields, joining adjacent text deltas (fewer
-    chunks cross back); an exception becomes an error chunk."""
+    """Appends what ``produce`` returns, joining adjacent text deltas and
+    adjacent argument pieces of one call, as the Rust SDK does (fewer
+    chunks cross back). An exception, or anything that is not a chunk,
+    becomes an error chunk."""
     try:
-        chunks = list(produce() or [])
+        chunks = produce()
+        if chunks is None:
+            chunks = []
+        elif isinstance(chunks, _CHUNKS) or isinstance(chunks, (str, bytes)):
+            raise TypeError(f"returned {type(chunks).__name__}, not a list of chunks")
+        chunks = list(chunks)
+        for chunk in chunks:
+            if not isinstance(chunk, _CHUNKS):
+                raise TypeError(f"returned {type(chunk).__name__} among its chunks")
     except Exception as e:
         chunks = [error("decode", f"{type(e).__name__}: {e}")]
     for chunk in chunks:
+        last = out[-1] if out else None
         if isinstance(chunk, _provider.StreamChunk_TextDelta):
             if not chunk.value:
                 continue
-            if out and isinstance(out[-1], _provider.StreamChunk_TextDelta):
-                out[-1] = _provider.StreamChunk_TextDelta(out[-1].value + chunk.value)
+            if isinstance(last, _provider.StreamChunk_TextDelta):
+                out[-1] = _provider.StreamChunk_TextDelta(last.value + chunk.value)
                 continue
+        if (isinstance(chunk, _provider.StreamChunk_ToolCallDelta)
+                and isinstance(last, _provider.StreamChunk_ToolCallDelta)
+                and last.value.index == chunk.value.index):
+            out[-1] = tool_call_args(last.value.index, last.value.arguments + chunk.value.arguments)
+            continue
         out.append(chunk)
 
 
@@ -374,4 +433,6 @@ def _http_request(r: HttpRequest):
         raise TypeError(f"build_request returned {type(r).__name__}, not HttpRequest")
     body = r.body if isinstance(r.body, str) else json.dumps(r.body, separators=(",", ":"), ensure_ascii=False)
     headers = r.headers.items() if isinstance(r.headers, dict) else r.headers
-    return _provider.HttpRequest(r.method, r.path, [(str(k), str(v)) for k, v in headers], body)
+    return _provider.HttpRequest(
+        str(r.method), str(r.path), [(str(k), str(v)) for k, v in headers], str(body)
+    )

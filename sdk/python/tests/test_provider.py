@@ -27,13 +27,27 @@ def batch(*events):
 
 
 class Echo(sdk.Decoder):
-    """Each event as text (`name:data`); `boom` raises; `stop` stops."""
+    """Each event as text (`name:data`), but for a few that try the glue:
+    `boom` raises, `stop` stops, `args` gives two pieces of one call's
+    arguments and one of another's, and `one`, `str` and `none-in` return
+    what is not a list of chunks."""
 
     def event(self, name, data):
         if data == "boom":
             raise KeyError("choices")
         if data == "stop":
             return [sdk.stop("tool-use")]
+        if data == "args":
+            return [sdk.tool_call_args(0, '{"a"'), sdk.tool_call_args(0, ":1}"),
+                    sdk.tool_call_args(1, "{}")]
+        if data == "one":
+            return sdk.text("x")
+        if data == "str":
+            return "hi"
+        if data == "none-in":
+            return [sdk.text("x"), None]
+        if data == "null":
+            return [sdk.text(None)]
         return [sdk.text(f"{name}:" if name else ""), sdk.text(data)]
 
     def finish(self):
@@ -93,10 +107,52 @@ class Decoding(unittest.TestCase):
         self.assertEqual(out[0], wit.StreamChunk_Error(wit.StreamError("decode", "KeyError: 'choices'", False)))
         self.assertEqual(out[1], wit.StreamChunk_TextDelta("after"))
 
-    def test_a_span_out_of_range_or_short_is_skipped(self):
-        good = batch((None, "ok"))
-        bad = wit.SseBatch(good.text, good.spans + [0, 0, 1, 99] + [0, 0])
+    def test_a_span_out_of_range_cutting_a_character_or_short_is_skipped(self):
+        good = batch((None, "ok"), (None, "é"))
+        # Byte 3 is inside the two bytes of "é".
+        bad = wit.SseBatch(good.text, good.spans[:4] + [0, 0, 1, 99] + [0, 0, 3, 1] + [0, 0])
         self.assertEqual(self.decoder().decode(bad), [wit.StreamChunk_TextDelta("ok")])
+
+    def test_argument_pieces_of_one_call_are_joined(self):
+        self.assertEqual(self.decoder().decode(batch((None, "args"))), [
+            wit.StreamChunk_ToolCallDelta(wit.ToolCallDelta(0, '{"a":1}')),
+            wit.StreamChunk_ToolCallDelta(wit.ToolCallDelta(1, "{}")),
+        ])
+
+    def test_what_is_not_a_list_of_chunks_is_an_error_chunk(self):
+        out = self.decoder().decode(batch((None, "one"), (None, "str"), (None, "none-in")))
+        self.assertEqual([c.value.message for c in out], [
+            "TypeError: returned StreamChunk_TextDelta, not a list of chunks",
+            "TypeError: returned str, not a list of chunks",
+            "TypeError: returned NoneType among its chunks",
+        ])
+
+    def test_null_text_is_no_text(self):
+        self.assertEqual(self.decoder().decode(batch((None, "null"), (None, "a"))),
+                         [wit.StreamChunk_TextDelta("a")])
+
+    def test_a_decoder_that_cannot_be_made_says_why_instead_of_trapping(self):
+        class Broken(sdk.Decoder):
+            def __init__(self, flavor):
+                raise RuntimeError("no state")
+
+        class Undecided(sdk.ProviderPlugin):
+            manifest = Manifest(id="undecided")
+
+        for plugin, reason in [(Chat, "RuntimeError: no state"),
+                               (Undecided, "NotImplementedError: Undecided sets no decoder")]:
+            saved = plugin.decoder
+            try:
+                if plugin is Chat:
+                    Chat.decoder = Broken
+                plugin.export()
+                decoder = sys.modules["provider"].Decoder("chat")
+            finally:
+                plugin.decoder = saved
+                Chat.export()
+            failed = wit.StreamChunk_Error(wit.StreamError("decode", reason, False))
+            self.assertEqual(decoder.decode(batch((None, "a"))), [failed])
+            self.assertEqual(decoder.finish(), [failed])
 
     def test_finish_flushes_what_the_decoder_holds(self):
         self.assertEqual(self.decoder().finish(),
