@@ -13,6 +13,30 @@ use crate::App;
 /// `amber exec` writes its report here when the run ends.
 pub const EXEC_REPORT: &str = "AMBER_EXEC_REPORT";
 
+/// One reading of /proc/PID/status. The report takes every field from
+/// the same reading: read apart, a resident set that shrank between two
+/// reads can show a peak below the current figure (the kernel computes
+/// `VmHWM` as at least `VmRSS` only within one reading).
+pub struct ProcStatus(String);
+
+impl ProcStatus {
+    /// Reads process `pid` (a number, or `self`); empty where the system
+    /// has no such file, so every field reads 0.
+    pub fn read(pid: &str) -> Self {
+        Self(std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default())
+    }
+
+    /// A number field (`VmRSS` and `VmHWM` in KiB, `Threads` a count); 0
+    /// where the reading has no such field.
+    pub fn field(&self, field: &str) -> u64 {
+        self.0
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+}
+
 /// A number field of /proc/self/status (`VmRSS` and `VmHWM` in KiB,
 /// `Threads` a count); 0 where the system has no such file.
 pub fn status_field(field: &str) -> u64 {
@@ -22,12 +46,7 @@ pub fn status_field(field: &str) -> u64 {
 /// [`status_field`] of process `pid` (a number, or `self`): the bench
 /// reads another program's peak this way.
 pub fn status_field_of(pid: &str, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+    ProcStatus::read(pid).field(field)
 }
 
 /// The path of a /proc/PID/smaps mapping header (`range perms offset dev
@@ -81,10 +100,11 @@ pub fn rss_by_mapping() -> Vec<(String, u64)> {
 /// KiB with the instance pool's mappings): left out where the report is
 /// timed, as at the TUI's first frame.
 pub fn report(app: &App, mappings: bool) -> Value {
+    let status = ProcStatus::read("self");
     let mut report = json!({
-        "rss_kib": status_field("VmRSS"),
-        "peak_rss_kib": status_field("VmHWM"),
-        "threads": status_field("Threads"),
+        "rss_kib": status.field("VmRSS"),
+        "peak_rss_kib": status.field("VmHWM"),
+        "threads": status.field("Threads"),
     });
     let runtime = app.manager().runtime();
     report["components_loaded"] = json!(runtime.components_loaded());
@@ -111,10 +131,11 @@ mod tests {
 
     #[test]
     fn this_process_has_a_resident_set_and_a_peak_at_least_as_high() {
-        let (now, peak) = (status_field("VmRSS"), status_field("VmHWM"));
+        let status = ProcStatus::read("self");
+        let (now, peak) = (status.field("VmRSS"), status.field("VmHWM"));
         assert!(now > 0, "no VmRSS in /proc/self/status");
-        assert!(peak >= now);
-        assert!(status_field("Threads") >= 1);
+        assert!(peak >= now, "one reading: the peak is at least the current set");
+        assert!(status.field("Threads") >= 1);
         assert_eq!(status_field("NoSuchField"), 0);
         let mappings = rss_by_mapping();
         assert!(
