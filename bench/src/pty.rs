@@ -84,7 +84,7 @@ pub fn first_frame(cmd: &mut Command, markers: &[&str], timeout: Duration) -> Re
     drop(slave);
     let mut child = spawned.with_context(|| format!("cannot start {:?}", cmd.get_program()))?;
     let seen = watch(&master, markers, start, timeout, &mut child);
-    let peak = amber_app::run_report::status_field_of(&child.id().to_string(), "VmHWM");
+    let peak = amber_app::run_report::ProcStatus::read(&child.id().to_string()).field("VmHWM");
     // The whole session, with any helper the program started.
     // SAFETY: kill with the child's process group, which setsid made.
     unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };

@@ -20,8 +20,9 @@ pub const EXEC_REPORT: &str = "AMBER_EXEC_REPORT";
 pub struct ProcStatus(String);
 
 impl ProcStatus {
-    /// Reads process `pid` (a number, or `self`); empty where the system
-    /// has no such file, so every field reads 0.
+    /// Reads process `pid` (a number, or `self`: the bench reads another
+    /// program's peak this way); empty where the system has no such
+    /// file, so every field reads 0.
     pub fn read(pid: &str) -> Self {
         Self(std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default())
     }
@@ -35,18 +36,6 @@ impl ProcStatus {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0)
     }
-}
-
-/// A number field of /proc/self/status (`VmRSS` and `VmHWM` in KiB,
-/// `Threads` a count); 0 where the system has no such file.
-pub fn status_field(field: &str) -> u64 {
-    status_field_of("self", field)
-}
-
-/// [`status_field`] of process `pid` (a number, or `self`): the bench
-/// reads another program's peak this way.
-pub fn status_field_of(pid: &str, field: &str) -> u64 {
-    ProcStatus::read(pid).field(field)
 }
 
 /// The path of a /proc/PID/smaps mapping header (`range perms offset dev
@@ -134,9 +123,12 @@ mod tests {
         let status = ProcStatus::read("self");
         let (now, peak) = (status.field("VmRSS"), status.field("VmHWM"));
         assert!(now > 0, "no VmRSS in /proc/self/status");
-        assert!(peak >= now, "one reading: the peak is at least the current set");
+        assert!(
+            peak >= now,
+            "one reading: the peak is at least the current set"
+        );
         assert!(status.field("Threads") >= 1);
-        assert_eq!(status_field("NoSuchField"), 0);
+        assert_eq!(status.field("NoSuchField"), 0);
         let mappings = rss_by_mapping();
         assert!(
             mappings
