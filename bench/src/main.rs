@@ -23,6 +23,7 @@ mod pty;
 mod reload;
 mod runtime;
 mod rusage;
+mod sandbox;
 mod tools;
 mod tui;
 mod wire;
@@ -64,6 +65,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["mcp"], mcp::run),
     (&["authoring"], authoring::run),
     (&["peers"], peers::run),
+    (&["sandbox"], sandbox::run),
 ];
 
 fn main() -> Result<()> {

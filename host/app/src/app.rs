@@ -333,8 +333,7 @@ impl App {
         session::start(
             &self.project,
             &self.config,
-            self.manager.runtime().ledger(),
-            host::parsers(&self.manager)?,
+            &self.manager,
             &self.policy,
             preset,
             resuming,

@@ -156,6 +156,37 @@ pub fn spawner(config: &Config) -> Spawner {
     Spawner::detect(config.sandbox.backend.parse().unwrap_or_default())
 }
 
+/// The spawner's workspace guard as the engine's port: what the commands
+/// of a turn did to guarded paths (docs/sandbox.md), shown as the turn
+/// ends.
+struct GuardWatch(Spawner);
+
+impl amber_core::ports::WorkspaceWatch for GuardWatch {
+    fn take_changes(&self) -> Vec<amber_core::ports::ProtectedChange> {
+        use amber_core::ports::ProtectedChangeKind as Kind;
+        use amber_sandbox::ChangeKind;
+        self.0
+            .take_protected_changes()
+            .into_iter()
+            .map(|c| amber_core::ports::ProtectedChange {
+                path: c.path,
+                change: match c.kind {
+                    ChangeKind::Created => Kind::Created,
+                    ChangeKind::Changed => Kind::Changed,
+                    ChangeKind::Removed => Kind::Removed,
+                    ChangeKind::Reverted => Kind::Reverted,
+                },
+                detail: c.detail,
+            })
+            .collect()
+    }
+}
+
+/// What the commands of `manager`'s plugins did to guarded paths.
+pub fn workspace_watch(manager: &PluginManager) -> Arc<dyn amber_core::ports::WorkspaceWatch> {
+    Arc::new(GuardWatch(manager.runtime().options().exec.spawner.clone()))
+}
+
 /// The policy of a run: the mode (`--mode`, else config), the stored
 /// rules, the approval handler (`--yes`, a TTY dialog, or headless) and
 /// whether commands have an OS sandbox. Where none exists it says so,

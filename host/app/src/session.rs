@@ -227,15 +227,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     if let Some(hub) = &mcp {
         hub.start();
     }
-    let mut live = start(
-        project,
-        &config,
-        manager.runtime().ledger(),
-        host::parsers(&manager)?,
-        &policy,
-        preset,
-        resuming,
-    )?;
+    let mut live = start(project, &config, &manager, &policy, preset, resuming)?;
     // The first request waits for each server's tools
     // (`App::wait_for_mcp`), not the opening: the TUI draws meanwhile.
     if let Some(threshold) = options.compress_threshold {
@@ -259,12 +251,14 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
 pub fn start(
     project: &ProjectRoot,
     config: &Config,
-    ledger: &Arc<Ledger>,
-    parsers: Arc<dyn amber_index::Parsers>,
+    manager: &PluginManager,
     policy: &Arc<Policy>,
     preset: Preset,
     resuming: Option<Resuming>,
 ) -> Result<Live> {
+    let ledger = manager.runtime().ledger();
+    let parsers = host::parsers(manager)?;
+    let watch = host::workspace_watch(manager);
     let workspace = project.root.as_path();
     let dirs = AmberDirs::from_env();
     let store = store(&dirs);
@@ -395,7 +389,8 @@ pub fn start(
         .with_interrupt(interrupt)
         .following(ledger.clone())
         .with_reads(tracker, amber_coverage::MAIN)
-        .with_hooks(Some(hooks), false);
+        .with_hooks(Some(hooks), false)
+        .with_workspace_watch(Some(watch));
     // A resumed session is told once what it had read.
     if is_resumed {
         if let Some(digest) = reads.as_ref().and_then(|r| r.digest()) {

@@ -176,6 +176,12 @@ impl Printer {
                 self.break_line();
                 say!("amber: warning: {message}");
             }
+            AgentEvent::ProtectedChanged { changes, .. } => {
+                self.break_line();
+                for change in changes {
+                    say!("amber: workspace guard: {}", change.describe());
+                }
+            }
             AgentEvent::Hook(outcome) => {
                 if let Some(line) = amber_app::hooks::describe(outcome) {
                     self.break_line();

@@ -592,3 +592,156 @@ fn resuming_from_another_workspace_warns_naming_the_sessions_own() {
     });
     assert!(warned, "{:#?}", resumed.events);
 }
+
+/// The workspace Makefile of the guard's probe: it writes a nested
+/// repository's hook and config, creates a repository with a planted hook
+/// and `core.fsmonitor`, and plants a `.claude/settings.json` (`plant`);
+/// connects to a Unix socket outside `/run` and `/tmp` (`sock`); runs a
+/// loopback server and its client (`loop`).
+fn guard_makefile(socket: &Path) -> String {
+    let recipe = |lines: &[&str]| lines.iter().map(|l| format!("\t{l}\n")).collect::<String>();
+    format!(
+        "plant:\n{}sock:\n{}loop:\n{}",
+        recipe(&[
+            "-printf '#!/bin/sh\\necho pwned\\n' > vendor/lib/.git/hooks/post-checkout",
+            "-chmod +x vendor/lib/.git/hooks/post-checkout",
+            "-printf '[core]\\n\\tfsmonitor = echo pwned\\n' >> vendor/lib/.git/config",
+            "mkdir -p sub && cd sub && git init -q && printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout && git config core.fsmonitor 'echo pwned'",
+            "mkdir -p .claude && echo '{}' > .claude/settings.json",
+            "@echo planted",
+        ]),
+        recipe(&[&format!(
+            "@perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die \"socket: $$!\\n\"; connect(S, pack_sockaddr_un(\"{}\")) or die \"connect: $$!\\n\"; print \"connected\\n\"'",
+            socket.display()
+        )]),
+        recipe(&["@perl -MSocket -e 'socket(L, PF_INET, SOCK_STREAM, 0) or die \"socket: $$!\\n\"; bind(L, sockaddr_in(0, INADDR_LOOPBACK)) or die \"bind: $$!\\n\"; listen(L, 1) or die; my ($$port) = sockaddr_in(getsockname(L)); socket(C, PF_INET, SOCK_STREAM, 0) or die; connect(C, sockaddr_in($$port, INADDR_LOOPBACK)) or die \"connect: $$!\\n\"; accept(A, L) or die; syswrite(C, \"ping\"); sysread(A, $$got, 4); print \"got $$got\\n\"'"]),
+    )
+}
+
+const NESTED_CONFIG: &str = "[core]\n\tbare = false\n";
+
+#[test]
+fn the_workspace_guard_holds_through_exec_under_both_backends() {
+    let sockets = tempfile::tempdir_in("/var/tmp").unwrap();
+    let socket = sockets.path().join("agent.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    for backend in ["bubblewrap", "landlock"] {
+        let probe = Probe::new();
+        let ws = &probe.env.ws;
+        std::fs::write(
+            probe.env.home.join("config.toml"),
+            format!("[sandbox]\nbackend = \"{backend}\"\n"),
+        )
+        .unwrap();
+        let lib = ws.join("vendor/lib/.git");
+        std::fs::create_dir_all(lib.join("hooks")).unwrap();
+        std::fs::write(lib.join("config"), NESTED_CONFIG).unwrap();
+        std::fs::write(ws.join("Makefile"), guard_makefile(&socket)).unwrap();
+        let commands = ["make -s plant", "make -s sock", "make -s loop"].map(String::from);
+        let server = fake(&shell_script(&commands));
+        let run = probe.exec(&server, &[]);
+        let results = run.results();
+        assert_eq!(results.len(), 3, "{backend}: {results:#?}\n{}", run.stderr);
+        // The nested repository: unchanged (read-only, or put back).
+        assert!(!lib.join("hooks/post-checkout").exists(), "{backend}");
+        assert_eq!(
+            std::fs::read_to_string(lib.join("config")).unwrap(),
+            NESTED_CONFIG
+        );
+        // The repository the command made: its hook and fsmonitor gone.
+        let made = ws.join("sub/.git");
+        assert!(made.join("HEAD").exists(), "{backend}: {:?}", results[0]);
+        assert!(!made.join("hooks/post-checkout").exists(), "{backend}");
+        let config = std::fs::read_to_string(made.join("config")).unwrap();
+        assert!(!config.contains("fsmonitor"), "{backend}: {config}");
+        // The model was told, in the tool result.
+        assert!(
+            results[0].2.contains("planted"),
+            "{backend}: {:?}",
+            results[0]
+        );
+        assert!(
+            results[0].2.contains("[amber: git hooks and config keys")
+                && results[0].2.contains("sub/.git/hooks/post-checkout"),
+            "{backend}: {:?}",
+            results[0]
+        );
+        // The user too, at the end of the turn.
+        let changed = run.one("workspace.protected_changed");
+        let changes = changed["changes"].as_array().unwrap();
+        let has = |path: &str, change: &str| {
+            changes
+                .iter()
+                .any(|c| c["path"] == path && c["change"] == change)
+        };
+        assert!(has("sub/.git", "reverted"), "{backend}: {changed}");
+        assert!(
+            has(".claude/settings.json", "created"),
+            "{backend}: {changed}"
+        );
+        assert_eq!(
+            has("vendor/lib/.git", "reverted"),
+            backend == "landlock",
+            "{changed}"
+        );
+        // No Unix socket, with or without a namespace.
+        assert!(
+            !results[1].2.contains("connected\n"),
+            "{backend}: {:?}",
+            results[1]
+        );
+        assert!(
+            results[1].2.contains("socket: Operation not permitted"),
+            "{:?}",
+            results[1]
+        );
+        // Loopback inside one command: in bubblewrap's own namespace; not
+        // at all without one (Landlock, no network granted).
+        if backend == "bubblewrap" {
+            assert!(results[2].2.contains("got ping"), "{:?}", results[2]);
+        } else {
+            assert!(
+                results[2].2.contains("socket: Operation not permitted"),
+                "{:?}",
+                results[2]
+            );
+        }
+    }
+    assert!(
+        matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "a sandboxed command connected to the socket"
+    );
+}
+
+#[test]
+fn exec_names_what_the_guard_undid_and_what_it_saw_on_stderr() {
+    let probe = Probe::new();
+    std::fs::write(
+        probe.env.ws.join("Makefile"),
+        guard_makefile(Path::new("/var/tmp/none.sock")),
+    )
+    .unwrap();
+    std::fs::create_dir_all(probe.env.ws.join("vendor/lib/.git/hooks")).unwrap();
+    let server = fake(&shell_script(&["make -s plant".to_string()]));
+    let base = server.openai_base();
+    let out = probe
+        .command(&["exec", "--base-url", &base, "probe"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("amber: workspace guard: removed the hook sub/.git/hooks/post-checkout, which the command made"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("amber: workspace guard: reverted core.fsmonitor in sub/.git/config"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "amber: workspace guard: created .claude/settings.json (Claude Code's hooks and permissions)"
+        ),
+        "{stderr}"
+    );
+}

@@ -162,3 +162,43 @@ reply = { text = "The note says hi there, and that is all it says today." }
         "{sent}"
     );
 }
+
+#[test]
+fn the_turn_shows_what_the_workspace_guard_undid_and_saw() {
+    let env = Env::new(AMBER);
+    std::fs::write(
+        env.home.join("config.toml"),
+        "[agent]\nconfirm_turn = false\n",
+    )
+    .unwrap();
+    // A workspace Makefile classification lets run: it plants a hook in a
+    // repository it creates and a Claude Code settings file.
+    std::fs::write(
+        env.ws.join("Makefile"),
+        "plant:\n\tmkdir -p sub && cd sub && git init -q && printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout\n\tmkdir -p .claude && echo '{}' > .claude/settings.json\n",
+    )
+    .unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "m1", name = "shell", arguments = { command = "make -s plant" } }] }
+[[turns]]
+reply = { text = "Built it." }
+"#,
+    );
+    let tui = Tmux::start(&env, &server, "amber-tui-guard", "");
+    tui.wait_for("session");
+    tui.type_line("Build the plant target");
+    let screen = tui.wait_for("Built it.");
+    assert!(
+        screen.contains("workspace guard: removed the hook") && screen.contains("post-checkout"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("workspace guard: created .claude/settings.json"),
+        "{screen}"
+    );
+    assert!(!env.ws.join("sub/.git/hooks/post-checkout").exists());
+    tui.keys(&["C-d"]);
+    tui.wait_for("amber exited 0");
+}

@@ -57,12 +57,22 @@ pub fn confine(root: &Path, input: &str) -> Result<PathBuf, ConfineError> {
         root: root.to_path_buf(),
     };
     let root = normalise(root).ok_or_else(escapes)?;
-    // A relative path may not climb above the root even on the way:
-    // `../a/../ws` ends where it started, but passes through the parent.
-    if Path::new(input).is_relative() && normalise(Path::new(input)).is_none() {
+    // An absolute path must name the root first; what follows is then
+    // read as a relative path below it.
+    let below = if Path::new(input).is_absolute() {
+        Path::new(input)
+            .strip_prefix(&root)
+            .map_err(|_| escapes())?
+    } else {
+        Path::new(input)
+    };
+    // A path may not climb above the root even on the way: `../a/../ws`
+    // and `/ws/../ws/x` end inside, but pass through the parent, which
+    // the filesystem may resolve otherwise (a symlink's `..`).
+    if normalise(below).is_none() {
         return Err(escapes());
     }
-    let joined = root.join(input);
+    let joined = root.join(below);
     let normal = normalise(&joined).ok_or_else(escapes)?;
     // Component-wise prefix matching is the slash-terminated match: `/ws2`
     // does not start with the components of `/ws`.
@@ -92,6 +102,9 @@ mod tests {
     fn a_path_through_the_parent_is_refused_even_when_it_ends_inside() {
         assert!(rejected("../a/../a/../ws"));
         assert!(rejected("../ws/src/main.rs"));
+        assert!(rejected("/ws/../ws/src/main.rs"));
+        assert!(rejected("/tmp/../ws/src/main.rs"));
+        assert_eq!(ok("/ws/a/../b"), PathBuf::from("/ws/b"));
         assert_eq!(ok("a/../b"), PathBuf::from("/ws/b"));
     }
 

@@ -2,13 +2,33 @@
 //! narrow ones come last: hide `/tmp` and `/run` first (the home may live
 //! in `/tmp` in tests; `/run` holds the host's sockets), then the home,
 //! then show its toolchains; bind the workspace, then the approved
-//! folders, and only then hide amber's folders and make `.git` and
-//! `.amber` read-only again, so no bind can undo them.
+//! folders, and only then hide amber's folders and make every `.git` and
+//! `.amber` read-only again, so no bind can undo them. The seccomp filters
+//! ([`crate::syscall_filter`]) are passed as file descriptors bubblewrap
+//! reads and loads right before it starts the command.
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
 
 use crate::profile::Profile;
+use crate::syscall_filter::{self, Network};
+
+/// One in-memory file per filter, for `--add-seccomp-fd`.
+pub fn seccomp_fds(profile: &Profile) -> Result<Vec<OwnedFd>, String> {
+    let network = if profile.network {
+        Network::Granted
+    } else {
+        Network::Namespaced
+    };
+    syscall_filter::programs(network)?
+        .iter()
+        .map(|program| {
+            syscall_filter::memfd_with(&syscall_filter::program_bytes(program))
+                .map_err(|e| format!("cannot hand the seccomp filter to bubblewrap: {e}"))
+        })
+        .collect()
+}
 
 fn push(args: &mut Vec<OsString>, flag: &str, paths: &[&Path]) {
     args.push(flag.into());
@@ -17,11 +37,21 @@ fn push(args: &mut Vec<OsString>, flag: &str, paths: &[&Path]) {
     }
 }
 
-/// The arguments before `--` and the command.
-pub fn arguments(profile: &Profile, cwd: &Path) -> Vec<OsString> {
+/// The arguments before `--` and the command: `protected` are bound
+/// read-only last, and each of `seccomp` is a filter to load.
+pub fn arguments(
+    profile: &Profile,
+    cwd: &Path,
+    protected: &[PathBuf],
+    seccomp: &[OwnedFd],
+) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
     for flag in ["--die-with-parent", "--unshare-pid", "--new-session"] {
         args.push(flag.into());
+    }
+    for fd in seccomp {
+        args.push("--add-seccomp-fd".into());
+        args.push(fd.as_raw_fd().to_string().into());
     }
     if !profile.network {
         args.push("--unshare-net".into());
@@ -63,8 +93,10 @@ pub fn arguments(profile: &Profile, cwd: &Path) -> Vec<OsString> {
             push(&mut args, "--tmpfs", &[dir]);
         }
     }
-    for dir in profile.protected() {
-        push(&mut args, "--ro-bind", &[&dir, &dir]);
+    for path in protected {
+        // One removed since the walk (by a command running beside this
+        // one) is skipped rather than failing this command.
+        push(&mut args, "--ro-bind-try", &[path, path]);
     }
     push(&mut args, "--chdir", &[cwd]);
     args.push("--".into());
@@ -88,12 +120,12 @@ mod tests {
         std::fs::create_dir(ws.path().join(".git")).unwrap();
         let mut profile = Profile::new(ws.path(), true);
         profile.home = None;
-        let text = joined(&arguments(&profile, ws.path()));
+        let text = joined(&arguments(&profile, ws.path(), &profile.protected(), &[]));
         let ws = ws.path().display().to_string();
         let tmp = text.find("--tmpfs /tmp").unwrap();
         let bind = text.find(&format!("--bind {ws} {ws}")).unwrap();
         let git = text
-            .find(&format!("--ro-bind {ws}/.git {ws}/.git"))
+            .find(&format!("--ro-bind-try {ws}/.git {ws}/.git"))
             .unwrap();
         assert!(tmp < bind && bind < git, "{text}");
         assert!(text.contains("--unshare-net"));
@@ -104,7 +136,7 @@ mod tests {
         let ws = tempfile::tempdir().unwrap();
         let mut profile = Profile::new(ws.path(), false);
         profile.network = true;
-        let text = joined(&arguments(&profile, ws.path()));
+        let text = joined(&arguments(&profile, ws.path(), &[], &[]));
         let ws = ws.path().display().to_string();
         assert!(text.contains(&format!("--ro-bind {ws} {ws}")), "{text}");
         assert!(!text.contains("--unshare-net"));

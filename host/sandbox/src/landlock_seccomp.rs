@@ -9,10 +9,13 @@
 //! folders), walking into those that hold one, plus the toolchain folders
 //! of the home, the workspace, and a private temporary folder (`TMPDIR`). Its rules cover whole trees, so `.git` cannot be carved out
 //! of a writable workspace: under this backend `.git` is writable
-//! (docs/sandbox.md). The network is closed by seccomp (no socket at all,
-//! `AF_UNIX` included: a host socket is a way out) and, on ABI 4 and later, by
-//! Landlock's TCP rules. On ABI 6 and later the command cannot signal
-//! processes outside its sandbox nor reach abstract Unix sockets.
+//! (docs/sandbox.md): the workspace guard (`guard`) checks every `.git`
+//! against a snapshot after the command instead. The system calls no
+//! command needs are refused by the filters of [`crate::syscall_filter`];
+//! without an approved network that is every `socket()`, and on ABI 4 and
+//! later Landlock's TCP rules refuse connect and bind as well. On ABI 6
+//! and later the command cannot signal processes outside its sandbox nor
+//! reach abstract Unix sockets.
 
 use std::path::{Path, PathBuf};
 
@@ -20,14 +23,15 @@ use landlock::{
     path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreated,
     RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
-use seccompiler::{BpfProgram, SeccompAction, SeccompFilter, TargetArch};
+use seccompiler::BpfProgram;
 
 use crate::profile::Profile;
+use crate::syscall_filter::Network;
 
 /// What the child applies.
 pub struct Plan {
     ruleset: Option<RulesetCreated>,
-    filter: Option<BpfProgram>,
+    filters: Vec<BpfProgram>,
 }
 
 const ABI_USED: ABI = ABI::V6;
@@ -122,39 +126,15 @@ fn ruleset(profile: &Profile, private_tmp: &Path) -> Result<RulesetCreated, Stri
         .map_err(err)
 }
 
-/// No socket at all, and no io_uring (which would bypass the rule): not
-/// `AF_INET`, and not `AF_UNIX` either, since a Unix socket of the host
-/// (D-Bus, an agent, docker) is a way out that a read-only mount does not
-/// close. `socketpair` stays.
-fn network_filter() -> Result<BpfProgram, String> {
-    let err = |e: seccompiler::BackendError| format!("cannot build the seccomp filter: {e}");
-    let arch = TargetArch::try_from(std::env::consts::ARCH)
-        .map_err(|e| format!("seccomp does not support this machine: {e}"))?;
-    let rules = [
-        (libc::SYS_socket, vec![]),
-        (libc::SYS_io_uring_setup, vec![]),
-    ]
-    .into_iter()
-    .collect();
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .map_err(err)?;
-    filter.try_into().map_err(err)
-}
-
 impl Plan {
     pub fn new(profile: &Profile, private_tmp: &Path) -> Result<Plan, String> {
         Ok(Plan {
             ruleset: Some(ruleset(profile, private_tmp)?),
-            filter: if profile.network {
-                None
+            filters: crate::syscall_filter::programs(if profile.network {
+                Network::Granted
             } else {
-                Some(network_filter()?)
-            },
+                Network::Refused
+            })?,
         })
     }
 
@@ -169,7 +149,7 @@ impl Plan {
                 return Err(refused());
             }
         }
-        if let Some(filter) = &self.filter {
+        for filter in &self.filters {
             seccompiler::apply_filter(filter).map_err(|_| refused())?;
         }
         Ok(())

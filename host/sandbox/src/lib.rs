@@ -7,12 +7,14 @@
 //! that holds when classification is wrong.
 //!
 //! What a sandboxed command gets ([`Profile`]):
-//! - the workspace, writable in write mode except `.git/` and `.amber/`,
-//!   read-only in read mode;
+//! - the workspace, writable in write mode except every `.git` and
+//!   `.amber` in it ([`guard`]), read-only in read mode; a repository a
+//!   command creates loses its hooks and unsafe config keys when it ends;
 //! - the rest of the filesystem read-only, with the home folder hidden
 //!   (but for the toolchain folders named in the profile) and amber's own
 //!   state folders hidden;
 //! - a private `/tmp`, no network, only its own processes;
+//! - no Unix sockets, io_uring, ptrace or new namespaces (seccomp);
 //! - the environment the caller passes, which is an allowlist without keys.
 //!
 //! The backends, in order of preference ([`Backend::detect`]): bubblewrap
@@ -26,6 +28,7 @@ mod backend;
 #[cfg(target_os = "linux")]
 mod bwrap;
 mod child;
+pub mod guard;
 #[cfg(target_os = "linux")]
 mod landlock_seccomp;
 mod output;
@@ -33,8 +36,11 @@ mod profile;
 pub mod seatbelt;
 mod server;
 mod spawn;
+#[cfg(target_os = "linux")]
+mod syscall_filter;
 
 pub use backend::{Backend, BackendChoice};
+pub use guard::{ChangeKind, ProtectedChange};
 pub use output::CappedOutput;
 pub use profile::{Confinement, Profile};
 pub use server::Server;

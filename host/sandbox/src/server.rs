@@ -77,12 +77,20 @@ impl Spawner {
             .append(true)
             .open(stderr_log)
             .map_err(|e| start_error(format!("cannot open {}: {e}", stderr_log.display())))?;
-        let (mut cmd, private_tmp) = self.prepare(spec)?;
+        let crate::spawn::Prepared {
+            mut cmd,
+            private_tmp,
+            #[cfg(target_os = "linux")]
+            seccomp,
+        } = self.prepare(spec, None)?;
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(log);
         for (key, value) in given {
             cmd.env(key, value);
         }
         let mut child = cmd.spawn().map_err(|e| start_error(e.to_string()))?;
+        // bubblewrap has its copies of the filters now.
+        #[cfg(target_os = "linux")]
+        drop(seccomp);
         Ok(Server {
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::backend::{Backend, BackendChoice};
 use crate::child;
+use crate::guard::{ProtectedChange, WorkspaceGuard};
 use crate::output::CappedOutput;
 use crate::profile::{Confinement, Profile};
 
@@ -190,6 +191,23 @@ impl Drop for PrivateTmp {
 pub struct Spawner {
     choice: BackendChoice,
     backend: Arc<OnceLock<Backend>>,
+    /// Every `.git` of the workspaces it runs commands in, and what the
+    /// commands did to the files other agents read (crate::guard).
+    guard: Arc<WorkspaceGuard>,
+    /// The guard and bubblewrap's seccomp filters are on (always, but
+    /// for the benchmark that measures what they cost).
+    hardened: bool,
+}
+
+/// A command ready to start, and what must live until it has started or
+/// ended.
+pub(crate) struct Prepared {
+    pub cmd: Command,
+    /// The private temporary folder (if any), until the command ends.
+    pub private_tmp: Option<PrivateTmp>,
+    /// The seccomp filters bubblewrap reads, until it has started.
+    #[cfg(target_os = "linux")]
+    pub seccomp: Vec<std::os::fd::OwnedFd>,
 }
 
 impl std::fmt::Debug for Spawner {
@@ -207,6 +225,8 @@ impl Spawner {
         Spawner {
             choice: BackendChoice::Auto,
             backend: Arc::new(OnceLock::from(backend)),
+            guard: Arc::default(),
+            hardened: true,
         }
     }
 
@@ -223,19 +243,42 @@ impl Spawner {
                 backend
             }
         };
-        Spawner { choice, backend }
+        Spawner {
+            choice,
+            backend,
+            guard: Arc::default(),
+            hardened: true,
+        }
+    }
+
+    /// This spawner without the workspace guard and without bubblewrap's
+    /// seccomp filters: the sandbox as it was before them, which the
+    /// benchmark `sandbox_command_bubblewrap` measures them against.
+    /// Never for a command a model or a plugin runs.
+    pub fn without_guard_and_filters(mut self) -> Spawner {
+        self.hardened = false;
+        self
+    }
+
+    /// What commands did to guarded paths since the last call: repository
+    /// hooks and settings undone, and created or changed files that other
+    /// agents run things from. The end of a turn shows them.
+    pub fn take_protected_changes(&self) -> Vec<ProtectedChange> {
+        self.guard.take_changes()
     }
 
     pub fn backend(&self) -> &Backend {
         self.backend.get_or_init(|| Backend::detect(self.choice))
     }
 
-    /// The process to start, with its sandbox; the private temporary
-    /// folder (if any) must live until it ends.
+    /// The process to start, with its sandbox. `protected`: what to bind
+    /// read-only in the workspace (every `.git` the guard found), else its
+    /// top `.git` and `.amber`.
     pub(crate) fn prepare(
         &self,
         spec: &CommandSpec,
-    ) -> Result<(Command, Option<PrivateTmp>), SpawnError> {
+        protected: Option<&[PathBuf]>,
+    ) -> Result<Prepared, SpawnError> {
         let sandbox_error = |reason: String| SpawnError::Sandbox {
             command: spec.command.to_string(),
             reason,
@@ -246,6 +289,8 @@ impl Spawner {
         let mut private_tmp = None;
         #[cfg(target_os = "linux")]
         let mut plan: Option<crate::landlock_seccomp::Plan> = None;
+        #[cfg(target_os = "linux")]
+        let mut seccomp: Vec<std::os::fd::OwnedFd> = Vec::new();
         let mut cmd = match (&spec.confinement, self.backend()) {
             (Confinement::Unsandboxed, _) => Command::new("sh"),
             (Confinement::Sandboxed(_), Backend::None(why)) => {
@@ -253,9 +298,16 @@ impl Spawner {
             }
             #[cfg(target_os = "linux")]
             (Confinement::Sandboxed(profile), Backend::Bubblewrap(bwrap)) => {
+                if self.hardened {
+                    seccomp = crate::bwrap::seccomp_fds(profile).map_err(sandbox_error)?;
+                }
+                let top = profile.protected();
+                let protected = protected.unwrap_or(&top);
                 let mut cmd = Command::new(bwrap);
-                cmd.args(crate::bwrap::arguments(profile, spec.cwd))
-                    .arg("sh");
+                cmd.args(crate::bwrap::arguments(
+                    profile, spec.cwd, protected, &seccomp,
+                ))
+                .arg("sh");
                 cmd
             }
             #[cfg(target_os = "linux")]
@@ -305,8 +357,18 @@ impl Spawner {
         // (prctl, getppid, capget/capset, landlock_restrict_self, seccomp);
         // the Landlock ruleset and the filter were built before the fork.
         let parent = std::process::id() as libc::pid_t;
+        #[cfg(target_os = "linux")]
+        let inherited: Vec<libc::c_int> = seccomp
+            .iter()
+            .map(std::os::fd::AsRawFd::as_raw_fd)
+            .collect();
         unsafe {
             cmd.pre_exec(move || {
+                // bubblewrap reads its filters from these.
+                #[cfg(target_os = "linux")]
+                for fd in &inherited {
+                    crate::syscall_filter::inherit_in_child(*fd)?;
+                }
                 // A session of its own: its own process group (so the
                 // whole group can be killed) and no controlling terminal,
                 // so it cannot push keystrokes into amber's (TIOCSTI).
@@ -320,7 +382,31 @@ impl Spawner {
                 Ok(())
             });
         }
-        Ok((cmd, private_tmp))
+        Ok(Prepared {
+            cmd,
+            private_tmp,
+            #[cfg(target_os = "linux")]
+            seccomp,
+        })
+    }
+
+    /// The guard's walk before a command that may write the workspace in
+    /// the OS sandbox; None when the guard has nothing to do (read mode,
+    /// unsandboxed, no backend).
+    fn guard_before(&self, spec: &CommandSpec) -> Option<crate::guard::Before> {
+        let Confinement::Sandboxed(profile) = &spec.confinement else {
+            return None;
+        };
+        if !profile.workspace_writable || !self.hardened {
+            return None;
+        }
+        match self.backend() {
+            Backend::Bubblewrap(_) => Some(self.guard.before(&profile.workspace, false)),
+            Backend::Landlock(_) | Backend::Seatbelt => {
+                Some(self.guard.before(&profile.workspace, true))
+            }
+            Backend::None(_) => None,
+        }
     }
 
     /// Runs `spec` to its end, its timeout or its output cap.
@@ -343,7 +429,13 @@ impl Spawner {
         spec: &CommandSpec,
         input: Option<&[u8]>,
     ) -> Result<CommandOutput, SpawnError> {
-        let (mut cmd, private_tmp) = self.prepare(spec)?;
+        let guarded = self.guard_before(spec);
+        let Prepared {
+            mut cmd,
+            private_tmp,
+            #[cfg(target_os = "linux")]
+            seccomp,
+        } = self.prepare(spec, guarded.as_ref().map(|b| &b.binds[..]))?;
         if input.is_some() {
             cmd.stdin(Stdio::piped());
         }
@@ -360,6 +452,9 @@ impl Spawner {
                 _ => e.to_string(),
             },
         })?;
+        // bubblewrap has its copies of the filters now.
+        #[cfg(target_os = "linux")]
+        drop(seccomp);
         let pid = child.id();
         if let Ok(mut running) = RUNNING.lock() {
             running.insert(pid);
@@ -401,6 +496,14 @@ impl Spawner {
         let (stdout, cut_out, open_out) = collect(stdout, spec.output_cap, until);
         let (mut stderr, cut_err, open_err) = collect(stderr, spec.output_cap, until);
         drop(private_tmp);
+        // The whole group is gone: what it did to the workspace is final.
+        if let Some(before) = guarded {
+            let changes = self.guard.after(before);
+            if let Some(note) = crate::guard::note_for_model(&changes) {
+                stderr.push('\n');
+                stderr.push_str(&note);
+            }
+        }
         if open_out || open_err {
             stderr.push_str(
                 "\n[amber: a process the command left behind still held its output open; amber stopped reading]",

@@ -154,6 +154,14 @@ impl Ui {
             }
             AgentEvent::Steer { message, .. } => self.notice(NoticeKind::Info, message),
             AgentEvent::Warning { message } => self.notice(NoticeKind::Warning, message),
+            AgentEvent::ProtectedChanged { changes, .. } => {
+                for change in changes {
+                    self.notice(
+                        NoticeKind::Warning,
+                        format!("workspace guard: {}", change.describe()),
+                    );
+                }
+            }
             AgentEvent::Hook(outcome) => {
                 if let Some(line) = amber_app::hooks::describe(&outcome) {
                     let kind = if outcome.outcome == "failed" || outcome.denied {

@@ -105,6 +105,15 @@ pub enum AgentEvent {
         attempt: u32,
         reason: String,
     },
+    /// The turn's commands touched paths other programs run things from
+    /// (docs/sandbox.md): repository hooks and settings amber undid, and
+    /// created, changed or removed `.claude/settings*.json`, `.mcp.json`,
+    /// `.amber/` and `.codex/`, which it only reports.
+    #[serde(rename = "workspace.protected_changed")]
+    ProtectedChanged {
+        turn: u32,
+        changes: Vec<crate::ports::ProtectedChange>,
+    },
     /// Error recovery pushed a steering message to the history.
     #[serde(rename = "steer")]
     Steer { turn: u32, message: String },

@@ -161,6 +161,9 @@ pub struct Agent {
     started: bool,
     /// Times in a row a stop hook has continued this run.
     stop_continues: u32,
+    /// What commands did to guarded paths, shown at the end of each turn
+    /// (a sub-agent has none: its parent's turn shows them).
+    watch: Option<Arc<dyn crate::ports::WorkspaceWatch>>,
 }
 
 /// What the model is told of `tools`.
@@ -209,6 +212,7 @@ impl Agent {
             warned: Default::default(),
             recovery: Recovery::default(),
             reads: None,
+            watch: None,
             agent_id: "main".into(),
             note: None,
             hooks: None,
@@ -229,6 +233,15 @@ impl Agent {
             .hook(hooks.clone().map(|h| (h, self.agent_id.clone())));
         self.hooks = hooks;
         self.sub_agent = sub_agent;
+        self
+    }
+
+    /// Shows what commands did to guarded paths at the end of each turn.
+    pub fn with_workspace_watch(
+        mut self,
+        watch: Option<Arc<dyn crate::ports::WorkspaceWatch>>,
+    ) -> Self {
+        self.watch = watch;
         self
     }
 
@@ -712,6 +725,12 @@ impl Agent {
     fn turn_completed(&self, turn: u32, reply: &ModelReply, sink: &mut EventSink<'_>) {
         if let Some(reads) = &self.reads {
             reads.turn_ended();
+        }
+        if let Some(watch) = &self.watch {
+            let changes = watch.take_changes();
+            if !changes.is_empty() {
+                sink(AgentEvent::ProtectedChanged { turn, changes });
+            }
         }
         sink(AgentEvent::TurnCompleted {
             turn,

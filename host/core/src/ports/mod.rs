@@ -11,6 +11,7 @@ pub mod parser;
 pub mod prompt;
 pub mod reads;
 pub mod tool;
+pub mod workspace_watch;
 
 pub use approver::{
     ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, DenyAll, HeadlessApprover,
@@ -28,6 +29,7 @@ pub use parser::{Calls, LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
 pub use reads::ReadTracker;
 pub use tool::{Tool, ToolError, ToolOutput, ToolSpec};
+pub use workspace_watch::{ProtectedChange, ProtectedChangeKind, WorkspaceWatch};
 
 /// An error a port reports when the thing behind it failed, e.g. a plugin
 /// trapped or was unloaded. It carries a message fit for a user.
