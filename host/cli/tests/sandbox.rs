@@ -44,6 +44,21 @@ fn shell_script(commands: &[String]) -> String {
     )
 }
 
+/// One turn a `shell` call, then an answer.
+fn shell_turns(commands: &[&str]) -> String {
+    let turns: String = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            format!(
+                "[[turns]]\nreply = {{ tool_calls = [{{ id = \"s{i}\", name = \"shell\", arguments = {{ command = {} }} }}] }}\n",
+                toml_str(c)
+            )
+        })
+        .collect();
+    format!("{turns}[[turns]]\nreply = {{ text = \"probed\" }}\n{DONE}")
+}
+
 /// A user's home with an SSH key in it, and a folder outside both the
 /// workspace and /tmp, in /var/tmp (so a write there meets the read-only
 /// filesystem).
@@ -638,8 +653,13 @@ fn the_workspace_guard_holds_through_exec_under_both_backends() {
         std::fs::create_dir_all(lib.join("hooks")).unwrap();
         std::fs::write(lib.join("config"), NESTED_CONFIG).unwrap();
         std::fs::write(ws.join("Makefile"), guard_makefile(&socket)).unwrap();
-        let commands = ["make -s plant", "make -s sock", "make -s loop"].map(String::from);
-        let server = fake(&shell_script(&commands));
+        // One call a turn: calls of one turn run at once, and then the
+        // command that ends first after the plant finds what it made.
+        let server = fake(&shell_turns(&[
+            "make -s plant",
+            "make -s sock",
+            "make -s loop",
+        ]));
         let run = probe.exec(&server, &[]);
         let results = run.results();
         assert_eq!(results.len(), 3, "{backend}: {results:#?}\n{}", run.stderr);
@@ -668,7 +688,8 @@ fn the_workspace_guard_holds_through_exec_under_both_backends() {
             results[0]
         );
         // The user too, at the end of the turn.
-        let changed = run.one("workspace.protected_changed");
+        let changed = run.of_type("workspace.protected_changed")[0];
+        assert_eq!(changed["turn"], 1, "{changed}");
         let changes = changed["changes"].as_array().unwrap();
         let has = |path: &str, change: &str| {
             changes

@@ -98,24 +98,50 @@ fn find_bwrap() -> Option<PathBuf> {
 }
 
 /// bubblewrap may be installed where namespaces are not allowed (some
-/// containers): one trivial run says whether it works.
+/// containers), or be older than 0.5, which has no `--add-seccomp-fd`:
+/// one trivial run with the real filters says whether it works.
 fn bwrap_works(path: &Path) -> bool {
-    std::process::Command::new(path)
-        .args([
-            "--ro-bind",
-            "/",
-            "/",
-            "--unshare-pid",
-            "--unshare-net",
-            "--die-with-parent",
-            "--",
-            "true",
-        ])
+    let mut cmd = std::process::Command::new(path);
+    cmd.args([
+        "--ro-bind",
+        "/",
+        "/",
+        "--unshare-pid",
+        "--unshare-net",
+        "--die-with-parent",
+    ]);
+    #[cfg(target_os = "linux")]
+    let filters = {
+        let profile = crate::profile::Profile::new(Path::new("/"), false);
+        let Ok(fds) = crate::bwrap::seccomp_fds(&profile) else {
+            return false;
+        };
+        for fd in &fds {
+            cmd.arg("--add-seccomp-fd")
+                .arg(std::os::fd::AsRawFd::as_raw_fd(fd).to_string());
+        }
+        let raw: Vec<i32> = fds.iter().map(std::os::fd::AsRawFd::as_raw_fd).collect();
+        // SAFETY: one fcntl per descriptor, async-signal-safe.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+                for fd in &raw {
+                    crate::syscall_filter::inherit_in_child(*fd)?;
+                }
+                Ok(())
+            });
+        }
+        fds
+    };
+    let works = cmd
+        .args(["--", "true"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    #[cfg(target_os = "linux")]
+    drop(filters);
+    works
 }
 
 /// The kernel's Landlock ABI version, if it has Landlock.

@@ -13,7 +13,11 @@
 //!   binds loopback must keep working.
 //! - `io_uring_setup`: io_uring does its work without system calls the
 //!   filter could see.
-//! - `ptrace`: nothing a command needs, and a way to steer another process.
+//! - `ptrace`: a way to steer another process (it also stops gdb, strace
+//!   and LeakSanitizer inside the sandbox).
+//! - `keyctl`, `add_key` and `request_key`: the kernel keyrings are not
+//!   namespaced, and a user keyring can hold Kerberos tickets and other
+//!   secrets.
 //! - `setns`, and `unshare` and `clone` with a new-namespace flag: a new
 //!   user namespace gives back every capability the sandbox dropped, and a
 //!   new mount namespace lets it unmount the walls.
@@ -103,6 +107,9 @@ fn refused_rules(network: Network) -> Result<Rules, String> {
         (libc::SYS_socket, socket),
         (libc::SYS_io_uring_setup, Vec::new()),
         (libc::SYS_ptrace, Vec::new()),
+        (libc::SYS_keyctl, Vec::new()),
+        (libc::SYS_add_key, Vec::new()),
+        (libc::SYS_request_key, Vec::new()),
         (libc::SYS_setns, Vec::new()),
         (libc::SYS_unshare, namespace_rules(true)?),
         (libc::SYS_clone, namespace_rules(false)?),

@@ -2,7 +2,8 @@
 //! no Unix socket reaches anything, io_uring, ptrace and new namespaces
 //! are refused (their x32 twins too), `clone3` falls back to `clone`, and
 //! what a build needs (threads, loopback TCP inside its own namespace)
-//! still works.
+//! still works. The probe names x86_64's system call numbers.
+#![cfg(target_arch = "x86_64")]
 
 mod common;
 
@@ -19,6 +20,10 @@ try("unshare_user", 272, 0x10000000);
 try("unshare_net", 272, 0x40000000);
 try("unshare_files", 272, 0x400);
 try("setns", 308, 0, 0);
+try("keyctl", 250, 0, 0, 0, 0, 0);
+try("keyctl_x32", 0x40000000 + 250, 0, 0, 0, 0, 0);
+try("io_uring_setup_x32", 0x40000000 + 425, 1, 0);
+try("unshare_user_x32", 0x40000000 + 272, 0x10000000);
 try("clone_newns", 56, 0x20000 | 17, 0, 0, 0, 0);
 try("clone3", 435, 0, 0);
 try("socket_unix", 41, 1, 1, 0);
@@ -49,6 +54,10 @@ fn the_calls_no_command_needs_are_refused_under_both_backends() {
             "unshare_user",
             "unshare_net",
             "setns",
+            "keyctl",
+            "keyctl_x32",
+            "io_uring_setup_x32",
+            "unshare_user_x32",
             "clone_newns",
             "socket_unix",
             "socket_unix_x32",

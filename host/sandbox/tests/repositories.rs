@@ -21,8 +21,8 @@ fn lines(changes: &[ProtectedChange]) -> Vec<String> {
     changes.iter().map(ProtectedChange::describe).collect()
 }
 
-/// A nested repository (vendored), one git ignores past the walk's first
-/// two levels, and the top one.
+/// A nested repository (vendored) with the user's own hook, and one two
+/// levels into a folder git ignores (still within the walk's reach).
 fn nested(workspace: &Path) {
     let lib = workspace.join("vendor/lib/.git");
     std::fs::create_dir_all(lib.join("hooks")).unwrap();
@@ -76,7 +76,6 @@ fn a_nested_repository_is_read_only_under_bubblewrap_and_put_back_under_landlock
                 "removed the hook vendor/lib/.git/hooks/post-checkout, which the command made",
                 "restored the hook vendor/lib/.git/hooks/pre-commit, which the command changed",
                 "reverted core.fsmonitor in vendor/lib/.git/config",
-                "removed the hook",
             ] {
                 assert!(said.iter().any(|l| l.contains(expected)), "{said:?}");
             }
@@ -180,5 +179,56 @@ fn files_other_agents_run_things_from_are_reported_when_created_changed_or_remov
             "{:?}",
             spawner.backend()
         );
+    }
+}
+
+#[test]
+fn a_moved_repository_keeps_its_own_hooks_and_a_pointer_out_of_the_workspace_is_removed() {
+    for spawner in backends() {
+        let scene = scene();
+        nested(&scene.workspace);
+        let outside = scene.outside.join("repo");
+        std::fs::create_dir_all(&outside).unwrap();
+        let command = format!(
+            "mv vendor/lib vendor/lib2; mkdir -p wt && printf 'gitdir: {}\\n' > wt/.git",
+            outside.display()
+        );
+        let out = run(&spawner, &profile(&scene, true), &command);
+        let backend = spawner.backend();
+        // The same repository under another name: its own hook stays.
+        let moved = scene.workspace.join("vendor/lib2/.git");
+        assert!(
+            moved.join("hooks/pre-commit").exists(),
+            "{backend:?}: {out:?}"
+        );
+        assert!(
+            !scene.workspace.join("wt/.git").exists(),
+            "{backend:?}: {out:?}"
+        );
+        let said = lines(&spawner.take_protected_changes());
+        assert_eq!(
+            said,
+            ["removed wt/.git, which the command made and which leads out of the workspace or to no repository"],
+            "{backend:?}"
+        );
+    }
+}
+
+#[test]
+fn a_repository_hidden_by_setting_its_folders_time_back_is_still_found() {
+    for spawner in backends() {
+        let scene = scene();
+        std::fs::create_dir_all(scene.workspace.join("sub")).unwrap();
+        // A first command, so the walk has the tree cached.
+        run(&spawner, &profile(&scene, true), "true");
+        let command = "stamp=$(stat -c %y sub) && cd sub && git init -q && printf '#!/bin/sh\\n' > .git/hooks/post-merge && chmod +x .git/hooks/post-merge && touch -d \"$stamp\" . && echo hidden";
+        let out = run(&spawner, &profile(&scene, true), command);
+        assert!(out.stdout.contains("hidden"), "{out:?}");
+        assert!(
+            !scene.workspace.join("sub/.git/hooks/post-merge").exists(),
+            "{:?}",
+            spawner.backend()
+        );
+        spawner.take_protected_changes();
     }
 }

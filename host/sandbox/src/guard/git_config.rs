@@ -248,7 +248,13 @@ impl Parser {
                     self.skip_line();
                     return Ok(value);
                 }
-                ' ' | '\t' | '\r' if !quoted => pending_blanks.push(c),
+                // As git: blanks before anything else are dropped, blanks
+                // between words kept, blanks at the end dropped.
+                ' ' | '\t' | '\r' if !quoted => {
+                    if !value.is_empty() {
+                        pending_blanks.push(c)
+                    }
+                }
                 '"' => {
                     value.push_str(&std::mem::take(&mut pending_blanks));
                     quoted = !quoted;
@@ -262,9 +268,8 @@ impl Parser {
                         }
                         Some('n') => value.push('\n'),
                         Some('t') => value.push('\t'),
-                        Some('b') => {
-                            value.pop();
-                        }
+                        // git keeps a backspace character; it erases nothing.
+                        Some('b') => value.push('\u{8}'),
                         Some(c @ ('\\' | '"')) => value.push(c),
                         _ => return Err(self.fail("a bad escape")),
                     }
@@ -308,6 +313,7 @@ fn escape(text: &str) -> String {
             '"' => out.push_str("\\\""),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
             c => out.push(c),
         }
     }
@@ -430,6 +436,11 @@ mod tests {
         assert_eq!(entries[0].value.as_deref(), Some("Ada \"A\" L"));
         assert_eq!(entries[1].value.as_deref(), Some("a@b"));
         assert_eq!(entries[2].value, None);
+        // `\b` is a character of the value, and blanks after an empty
+        // quoted string are leading blanks.
+        let entries = parse("[alias]\n\tx = \"rm;\\b\\bls\"\n\ty = \"\" a\n").unwrap();
+        assert_eq!(entries[0].value.as_deref(), Some("rm;\u{8}\u{8}ls"));
+        assert_eq!(entries[1].value.as_deref(), Some("a"));
     }
 
     #[test]
@@ -439,7 +450,7 @@ mod tests {
                 section: "user".into(),
                 subsection: None,
                 name: "name".into(),
-                value: Some("a \"b\" \\ c\nd\te ; # f".into()),
+                value: Some("a \"b\" \\ c\nd\te ; # f\u{8}".into()),
             },
             Entry {
                 section: "remote".into(),

@@ -5,40 +5,81 @@
 //! commit, merge and more, and its config can name programs to run. A
 //! command that wrote either would get code run later, outside the
 //! sandbox, by the user's own git. After a command: a hook that was not
-//! there before is removed, one that changed is restored, and the config
-//! keeps only safe keys plus what it held before ([`super::git_config`]).
+//! there before is removed, one that changed or went is put back, and the
+//! config keeps only safe keys plus what it held before
+//! ([`super::git_config`]). Every change goes through [`Folder`], so no
+//! symlink leads amber's own writes out of the repository.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
-use std::os::unix::fs::PermissionsExt;
+use std::ffi::{OsStr, OsString};
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
+use rustix::fs::FileType;
+
+use super::beneath::Folder;
 use super::git_config;
 
-/// A hook bigger than this is not kept in a snapshot: it is restored as
-/// removed (a real hook is a script of a few kilobytes).
-const MAX_HOOK_BYTES: u64 = 1 << 20;
-/// A config bigger than this is not parsed: it is reset.
+/// A hook bigger than this is kept in a snapshot as a hash only: if it
+/// changes it cannot be restored, and is removed (a real hook is a script
+/// of a few kilobytes).
+const MAX_HOOK_BYTES: u64 = 8 << 20;
+/// A config bigger than this is not parsed.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
-/// What a `.git` file may hold (`gitdir: …`); more is not a pointer.
+/// What a `.git` file may hold; more is not a pointer.
 const MAX_POINTER_BYTES: u64 = 4096;
 
-/// The repository a `.git` entry leads to, if it lies inside `root`: the
-/// folder itself, a symlink's target, or a `.git` file's `gitdir:`.
-pub fn resolve(dot_git: &Path, root: &Path) -> Option<PathBuf> {
-    let meta = std::fs::symlink_metadata(dot_git).ok()?;
+/// Where a `.git` entry leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leads {
+    /// A repository folder inside the workspace (resolved).
+    Inside(PathBuf),
+    /// A folder outside it.
+    Outside,
+    /// Nothing git could use.
+    Nowhere,
+}
+
+/// The repository a `.git` entry leads to, read as git reads it
+/// (`read_gitfile_gently`): a folder (or a symlink to one); a file (or a
+/// symlink to one) that holds `gitdir: PATH`, exactly that prefix, the
+/// path being the rest of the file less its trailing CR and LF, relative
+/// to the folder of the `.git`.
+pub fn resolve(dot_git: &Path, root: &Path) -> Leads {
+    let Ok(meta) = std::fs::metadata(dot_git) else {
+        return Leads::Nowhere;
+    };
     let target = if meta.is_file() {
         if meta.len() > MAX_POINTER_BYTES {
-            return None;
+            return Leads::Nowhere;
         }
-        let text = std::fs::read_to_string(dot_git).ok()?;
-        let pointer = text.lines().next()?.strip_prefix("gitdir:")?.trim();
-        dot_git.parent()?.join(pointer)
-    } else {
+        let Ok(bytes) = std::fs::read(dot_git) else {
+            return Leads::Nowhere;
+        };
+        let Some(rest) = bytes.strip_prefix(b"gitdir: ") else {
+            return Leads::Nowhere;
+        };
+        let mut end = rest.len();
+        while end > 0 && matches!(rest[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        let pointer = Path::new(<OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+            &rest[..end],
+        ));
+        match dot_git.parent() {
+            Some(parent) => parent.join(pointer),
+            None => return Leads::Nowhere,
+        }
+    } else if meta.is_dir() {
         dot_git.to_path_buf()
+    } else {
+        return Leads::Nowhere;
     };
-    let real = target.canonicalize().ok()?;
-    (real.is_dir() && real.starts_with(root)).then_some(real)
+    match target.canonicalize() {
+        Ok(real) if real.is_dir() && real.starts_with(root) => Leads::Inside(real),
+        Ok(real) if real.is_dir() => Leads::Outside,
+        _ => Leads::Nowhere,
+    }
 }
 
 /// The other repository folder a worktree's gitdir shares its config and
@@ -50,236 +91,312 @@ pub fn common_dir(gitdir: &Path, root: &Path) -> Option<PathBuf> {
         return None;
     }
     let text = std::fs::read_to_string(&file).ok()?;
-    let real = gitdir.join(text.trim()).canonicalize().ok()?;
+    let real = gitdir
+        .join(text.trim_end_matches(['\n', '\r']))
+        .canonicalize()
+        .ok()?;
     (real.is_dir() && real.starts_with(root) && real != gitdir).then_some(real)
 }
 
+/// One runnable hook as it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Hook {
-    mode: u32,
-    bytes: Vec<u8>,
+enum Hook {
+    File {
+        mode: u32,
+        bytes: Vec<u8>,
+    },
+    /// Too big to keep: its hash.
+    Big {
+        mode: u32,
+        hash: u64,
+    },
+    Link(OsString),
+}
+
+/// A repository's `config` as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Config {
+    Missing,
+    Bytes(Vec<u8>),
+    Link(OsString),
+    /// A folder, a device, or a file too big to parse.
+    Other,
 }
 
 /// A repository's hooks and config as they were before a command.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
-    /// The runnable hooks (symlinks included, as their target's bytes).
-    hooks: BTreeMap<OsString, Option<Hook>>,
-    /// `hooks` was a symlink.
-    hooks_linked: bool,
-    config: Option<Vec<u8>>,
-    /// Taken of a repository that existed (the default stands for one
-    /// the command created).
+    /// The runnable hooks, when `hooks` was a folder.
+    hooks: BTreeMap<OsString, Hook>,
+    /// `hooks` was a symlink to this.
+    hooks_link: Option<OsString>,
+    config: Config,
+    /// Taken of a repository that existed; [`Snapshot::created`] stands
+    /// for one the command made.
     existed: bool,
 }
 
 /// A file git would run as a hook: executable, or a symlink (git follows
 /// it), and not one of git's `*.sample` files.
-fn runnable(path: &Path, name: &str) -> Option<std::fs::Metadata> {
-    if name.ends_with(".sample") {
-        return None;
-    }
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    let runs =
-        meta.file_type().is_symlink() || (meta.is_file() && meta.permissions().mode() & 0o111 != 0);
-    runs.then_some(meta)
+fn is_runnable(name: &OsStr, kind: FileType, mode: u32) -> bool {
+    !name.to_string_lossy().ends_with(".sample")
+        && (kind == FileType::Symlink || (kind == FileType::RegularFile && mode & 0o111 != 0))
 }
 
-fn runnable_hooks(gitdir: &Path) -> Vec<(OsString, PathBuf, std::fs::Metadata)> {
-    let Ok(read) = std::fs::read_dir(gitdir.join("hooks")) else {
-        return Vec::new();
+fn hash_of(bytes: &[u8]) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The runnable hooks of the folder `hooks`, as they are now.
+fn runnable_hooks(hooks: &Folder) -> BTreeMap<OsString, Hook> {
+    let mut found = BTreeMap::new();
+    for name in hooks.names().unwrap_or_default() {
+        let Ok(stat) = hooks.stat(&name) else {
+            continue;
+        };
+        if !is_runnable(&name, stat.kind, stat.mode) {
+            continue;
+        }
+        let hook = if stat.kind == FileType::Symlink {
+            match hooks.read_link(&name) {
+                Ok(target) => Hook::Link(target),
+                Err(_) => continue,
+            }
+        } else {
+            match hooks.read(&name, u64::MAX) {
+                Ok(Some(bytes)) if stat.size <= MAX_HOOK_BYTES => Hook::File {
+                    mode: stat.mode,
+                    bytes,
+                },
+                Ok(Some(bytes)) => Hook::Big {
+                    mode: stat.mode,
+                    hash: hash_of(&bytes),
+                },
+                _ => continue,
+            }
+        };
+        found.insert(name, hook);
+    }
+    found
+}
+
+fn config_now(gitdir: &Folder) -> Config {
+    let name = OsStr::new("config");
+    let Ok(stat) = gitdir.stat(name) else {
+        return Config::Missing;
     };
-    read.flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let path = entry.path();
-            let meta = runnable(&path, &name.to_string_lossy())?;
-            Some((name, path, meta))
-        })
-        .collect()
-}
-
-fn read_hook(path: &Path, meta: &std::fs::Metadata) -> Option<Hook> {
-    if meta.file_type().is_symlink() || meta.len() > MAX_HOOK_BYTES {
-        return None;
+    match stat.kind {
+        FileType::Symlink => gitdir
+            .read_link(name)
+            .map(Config::Link)
+            .unwrap_or(Config::Other),
+        FileType::RegularFile => match gitdir.read(name, MAX_CONFIG_BYTES) {
+            Ok(Some(bytes)) => Config::Bytes(bytes),
+            _ => Config::Other,
+        },
+        _ => Config::Other,
     }
-    Some(Hook {
-        mode: meta.permissions().mode(),
-        bytes: std::fs::read(path).ok()?,
-    })
 }
 
 impl Snapshot {
-    pub fn take(gitdir: &Path) -> Snapshot {
-        let hooks_linked = std::fs::symlink_metadata(gitdir.join("hooks"))
-            .is_ok_and(|m| m.file_type().is_symlink());
-        let hooks = if hooks_linked {
-            BTreeMap::new()
-        } else {
-            runnable_hooks(gitdir)
-                .into_iter()
-                .map(|(name, path, meta)| (name, read_hook(&path, &meta)))
-                .collect()
-        };
-        let config_file = gitdir.join("config");
-        let config = std::fs::symlink_metadata(&config_file)
+    /// What a repository the command created is compared with: nothing.
+    pub fn created() -> Snapshot {
+        Snapshot {
+            hooks: BTreeMap::new(),
+            hooks_link: None,
+            config: Config::Missing,
+            existed: false,
+        }
+    }
+
+    pub fn take(gitdir: &Folder) -> Snapshot {
+        let hooks_name = OsStr::new("hooks");
+        let hooks_link = gitdir
+            .stat(hooks_name)
             .ok()
-            .filter(|m| m.is_file() && m.len() <= MAX_CONFIG_BYTES)
-            .and_then(|_| std::fs::read(&config_file).ok());
+            .filter(|s| s.kind == FileType::Symlink)
+            .and_then(|_| gitdir.read_link(hooks_name).ok());
+        let hooks = gitdir
+            .child(hooks_name)
+            .map(|h| runnable_hooks(&h))
+            .unwrap_or_default();
         Snapshot {
             hooks,
-            hooks_linked,
-            config,
+            hooks_link,
+            config: config_now(gitdir),
             existed: true,
         }
     }
 }
 
-/// Puts `gitdir`'s hooks and config back to `before` plus what is safe
-/// (`before` empty: a repository the command created). Returns what was
-/// done, one line each, with paths shown as `shown` (the folder's name
-/// relative to the workspace).
-pub fn restore(gitdir: &Path, before: &Snapshot, shown: &str) -> Vec<String> {
+/// Puts `gitdir`'s hooks and config back to `before` plus what is safe.
+/// Returns what was done, one line each, naming paths as `shown` (the
+/// repository folder relative to the workspace) does.
+pub fn restore(gitdir: &Folder, before: &Snapshot, shown: &str) -> Vec<String> {
     let mut done = Vec::new();
     restore_hooks(gitdir, before, shown, &mut done);
     restore_config(gitdir, before, shown, &mut done);
     done
 }
 
-fn restore_hooks(gitdir: &Path, before: &Snapshot, shown: &str, done: &mut Vec<String>) {
-    let hooks = gitdir.join("hooks");
-    let linked = std::fs::symlink_metadata(&hooks).is_ok_and(|m| m.file_type().is_symlink());
-    if linked {
-        if !before.hooks_linked && std::fs::remove_file(&hooks).is_ok() {
-            done.push(format!("removed {shown}/hooks, a symlink the command made"));
-        }
-        return;
-    }
-    for (name, path, meta) in runnable_hooks(gitdir) {
-        let label = format!("{shown}/hooks/{}", name.to_string_lossy());
-        let now = read_hook(&path, &meta);
-        match before.hooks.get(&name) {
-            Some(old) if old.is_some() && *old == now => {}
-            // A symlink or a big hook that was there before: kept, as
-            // it cannot be compared.
-            Some(None) if now.is_none() => {}
-            Some(Some(old)) => {
-                let back = std::fs::remove_file(&path)
-                    .and_then(|()| std::fs::write(&path, &old.bytes))
-                    .and_then(|()| {
-                        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(old.mode))
-                    });
-                done.push(match back {
-                    Ok(()) => format!("restored the hook {label}, which the command changed"),
-                    Err(e) => format!("could not restore the hook {label}: {e}"),
-                });
-            }
-            _ => {
-                done.push(match std::fs::remove_file(&path) {
-                    Ok(()) => format!("removed the hook {label}, which the command made"),
-                    Err(e) => format!("could not remove the hook {label}: {e}"),
-                });
-            }
-        }
+fn said(result: std::io::Result<()>, done: String, label: &str) -> String {
+    match result {
+        Ok(()) => done,
+        Err(e) => format!("could not put back {label}: {e}"),
     }
 }
 
-fn restore_config(gitdir: &Path, before: &Snapshot, shown: &str, done: &mut Vec<String>) {
-    let file = gitdir.join("config");
-    let Ok(meta) = std::fs::symlink_metadata(&file) else {
-        return;
-    };
-    let label = format!("{shown}/config");
-    let before_text = before
-        .config
-        .as_deref()
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default();
-    let before_entries = git_config::parse(&before_text).unwrap_or_default();
-    let mut write = |text: String, line: String| {
-        let written = replace_with(&file, &text);
-        done.push(match written {
-            Ok(()) => line,
-            Err(e) => format!("could not rewrite {label}: {e}"),
-        });
-    };
-    // What to write when the file cannot be read as a config at all: the
-    // safe part of what it held before.
-    let fallback = || {
-        let kept: Vec<_> = before_entries
-            .iter()
-            .filter(|e| e.is_safe())
-            .cloned()
-            .collect();
-        if kept.is_empty() {
-            DEFAULT_CONFIG.to_string()
-        } else {
-            git_config::render(&kept)
-        }
-    };
-    if !meta.is_file() || meta.len() > MAX_CONFIG_BYTES {
-        let text = before
-            .config
-            .as_deref()
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_else(fallback);
-        write(text, format!("reset {label}, which the command replaced"));
-        return;
-    }
-    let Ok(bytes) = std::fs::read(&file) else {
-        return;
-    };
-    if before.config.as_deref() == Some(&bytes[..]) {
-        return;
-    }
-    if before.existed && before.config.is_none() {
-        done.push(match std::fs::remove_file(&file) {
-            Ok(()) => format!("removed {label}, which the command made"),
-            Err(e) => format!("could not remove {label}: {e}"),
-        });
-        return;
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    match git_config::sanitize(&text, &before_entries) {
-        Ok(out) if out.dropped.is_empty() => {}
-        Ok(out) => {
-            // Back to the very bytes it had when nothing else changed.
-            let text = match &before.config {
-                Some(old) if out.kept == before_entries => {
-                    String::from_utf8_lossy(old).into_owned()
-                }
-                _ => git_config::render(&out.kept),
-            };
-            write(
-                text,
-                format!("reverted {} in {label}", out.dropped.join(", ")),
-            )
-        }
-        Err(e) => write(
-            fallback(),
-            format!("reset {label}, which git could not read either ({e})"),
-        ),
+fn put_back(hooks: &Folder, name: &OsStr, hook: &Hook) -> std::io::Result<()> {
+    match hook {
+        Hook::File { mode, bytes } => hooks.write(name, bytes, *mode),
+        Hook::Link(target) => hooks.symlink(target, name),
+        Hook::Big { .. } => hooks.remove(name),
     }
 }
 
-/// Writes `text` at `path` in place of whatever is there: a file, a
-/// symlink (never followed) or a folder.
-fn replace_with(path: &Path, text: &str) -> std::io::Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path)?,
-        Ok(_) => std::fs::remove_file(path)?,
-        Err(_) => {}
+fn restore_hooks(gitdir: &Folder, before: &Snapshot, shown: &str, done: &mut Vec<String>) {
+    let name = OsStr::new("hooks");
+    let label = format!("{shown}/hooks");
+    let Ok(stat) = gitdir.stat(name) else {
+        return;
+    };
+    if stat.kind == FileType::Symlink {
+        let now = gitdir.read_link(name).ok();
+        if now.is_some() && now == before.hooks_link {
+            return;
+        }
+        let result = gitdir.remove(name);
+        done.push(said(
+            result,
+            format!("removed {label}, a symlink the command made"),
+            &label,
+        ));
+        return;
     }
-    std::fs::write(path, text)
+    let Ok(hooks) = gitdir.child(name) else {
+        return;
+    };
+    let now = runnable_hooks(&hooks);
+    for (name, hook) in &now {
+        let label = format!("{label}/{}", name.to_string_lossy());
+        match before.hooks.get(name) {
+            Some(old) if old == hook => {}
+            Some(old @ Hook::Big { .. }) => done.push(said(
+                put_back(&hooks, name, old),
+                format!(
+                    "removed the hook {label}, which the command changed (it was too big to keep)"
+                ),
+                &label,
+            )),
+            Some(old) => done.push(said(
+                put_back(&hooks, name, old),
+                format!("restored the hook {label}, which the command changed"),
+                &label,
+            )),
+            None => done.push(said(
+                hooks.remove(name),
+                format!("removed the hook {label}, which the command made"),
+                &label,
+            )),
+        }
+    }
+    // A hook the command removed (a pre-commit that stopped secrets, say)
+    // comes back.
+    for (name, old) in &before.hooks {
+        if now.contains_key(name) || matches!(old, Hook::Big { .. }) {
+            continue;
+        }
+        let label = format!("{label}/{}", name.to_string_lossy());
+        done.push(said(
+            put_back(&hooks, name, old),
+            format!("restored the hook {label}, which the command removed"),
+            &label,
+        ));
+    }
 }
 
 /// What `git init` writes on Linux.
 const DEFAULT_CONFIG: &str = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
 
+fn restore_config(gitdir: &Folder, before: &Snapshot, shown: &str, done: &mut Vec<String>) {
+    let name = OsStr::new("config");
+    let label = format!("{shown}/config");
+    let now = config_now(gitdir);
+    if before.existed && now == before.config {
+        return;
+    }
+    let write = |text: &[u8]| gitdir.write(name, text, 0o644);
+    let old_entries = match &before.config {
+        Config::Bytes(old) => git_config::parse(&String::from_utf8_lossy(old)).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    match (&before.config, &now) {
+        (_, Config::Missing) if !before.existed => {}
+        (Config::Missing, _) if before.existed => done.push(said(
+            gitdir.remove(name),
+            format!("removed {label}, which the command made"),
+            &label,
+        )),
+        (Config::Link(target), _) => done.push(said(
+            gitdir.symlink(target, name),
+            format!("restored {label}, which the command changed"),
+            &label,
+        )),
+        (Config::Other, _) if before.existed => {
+            done.push(format!("{label} changed and could not be put back (it was not a plain file amber could read)"));
+        }
+        (_, Config::Bytes(bytes)) => {
+            // Rewritten whenever it changed, from what was parsed: no trick
+            // of the syntax that git reads otherwise survives.
+            match git_config::sanitize(&String::from_utf8_lossy(bytes), &old_entries) {
+                Ok(out) => {
+                    let text = match &before.config {
+                        Config::Bytes(old) if out.kept == old_entries => old.clone(),
+                        _ => git_config::render(&out.kept).into_bytes(),
+                    };
+                    let result = write(&text);
+                    if !out.dropped.is_empty() || result.is_err() {
+                        done.push(said(
+                            result,
+                            format!("reverted {} in {label}", out.dropped.join(", ")),
+                            &label,
+                        ));
+                    }
+                }
+                Err(e) => {
+                    let text = match &before.config {
+                        Config::Bytes(old) => old.clone(),
+                        _ => DEFAULT_CONFIG.as_bytes().to_vec(),
+                    };
+                    done.push(said(
+                        write(&text),
+                        format!("reset {label}, which git could not read either ({e})"),
+                        &label,
+                    ));
+                }
+            }
+        }
+        (old, _) => {
+            let text = match old {
+                Config::Bytes(old) => old.clone(),
+                _ => DEFAULT_CONFIG.as_bytes().to_vec(),
+            };
+            done.push(said(
+                write(&text),
+                format!("reset {label}, which the command replaced"),
+                &label,
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::fs;
+    use std::os::unix::fs::PermissionsExt;
 
     fn repo() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -293,6 +410,10 @@ mod tests {
         )
         .unwrap();
         (dir, gitdir)
+    }
+
+    fn open(gitdir: &Path) -> Folder {
+        Folder::open_beneath(gitdir, Path::new("")).unwrap()
     }
 
     fn plant(gitdir: &Path, name: &str, body: &str, mode: u32) {
@@ -311,7 +432,7 @@ mod tests {
             format!("{DEFAULT_CONFIG}\tfsmonitor = evil\n[user]\n\tname = A\n"),
         )
         .unwrap();
-        let done = restore(&gitdir, &Snapshot::default(), "r/.git");
+        let done = restore(&open(&gitdir), &Snapshot::created(), "r/.git");
         assert_eq!(
             done,
             [
@@ -324,12 +445,12 @@ mod tests {
         assert!(gitdir.join("hooks/pre-commit.sample").exists());
         let config = fs::read_to_string(gitdir.join("config")).unwrap();
         assert!(!config.contains("fsmonitor") && config.contains("name = \"A\""));
-        // Nothing more to do the second time.
-        assert!(restore(&gitdir, &Snapshot::default(), "r/.git").is_empty());
+        // Nothing more to report the second time.
+        assert!(restore(&open(&gitdir), &Snapshot::created(), "r/.git").is_empty());
     }
 
     #[test]
-    fn an_existing_repositorys_own_hooks_stay_and_a_changed_one_is_restored() {
+    fn an_existing_repositorys_own_hooks_stay_and_changed_or_removed_ones_come_back() {
         let (_dir, gitdir) = repo();
         plant(
             &gitdir,
@@ -338,18 +459,22 @@ mod tests {
             0o755,
         );
         plant(&gitdir, "pre-push", "#!/bin/sh\ncargo test\n", 0o755);
-        let before = Snapshot::take(&gitdir);
+        let before = Snapshot::take(&open(&gitdir));
         plant(&gitdir, "pre-push", "#!/bin/sh\nevil\n", 0o755);
-        let done = restore(&gitdir, &before, ".git");
+        fs::remove_file(gitdir.join("hooks/pre-commit")).unwrap();
+        let done = restore(&open(&gitdir), &before, ".git");
         assert_eq!(
             done,
-            ["restored the hook .git/hooks/pre-push, which the command changed"]
+            [
+                "restored the hook .git/hooks/pre-push, which the command changed",
+                "restored the hook .git/hooks/pre-commit, which the command removed"
+            ]
         );
         assert_eq!(
             fs::read_to_string(gitdir.join("hooks/pre-push")).unwrap(),
             "#!/bin/sh\ncargo test\n"
         );
-        let mode = fs::metadata(gitdir.join("hooks/pre-push"))
+        let mode = fs::metadata(gitdir.join("hooks/pre-commit"))
             .unwrap()
             .permissions()
             .mode();
@@ -357,40 +482,68 @@ mod tests {
     }
 
     #[test]
-    fn a_symlinked_hooks_folder_and_config_are_taken_back() {
+    fn an_unchanged_config_is_left_and_a_changed_one_goes_back_to_its_very_bytes() {
+        let (_dir, gitdir) = repo();
+        let original = "[core]\n\tbare = false\n  # the user's own comment\n";
+        fs::write(gitdir.join("config"), original).unwrap();
+        let before = Snapshot::take(&open(&gitdir));
+        assert!(restore(&open(&gitdir), &before, ".git").is_empty());
+        fs::write(gitdir.join("config"), format!("{original}\tpager = evil\n")).unwrap();
+        let done = restore(&open(&gitdir), &before, ".git");
+        assert_eq!(done, ["reverted core.pager in .git/config"]);
+        assert_eq!(fs::read_to_string(gitdir.join("config")).unwrap(), original);
+        // A config git cannot read goes back whole too.
+        fs::write(gitdir.join("config"), "[core\n").unwrap();
+        restore(&open(&gitdir), &before, ".git");
+        assert_eq!(fs::read_to_string(gitdir.join("config")).unwrap(), original);
+    }
+
+    #[test]
+    fn a_symlinked_hooks_folder_and_config_are_taken_back_without_following_them() {
         let (dir, gitdir) = repo();
-        let elsewhere = dir.path().join("elsewhere");
+        let elsewhere = dir.path().canonicalize().unwrap().join("elsewhere");
         fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("cfg"), "outside").unwrap();
+        let before = Snapshot::take(&open(&gitdir));
         fs::remove_dir_all(gitdir.join("hooks")).unwrap();
         std::os::unix::fs::symlink(&elsewhere, gitdir.join("hooks")).unwrap();
-        let before = Snapshot {
-            config: Some(DEFAULT_CONFIG.as_bytes().to_vec()),
-            ..Snapshot::default()
-        };
         fs::remove_file(gitdir.join("config")).unwrap();
         std::os::unix::fs::symlink(elsewhere.join("cfg"), gitdir.join("config")).unwrap();
-        let done = restore(&gitdir, &before, ".git");
+        let done = restore(&open(&gitdir), &before, ".git");
         assert_eq!(done.len(), 2, "{done:?}");
         assert!(!gitdir.join("hooks").exists());
         assert_eq!(
             fs::read_to_string(gitdir.join("config")).unwrap(),
             DEFAULT_CONFIG
         );
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("cfg")).unwrap(),
+            "outside"
+        );
     }
 
     #[test]
-    fn a_git_file_resolves_inside_the_root_only() {
+    fn a_git_file_is_read_as_git_reads_it() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap().join("ws");
         fs::create_dir_all(root.join("evil")).unwrap();
+        fs::create_dir_all(root.join(" evil")).unwrap();
         fs::create_dir_all(root.join("sub")).unwrap();
-        fs::write(root.join("sub/.git"), "gitdir: ../evil\n").unwrap();
-        assert_eq!(
-            resolve(&root.join("sub/.git"), &root),
-            Some(root.join("evil"))
-        );
-        fs::write(root.join("sub/.git"), "gitdir: ../../\n").unwrap();
-        assert_eq!(resolve(&root.join("sub/.git"), &root), None);
+        let git = root.join("sub/.git");
+        fs::write(&git, "gitdir: ../evil\n").unwrap();
+        assert_eq!(resolve(&git, &root), Leads::Inside(root.join("evil")));
+        // Exactly one space after the colon: the rest is the path.
+        fs::write(&git, "gitdir:  ../evil\r\n").unwrap();
+        assert_eq!(resolve(&git, &root), Leads::Nowhere);
+        fs::write(&git, "gitdir: ../ evil\n").unwrap();
+        assert_eq!(resolve(&git, &root), Leads::Inside(root.join(" evil")));
+        fs::write(&git, "gitdir: ../../\n").unwrap();
+        assert_eq!(resolve(&git, &root), Leads::Outside);
+        // A symlink to a pointer file is followed, as git follows it.
+        fs::write(root.join("pointer"), "gitdir: ../evil\n").unwrap();
+        fs::remove_file(&git).unwrap();
+        std::os::unix::fs::symlink(root.join("pointer"), &git).unwrap();
+        assert_eq!(resolve(&git, &root), Leads::Inside(root.join("evil")));
         fs::write(root.join("evil/commondir"), "../sub\n").unwrap();
         assert_eq!(
             common_dir(&root.join("evil"), &root),

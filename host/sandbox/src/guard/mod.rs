@@ -19,6 +19,7 @@
 //! it waits in [`WorkspaceGuard::take_changes`] for the end of the turn,
 //! when the front end shows it to the user.
 
+mod beneath;
 pub mod git_config;
 mod gitdir;
 mod scan;
@@ -26,11 +27,13 @@ mod scan;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
 pub use scan::{Marker, MAX_DEPTH, MAX_FOLDERS};
 
-use gitdir::Snapshot;
+use beneath::{Folder, Identity};
+use gitdir::{Leads, Snapshot};
 use scan::TreeScan;
 
 /// What happened to one guarded path during a command.
@@ -94,8 +97,10 @@ fn fingerprint(path: &Path) -> Fingerprint {
         };
         next.hash(&mut hasher);
         meta.len().hash(&mut hasher);
-        meta.modified().ok().hash(&mut hasher);
-        std::os::unix::fs::MetadataExt::ino(&meta).hash(&mut hasher);
+        // The change time, which no command can set back (`touch -d` sets
+        // the modification time only).
+        use std::os::unix::fs::MetadataExt;
+        (meta.ino(), meta.ctime(), meta.ctime_nsec()).hash(&mut hasher);
         if meta.is_dir() {
             let mut children: Vec<PathBuf> = std::fs::read_dir(&next)
                 .into_iter()
@@ -129,28 +134,36 @@ fn why(marker: Marker) -> &'static str {
 /// The workspace before one command.
 pub(crate) struct Before {
     root: PathBuf,
+    started: SystemTime,
     /// The guarded files and folders but `.git`s, fingerprinted.
     watched: BTreeMap<PathBuf, (Marker, Fingerprint)>,
-    /// Every repository folder, with its snapshot where the backend
-    /// leaves it writable.
-    gitdirs: BTreeMap<PathBuf, Option<Snapshot>>,
+    /// Every `.git` entry the walk found.
+    gits: BTreeSet<PathBuf>,
+    /// Every repository folder, by identity (a moved one is the same),
+    /// with its snapshot where the backend leaves it writable.
+    gitdirs: BTreeMap<Identity, Option<Arc<Snapshot>>>,
     /// What bubblewrap binds read-only: every `.git`, the repository it
     /// leads to, and every `.amber`, parents first.
     pub binds: Vec<PathBuf>,
 }
 
 /// The guard of every workspace a spawner runs commands in: the walks,
-/// kept between commands, and the changes not yet shown.
+/// kept between commands, the snapshots of the commands running now, and
+/// the changes not yet shown.
 #[derive(Debug, Default)]
 pub struct WorkspaceGuard {
     scans: Mutex<HashMap<PathBuf, TreeScan>>,
+    /// Landlock: each repository's snapshot while any command runs,
+    /// shared, with how many commands hold it. A command that starts while
+    /// another runs must not take the other's changes as its baseline.
+    baselines: Mutex<HashMap<Identity, (Arc<Snapshot>, usize)>>,
     pending: Mutex<Vec<ProtectedChange>>,
 }
 
 /// Every repository folder a `.git` entry leads to (and the one it shares
 /// config and hooks with), inside `root`.
 fn gitdirs_of(dot_git: &Path, root: &Path) -> Vec<PathBuf> {
-    let Some(gitdir) = gitdir::resolve(dot_git, root) else {
+    let Leads::Inside(gitdir) = gitdir::resolve(dot_git, root) else {
         return Vec::new();
     };
     let common = gitdir::common_dir(&gitdir, root);
@@ -161,6 +174,23 @@ fn shown(path: &Path, root: &Path) -> String {
     path.strip_prefix(root)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| path.display().to_string())
+}
+
+/// A repository folder, opened beneath the workspace.
+fn open(gitdir: &Path, root: &Path) -> Option<(Folder, Identity)> {
+    let folder = Folder::open_beneath(root, gitdir.strip_prefix(root).ok()?).ok()?;
+    let identity = folder.identity().ok()?;
+    Some((folder, identity))
+}
+
+/// Born before the command started (with the coarse clock's slack), where
+/// the filesystem keeps birth times: a repository that only came into the
+/// walk's reach, not one the command made.
+fn born_before(path: &Path, started: SystemTime) -> bool {
+    const SLACK: Duration = Duration::from_millis(50);
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.created())
+        .is_ok_and(|born| born + SLACK < started)
 }
 
 impl WorkspaceGuard {
@@ -174,20 +204,49 @@ impl WorkspaceGuard {
         scan.found.clone()
     }
 
+    /// The shared snapshot of a repository, taken now if no running
+    /// command holds one.
+    fn hold_baseline(&self, identity: Identity, gitdir: &Folder) -> Arc<Snapshot> {
+        let mut baselines = self.baselines.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = baselines
+            .entry(identity)
+            .or_insert_with(|| (Arc::new(Snapshot::take(gitdir)), 0));
+        entry.1 += 1;
+        entry.0.clone()
+    }
+
+    fn release_baselines(&self, before: &Before) {
+        let mut baselines = self.baselines.lock().unwrap_or_else(|e| e.into_inner());
+        for (identity, snapshot) in &before.gitdirs {
+            if snapshot.is_none() {
+                continue;
+            }
+            if let Some(entry) = baselines.get_mut(identity) {
+                entry.1 = entry.1.saturating_sub(1);
+                if entry.1 == 0 {
+                    baselines.remove(identity);
+                }
+            }
+        }
+    }
+
     /// Before a command in `workspace`: what to bind, and what to compare
     /// with afterwards. `snapshot`: the backend leaves `.git` writable, so
     /// every repository's hooks and config are kept to restore.
     pub(crate) fn before(&self, workspace: &Path, snapshot: bool) -> Before {
+        let started = SystemTime::now();
         let root = workspace
             .canonicalize()
             .unwrap_or_else(|_| workspace.to_path_buf());
         let found = self.walk(&root);
         let mut binds = BTreeSet::new();
+        let mut gits = BTreeSet::new();
         let mut gitdirs = BTreeMap::new();
         let mut watched = BTreeMap::new();
         for (path, marker) in &found {
             match marker {
                 Marker::Git => {
+                    gits.insert(path.clone());
                     let is_link =
                         std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
                     if !is_link {
@@ -195,8 +254,10 @@ impl WorkspaceGuard {
                     }
                     for gitdir in gitdirs_of(path, &root) {
                         binds.insert(gitdir.clone());
-                        let kept = snapshot.then(|| Snapshot::take(&gitdir));
-                        gitdirs.insert(gitdir, kept);
+                        if let Some((folder, identity)) = open(&gitdir, &root) {
+                            let kept = snapshot.then(|| self.hold_baseline(identity, &folder));
+                            gitdirs.entry(identity).or_insert(kept);
+                        }
                     }
                 }
                 Marker::Amber => {
@@ -210,7 +271,9 @@ impl WorkspaceGuard {
         }
         Before {
             root,
+            started,
             watched,
+            gits,
             gitdirs,
             binds: binds.into_iter().collect(),
         }
@@ -224,30 +287,47 @@ impl WorkspaceGuard {
         let found = self.walk(root);
         let mut changes = Vec::new();
         let mut checked = BTreeSet::new();
+        let reverted = |path: &Path, detail: String| ProtectedChange {
+            path: shown(path, root),
+            kind: ChangeKind::Reverted,
+            detail,
+        };
         for path in found
             .iter()
             .filter(|(_, m)| **m == Marker::Git)
             .map(|(p, _)| p)
         {
+            let new_entry = !before.gits.contains(path);
+            if new_entry && !matches!(gitdir::resolve(path, root), Leads::Inside(_)) {
+                // A `.git` file or symlink the command made that leads out
+                // of the workspace or nowhere: git would follow it to a
+                // repository nobody checks.
+                if let Some(detail) = remove_pointer(path, root) {
+                    changes.push(reverted(path, detail));
+                }
+                continue;
+            }
             for gitdir in gitdirs_of(path, root) {
-                if !checked.insert(gitdir.clone()) {
+                let Some((folder, identity)) = open(&gitdir, root) else {
+                    continue;
+                };
+                if !checked.insert(identity) {
                     continue;
                 }
-                let done = match before.gitdirs.get(&gitdir) {
+                let baseline = match before.gitdirs.get(&identity) {
                     // Bound read-only: nothing can have changed.
                     Some(None) => continue,
-                    Some(Some(snapshot)) => {
-                        gitdir::restore(&gitdir, snapshot, &shown(&gitdir, root))
-                    }
-                    None => gitdir::restore(&gitdir, &Snapshot::default(), &shown(&gitdir, root)),
+                    Some(Some(snapshot)) => snapshot.clone(),
+                    // It existed, out of the walk's reach, and came into
+                    // it: not the command's to judge by an empty baseline.
+                    None if born_before(&gitdir, before.started) => continue,
+                    None => Arc::new(Snapshot::created()),
                 };
-                changes.extend(done.into_iter().map(|detail| ProtectedChange {
-                    path: shown(&gitdir, root),
-                    kind: ChangeKind::Reverted,
-                    detail,
-                }));
+                let done = gitdir::restore(&folder, &baseline, &shown(&gitdir, root));
+                changes.extend(done.into_iter().map(|detail| reverted(&gitdir, detail)));
             }
         }
+        self.release_baselines(&before);
         for (path, marker) in found.iter().filter(|(_, m)| **m != Marker::Git) {
             let now = fingerprint(path);
             let kind = match before.watched.get(path) {
@@ -271,8 +351,14 @@ impl WorkspaceGuard {
             }
         }
         if !changes.is_empty() {
+            // Commands that ran at once (parallel tool calls) each saw what
+            // any of them created: the user hears of it once.
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            pending.extend(changes.iter().cloned());
+            for change in &changes {
+                if !pending.contains(change) {
+                    pending.push(change.clone());
+                }
+            }
         }
         changes
     }
@@ -283,6 +369,22 @@ impl WorkspaceGuard {
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         std::mem::take(&mut *pending)
     }
+}
+
+/// Removes the `.git` entry `path` (a file or a symlink), through its
+/// folder opened beneath the workspace.
+fn remove_pointer(path: &Path, root: &Path) -> Option<String> {
+    let parent = path.parent()?.strip_prefix(root).ok()?;
+    let name = path.file_name()?;
+    let folder = Folder::open_beneath(root, parent).ok()?;
+    if folder.stat(name).ok()?.kind == rustix::fs::FileType::Directory {
+        return None;
+    }
+    let label = shown(path, root);
+    Some(match folder.remove(name) {
+        Ok(()) => format!("removed {label}, which the command made and which leads out of the workspace or to no repository"),
+        Err(e) => format!("could not remove {label}: {e}"),
+    })
 }
 
 /// The note added to a command's output when amber undid part of it, so
@@ -377,9 +479,30 @@ mod tests {
         let changes = guard.after(before);
         assert_eq!(changes.len(), 1, "{changes:?}");
         assert_eq!(changes[0].detail, "reverted core.pager in .git/config");
+        assert!(guard.baselines.lock().unwrap().is_empty());
         // Without a snapshot the repositories were bound: left alone.
         let before = guard.before(&root, false);
         fs::write(root.join(".git/config"), "[core]\n\tpager = x\n").unwrap();
         assert!(guard.after(before).is_empty());
+    }
+
+    #[test]
+    fn a_command_that_starts_while_another_runs_shares_its_baseline() {
+        let (_dir, root) = workspace();
+        let hook = root.join(".git/hooks/pre-commit");
+        fs::write(&hook, "#!/bin/sh\ncargo fmt --check\n").unwrap();
+        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+        let guard = WorkspaceGuard::default();
+        let first = guard.before(&root, true);
+        // The first command changes the hook; the second starts meanwhile.
+        fs::write(&hook, "#!/bin/sh\nevil\n").unwrap();
+        let second = guard.before(&root, true);
+        assert_eq!(guard.after(first).len(), 1);
+        assert!(guard.after(second).is_empty());
+        assert_eq!(
+            fs::read_to_string(&hook).unwrap(),
+            "#!/bin/sh\ncargo fmt --check\n"
+        );
+        assert!(guard.baselines.lock().unwrap().is_empty());
     }
 }

@@ -9,16 +9,16 @@
 //! - at most [`MAX_FOLDERS`] folders a walk; past that the walk stops and
 //!   says so ([`TreeScan::truncated`]).
 //!
-//! A walk reads a folder again only when its modification time changed
-//! (an entry was created, removed or renamed in it) and keeps the rest
-//! from the last walk, so a walk of an unchanged tree costs one `stat` a
-//! folder.
+//! A walk reads a folder again only when its status-change time or inode
+//! changed (an entry was created, removed or renamed in it: the
+//! modification time says so too, but a command can set that back with
+//! `touch -d`, and not the change time) and keeps the rest from the last
+//! walk, so a walk of an unchanged tree costs one `stat` a folder.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -58,13 +58,22 @@ struct Entry {
     kind: Kind,
 }
 
+/// When a folder's entries last changed, as no command can fake it: its
+/// inode and status-change time.
+type Stamp = (u64, i64, i64);
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    (meta.ino(), meta.ctime(), meta.ctime_nsec())
+}
+
 /// One folder as last read.
 #[derive(Debug, Clone)]
 struct Listing {
-    modified: Option<SystemTime>,
+    stamp: Stamp,
     entries: Arc<Vec<Entry>>,
-    /// The folder's `.gitignore` matcher, with the `.gitignore`'s time.
-    ignore: Option<(Option<SystemTime>, Arc<Gitignore>)>,
+    /// The folder's `.gitignore` matcher, with the `.gitignore`'s stamp.
+    ignore: Option<(Stamp, Arc<Gitignore>)>,
 }
 
 /// The walk of one workspace, kept between commands.
@@ -85,7 +94,8 @@ enum Reach {
     Tracked,
     /// Git ignores it or a folder above it: read this many more levels.
     Ignored(usize),
-    /// `.claude`: only its settings files count.
+    /// `.claude`: walked as a tracked folder, and its settings files
+    /// count.
     Claude,
 }
 
@@ -186,11 +196,8 @@ impl Walk<'_> {
         if !meta.is_dir() {
             return None;
         }
-        let modified = meta.modified().ok();
-        let reuse = self
-            .old
-            .get(dir)
-            .filter(|l| modified.is_some() && l.modified == modified);
+        let now = stamp(&meta);
+        let reuse = self.old.get(dir).filter(|l| l.stamp == now);
         let entries = match reuse {
             Some(old) => old.entries.clone(),
             None => Arc::new(read_entries(dir)),
@@ -200,22 +207,21 @@ impl Walk<'_> {
             .any(|e| e.name == ".gitignore" && e.kind == Kind::File);
         let ignore = if has_gitignore {
             let file = dir.join(".gitignore");
-            let stamp = std::fs::metadata(&file).and_then(|m| m.modified()).ok();
-            match self.old.get(dir).and_then(|l| l.ignore.clone()) {
-                Some((old_stamp, matcher)) if stamp.is_some() && old_stamp == stamp => {
-                    Some((stamp, matcher))
-                }
-                _ => {
+            let file_stamp = std::fs::metadata(&file).ok().map(|m| stamp(&m));
+            match (self.old.get(dir).and_then(|l| l.ignore.clone()), file_stamp) {
+                (Some((old, matcher)), Some(new)) if old == new => Some((new, matcher)),
+                (_, Some(new)) => {
                     let mut builder = GitignoreBuilder::new(dir);
                     builder.add(&file);
-                    builder.build().ok().map(|m| (stamp, Arc::new(m)))
+                    builder.build().ok().map(|m| (new, Arc::new(m)))
                 }
+                (_, None) => None,
             }
         } else {
             None
         };
         let listing = Listing {
-            modified,
+            stamp: now,
             entries,
             ignore,
         };
@@ -245,10 +251,9 @@ impl Walk<'_> {
                         .insert(dir.join(&entry.name), Marker::ClaudeSettings);
                 }
             }
-            return;
         }
         let pushed = match (&listing.ignore, reach) {
-            (Some((_, matcher)), Reach::Tracked) => {
+            (Some((_, matcher)), Reach::Tracked | Reach::Claude) => {
                 matchers.push(matcher.clone());
                 true
             }
@@ -271,14 +276,16 @@ impl Walk<'_> {
             if entry.kind != Kind::Dir || depth >= MAX_DEPTH {
                 continue;
             }
-            if entry.name == ".claude" {
+            if entry.name == ".claude" && matches!(reach, Reach::Tracked) {
                 self.visit(&path, Reach::Claude, depth + 1, matchers);
                 continue;
             }
             let below = match reach {
-                Reach::Tracked if ignored(matchers, &path) => Reach::Ignored(IGNORED_LEVELS - 1),
-                Reach::Tracked => Reach::Tracked,
-                Reach::Ignored(0) | Reach::Claude => continue,
+                Reach::Tracked | Reach::Claude if ignored(matchers, &path) => {
+                    Reach::Ignored(IGNORED_LEVELS - 1)
+                }
+                Reach::Tracked | Reach::Claude => Reach::Tracked,
+                Reach::Ignored(0) => continue,
                 Reach::Ignored(n) => Reach::Ignored(n - 1),
             };
             self.visit(&path, below, depth + 1, matchers);
@@ -320,6 +327,7 @@ mod tests {
             "node_modules/pkg/.git",
             "node_modules/pkg/sub/.git",
             ".claude/commands",
+            ".claude/worktrees/x/.git",
             "sub/.amber",
             "sub/.codex",
         ] {
@@ -354,6 +362,7 @@ mod tests {
                     ".claude/settings.local.json".to_string(),
                     Marker::ClaudeSettings
                 ),
+                (".claude/worktrees/x/.git".into(), Marker::Git),
                 (".git".into(), Marker::Git),
                 (".mcp.json".into(), Marker::McpJson),
                 ("node_modules/pkg/.git".into(), Marker::Git),
@@ -380,6 +389,23 @@ mod tests {
         fs::remove_dir_all(root.join("src/new")).unwrap();
         scan.refresh();
         assert!(!scan.found.contains_key(&root.join("src/new/.git")));
+    }
+
+    #[test]
+    fn a_folder_whose_time_was_set_back_is_read_again() {
+        let (_dir, root) = tree();
+        let mut scan = TreeScan::new(&root);
+        scan.refresh();
+        let sub = root.join("src");
+        let modified = fs::metadata(&sub).unwrap().modified().unwrap();
+        fs::create_dir_all(sub.join("hidden/.git")).unwrap();
+        fs::File::open(&sub)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        assert_eq!(fs::metadata(&sub).unwrap().modified().unwrap(), modified);
+        scan.refresh();
+        assert!(scan.found.contains_key(&sub.join("hidden/.git")));
     }
 
     #[test]
