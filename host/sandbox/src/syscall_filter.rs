@@ -223,6 +223,9 @@ mod tests {
             }
             assert!(rules.contains_key(&(521 | 0x4000_0000)));
         }
+        for nr in [libc::SYS_keyctl, libc::SYS_add_key, libc::SYS_request_key] {
+            assert!(rules[&nr].is_empty(), "{nr} is refused outright");
+        }
         // Under a namespace only AF_UNIX sockets are refused; without
         // one, every socket.
         assert_eq!(rules[&libc::SYS_socket].len(), 1);

@@ -28,6 +28,19 @@ pub struct EntryStat {
     pub kind: FileType,
     pub mode: u32,
     pub size: u64,
+    /// The status-change time, which no command can set back.
+    pub changed: Changed,
+}
+
+/// A status-change time: seconds and nanoseconds since the epoch.
+pub type Changed = (i64, i64);
+
+/// `time` as a status-change time.
+pub fn changed_at(time: std::time::SystemTime) -> Changed {
+    match time.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => (d.as_secs() as i64, i64::from(d.subsec_nanos())),
+        Err(_) => (0, 0),
+    }
 }
 
 /// Which folder this is, whatever its name: a moved repository is the same.
@@ -73,6 +86,34 @@ impl Folder {
         Ok((stat.st_dev as u64, stat.st_ino as u64))
     }
 
+    /// This folder's own status-change time.
+    pub fn changed(&self) -> io::Result<Changed> {
+        let stat = rustix::fs::fstat(&self.fd)?;
+        Ok((stat.st_ctime as i64, stat.st_ctime_nsec as i64))
+    }
+
+    pub fn mkdir(&self, name: &OsStr, mode: u32) -> io::Result<()> {
+        rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(mode as _))?;
+        Ok(())
+    }
+
+    /// A hash of the file `name`'s bytes, read in pieces (however big).
+    pub fn hash(&self, name: &OsStr) -> io::Result<u64> {
+        use std::hash::Hasher;
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
+        let mut file =
+            std::fs::File::from(rustix::fs::openat(&self.fd, name, flags, Mode::empty())?);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = io::Read::read(&mut file, &mut buf)?;
+            if n == 0 {
+                return Ok(hasher.finish());
+            }
+            hasher.write(&buf[..n]);
+        }
+    }
+
     /// The names in this folder (`.` and `..` left out).
     pub fn names(&self) -> io::Result<Vec<OsString>> {
         let mut dir = rustix::fs::Dir::read_from(&self.fd)?;
@@ -93,6 +134,7 @@ impl Folder {
             kind: FileType::from_raw_mode(stat.st_mode as _),
             mode: stat.st_mode as u32 & 0o7777,
             size: stat.st_size as u64,
+            changed: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
         })
     }
 
@@ -107,7 +149,7 @@ impl Folder {
         {
             return Ok(None);
         }
-        let mut bytes = Vec::with_capacity(stat.st_size as usize);
+        let mut bytes = Vec::with_capacity((stat.st_size as u64).min(max) as usize);
         io::Read::read_to_end(
             &mut io::Read::take(std::fs::File::from(fd), max),
             &mut bytes,

@@ -12,12 +12,11 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use rustix::fs::FileType;
 
-use super::beneath::Folder;
+use super::beneath::{Changed, Folder};
 use super::git_config;
 
 /// A hook bigger than this is kept in a snapshot as a hash only: if it
@@ -131,6 +130,11 @@ pub struct Snapshot {
     /// `hooks` was a symlink to this.
     hooks_link: Option<OsString>,
     config: Config,
+    /// The config's permissions (a config with tokens in its remote URLs
+    /// may be private).
+    config_mode: u32,
+    /// What `commondir` held: it names where git takes config and hooks.
+    commondir: Option<Vec<u8>>,
     /// Taken of a repository that existed; [`Snapshot::created`] stands
     /// for one the command made.
     existed: bool,
@@ -141,12 +145,6 @@ pub struct Snapshot {
 fn is_runnable(name: &OsStr, kind: FileType, mode: u32) -> bool {
     !name.to_string_lossy().ends_with(".sample")
         && (kind == FileType::Symlink || (kind == FileType::RegularFile && mode & 0o111 != 0))
-}
-
-fn hash_of(bytes: &[u8]) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut hasher);
-    hasher.finish()
 }
 
 /// The runnable hooks of the folder `hooks`, as they are now.
@@ -165,16 +163,20 @@ fn runnable_hooks(hooks: &Folder) -> BTreeMap<OsString, Hook> {
                 Err(_) => continue,
             }
         } else {
-            match hooks.read(&name, u64::MAX) {
-                Ok(Some(bytes)) if stat.size <= MAX_HOOK_BYTES => Hook::File {
+            // Read whole only up to the cap: a hook of a terabyte (sparse)
+            // must not take amber's memory.
+            match hooks.read(&name, MAX_HOOK_BYTES) {
+                Ok(Some(bytes)) => Hook::File {
                     mode: stat.mode,
                     bytes,
                 },
-                Ok(Some(bytes)) => Hook::Big {
-                    mode: stat.mode,
-                    hash: hash_of(&bytes),
+                _ => match hooks.hash(&name) {
+                    Ok(hash) => Hook::Big {
+                        mode: stat.mode,
+                        hash,
+                    },
+                    Err(_) => continue,
                 },
-                _ => continue,
             }
         };
         found.insert(name, hook);
@@ -207,6 +209,8 @@ impl Snapshot {
             hooks: BTreeMap::new(),
             hooks_link: None,
             config: Config::Missing,
+            config_mode: 0o644,
+            commondir: None,
             existed: false,
         }
     }
@@ -222,23 +226,84 @@ impl Snapshot {
             .child(hooks_name)
             .map(|h| runnable_hooks(&h))
             .unwrap_or_default();
+        let config_mode = gitdir
+            .stat(OsStr::new("config"))
+            .map(|s| s.mode)
+            .unwrap_or(0o644);
         Snapshot {
             hooks,
             hooks_link,
             config: config_now(gitdir),
+            config_mode,
+            commondir: gitdir
+                .read(OsStr::new("commondir"), MAX_POINTER_BYTES)
+                .ok()
+                .flatten(),
             existed: true,
         }
     }
 }
 
+/// Whether anything git runs from in this repository changed at or after
+/// `since`: the folder, `hooks/` and each hook, `config`, `commondir`.
+/// Change times cannot be set back, so a repository that says no was not
+/// touched by any command since then.
+pub fn touched_since(gitdir: &Folder, since: Changed) -> bool {
+    let after = |changed: Changed| changed >= since;
+    if gitdir.changed().map_or(true, after) {
+        return true;
+    }
+    for name in ["hooks", "config", "commondir"] {
+        if gitdir
+            .stat(OsStr::new(name))
+            .is_ok_and(|s| after(s.changed))
+        {
+            return true;
+        }
+    }
+    let Ok(hooks) = gitdir.child(OsStr::new("hooks")) else {
+        return false;
+    };
+    hooks
+        .names()
+        .unwrap_or_default()
+        .iter()
+        .any(|name| hooks.stat(name).is_ok_and(|s| after(s.changed)))
+}
+
 /// Puts `gitdir`'s hooks and config back to `before` plus what is safe.
-/// Returns what was done, one line each, naming paths as `shown` (the
-/// repository folder relative to the workspace) does.
-pub fn restore(gitdir: &Folder, before: &Snapshot, shown: &str) -> Vec<String> {
+/// `common_outside`: its `commondir` leads out of the workspace (git would
+/// take config and hooks from there). Returns what was done, one line
+/// each, naming paths as `shown` (the repository folder relative to the
+/// workspace) does.
+pub fn restore(
+    gitdir: &Folder,
+    before: &Snapshot,
+    shown: &str,
+    common_outside: bool,
+) -> Vec<String> {
     let mut done = Vec::new();
     restore_hooks(gitdir, before, shown, &mut done);
     restore_config(gitdir, before, shown, &mut done);
+    let commondir = OsStr::new("commondir");
+    if common_outside
+        && gitdir.read(commondir, MAX_POINTER_BYTES).ok().flatten() != before.commondir
+    {
+        let label = format!("{shown}/commondir");
+        done.push(said(
+            gitdir.remove(commondir),
+            format!("removed {label}, which leads out of the workspace"),
+            &label,
+        ));
+    }
     done
+}
+
+/// Whether `gitdir`'s `commondir` names a folder out of `root` (or
+/// nothing git could use).
+pub fn common_outside(gitdir: &Path, root: &Path) -> bool {
+    let file = gitdir.join("commondir");
+    std::fs::symlink_metadata(&file).is_ok() && common_dir(gitdir, root).is_none()
 }
 
 fn said(result: std::io::Result<()>, done: String, label: &str) -> String {
@@ -259,10 +324,8 @@ fn put_back(hooks: &Folder, name: &OsStr, hook: &Hook) -> std::io::Result<()> {
 fn restore_hooks(gitdir: &Folder, before: &Snapshot, shown: &str, done: &mut Vec<String>) {
     let name = OsStr::new("hooks");
     let label = format!("{shown}/hooks");
-    let Ok(stat) = gitdir.stat(name) else {
-        return;
-    };
-    if stat.kind == FileType::Symlink {
+    let stat = gitdir.stat(name).ok();
+    if stat.is_some_and(|s| s.kind == FileType::Symlink) {
         let now = gitdir.read_link(name).ok();
         if now.is_some() && now == before.hooks_link {
             return;
@@ -273,7 +336,21 @@ fn restore_hooks(gitdir: &Folder, before: &Snapshot, shown: &str, done: &mut Vec
             format!("removed {label}, a symlink the command made"),
             &label,
         ));
+    } else if stat.is_some_and(|s| s.kind != FileType::Directory) {
+        let result = gitdir.remove(name);
+        done.push(said(
+            result,
+            format!("removed {label}, which the command replaced"),
+            &label,
+        ));
+    }
+    if before.hooks.is_empty() && gitdir.child(name).is_err() {
         return;
+    }
+    // The hooks folder the repository had, made again if the command
+    // removed or replaced it, so its hooks can come back.
+    if gitdir.child(name).is_err() {
+        let _ = gitdir.mkdir(name, 0o755);
     }
     let Ok(hooks) = gitdir.child(name) else {
         return;
@@ -305,10 +382,14 @@ fn restore_hooks(gitdir: &Folder, before: &Snapshot, shown: &str, done: &mut Vec
     // A hook the command removed (a pre-commit that stopped secrets, say)
     // comes back.
     for (name, old) in &before.hooks {
-        if now.contains_key(name) || matches!(old, Hook::Big { .. }) {
+        if now.contains_key(name) {
             continue;
         }
         let label = format!("{label}/{}", name.to_string_lossy());
+        if matches!(old, Hook::Big { .. }) {
+            done.push(format!("the hook {label} was removed by the command and cannot be put back (it was too big to keep)"));
+            continue;
+        }
         done.push(said(
             put_back(&hooks, name, old),
             format!("restored the hook {label}, which the command removed"),
@@ -327,7 +408,7 @@ fn restore_config(gitdir: &Folder, before: &Snapshot, shown: &str, done: &mut Ve
     if before.existed && now == before.config {
         return;
     }
-    let write = |text: &[u8]| gitdir.write(name, text, 0o644);
+    let write = |text: &[u8]| gitdir.write(name, text, before.config_mode);
     let old_entries = match &before.config {
         Config::Bytes(old) => git_config::parse(&String::from_utf8_lossy(old)).unwrap_or_default(),
         _ => Vec::new(),
@@ -344,7 +425,7 @@ fn restore_config(gitdir: &Folder, before: &Snapshot, shown: &str, done: &mut Ve
             format!("restored {label}, which the command changed"),
             &label,
         )),
-        (Config::Other, _) if before.existed => {
+        (Config::Other, now) if before.existed && !matches!(now, Config::Bytes(_)) => {
             done.push(format!("{label} changed and could not be put back (it was not a plain file amber could read)"));
         }
         (_, Config::Bytes(bytes)) => {
@@ -432,7 +513,7 @@ mod tests {
             format!("{DEFAULT_CONFIG}\tfsmonitor = evil\n[user]\n\tname = A\n"),
         )
         .unwrap();
-        let done = restore(&open(&gitdir), &Snapshot::created(), "r/.git");
+        let done = restore(&open(&gitdir), &Snapshot::created(), "r/.git", false);
         assert_eq!(
             done,
             [
@@ -446,7 +527,7 @@ mod tests {
         let config = fs::read_to_string(gitdir.join("config")).unwrap();
         assert!(!config.contains("fsmonitor") && config.contains("name = \"A\""));
         // Nothing more to report the second time.
-        assert!(restore(&open(&gitdir), &Snapshot::created(), "r/.git").is_empty());
+        assert!(restore(&open(&gitdir), &Snapshot::created(), "r/.git", false).is_empty());
     }
 
     #[test]
@@ -462,7 +543,7 @@ mod tests {
         let before = Snapshot::take(&open(&gitdir));
         plant(&gitdir, "pre-push", "#!/bin/sh\nevil\n", 0o755);
         fs::remove_file(gitdir.join("hooks/pre-commit")).unwrap();
-        let done = restore(&open(&gitdir), &before, ".git");
+        let done = restore(&open(&gitdir), &before, ".git", false);
         assert_eq!(
             done,
             [
@@ -487,14 +568,14 @@ mod tests {
         let original = "[core]\n\tbare = false\n  # the user's own comment\n";
         fs::write(gitdir.join("config"), original).unwrap();
         let before = Snapshot::take(&open(&gitdir));
-        assert!(restore(&open(&gitdir), &before, ".git").is_empty());
+        assert!(restore(&open(&gitdir), &before, ".git", false).is_empty());
         fs::write(gitdir.join("config"), format!("{original}\tpager = evil\n")).unwrap();
-        let done = restore(&open(&gitdir), &before, ".git");
+        let done = restore(&open(&gitdir), &before, ".git", false);
         assert_eq!(done, ["reverted core.pager in .git/config"]);
         assert_eq!(fs::read_to_string(gitdir.join("config")).unwrap(), original);
         // A config git cannot read goes back whole too.
         fs::write(gitdir.join("config"), "[core\n").unwrap();
-        restore(&open(&gitdir), &before, ".git");
+        restore(&open(&gitdir), &before, ".git", false);
         assert_eq!(fs::read_to_string(gitdir.join("config")).unwrap(), original);
     }
 
@@ -509,7 +590,7 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, gitdir.join("hooks")).unwrap();
         fs::remove_file(gitdir.join("config")).unwrap();
         std::os::unix::fs::symlink(elsewhere.join("cfg"), gitdir.join("config")).unwrap();
-        let done = restore(&open(&gitdir), &before, ".git");
+        let done = restore(&open(&gitdir), &before, ".git", false);
         assert_eq!(done.len(), 2, "{done:?}");
         assert!(!gitdir.join("hooks").exists());
         assert_eq!(

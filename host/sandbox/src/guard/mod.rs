@@ -24,7 +24,7 @@ pub mod git_config;
 mod gitdir;
 mod scan;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -134,17 +134,68 @@ fn why(marker: Marker) -> &'static str {
 /// The workspace before one command.
 pub(crate) struct Before {
     root: PathBuf,
+    /// When this command's walk began, and when the session's first did.
     started: SystemTime,
+    session_started: SystemTime,
     /// The guarded files and folders but `.git`s, fingerprinted.
     watched: BTreeMap<PathBuf, (Marker, Fingerprint)>,
-    /// Every `.git` entry the walk found.
-    gits: BTreeSet<PathBuf>,
-    /// Every repository folder, by identity (a moved one is the same),
-    /// with its snapshot where the backend leaves it writable.
-    gitdirs: BTreeMap<Identity, Option<Arc<Snapshot>>>,
+    /// Every `.git` entry the walk found, and where it led.
+    gits: BTreeMap<PathBuf, Leads>,
+    /// Every repository folder, by identity (a moved one is the same).
+    gitdirs: BTreeMap<Identity, Held>,
     /// What bubblewrap binds read-only: every `.git`, the repository it
     /// leads to, and every `.amber`, parents first.
     pub binds: Vec<PathBuf>,
+    /// The guard's shared snapshots, released when this is dropped: after
+    /// the check, or when the command never started.
+    baselines: Baselines,
+}
+
+/// One repository as a command found it.
+struct Held {
+    /// Where the backend leaves it writable: its snapshot.
+    snapshot: Option<Arc<Snapshot>>,
+    /// The open folder, kept (up to [`HELD_FOLDERS`]) so a repository the
+    /// command hid from the second walk is put back all the same.
+    folder: Option<Folder>,
+    path: PathBuf,
+}
+
+/// Repository folders kept open across one command at most.
+const HELD_FOLDERS: usize = 256;
+
+/// Each repository's snapshot while any command runs, with how many
+/// commands hold it.
+type Baselines = Arc<Mutex<HashMap<Identity, (Arc<Snapshot>, usize)>>>;
+
+impl Drop for Before {
+    fn drop(&mut self) {
+        let mut baselines = self.baselines.lock().unwrap_or_else(|e| e.into_inner());
+        for (identity, held) in &self.gitdirs {
+            if held.snapshot.is_none() {
+                continue;
+            }
+            if let Some(entry) = baselines.get_mut(identity) {
+                entry.1 = entry.1.saturating_sub(1);
+                if entry.1 == 0 {
+                    baselines.remove(identity);
+                }
+            }
+        }
+    }
+}
+
+/// One workspace's walk, kept between commands, with what the session
+/// has seen of it.
+#[derive(Debug)]
+struct Watched {
+    scan: TreeScan,
+    /// The session's first walk.
+    started: SystemTime,
+    /// Every repository any walk found.
+    seen: HashSet<Identity>,
+    /// Walks so far.
+    walks: u64,
 }
 
 /// The guard of every workspace a spawner runs commands in: the walks,
@@ -152,11 +203,11 @@ pub(crate) struct Before {
 /// the changes not yet shown.
 #[derive(Debug, Default)]
 pub struct WorkspaceGuard {
-    scans: Mutex<HashMap<PathBuf, TreeScan>>,
+    workspaces: Mutex<HashMap<PathBuf, Watched>>,
     /// Landlock: each repository's snapshot while any command runs,
-    /// shared, with how many commands hold it. A command that starts while
-    /// another runs must not take the other's changes as its baseline.
-    baselines: Mutex<HashMap<Identity, (Arc<Snapshot>, usize)>>,
+    /// shared. A command that starts while another runs must not take the
+    /// other's changes as its baseline.
+    baselines: Baselines,
     pending: Mutex<Vec<ProtectedChange>>,
 }
 
@@ -183,25 +234,58 @@ fn open(gitdir: &Path, root: &Path) -> Option<(Folder, Identity)> {
     Some((folder, identity))
 }
 
-/// Born before the command started (with the coarse clock's slack), where
-/// the filesystem keeps birth times: a repository that only came into the
-/// walk's reach, not one the command made.
-fn born_before(path: &Path, started: SystemTime) -> bool {
-    const SLACK: Duration = Duration::from_millis(50);
-    std::fs::symlink_metadata(path)
-        .and_then(|m| m.created())
-        .is_ok_and(|born| born + SLACK < started)
+/// The coarse clock the kernel stamps files with may run a few
+/// milliseconds behind the one amber reads: what is this close to a start
+/// counts as after it.
+const CLOCK_SLACK: Duration = Duration::from_millis(50);
+
+fn since(time: SystemTime) -> beneath::Changed {
+    beneath::changed_at(time.checked_sub(CLOCK_SLACK).unwrap_or(time))
 }
 
 impl WorkspaceGuard {
-    /// Walks `workspace` (again) and returns what it found.
-    fn walk(&self, root: &Path) -> BTreeMap<PathBuf, Marker> {
-        let mut scans = self.scans.lock().unwrap_or_else(|e| e.into_inner());
-        let scan = scans
+    /// Walks `workspace` (again): what it found, when the session's first
+    /// walk was, and the repositories seen before this walk (None on the
+    /// first: then nothing of the session's commands can be in the tree).
+    fn walk(
+        &self,
+        root: &Path,
+    ) -> (
+        BTreeMap<PathBuf, Marker>,
+        SystemTime,
+        Option<HashSet<Identity>>,
+    ) {
+        let mut workspaces = self.workspaces.lock().unwrap_or_else(|e| e.into_inner());
+        let watched = workspaces
             .entry(root.to_path_buf())
-            .or_insert_with(|| TreeScan::new(root));
-        scan.refresh();
-        scan.found.clone()
+            .or_insert_with(|| Watched {
+                scan: TreeScan::new(root),
+                started: SystemTime::now(),
+                seen: HashSet::new(),
+                walks: 0,
+            });
+        watched.scan.refresh();
+        watched.walks += 1;
+        let seen = (watched.walks > 1).then(|| watched.seen.clone());
+        (watched.scan.found.clone(), watched.started, seen)
+    }
+
+    fn mark_seen(&self, root: &Path, identities: impl IntoIterator<Item = Identity>) {
+        let mut workspaces = self.workspaces.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(watched) = workspaces.get_mut(root) {
+            watched.seen.extend(identities);
+        }
+    }
+
+    fn report(&self, changes: &[ProtectedChange]) {
+        // Commands that ran at once (parallel tool calls) each saw what
+        // any of them created: the user hears of it once.
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        for change in changes {
+            if !pending.contains(change) {
+                pending.push(change.clone());
+            }
+        }
     }
 
     /// The shared snapshot of a repository, taken now if no running
@@ -215,38 +299,29 @@ impl WorkspaceGuard {
         entry.0.clone()
     }
 
-    fn release_baselines(&self, before: &Before) {
-        let mut baselines = self.baselines.lock().unwrap_or_else(|e| e.into_inner());
-        for (identity, snapshot) in &before.gitdirs {
-            if snapshot.is_none() {
-                continue;
-            }
-            if let Some(entry) = baselines.get_mut(identity) {
-                entry.1 = entry.1.saturating_sub(1);
-                if entry.1 == 0 {
-                    baselines.remove(identity);
-                }
-            }
-        }
-    }
-
     /// Before a command in `workspace`: what to bind, and what to compare
     /// with afterwards. `snapshot`: the backend leaves `.git` writable, so
     /// every repository's hooks and config are kept to restore.
+    ///
+    /// A repository the session had not seen (it came into the walk's
+    /// reach between commands) that changed since the session began is
+    /// checked first, as one a command created: it is about to be bound
+    /// read-only, and what was planted in it would stay.
     pub(crate) fn before(&self, workspace: &Path, snapshot: bool) -> Before {
         let started = SystemTime::now();
         let root = workspace
             .canonicalize()
             .unwrap_or_else(|_| workspace.to_path_buf());
-        let found = self.walk(&root);
+        let (found, session_started, seen) = self.walk(&root);
         let mut binds = BTreeSet::new();
-        let mut gits = BTreeSet::new();
-        let mut gitdirs = BTreeMap::new();
+        let mut gits = BTreeMap::new();
+        let mut gitdirs: BTreeMap<Identity, Held> = BTreeMap::new();
         let mut watched = BTreeMap::new();
+        let mut changes = Vec::new();
         for (path, marker) in &found {
             match marker {
                 Marker::Git => {
-                    gits.insert(path.clone());
+                    gits.insert(path.clone(), gitdir::resolve(path, &root));
                     let is_link =
                         std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
                     if !is_link {
@@ -254,10 +329,35 @@ impl WorkspaceGuard {
                     }
                     for gitdir in gitdirs_of(path, &root) {
                         binds.insert(gitdir.clone());
-                        if let Some((folder, identity)) = open(&gitdir, &root) {
-                            let kept = snapshot.then(|| self.hold_baseline(identity, &folder));
-                            gitdirs.entry(identity).or_insert(kept);
+                        let Some((folder, identity)) = open(&gitdir, &root) else {
+                            continue;
+                        };
+                        // Held once a repository, however many `.git`s lead
+                        // to it: dropping `Before` lets go once.
+                        if gitdirs.contains_key(&identity) {
+                            continue;
                         }
+                        if seen.as_ref().is_some_and(|s| !s.contains(&identity))
+                            && gitdir::touched_since(&folder, since(session_started))
+                        {
+                            let shown = shown(&gitdir, &root);
+                            let outside = gitdir::common_outside(&gitdir, &root);
+                            changes.extend(
+                                gitdir::restore(&folder, &Snapshot::created(), &shown, outside)
+                                    .into_iter()
+                                    .map(|detail| reverted(&shown, detail)),
+                            );
+                        }
+                        let kept = snapshot.then(|| self.hold_baseline(identity, &folder));
+                        let keep_open = kept.is_some() && gitdirs.len() < HELD_FOLDERS;
+                        gitdirs.insert(
+                            identity,
+                            Held {
+                                snapshot: kept,
+                                folder: keep_open.then_some(folder),
+                                path: gitdir,
+                            },
+                        );
                     }
                 }
                 Marker::Amber => {
@@ -269,41 +369,44 @@ impl WorkspaceGuard {
                 }
             }
         }
+        self.mark_seen(&root, gitdirs.keys().copied());
+        if !changes.is_empty() {
+            self.report(&changes);
+        }
         Before {
             root,
             started,
+            session_started,
             watched,
             gits,
             gitdirs,
             binds: binds.into_iter().collect(),
+            baselines: self.baselines.clone(),
         }
     }
 
     /// After the command: puts back what it did to repositories, notes
     /// what it did to the files other agents read, and returns both (also
-    /// kept for [`Self::take_changes`]).
+    /// kept for [`Self::take_changes`]). Dropping `before` at the end
+    /// releases its snapshots.
     pub(crate) fn after(&self, before: Before) -> Vec<ProtectedChange> {
         let root = &before.root;
-        let found = self.walk(root);
+        let (found, _, _) = self.walk(root);
         let mut changes = Vec::new();
         let mut checked = BTreeSet::new();
-        let reverted = |path: &Path, detail: String| ProtectedChange {
-            path: shown(path, root),
-            kind: ChangeKind::Reverted,
-            detail,
-        };
         for path in found
             .iter()
             .filter(|(_, m)| **m == Marker::Git)
             .map(|(p, _)| p)
         {
-            let new_entry = !before.gits.contains(path);
-            if new_entry && !matches!(gitdir::resolve(path, root), Leads::Inside(_)) {
-                // A `.git` file or symlink the command made that leads out
-                // of the workspace or nowhere: git would follow it to a
-                // repository nobody checks.
-                if let Some(detail) = remove_pointer(path, root) {
-                    changes.push(reverted(path, detail));
+            let leads = gitdir::resolve(path, root);
+            let moved = before.gits.get(path) != Some(&leads);
+            if moved && !matches!(leads, Leads::Inside(_)) {
+                // A `.git` file or symlink the command made or changed to
+                // lead out of the workspace or nowhere: git would follow
+                // it to a repository nobody checks.
+                if let Some(detail) = remove_pointer(path, root, since(before.started)) {
+                    changes.push(reverted(&shown(path, root), detail));
                 }
                 continue;
             }
@@ -316,18 +419,51 @@ impl WorkspaceGuard {
                 }
                 let baseline = match before.gitdirs.get(&identity) {
                     // Bound read-only: nothing can have changed.
-                    Some(None) => continue,
-                    Some(Some(snapshot)) => snapshot.clone(),
-                    // It existed, out of the walk's reach, and came into
-                    // it: not the command's to judge by an empty baseline.
-                    None if born_before(&gitdir, before.started) => continue,
+                    Some(Held { snapshot: None, .. }) => continue,
+                    Some(Held {
+                        snapshot: Some(snapshot),
+                        ..
+                    }) => snapshot.clone(),
+                    // Not there before the command: made by it, or brought
+                    // into the walk's reach. One nothing touched since the
+                    // session began is the user's, and left alone.
+                    None if !gitdir::touched_since(&folder, since(before.session_started)) => {
+                        continue
+                    }
                     None => Arc::new(Snapshot::created()),
                 };
-                let done = gitdir::restore(&folder, &baseline, &shown(&gitdir, root));
-                changes.extend(done.into_iter().map(|detail| reverted(&gitdir, detail)));
+                let shown = shown(&gitdir, root);
+                let outside = gitdir::common_outside(&gitdir, root);
+                let done = gitdir::restore(&folder, &baseline, &shown, outside);
+                changes.extend(done.into_iter().map(|detail| reverted(&shown, detail)));
             }
         }
-        self.release_baselines(&before);
+        // A repository the command hid from this walk (a `.gitignore`
+        // line, 20,000 folders) is put back all the same.
+        for (identity, held) in &before.gitdirs {
+            let Some(snapshot) = &held.snapshot else {
+                continue;
+            };
+            if checked.contains(identity) {
+                continue;
+            }
+            let reopened;
+            let folder = match &held.folder {
+                Some(folder) => folder,
+                None => match open(&held.path, root) {
+                    Some((folder, id)) if id == *identity => {
+                        reopened = folder;
+                        &reopened
+                    }
+                    _ => continue,
+                },
+            };
+            let shown = shown(&held.path, root);
+            let outside = gitdir::common_outside(&held.path, root);
+            let done = gitdir::restore(folder, snapshot, &shown, outside);
+            changes.extend(done.into_iter().map(|detail| reverted(&shown, detail)));
+        }
+        self.mark_seen(root, checked);
         for (path, marker) in found.iter().filter(|(_, m)| **m != Marker::Git) {
             let now = fingerprint(path);
             let kind = match before.watched.get(path) {
@@ -351,14 +487,7 @@ impl WorkspaceGuard {
             }
         }
         if !changes.is_empty() {
-            // Commands that ran at once (parallel tool calls) each saw what
-            // any of them created: the user hears of it once.
-            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            for change in &changes {
-                if !pending.contains(change) {
-                    pending.push(change.clone());
-                }
-            }
+            self.report(&changes);
         }
         changes
     }
@@ -371,13 +500,24 @@ impl WorkspaceGuard {
     }
 }
 
-/// Removes the `.git` entry `path` (a file or a symlink), through its
-/// folder opened beneath the workspace.
-fn remove_pointer(path: &Path, root: &Path) -> Option<String> {
+fn reverted(path: &str, detail: String) -> ProtectedChange {
+    ProtectedChange {
+        path: path.to_string(),
+        kind: ChangeKind::Reverted,
+        detail,
+    }
+}
+
+/// Removes the `.git` entry `path` (a file or a symlink) that changed at
+/// or after `since` (the command's), through its folder opened beneath the
+/// workspace. An older one is the user's own (a worktree of a repository
+/// elsewhere that came into the walk's reach): left alone.
+fn remove_pointer(path: &Path, root: &Path, since: beneath::Changed) -> Option<String> {
     let parent = path.parent()?.strip_prefix(root).ok()?;
     let name = path.file_name()?;
     let folder = Folder::open_beneath(root, parent).ok()?;
-    if folder.stat(name).ok()?.kind == rustix::fs::FileType::Directory {
+    let stat = folder.stat(name).ok()?;
+    if stat.kind == rustix::fs::FileType::Directory || stat.changed < since {
         return None;
     }
     let label = shown(path, root);
@@ -408,6 +548,7 @@ mod tests {
     use super::*;
     use std::fs;
     use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
 
     fn workspace() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -492,6 +633,9 @@ mod tests {
         let hook = root.join(".git/hooks/pre-commit");
         fs::write(&hook, "#!/bin/sh\ncargo fmt --check\n").unwrap();
         fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+        // A second way into the same repository: held once all the same.
+        fs::create_dir_all(root.join("wt")).unwrap();
+        fs::write(root.join("wt/.git"), "gitdir: ../.git\n").unwrap();
         let guard = WorkspaceGuard::default();
         let first = guard.before(&root, true);
         // The first command changes the hook; the second starts meanwhile.
@@ -504,5 +648,63 @@ mod tests {
             "#!/bin/sh\ncargo fmt --check\n"
         );
         assert!(guard.baselines.lock().unwrap().is_empty());
+        // A command that never started lets its snapshots go too.
+        drop(guard.before(&root, true));
+        assert!(guard.baselines.lock().unwrap().is_empty());
+    }
+
+    fn plant_hook(gitdir: &Path, name: &str) {
+        fs::create_dir_all(gitdir.join("hooks")).unwrap();
+        let hook = gitdir.join("hooks").join(name);
+        fs::write(&hook, "#!/bin/sh\nevil\n").unwrap();
+        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn a_repository_the_command_hides_from_the_second_walk_is_put_back() {
+        let (_dir, root) = workspace();
+        let deep = root.join("x/a/b/.git");
+        fs::create_dir_all(deep.join("hooks")).unwrap();
+        let guard = WorkspaceGuard::default();
+        let before = guard.before(&root, true);
+        plant_hook(&deep, "post-checkout");
+        fs::write(root.join(".gitignore"), "x/\n").unwrap();
+        let changes = guard.after(before);
+        assert!(!deep.join("hooks/post-checkout").exists(), "{changes:?}");
+        assert!(guard.baselines.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_repository_that_comes_into_reach_is_checked_only_if_touched_in_the_session() {
+        let (_dir, root) = workspace();
+        fs::write(root.join(".gitignore"), "x/\n").unwrap();
+        let old = root.join("x/a/b/old/.git");
+        plant_hook(&old, "pre-commit");
+        std::thread::sleep(Duration::from_millis(120));
+        let guard = WorkspaceGuard::default();
+        drop(guard.before(&root, false));
+        // Planted beyond the walk's reach during the session.
+        let planted = root.join("x/a/b/new/.git");
+        plant_hook(&planted, "post-checkout");
+        fs::write(root.join(".gitignore"), "").unwrap();
+        let before = guard.before(&root, false);
+        assert!(!planted.join("hooks/post-checkout").exists());
+        assert!(old.join("hooks/pre-commit").exists());
+        assert!(before.binds.contains(&planted));
+        let said = guard.take_changes();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(said[0].path, "x/a/b/new/.git");
+    }
+
+    #[test]
+    fn what_commands_running_at_once_all_saw_is_reported_once() {
+        let (_dir, root) = workspace();
+        let guard = WorkspaceGuard::default();
+        let first = guard.before(&root, false);
+        let second = guard.before(&root, false);
+        fs::write(root.join(".mcp.json"), "{}").unwrap();
+        assert_eq!(guard.after(first).len(), 1);
+        assert_eq!(guard.after(second).len(), 1);
+        assert_eq!(guard.take_changes().len(), 1);
     }
 }
