@@ -134,7 +134,8 @@ impl Plan {
                 Network::Granted
             } else {
                 Network::Refused
-            })?,
+            })?
+            .to_vec(),
         })
     }
 

@@ -260,7 +260,6 @@ impl Walk<'_> {
             _ => false,
         };
         for entry in listing.entries.iter() {
-            let path = dir.join(&entry.name);
             let marker = match (entry.name.to_str(), entry.kind) {
                 (Some(".git"), _) => Some(Marker::Git),
                 (Some(".amber"), Kind::Dir) => Some(Marker::Amber),
@@ -269,13 +268,14 @@ impl Walk<'_> {
                 _ => None,
             };
             if let Some(marker) = marker {
-                self.found.insert(path, marker);
+                self.found.insert(dir.join(&entry.name), marker);
                 // Nothing inside these is walked: they are what is guarded.
                 continue;
             }
             if entry.kind != Kind::Dir || depth >= MAX_DEPTH {
                 continue;
             }
+            let path = dir.join(&entry.name);
             if entry.name == ".claude" && matches!(reach, Reach::Tracked) {
                 self.visit(&path, Reach::Claude, depth + 1, matchers);
                 continue;
