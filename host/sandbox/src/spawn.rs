@@ -490,19 +490,21 @@ impl Spawner {
         };
         let status = waiter
             .join()
-            .map_err(|_| wait_error("the waiter thread panicked".into()))?
-            .map_err(|e| wait_error(e.to_string()))?;
+            .map_err(|_| wait_error("the waiter thread panicked".into()))
+            .and_then(|status| status.map_err(|e| wait_error(e.to_string())));
+        // The whole group is gone: what it did to the workspace is final,
+        // and checked even when waiting for it failed.
+        let changes = guarded
+            .map(|before| self.guard.after(before))
+            .unwrap_or_default();
+        let status = status?;
         let until = std::time::Instant::now() + OUTPUT_GRACE;
         let (stdout, cut_out, open_out) = collect(stdout, spec.output_cap, until);
         let (mut stderr, cut_err, open_err) = collect(stderr, spec.output_cap, until);
         drop(private_tmp);
-        // The whole group is gone: what it did to the workspace is final.
-        if let Some(before) = guarded {
-            let changes = self.guard.after(before);
-            if let Some(note) = crate::guard::note_for_model(&changes) {
-                stderr.push('\n');
-                stderr.push_str(&note);
-            }
+        if let Some(note) = crate::guard::note_for_model(&changes) {
+            stderr.push('\n');
+            stderr.push_str(&note);
         }
         if open_out || open_err {
             stderr.push_str(
