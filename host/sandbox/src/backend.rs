@@ -112,24 +112,10 @@ fn bwrap_works(path: &Path) -> bool {
     ]);
     #[cfg(target_os = "linux")]
     let filters = {
-        let profile = crate::profile::Profile::new(Path::new("/"), false);
-        let Ok(fds) = crate::bwrap::seccomp_fds(&profile) else {
+        let Ok(fds) = crate::bwrap::seccomp_fds(false) else {
             return false;
         };
-        for fd in &fds {
-            cmd.arg("--add-seccomp-fd")
-                .arg(std::os::fd::AsRawFd::as_raw_fd(fd).to_string());
-        }
-        let raw: Vec<i32> = fds.iter().map(std::os::fd::AsRawFd::as_raw_fd).collect();
-        // SAFETY: one fcntl per descriptor, async-signal-safe.
-        unsafe {
-            std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-                for fd in &raw {
-                    crate::syscall_filter::inherit_in_child(*fd)?;
-                }
-                Ok(())
-            });
-        }
+        crate::bwrap::pass_filters(&mut cmd, &fds);
         fds
     };
     let works = cmd

@@ -8,15 +8,18 @@
 //! reads and loads right before it starts the command.
 
 use std::ffi::OsString;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::profile::Profile;
 use crate::syscall_filter::{self, Network};
 
-/// One in-memory file per filter, for `--add-seccomp-fd`.
-pub fn seccomp_fds(profile: &Profile) -> Result<Vec<OwnedFd>, String> {
-    let network = if profile.network {
+/// One in-memory file per filter, for `--add-seccomp-fd`: the filters of
+/// a command with the network approved, or alone in its namespace.
+pub fn seccomp_fds(network: bool) -> Result<Vec<OwnedFd>, String> {
+    let network = if network {
         Network::Granted
     } else {
         Network::Namespaced
@@ -30,6 +33,25 @@ pub fn seccomp_fds(profile: &Profile) -> Result<Vec<OwnedFd>, String> {
         .collect()
 }
 
+/// Has bubblewrap load each of `filters` (`--add-seccomp-fd N`): the
+/// descriptors stay open across `exec` in this command's child alone. They
+/// must live until it has started.
+pub fn pass_filters(cmd: &mut Command, filters: &[OwnedFd]) {
+    let raw: Vec<RawFd> = filters.iter().map(AsRawFd::as_raw_fd).collect();
+    for fd in &raw {
+        cmd.arg("--add-seccomp-fd").arg(fd.to_string());
+    }
+    // SAFETY: the closure makes one fcntl a descriptor, async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            for fd in &raw {
+                syscall_filter::inherit_in_child(*fd)?;
+            }
+            Ok(())
+        });
+    }
+}
+
 fn push(args: &mut Vec<OsString>, flag: &str, paths: &[&Path]) {
     args.push(flag.into());
     for path in paths {
@@ -38,20 +60,11 @@ fn push(args: &mut Vec<OsString>, flag: &str, paths: &[&Path]) {
 }
 
 /// The arguments before `--` and the command: `protected` are bound
-/// read-only last, and each of `seccomp` is a filter to load.
-pub fn arguments(
-    profile: &Profile,
-    cwd: &Path,
-    protected: &[PathBuf],
-    seccomp: &[OwnedFd],
-) -> Vec<OsString> {
+/// read-only last.
+pub fn arguments(profile: &Profile, cwd: &Path, protected: &[PathBuf]) -> Vec<OsString> {
     let mut args: Vec<OsString> = Vec::new();
     for flag in ["--die-with-parent", "--unshare-pid", "--new-session"] {
         args.push(flag.into());
-    }
-    for fd in seccomp {
-        args.push("--add-seccomp-fd".into());
-        args.push(fd.as_raw_fd().to_string().into());
     }
     if !profile.network {
         args.push("--unshare-net".into());
@@ -120,7 +133,7 @@ mod tests {
         std::fs::create_dir(ws.path().join(".git")).unwrap();
         let mut profile = Profile::new(ws.path(), true);
         profile.home = None;
-        let text = joined(&arguments(&profile, ws.path(), &profile.protected(), &[]));
+        let text = joined(&arguments(&profile, ws.path(), &profile.protected()));
         let ws = ws.path().display().to_string();
         let tmp = text.find("--tmpfs /tmp").unwrap();
         let bind = text.find(&format!("--bind {ws} {ws}")).unwrap();
@@ -136,7 +149,7 @@ mod tests {
         let ws = tempfile::tempdir().unwrap();
         let mut profile = Profile::new(ws.path(), false);
         profile.network = true;
-        let text = joined(&arguments(&profile, ws.path(), &[], &[]));
+        let text = joined(&arguments(&profile, ws.path(), &[]));
         let ws = ws.path().display().to_string();
         assert!(text.contains(&format!("--ro-bind {ws} {ws}")), "{text}");
         assert!(!text.contains("--unshare-net"));

@@ -31,7 +31,7 @@ use crate::syscall_filter::Network;
 /// What the child applies.
 pub struct Plan {
     ruleset: Option<RulesetCreated>,
-    filters: Vec<BpfProgram>,
+    filters: &'static [BpfProgram],
 }
 
 const ABI_USED: ABI = ABI::V6;
@@ -134,8 +134,7 @@ impl Plan {
                 Network::Granted
             } else {
                 Network::Refused
-            })?
-            .to_vec(),
+            })?,
         })
     }
 
@@ -150,7 +149,7 @@ impl Plan {
                 return Err(refused());
             }
         }
-        for filter in &self.filters {
+        for filter in self.filters {
             seccompiler::apply_filter(filter).map_err(|_| refused())?;
         }
         Ok(())

@@ -298,16 +298,15 @@ impl Spawner {
             }
             #[cfg(target_os = "linux")]
             (Confinement::Sandboxed(profile), Backend::Bubblewrap(bwrap)) => {
-                if self.hardened {
-                    seccomp = crate::bwrap::seccomp_fds(profile).map_err(sandbox_error)?;
-                }
                 let top = profile.protected();
                 let protected = protected.unwrap_or(&top);
                 let mut cmd = Command::new(bwrap);
-                cmd.args(crate::bwrap::arguments(
-                    profile, spec.cwd, protected, &seccomp,
-                ))
-                .arg("sh");
+                if self.hardened {
+                    seccomp = crate::bwrap::seccomp_fds(profile.network).map_err(sandbox_error)?;
+                    crate::bwrap::pass_filters(&mut cmd, &seccomp);
+                }
+                cmd.args(crate::bwrap::arguments(profile, spec.cwd, protected))
+                    .arg("sh");
                 cmd
             }
             #[cfg(target_os = "linux")]
@@ -357,18 +356,8 @@ impl Spawner {
         // (prctl, getppid, capget/capset, landlock_restrict_self, seccomp);
         // the Landlock ruleset and the filter were built before the fork.
         let parent = std::process::id() as libc::pid_t;
-        #[cfg(target_os = "linux")]
-        let inherited: Vec<libc::c_int> = seccomp
-            .iter()
-            .map(std::os::fd::AsRawFd::as_raw_fd)
-            .collect();
         unsafe {
             cmd.pre_exec(move || {
-                // bubblewrap reads its filters from these.
-                #[cfg(target_os = "linux")]
-                for fd in &inherited {
-                    crate::syscall_filter::inherit_in_child(*fd)?;
-                }
                 // A session of its own: its own process group (so the
                 // whole group can be killed) and no controlling terminal,
                 // so it cannot push keystrokes into amber's (TIOCSTI).

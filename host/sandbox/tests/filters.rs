@@ -8,7 +8,7 @@
 mod common;
 
 use amber_sandbox::Backend;
-use common::{backends, profile, run, scene};
+use common::{backends, profile, run, scene, unix_connect_probe};
 
 /// Each call as `name: ok` or `name: <the error>`, by number, so the
 /// filter is what answers (the libc wrappers might refuse first).
@@ -116,10 +116,7 @@ fn a_unix_socket_outside_run_and_tmp_gets_no_connection_network_or_not() {
     let socket = dir.path().join("agent.sock");
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     listener.set_nonblocking(true).unwrap();
-    let probe = format!(
-        r#"perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n"; connect(S, pack_sockaddr_un("{}")) or die "connect: $!\n"; print "connected\n"' 2>&1; true"#,
-        socket.display()
-    );
+    let probe = unix_connect_probe(&socket);
     for spawner in backends() {
         for network in [false, true] {
             let scene = scene();

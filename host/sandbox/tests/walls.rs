@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use amber_sandbox::{Backend, BackendChoice, CommandSpec, Confinement, Profile, Spawner};
-use common::{backends, profile, run, scene};
+use common::{backends, profile, run, scene, unix_connect_probe};
 
 #[test]
 fn a_workspace_holding_the_home_and_a_grant_of_slash_are_refused() {
@@ -52,10 +52,7 @@ fn a_host_unix_socket_in_run_is_out_of_reach() {
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     for spawner in backends() {
         let scene = scene();
-        let probe = format!(
-            r#"perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n"; connect(S, pack_sockaddr_un("{}")) or die "connect: $!\n"; print "connected\n"' 2>&1; true"#,
-            socket.display()
-        );
+        let probe = unix_connect_probe(&socket);
         let out = run(&spawner, &profile(&scene, true), &probe);
         assert!(
             !out.stdout.contains("connected"),

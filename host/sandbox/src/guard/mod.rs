@@ -20,7 +20,7 @@
 //! when the front end shows it to the user.
 
 mod beneath;
-pub mod git_config;
+mod git_config;
 mod gitdir;
 mod scan;
 
@@ -30,11 +30,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-pub use scan::{Marker, MAX_DEPTH, MAX_FOLDERS};
-
 use beneath::{Folder, Identity};
 use gitdir::{Leads, Snapshot};
-use scan::TreeScan;
+use scan::{Marker, TreeScan};
 
 /// What happened to one guarded path during a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,12 +211,23 @@ pub struct WorkspaceGuard {
 
 /// Every repository folder a `.git` entry leads to (and the one it shares
 /// config and hooks with), inside `root`.
-fn gitdirs_of(dot_git: &Path, root: &Path) -> Vec<PathBuf> {
-    let Leads::Inside(gitdir) = gitdir::resolve(dot_git, root) else {
+fn gitdirs_of(leads: &Leads, root: &Path) -> Vec<PathBuf> {
+    let Leads::Inside(gitdir) = leads else {
         return Vec::new();
     };
-    let common = gitdir::common_dir(&gitdir, root);
-    std::iter::once(gitdir).chain(common).collect()
+    let common = gitdir::common_dir(gitdir, root);
+    std::iter::once(gitdir.clone()).chain(common).collect()
+}
+
+/// Puts the repository `gitdir` (open as `folder`) back to `baseline`
+/// plus what is safe, each thing done as a change to report.
+fn check(folder: &Folder, gitdir: &Path, root: &Path, baseline: &Snapshot) -> Vec<ProtectedChange> {
+    let shown = shown(gitdir, root);
+    let outside = gitdir::common_outside(gitdir, root);
+    gitdir::restore(folder, baseline, &shown, outside)
+        .into_iter()
+        .map(|detail| reverted(&shown, detail))
+        .collect()
 }
 
 fn shown(path: &Path, root: &Path) -> String {
@@ -321,13 +330,13 @@ impl WorkspaceGuard {
         for (path, marker) in &found {
             match marker {
                 Marker::Git => {
-                    gits.insert(path.clone(), gitdir::resolve(path, &root));
+                    let leads = gitdir::resolve(path, &root);
                     let is_link =
                         std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
                     if !is_link {
                         binds.insert(path.clone());
                     }
-                    for gitdir in gitdirs_of(path, &root) {
+                    for gitdir in gitdirs_of(&leads, &root) {
                         binds.insert(gitdir.clone());
                         let Some((folder, identity)) = open(&gitdir, &root) else {
                             continue;
@@ -340,13 +349,7 @@ impl WorkspaceGuard {
                         if seen.as_ref().is_some_and(|s| !s.contains(&identity))
                             && gitdir::touched_since(&folder, since(session_started))
                         {
-                            let shown = shown(&gitdir, &root);
-                            let outside = gitdir::common_outside(&gitdir, &root);
-                            changes.extend(
-                                gitdir::restore(&folder, &Snapshot::created(), &shown, outside)
-                                    .into_iter()
-                                    .map(|detail| reverted(&shown, detail)),
-                            );
+                            changes.extend(check(&folder, &gitdir, &root, &Snapshot::created()));
                         }
                         let kept = snapshot.then(|| self.hold_baseline(identity, &folder));
                         let keep_open = kept.is_some() && gitdirs.len() < HELD_FOLDERS;
@@ -359,6 +362,7 @@ impl WorkspaceGuard {
                             },
                         );
                     }
+                    gits.insert(path.clone(), leads);
                 }
                 Marker::Amber => {
                     binds.insert(path.clone());
@@ -410,7 +414,7 @@ impl WorkspaceGuard {
                 }
                 continue;
             }
-            for gitdir in gitdirs_of(path, root) {
+            for gitdir in gitdirs_of(&leads, root) {
                 let Some((folder, identity)) = open(&gitdir, root) else {
                     continue;
                 };
@@ -432,10 +436,7 @@ impl WorkspaceGuard {
                     }
                     None => Arc::new(Snapshot::created()),
                 };
-                let shown = shown(&gitdir, root);
-                let outside = gitdir::common_outside(&gitdir, root);
-                let done = gitdir::restore(&folder, &baseline, &shown, outside);
-                changes.extend(done.into_iter().map(|detail| reverted(&shown, detail)));
+                changes.extend(check(&folder, &gitdir, root, &baseline));
             }
         }
         // A repository the command hid from this walk (a `.gitignore`
@@ -458,10 +459,7 @@ impl WorkspaceGuard {
                     _ => continue,
                 },
             };
-            let shown = shown(&held.path, root);
-            let outside = gitdir::common_outside(&held.path, root);
-            let done = gitdir::restore(folder, snapshot, &shown, outside);
-            changes.extend(done.into_iter().map(|detail| reverted(&shown, detail)));
+            changes.extend(check(folder, &held.path, root, snapshot));
         }
         self.mark_seen(root, checked);
         for (path, marker) in found.iter().filter(|(_, m)| **m != Marker::Git) {

@@ -84,3 +84,12 @@ pub fn profile(scene: &Scene, writable: bool) -> Profile {
     profile.home = Some(scene.home.clone());
     profile
 }
+
+/// A command that connects to the Unix socket `socket` and prints
+/// `connected`, or `socket: …` / `connect: …` with the kernel's error.
+pub fn unix_connect_probe(socket: &std::path::Path) -> String {
+    format!(
+        r#"perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n"; connect(S, pack_sockaddr_un("{}")) or die "connect: $!\n"; print "connected\n"' 2>&1; true"#,
+        socket.display()
+    )
+}
