@@ -98,47 +98,32 @@ fn locked_version(lock: &str, krate: &str) -> Option<String> {
     None
 }
 
-/// The line to print for `version` of `krate` on day `today`, and
-/// whether it is a warning.
-fn verdict(krate: &str, version: &str, today: i64) -> (String, bool) {
+/// The line to print for `version` of `krate` on day `today`; a warning
+/// starts with `warning:`.
+fn verdict(krate: &str, version: &str, today: i64) -> String {
     let line: Option<u64> = version.split('.').next().and_then(|m| m.parse().ok());
     let Some(window) = WINDOWS
         .iter()
         .find(|w| w.krate == krate && Some(w.line) == line)
     else {
-        return (
-            format!("warning: no support window is recorded for {krate} {version}; add its line to xtask/src/deps_support.rs with its source (docs/runtime.md)"),
-            true,
-        );
+        return format!("warning: no support window is recorded for {krate} {version}; add its line to xtask/src/deps_support.rs with its source (docs/runtime.md)");
     };
     let Some(ends) = parse_date(window.ends) else {
-        return (
-            format!(
-                "warning: the recorded end of {krate} {}.x is not a date",
-                window.line
-            ),
-            true,
+        return format!(
+            "warning: the recorded end of {krate} {}.x is not a date",
+            window.line
         );
     };
     let kind = if window.lts { "LTS line" } else { "line" };
     let left = ends - today;
     if left < 0 {
-        (
-            format!("warning: {krate} {version}: security support of the {}.x {kind} (released {}) ended on {}; move to a supported line (docs/runtime.md)", window.line, window.released, window.ends),
-            true,
-        )
+        format!("warning: {krate} {version}: security support of the {}.x {kind} (released {}) ended on {}; move to a supported line (docs/runtime.md)", window.line, window.released, window.ends)
     } else if left <= WARN_DAYS {
-        (
-            format!("warning: {krate} {version}: security support of the {}.x {kind} ends on {}, in {left} days; move to a supported line (docs/runtime.md)", window.line, window.ends),
-            true,
-        )
+        format!("warning: {krate} {version}: security support of the {}.x {kind} ends on {}, in {left} days; move to a supported line (docs/runtime.md)", window.line, window.ends)
     } else {
-        (
-            format!(
-                "{krate} {version}: the {}.x {kind} gets security fixes until {} ({left} days)",
-                window.line, window.ends
-            ),
-            false,
+        format!(
+            "{krate} {version}: the {}.x {kind} gets security fixes until {} ({left} days)",
+            window.line, window.ends
         )
     }
 }
@@ -147,13 +132,9 @@ fn verdict(krate: &str, version: &str, today: i64) -> (String, bool) {
 pub fn report() -> Result<()> {
     let lock =
         std::fs::read_to_string(root().join("Cargo.lock")).context("cannot read Cargo.lock")?;
-    for krate in ["wasmtime"] {
-        let Some(version) = locked_version(&lock, krate) else {
-            eprintln!("xtask: warning: Cargo.lock pins no {krate}");
-            continue;
-        };
-        let (line, _warning) = verdict(krate, &version, today());
-        eprintln!("xtask: {line}");
+    match locked_version(&lock, "wasmtime") {
+        Some(version) => eprintln!("xtask: {}", verdict("wasmtime", &version, today())),
+        None => eprintln!("xtask: warning: Cargo.lock pins no wasmtime"),
     }
     Ok(())
 }
@@ -173,19 +154,26 @@ mod tests {
     #[test]
     fn a_line_warns_within_thirty_days_of_its_end_and_after_it() {
         let day = |d: &str| parse_date(d).unwrap();
-        let (text, warned) = verdict("wasmtime", "50.0.2", day("2026-10-25"));
-        assert!(!warned, "{text}");
-        let (text, warned) = verdict("wasmtime", "50.0.2", day("2026-12-04"));
+        let warned = |text: &str| text.starts_with("warning:");
+        let text = verdict("wasmtime", "50.0.2", day("2026-10-25"));
+        assert!(!warned(&text), "{text}");
+        let text = verdict("wasmtime", "50.0.2", day("2026-12-04"));
         assert!(
-            warned && text.contains("ends on 2026-12-20, in 16 days"),
+            warned(&text) && text.contains("ends on 2026-12-20, in 16 days"),
             "{text}"
         );
-        let (text, warned) = verdict("wasmtime", "50.0.2", day("2027-01-02"));
-        assert!(warned && text.contains("ended on 2026-12-20"), "{text}");
-        let (text, warned) = verdict("wasmtime", "48.0.10", day("2026-12-04"));
-        assert!(!warned && text.contains("LTS line"), "{text}");
-        let (text, warned) = verdict("wasmtime", "99.0.0", day("2026-12-04"));
-        assert!(warned && text.contains("no support window"), "{text}");
+        let text = verdict("wasmtime", "50.0.2", day("2027-01-02"));
+        assert!(
+            warned(&text) && text.contains("ended on 2026-12-20"),
+            "{text}"
+        );
+        let text = verdict("wasmtime", "48.0.10", day("2026-12-04"));
+        assert!(!warned(&text) && text.contains("LTS line"), "{text}");
+        let text = verdict("wasmtime", "99.0.0", day("2026-12-04"));
+        assert!(
+            warned(&text) && text.contains("no support window"),
+            "{text}"
+        );
     }
 
     #[test]
