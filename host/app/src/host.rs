@@ -154,6 +154,8 @@ fn prefs(config: &Config) -> BTreeMap<String, PluginPrefs> {
 /// chooses (validated when the config was read).
 pub fn spawner(config: &Config) -> Spawner {
     Spawner::detect(config.sandbox.backend.parse().unwrap_or_default())
+        .with_limits(config.sandbox.limits())
+        .with_cgroups(config.sandbox.cgroups)
 }
 
 /// The spawner's workspace guard as the engine's port: what the commands

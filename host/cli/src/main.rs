@@ -199,6 +199,27 @@ fn color_choice(args: &[std::ffi::OsString]) -> clap::ColorChoice {
 fn main() -> ExitCode {
     pipes::exit_quietly_on_closed_stdout();
     protect_own_secrets();
+    own_every_process();
+    let code = run();
+    // Nothing amber started outlives it (docs/sandbox.md).
+    amber_sandbox::shutdown();
+    code
+}
+
+/// amber becomes the subreaper of what it starts, so nothing a command
+/// leaves behind escapes being killed; and what an amber killed with
+/// `kill -9` left in its cgroups is killed now.
+fn own_every_process() {
+    let started = amber_sandbox::on_start();
+    if started.stale_killed > 0 {
+        eprintln!(
+            "amber: killed {} process(es) an earlier amber left running when it was killed",
+            started.stale_killed
+        );
+    }
+}
+
+fn run() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Read before clap parses, so its own help and errors follow it too.
     let matches = Cli::command()

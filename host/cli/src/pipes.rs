@@ -15,6 +15,7 @@ pub fn exit_quietly_on_closed_stdout() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if is_print_to_closed_pipe(info) {
+            amber_sandbox::shutdown();
             std::process::exit(0);
         }
         default(info);

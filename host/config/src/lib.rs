@@ -81,13 +81,27 @@ pub struct CommandHookConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SandboxConfig {
-    /// `auto` (bubblewrap, else Landlock), `bubblewrap` or `landlock`.
+    /// `auto` (bubblewrap, else Landlock), `bubblewrap`, `landlock`, or
+    /// `none` (no sandbox: every command asks in write mode).
     pub backend: String,
     /// Sandbox commands in yolo mode too.
     pub always: bool,
     /// Folders under the home folder that commands may read (the rest of
     /// it is hidden); unset keeps the toolchain defaults (.cargo, .rustup…).
     pub home_readable: Option<Vec<std::path::PathBuf>>,
+    /// Processes and threads one command may have at once (its pids
+    /// cgroup); 0: no limit.
+    pub max_processes: u32,
+    /// Memory one command may take, in MiB (its memory cgroup, else each
+    /// process); unset: three quarters of the machine's; 0: no limit.
+    pub max_memory_mib: Option<u64>,
+    /// CPU time each process of a command may take, in seconds; 0: no
+    /// limit.
+    pub max_cpu_seconds: u64,
+    /// Each command in a cgroup of its own, where the machine lets amber
+    /// make one: what it starts is found and killed whatever it does, and
+    /// its processes and memory are bounded together.
+    pub cgroups: bool,
 }
 
 impl Default for SandboxConfig {
@@ -96,6 +110,25 @@ impl Default for SandboxConfig {
             backend: "auto".into(),
             always: false,
             home_readable: None,
+            max_processes: amber_sandbox::limits::DEFAULT_MAX_PROCESSES,
+            max_memory_mib: None,
+            max_cpu_seconds: amber_sandbox::limits::DEFAULT_MAX_CPU_SECONDS,
+            cgroups: true,
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// The limits of every command, a 0 meaning none.
+    pub fn limits(&self) -> amber_sandbox::Limits {
+        amber_sandbox::Limits {
+            processes: (self.max_processes > 0).then_some(self.max_processes),
+            memory_bytes: match self.max_memory_mib {
+                None => amber_sandbox::limits::default_memory_bytes(),
+                Some(0) => None,
+                Some(mib) => Some(mib.saturating_mul(1024 * 1024)),
+            },
+            cpu_seconds: (self.max_cpu_seconds > 0).then_some(self.max_cpu_seconds),
         }
     }
 }

@@ -105,6 +105,9 @@ pub struct Launch<'a> {
     pub log_dir: &'a Path,
     /// The allowlisted variables of amber's environment.
     pub base_env: Vec<(String, std::ffi::OsString)>,
+    /// The pid of each server process started, so the hub can kill it
+    /// even while its start is still under way.
+    pub started: &'a std::sync::Mutex<Vec<u32>>,
 }
 
 /// `sh -c` gets one command line: each word quoted.
@@ -432,13 +435,19 @@ fn start_process(
         output_cap: 0,
         confinement: amber_sandbox::Confinement::Unsandboxed,
     };
-    launch
+    let server = launch
         .spawner
         .start_server(&spec, &given, &log_path(launch.log_dir, &config.name))
         .map_err(|e| McpError::Start {
             server: config.name.clone(),
             reason: e.to_string(),
-        })
+        })?;
+    launch
+        .started
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(server.id());
+    Ok(server)
 }
 
 /// Where a server's stderr goes.

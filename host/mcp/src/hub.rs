@@ -133,6 +133,9 @@ pub struct McpHub {
     /// Said in the background (a held tool, a late server, a failure),
     /// for the front end to show.
     notes: Mutex<Vec<String>>,
+    /// Every server process started, by pid: killed when the hub goes,
+    /// whether or not its start finished.
+    started: Mutex<Vec<u32>>,
     me: Weak<McpHub>,
 }
 
@@ -181,6 +184,7 @@ impl McpHub {
             slots,
             names: Mutex::new(NameTable::default()),
             notes: Mutex::new(Vec::new()),
+            started: Mutex::new(Vec::new()),
             me: me.clone(),
         }))
     }
@@ -426,6 +430,7 @@ impl McpHub {
             workspace: &self.setup.workspace,
             log_dir: &self.log_dir,
             base_env: self.setup.base_env.clone(),
+            started: &self.started,
         };
         let opened = Connection::open(&slot.config, &launch, changed, timeout).await;
         let conn = match opened {
@@ -759,6 +764,11 @@ impl Drop for McpHub {
                     conn.close();
                 }
             }
+        }
+        // A server still starting (or one whose connection is busy) is
+        // held by a task of the runtime, which may outlive this drop.
+        for pid in self.started.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            amber_sandbox::kill_server(pid);
         }
         let runtime = self
             .runtime

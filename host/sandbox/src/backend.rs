@@ -10,6 +10,9 @@ pub enum BackendChoice {
     Auto,
     Bubblewrap,
     Landlock,
+    /// No sandbox: every command is asked about in write mode, as on a
+    /// machine without one.
+    None,
 }
 
 impl FromStr for BackendChoice {
@@ -19,8 +22,9 @@ impl FromStr for BackendChoice {
             "auto" => Ok(BackendChoice::Auto),
             "bubblewrap" | "bwrap" => Ok(BackendChoice::Bubblewrap),
             "landlock" => Ok(BackendChoice::Landlock),
+            "none" => Ok(BackendChoice::None),
             other => Err(format!(
-                "unknown sandbox backend `{other}`; expected auto, bubblewrap or landlock"
+                "unknown sandbox backend `{other}`; expected auto, bubblewrap, landlock or none"
             )),
         }
     }
@@ -42,6 +46,9 @@ impl Backend {
     /// The best backend allowed by `choice`. A backend the user asked for
     /// by name that is missing is reported as `None`, with why.
     pub fn detect(choice: BackendChoice) -> Backend {
+        if choice == BackendChoice::None {
+            return chosen_none();
+        }
         if cfg!(target_os = "macos") {
             return if Path::new("/usr/bin/sandbox-exec").exists() {
                 Backend::Seatbelt
@@ -71,6 +78,7 @@ impl Backend {
             BackendChoice::Landlock => landlock()
                 .map(Backend::Landlock)
                 .unwrap_or_else(|| Backend::None("the kernel has no Landlock".into())),
+            BackendChoice::None => chosen_none(),
         }
     }
 
@@ -87,6 +95,11 @@ impl Backend {
             Backend::None(why) => format!("none: {why}"),
         }
     }
+}
+
+/// The backend `[sandbox] backend = "none"` chooses.
+fn chosen_none() -> Backend {
+    Backend::None("the config says `[sandbox] backend = \"none\"`".into())
 }
 
 fn find_bwrap() -> Option<PathBuf> {

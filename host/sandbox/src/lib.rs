@@ -21,18 +21,25 @@
 //! (mount and PID namespaces), else Landlock with a seccomp filter applied
 //! in the child before `exec`. On macOS a Seatbelt profile is written
 //! ([`seatbelt`]) but not tested here. Every child, sandboxed or not, is in
-//! its own process group, dies with amber (`PR_SET_PDEATHSIG`, and the
-//! sandbox's die-with-parent) and cannot trace amber.
+//! its own process group and session and, where amber may make one, its
+//! own cgroup; it dies with amber (`PR_SET_PDEATHSIG`, and the sandbox's
+//! die-with-parent), cannot trace amber, and is bounded in processes,
+//! memory and CPU time ([`limits`]). Nothing it starts outlives it:
+//! amber is a child subreaper, and what a command leaves behind is killed
+//! when it ends ([`reaper`](crate::shutdown)).
 
 mod backend;
 #[cfg(target_os = "linux")]
 mod bwrap;
+pub mod cgroup;
 mod child;
 pub mod guard;
 #[cfg(target_os = "linux")]
 mod landlock_seccomp;
+pub mod limits;
 mod output;
 mod profile;
+mod reaper;
 pub mod seatbelt;
 mod server;
 mod spawn;
@@ -41,9 +48,11 @@ mod syscall_filter;
 
 pub use backend::{Backend, BackendChoice};
 pub use guard::{ChangeKind, ProtectedChange};
+pub use limits::{Enforced, Enforcement, Limits};
 pub use output::CappedOutput;
 pub use profile::{Confinement, Profile};
-pub use server::Server;
-pub use spawn::{
-    describe, kill_running, looks_secret, CommandOutput, CommandSpec, SpawnError, Spawner,
+pub use reaper::{
+    become_subreaper, is_subreaper, kill_running, kill_server, on_start, shutdown, Started,
 };
+pub use server::Server;
+pub use spawn::{describe, looks_secret, CommandOutput, CommandSpec, SpawnError, Spawner};

@@ -10,7 +10,11 @@ use std::fs::File;
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
-use crate::spawn::{kill_group, CommandSpec, PrivateTmp, SpawnError, Spawner};
+use std::sync::Arc;
+
+use crate::cgroup::CommandCgroup;
+use crate::reaper::{self, Kind};
+use crate::spawn::{CommandSpec, PrivateTmp, SpawnError, Spawner};
 
 /// A running server. The spec's `timeout` and `output_cap` do not apply:
 /// it runs until stopped, and speaks through its pipes.
@@ -20,6 +24,9 @@ pub struct Server {
     stdout: Option<ChildStdout>,
     /// Its private /tmp, when sandboxed: lives as long as it does.
     _private_tmp: Option<PrivateTmp>,
+    /// Its cgroup, removed once it is stopped.
+    cgroup: Option<Arc<CommandCgroup>>,
+    stopped: bool,
 }
 
 impl Server {
@@ -38,10 +45,19 @@ impl Server {
         self.child.try_wait().ok().flatten()
     }
 
-    /// Kills its whole group and reaps it.
+    /// Kills its whole group and cgroup, reaps it, and kills what it
+    /// left behind (a process that left its group).
     pub fn stop(&mut self) {
-        kill_group(self.child.id());
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        let pid = self.child.id();
+        reaper::kill_tracked(pid);
         let _ = self.child.wait();
+        reaper::untrack(pid);
+        reaper::sweep();
+        self.cgroup = None;
     }
 }
 
@@ -82,12 +98,17 @@ impl Spawner {
             private_tmp,
             #[cfg(target_os = "linux")]
             seccomp,
-        } = self.prepare(spec, None)?;
+            cgroup,
+            // A server's stderr is its log's; the doctor says what
+            // enforces its limits.
+            cgroup_failed: _,
+        } = self.prepare(spec, None, Kind::Server)?;
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(log);
         for (key, value) in given {
             cmd.env(key, value);
         }
-        let mut child = cmd.spawn().map_err(|e| start_error(e.to_string()))?;
+        let mut child = reaper::spawn_tracked(&mut cmd, Kind::Server, cgroup.clone())
+            .map_err(|e| start_error(e.to_string()))?;
         // bubblewrap has its copies of the filters now.
         #[cfg(target_os = "linux")]
         drop(seccomp);
@@ -96,6 +117,8 @@ impl Spawner {
             stdout: child.stdout.take(),
             child,
             _private_tmp: private_tmp,
+            cgroup,
+            stopped: false,
         })
     }
 }

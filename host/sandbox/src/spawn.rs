@@ -3,7 +3,6 @@
 //! timeout that kills the whole group, output capped, and the OS sandbox
 //! of the command's [`Confinement`].
 
-use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -15,10 +14,13 @@ use std::thread;
 use std::time::Duration;
 
 use crate::backend::{Backend, BackendChoice};
+use crate::cgroup::CommandCgroup;
 use crate::child;
 use crate::guard::{ProtectedChange, WorkspaceGuard};
+use crate::limits::{Enforcement, Limits};
 use crate::output::CappedOutput;
 use crate::profile::{Confinement, Profile};
+use crate::reaper::{self, Kind};
 
 /// One command to run.
 #[derive(Debug, Clone)]
@@ -82,28 +84,6 @@ mod tests {
         for name in ["PATH", "HOME", "LANG", "GIT_AUTHOR_NAME", "TERM"] {
             assert!(!looks_secret(name), "{name}");
         }
-    }
-}
-
-/// The process groups of the commands running now, so an interrupted run
-/// can kill them all ([`kill_running`]).
-static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
-
-/// Kills the whole group of every command still running (Ctrl-C, SIGTERM):
-/// nothing started for a model outlives the run. Returns how many.
-pub fn kill_running() -> usize {
-    let running = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
-    for pid in &running {
-        kill_group(*pid);
-    }
-    running.len()
-}
-
-pub(crate) fn kill_group(pid: u32) {
-    // SAFETY: kill(2) with a negative pid signals the process group we
-    // created for this command (process_group(0) made its pid the pgid).
-    unsafe {
-        libc::kill(-(pid as i32), libc::SIGKILL);
     }
 }
 
@@ -197,6 +177,11 @@ pub struct Spawner {
     /// The guard and bubblewrap's seccomp filters are on (always, but
     /// for the benchmark that measures what they cost).
     hardened: bool,
+    /// What each command may take.
+    limits: Limits,
+    /// Each command gets a cgroup where this machine lets amber make one
+    /// (`[sandbox] cgroups`).
+    cgroups: bool,
 }
 
 /// A command ready to start, and what must live until it has started or
@@ -208,6 +193,10 @@ pub(crate) struct Prepared {
     /// The seccomp filters bubblewrap reads, until it has started.
     #[cfg(target_os = "linux")]
     pub seccomp: Vec<std::os::fd::OwnedFd>,
+    /// Its cgroup, which its first process joins before `exec`.
+    pub cgroup: Option<Arc<CommandCgroup>>,
+    /// Said to the model when the cgroup could not be made.
+    pub cgroup_failed: Option<String>,
 }
 
 impl std::fmt::Debug for Spawner {
@@ -215,6 +204,8 @@ impl std::fmt::Debug for Spawner {
         f.debug_struct("Spawner")
             .field("choice", &self.choice)
             .field("backend", &self.backend.get())
+            .field("limits", &self.limits)
+            .field("cgroups", &self.cgroups)
             .finish()
     }
 }
@@ -227,6 +218,8 @@ impl Spawner {
             backend: Arc::new(OnceLock::from(backend)),
             guard: Arc::default(),
             hardened: true,
+            limits: Limits::default(),
+            cgroups: true,
         }
     }
 
@@ -248,7 +241,37 @@ impl Spawner {
             backend,
             guard: Arc::default(),
             hardened: true,
+            limits: Limits::default(),
+            cgroups: true,
         }
+    }
+
+    /// This spawner with `limits` for every command.
+    pub fn with_limits(mut self, limits: Limits) -> Spawner {
+        self.limits = limits;
+        self
+    }
+
+    /// This spawner with cgroups (where the machine allows) or without
+    /// (`[sandbox] cgroups = false`: a process limit is then not
+    /// enforced, memory is bounded per process).
+    pub fn with_cgroups(mut self, cgroups: bool) -> Spawner {
+        self.cgroups = cgroups;
+        self
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The cgroups this spawner's commands get; `None` when they are off.
+    pub fn cgroups(&self) -> Option<&'static crate::cgroup::Available> {
+        self.cgroups.then(crate::cgroup::available)
+    }
+
+    /// How each limit is enforced on this machine, or why not.
+    pub fn enforcement(&self) -> Enforcement {
+        Enforcement::of(&self.limits, self.cgroups())
     }
 
     /// This spawner without the workspace guard and without bubblewrap's
@@ -278,6 +301,7 @@ impl Spawner {
         &self,
         spec: &CommandSpec,
         protected: Option<&[PathBuf]>,
+        kind: Kind,
     ) -> Result<Prepared, SpawnError> {
         let sandbox_error = |reason: String| SpawnError::Sandbox {
             command: spec.command.to_string(),
@@ -352,18 +376,38 @@ impl Spawner {
         if let Some(tmp) = &private_tmp {
             cmd.env("TMPDIR", &tmp.0);
         }
+        let (cgroup, cgroup_failed) = match self.cgroups() {
+            Some(found) => match CommandCgroup::create(found, &self.limits) {
+                Ok(cgroup) => (cgroup.map(Arc::new), None),
+                Err(why) => (None, Some(why)),
+            },
+            None => (None, None),
+        };
+        let join = cgroup.as_ref().map(|c| c.join_fds()).unwrap_or_default();
+        // A server runs for the session: CPU time is a command's bound.
+        let cpu_seconds = self.limits.cpu_seconds.filter(|_| kind == Kind::Command);
+        let data_bytes = self
+            .limits
+            .memory_bytes
+            .filter(|_| !cgroup.as_ref().is_some_and(|c| c.bounds_memory()));
         // SAFETY: the closure calls only async-signal-safe functions
-        // (prctl, getppid, capget/capset, landlock_restrict_self, seccomp);
-        // the Landlock ruleset and the filter were built before the fork.
+        // (write, setrlimit, prctl, getppid, capget/capset,
+        // landlock_restrict_self, seccomp); the cgroup files were opened
+        // and the Landlock ruleset and the filter built before the fork.
         let parent = std::process::id() as libc::pid_t;
         unsafe {
             cmd.pre_exec(move || {
+                // In its cgroup before it can start anything.
+                crate::cgroup::join_in_child(&join)?;
+                crate::limits::apply_in_child(cpu_seconds, data_bytes)?;
                 // A session of its own: its own process group (so the
                 // whole group can be killed) and no controlling terminal,
                 // so it cannot push keystrokes into amber's (TIOCSTI).
                 child::own_session()?;
                 child::die_with_parent(parent)?;
                 child::drop_ptrace();
+                // Its orphans stay in its tree while it runs.
+                reaper::subreaper_in_child();
                 #[cfg(target_os = "linux")]
                 if let Some(plan) = plan.as_mut() {
                     plan.apply()?;
@@ -376,6 +420,8 @@ impl Spawner {
             private_tmp,
             #[cfg(target_os = "linux")]
             seccomp,
+            cgroup,
+            cgroup_failed,
         })
     }
 
@@ -424,11 +470,13 @@ impl Spawner {
             private_tmp,
             #[cfg(target_os = "linux")]
             seccomp,
-        } = self.prepare(spec, guarded.as_ref().map(|b| &b.binds[..]))?;
+            cgroup,
+            cgroup_failed,
+        } = self.prepare(spec, guarded.as_ref().map(|b| &b.binds[..]), Kind::Command)?;
         if input.is_some() {
             cmd.stdin(Stdio::piped());
         }
-        let mut child = cmd.spawn().map_err(|e| SpawnError::Start {
+        let mut child = reaper::spawn_tracked(&mut cmd, Kind::Command, cgroup.clone()).map_err(|e| SpawnError::Start {
             command: spec.command.to_string(),
             reason: match (&spec.confinement, e.raw_os_error()) {
                 // Only the errno crosses from the child: say what it was.
@@ -445,9 +493,6 @@ impl Spawner {
         #[cfg(target_os = "linux")]
         drop(seccomp);
         let pid = child.id();
-        if let Ok(mut running) = RUNNING.lock() {
-            running.insert(pid);
-        }
         if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
             // On a thread of its own: a command that never reads its
             // input must not block amber on a full pipe. A command that
@@ -467,11 +512,11 @@ impl Spawner {
             status
         });
         let timed_out = rx.recv_timeout(spec.timeout).is_err();
-        // Kill the group either way: on timeout to stop the command, after
-        // a normal exit to stop stragglers that would hold the pipes open.
-        kill_group(pid);
-        if let Ok(mut running) = RUNNING.lock() {
-            running.remove(&pid);
+        // Kill the group and the cgroup either way: on timeout to stop the
+        // command, after a normal exit to stop what it left behind.
+        reaper::kill_group(pid);
+        if let Some(cgroup) = &cgroup {
+            cgroup.kill();
         }
         let wait_error = |reason: String| SpawnError::Wait {
             command: spec.command.to_string(),
@@ -481,6 +526,12 @@ impl Spawner {
             .join()
             .map_err(|_| wait_error("the waiter thread panicked".into()))
             .and_then(|status| status.map_err(|e| wait_error(e.to_string())));
+        reaper::untrack(pid);
+        // What left the group (setsid, a double fork) and reached amber
+        // when the command's first process ended.
+        reaper::sweep();
+        let hits = cgroup.as_ref().map(|c| c.hits()).unwrap_or_default();
+        drop(cgroup);
         // The whole group is gone: what it did to the workspace is final,
         // and checked even when waiting for it failed.
         let changes = guarded
@@ -504,6 +555,15 @@ impl Spawner {
             stderr.push_str(&format!(
                 "\n[amber: killed after the {} ms timeout]",
                 spec.timeout.as_millis()
+            ));
+        }
+        for note in crate::limits::notes(&self.limits, hits, Some(status)) {
+            stderr.push('\n');
+            stderr.push_str(&note);
+        }
+        if let Some(why) = cgroup_failed {
+            stderr.push_str(&format!(
+                "\n[amber: this command ran without a cgroup ({why}): memory was bounded a process, the process count not at all]"
             ));
         }
         Ok(CommandOutput {

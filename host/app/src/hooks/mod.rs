@@ -51,13 +51,23 @@ pub fn install(
             None
         }
     };
-    let mut changed = false;
+    // Where no OS sandbox exists, a command hook would run unsandboxed:
+    // never without being asked (once per fingerprint), as
+    // `exec:unsandboxed` commands are.
+    let backend = exec.spawner.backend();
+    let no_sandbox = (!backend.is_available()).then(|| backend.describe());
+    let mut unsandboxed = no_sandbox.as_ref().and_then(|_| {
+        trust::TrustStore::load_unsandboxed(&dirs.data)
+            .map_err(|e| warnings.push(format!("{e:#}; no hook runs unsandboxed")))
+            .ok()
+    });
+    let (mut changed, mut allowed) = (false, false);
     for def in &defs {
+        let fingerprint = def.fingerprint(workspace);
         if def.in_workspace() {
             let Some(store) = store.as_mut() else {
                 continue;
             };
-            let fingerprint = def.fingerprint(workspace);
             if !store.is_trusted(&fingerprint) {
                 let yes = match trusting {
                     Trusting::All => true,
@@ -74,14 +84,30 @@ pub fn install(
                 changed = true;
             }
         }
+        if let Some(why) = &no_sandbox {
+            let Some(store) = unsandboxed.as_mut() else {
+                continue;
+            };
+            if !store.is_trusted(&fingerprint) {
+                if !(trust::can_ask() && trust::ask_unsandboxed_on_tty(def, workspace, why)) {
+                    warnings.push(format!(
+                        "the hook {} ({} `{}`) is skipped: with no OS sandbox here ({why}) it would run unsandboxed; amber asks at a terminal, or `amber hooks trust --unsandboxed {fingerprint}` allows it",
+                        def.id, def.event, def.command
+                    ));
+                    continue;
+                }
+                store.trust(def, workspace);
+                allowed = true;
+            }
+        }
         let hook = command::CommandHook::new(def, workspace.to_path_buf(), exec.clone());
         if let Err(e) = ledger.install(&Owner::Host, Service::Hook(Arc::new(hook))) {
             warnings.push(e.to_string());
         }
     }
-    if changed {
-        if let Some(Err(e)) = store.map(|s| s.save()) {
-            warnings.push(format!("{e:#}; the trust given now is not remembered"));
+    for (store, dirty) in [(store, changed), (unsandboxed, allowed)] {
+        if let Some(Err(e)) = store.filter(|_| dirty).map(|s| s.save()) {
+            warnings.push(format!("{e:#}; the answer given now is not remembered"));
         }
     }
     warnings
@@ -101,7 +127,8 @@ pub struct Listed {
     /// `trusted`, `untrusted` (a workspace hook that does not run), or
     /// `own` (the user's own: no trust needed).
     pub trust: String,
-    /// What `amber hooks trust` takes, for workspace hooks.
+    /// What `amber hooks trust` takes, for command hooks (a workspace
+    /// hook's trust; any hook's `--unsandboxed`).
     pub fingerprint: Option<String>,
     pub priority: i32,
 }
@@ -156,7 +183,7 @@ pub fn list(
             matcher: def.matcher.as_str().map(str::to_string),
             command: Some(def.command.clone()),
             trust: trust.into(),
-            fingerprint: def.in_workspace().then_some(fingerprint),
+            fingerprint: Some(fingerprint),
             priority: def.priority,
         });
     }
@@ -208,7 +235,8 @@ pub fn render(listed: &[Listed]) -> String {
         let matcher = sources::printable(h.matcher.as_deref().unwrap_or("*"));
         let what = sources::printable(h.command.as_deref().unwrap_or("(component)"));
         let trust = match (h.trust.as_str(), &h.fingerprint) {
-            ("own", _) => String::new(),
+            ("own", Some(fp)) => format!("  [{fp}]"),
+            ("own", None) => String::new(),
             (trust, Some(fp)) => format!("  [{trust} {fp}]"),
             (trust, None) => format!("  [{trust}]"),
         };

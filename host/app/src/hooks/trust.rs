@@ -27,10 +27,26 @@ pub struct TrustStore {
     entries: BTreeMap<String, Trusted>,
 }
 
+/// The store of hooks trusted to run in this workspace.
+const TRUSTED_FILE: &str = "hooks-trust.json";
+
+/// The store of hooks allowed to run without an OS sandbox, on a machine
+/// that has none: asked separately, since trust was given to a hook in
+/// the sandbox.
+const UNSANDBOXED_FILE: &str = "hooks-unsandboxed.json";
+
 impl TrustStore {
     /// The store in `data`; empty when there is none yet.
     pub fn load(data: &Path) -> Result<Self> {
-        let path = data.join("hooks-trust.json");
+        Self::load_file(data.join(TRUSTED_FILE))
+    }
+
+    /// The hooks allowed to run unsandboxed, in `data`.
+    pub fn load_unsandboxed(data: &Path) -> Result<Self> {
+        Self::load_file(data.join(UNSANDBOXED_FILE))
+    }
+
+    fn load_file(path: PathBuf) -> Result<Self> {
         let entries = match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a trust store amber wrote", path.display()))?,
@@ -81,14 +97,33 @@ pub fn can_ask() -> bool {
 
 /// Shows `def` on the terminal and asks whether to trust it.
 pub fn ask_on_tty(def: &HookDef, workspace: &Path) -> bool {
+    ask(
+        def,
+        workspace,
+        "this workspace defines a hook that has not been trusted",
+        "It would run with your user's rights (in the sandbox where one exists), without approval.",
+        "Trust it?",
+    )
+}
+
+/// Shows `def` on the terminal and asks whether it may run without an OS
+/// sandbox, which this machine lacks (`why`).
+pub fn ask_unsandboxed_on_tty(def: &HookDef, workspace: &Path, why: &str) -> bool {
+    ask(
+        def,
+        workspace,
+        &format!("this machine has no OS sandbox ({why})"),
+        "This hook would run unsandboxed, with your user's rights over every file, at every matching event.",
+        "Run it unsandboxed?",
+    )
+}
+
+fn ask(def: &HookDef, workspace: &Path, heading: &str, consequence: &str, question: &str) -> bool {
     let Ok(tty) = std::fs::File::open("/dev/tty") else {
         return false;
     };
     let mut err = std::io::stderr();
-    let _ = writeln!(
-        err,
-        "\namber: this workspace defines a hook that has not been trusted"
-    );
+    let _ = writeln!(err, "\namber: {heading}");
     let _ = writeln!(
         err,
         "  hook:     {} ({})",
@@ -103,11 +138,8 @@ pub fn ask_on_tty(def: &HookDef, workspace: &Path) -> bool {
         "  command:  {}",
         super::sources::printable(&def.command)
     );
-    let _ = writeln!(
-        err,
-        "  It would run with your user's rights (in the sandbox where one exists), without approval."
-    );
-    let _ = write!(err, "Trust it? [y/N] ");
+    let _ = writeln!(err, "  {consequence}");
+    let _ = write!(err, "{question} [y/N] ");
     let _ = err.flush();
     let mut line = String::new();
     let _ = std::io::BufReader::new(tty).read_line(&mut line);

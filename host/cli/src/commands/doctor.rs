@@ -106,8 +106,71 @@ struct Report {
     providers: Vec<Provider>,
     sandbox: String,
     sandbox_available: bool,
+    processes: Processes,
     workspace: Workspace,
     problems: Vec<Problem>,
+}
+
+/// What keeps commands from outliving amber or taking the machine, and
+/// whether it is enforced here (docs/sandbox.md, "Processes and limits").
+#[derive(Serialize)]
+struct Processes {
+    /// amber is a child subreaper: orphans of its commands come to it.
+    subreaper: bool,
+    /// The cgroups amber makes commands', or "off"/"none".
+    cgroups: String,
+    /// Why a cgroup hierarchy or controller is missing.
+    cgroup_notes: Vec<String>,
+    max_processes: Limit,
+    max_memory: Limit,
+    max_cpu: Limit,
+}
+
+#[derive(Serialize)]
+struct Limit {
+    enforced: bool,
+    /// How, or why not.
+    detail: String,
+}
+
+impl From<&amber_sandbox::Enforced> for Limit {
+    fn from(e: &amber_sandbox::Enforced) -> Limit {
+        Limit {
+            enforced: e.is_enforced(),
+            detail: e.describe(),
+        }
+    }
+}
+
+fn processes(spawner: &amber_sandbox::Spawner, problems: &mut Vec<Problem>) -> Processes {
+    let enforcement = spawner.enforcement();
+    let (cgroups, cgroup_notes) = match spawner.cgroups() {
+        Some(found) => (found.describe(), found.notes.clone()),
+        None => ("off (`[sandbox] cgroups = false`)".into(), Vec::new()),
+    };
+    let subreaper = amber_sandbox::is_subreaper();
+    if !subreaper {
+        problems.push(Problem {
+            severity: Severity::Warning,
+            what: "amber is not a child subreaper here: a process a command left behind can outlive it".into(),
+            fix: "a Linux kernel (3.4 or later) is needed".into(),
+        });
+    }
+    if !enforcement.processes.is_enforced() && spawner.limits().processes.is_some() {
+        problems.push(Problem {
+            severity: Severity::Warning,
+            what: format!("the process limit of commands is {}", enforcement.processes.describe()),
+            fix: "run amber where it may make cgroups with the pids controller (cgroup v2 delegation, or a writable v1 pids hierarchy)".into(),
+        });
+    }
+    Processes {
+        subreaper,
+        cgroups,
+        cgroup_notes,
+        max_processes: (&enforcement.processes).into(),
+        max_memory: (&enforcement.memory).into(),
+        max_cpu: (&enforcement.cpu).into(),
+    }
 }
 
 fn cache(dir: PathBuf) -> Cache {
@@ -350,6 +413,7 @@ pub fn run(args: DoctorArgs, project: &ProjectRoot) -> Result<ExitCode> {
             fix: "install bubblewrap (`apt-get install bubblewrap`); until then every command in write mode asks first".into(),
         });
     }
+    let processes = processes(&spawner, &mut problems);
     let report = Report {
         amber_version: env!("CARGO_PKG_VERSION").into(),
         wit_version: format!("amber:plugin@{}", amber_runtime::API_VERSION),
@@ -361,6 +425,7 @@ pub fn run(args: DoctorArgs, project: &ProjectRoot) -> Result<ExitCode> {
         providers,
         sandbox: backend.describe(),
         sandbox_available: backend.is_available(),
+        processes,
         workspace: workspace(project),
         problems,
     };
@@ -391,6 +456,26 @@ fn render_cache(label: &str, cache: &Cache) -> String {
         amber_core::text::count(cache.compiled_components, "compiled component"),
         mb(cache.bytes)
     )
+}
+
+fn render_processes(p: &Processes) -> String {
+    let subreaper = if p.subreaper {
+        "amber is their subreaper: nothing a command leaves behind outlives it"
+    } else {
+        "amber is not their subreaper: what a command leaves behind may outlive it"
+    };
+    let mut out = format!("processes   {subreaper}\ncgroups     {}\n", p.cgroups);
+    for note in &p.cgroup_notes {
+        out.push_str(&format!("            ({note})\n"));
+    }
+    for (label, limit) in [
+        ("processes", &p.max_processes),
+        ("memory", &p.max_memory),
+        ("cpu time", &p.max_cpu),
+    ] {
+        out.push_str(&format!("  {label:<10}{}\n", limit.detail));
+    }
+    out
 }
 
 fn render(report: &Report) -> String {
@@ -433,10 +518,9 @@ fn render(report: &Report) -> String {
     } else {
         " (unavailable)"
     };
-    out.push_str(&format!(
-        "sandbox     {}{sandbox}\n\nkeys\n",
-        report.sandbox
-    ));
+    out.push_str(&format!("sandbox     {}{sandbox}\n", report.sandbox));
+    out.push_str(&render_processes(&report.processes));
+    out.push_str("\nkeys\n");
     for key in &report.keys {
         let set = if key.set { "set" } else { "not set" };
         out.push_str(&format!(

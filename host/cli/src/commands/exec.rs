@@ -212,7 +212,7 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
             amber_runtime::imports::exec::kill_running();
             // A second signal does not wait for anything.
             if stop_signal().await.is_some() {
-                amber_runtime::imports::exec::kill_running();
+                amber_sandbox::shutdown();
                 std::process::exit(i32::from(code));
             }
         });

@@ -26,9 +26,15 @@ pub enum HooksCommand {
     Trust {
         /// The fingerprints, as `amber hooks list` shows them.
         fingerprints: Vec<String>,
-        /// Every hook this workspace defines.
+        /// Every hook this workspace defines (with --unsandboxed: every
+        /// hook).
         #[arg(long)]
         all: bool,
+        /// Allow these hooks (your own or the workspace's) to run without
+        /// an OS sandbox on a machine that has none; amber asks at a
+        /// terminal otherwise, and skips them without one.
+        #[arg(long)]
+        unsandboxed: bool,
         /// JSON for scripts: `{"trusted": [fingerprints]}`.
         #[arg(long)]
         json: bool,
@@ -38,6 +44,9 @@ pub enum HooksCommand {
         /// The fingerprints, as `amber hooks list` shows them.
         #[arg(required = true)]
         fingerprints: Vec<String>,
+        /// Take back what `trust --unsandboxed` allowed.
+        #[arg(long)]
+        unsandboxed: bool,
         /// JSON for scripts: `{"untrusted": [...], "unknown": [...]}`.
         #[arg(long)]
         json: bool,
@@ -67,6 +76,7 @@ pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
         HooksCommand::Trust {
             fingerprints,
             all,
+            unsandboxed,
             json,
         } => {
             if fingerprints.is_empty() && !all {
@@ -74,9 +84,13 @@ pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
             }
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
             let (defs, _) = sources::gather(&config, workspace, home.as_deref());
-            let mut store = TrustStore::load(&dirs.data)?;
+            let mut store = if unsandboxed {
+                TrustStore::load_unsandboxed(&dirs.data)?
+            } else {
+                TrustStore::load(&dirs.data)?
+            };
             let mut trusted = Vec::new();
-            for def in defs.iter().filter(|d| d.in_workspace()) {
+            for def in defs.iter().filter(|d| unsandboxed || d.in_workspace()) {
                 let fp = def.fingerprint(workspace);
                 if all || fingerprints.iter().any(|f| f == &fp) {
                     store.trust(def, workspace);
@@ -101,11 +115,23 @@ pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
             if json {
                 return print_json(&serde_json::json!({ "trusted": trusted }));
             }
-            println!("trusted {} hook(s)", trusted.len());
+            if unsandboxed {
+                println!("allowed {} hook(s) to run unsandboxed", trusted.len());
+            } else {
+                println!("trusted {} hook(s)", trusted.len());
+            }
             Ok(())
         }
-        HooksCommand::Untrust { fingerprints, json } => {
-            let mut store = TrustStore::load(&dirs.data)?;
+        HooksCommand::Untrust {
+            fingerprints,
+            unsandboxed,
+            json,
+        } => {
+            let mut store = if unsandboxed {
+                TrustStore::load_unsandboxed(&dirs.data)?
+            } else {
+                TrustStore::load(&dirs.data)?
+            };
             let (removed, unknown): (Vec<String>, Vec<String>) =
                 fingerprints.into_iter().partition(|f| store.untrust(f));
             if !removed.is_empty() {
