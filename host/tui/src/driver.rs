@@ -20,6 +20,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
 mod panes;
 mod reload;
+mod signals;
 
 use crate::approver::Ask;
 use crate::dialog::Dialog;
@@ -116,6 +117,7 @@ impl Driver {
     pub async fn run(mut self, term: &mut Tty) -> Result<()> {
         crate::approver::mark_ui_thread();
         let mut events = EventStream::new();
+        let mut signals = signals::StopSignals::new();
         term.draw(|frame| self.ui.draw(frame))?;
         if let Some(report) = std::env::var_os(FIRST_FRAME_REPORT) {
             return Ok(amber_app::run_report::write(
@@ -150,6 +152,7 @@ impl Driver {
                         self.plugin_dir_changed().await;
                         Action::None
                     }
+                    () = signals.recv() => Action::Quit,
                 },
             };
             match action {
@@ -160,10 +163,10 @@ impl Driver {
                 }
                 Action::Send(text) => {
                     if self.is_command(&text) {
-                        self.command(text.trim(), term, &mut events).await?;
+                        self.command(text.trim(), term, &mut events, &mut signals).await?;
                     } else {
                         self.ui.history.push(Cell::User(text.clone()));
-                        self.job(Job::Turn(text), term, &mut events).await?;
+                        self.job(Job::Turn(text), term, &mut events, &mut signals).await?;
                     }
                     crate::terminal::repair(term)?;
                     if self.quit_after_turn {
@@ -191,6 +194,7 @@ impl Driver {
         line: &str,
         term: &mut Tty,
         events: &mut EventStream,
+        signals: &mut signals::StopSignals,
     ) -> Result<()> {
         if self.open_view_for(line) {
             return Ok(());
@@ -230,7 +234,7 @@ impl Driver {
                     }
                 }
                 Effect::Compact { focus } => {
-                    self.job(Job::Compact(focus), term, events).await?;
+                    self.job(Job::Compact(focus), term, events, signals).await?;
                 }
             }
         }
@@ -241,7 +245,13 @@ impl Driver {
 
     /// Runs a turn or a compaction on the session's own task, drawing,
     /// streaming and answering approvals until it ends.
-    async fn job(&mut self, job: Job, term: &mut Tty, events: &mut EventStream) -> Result<()> {
+    async fn job(
+        &mut self,
+        job: Job,
+        term: &mut Tty,
+        events: &mut EventStream,
+        signals: &mut signals::StopSignals,
+    ) -> Result<()> {
         if self.app.live().is_none() {
             // The last one was lost (a failed turn or /clear): a new one.
             match self.app.new_session() {
@@ -311,6 +321,10 @@ impl Driver {
                     Some(Err(e)) => return Err(e.into()),
                     None => stop(&interrupt),
                 },
+                () = signals.recv() => {
+                    self.quit_after_turn = true;
+                    stop(&interrupt);
+                }
                 _ = ticker.tick() => self.ui.tick += 1,
             }
         };
