@@ -8,7 +8,10 @@
 //!   goal ≤ 1.3×, and ≤ 10 ms a command;
 //! - the same against a bare `sh -c true` (no goal: what the sandbox
 //!   costs in all);
-//! - the Landlock backend against a bare `sh -c true` (no goal).
+//! - the Landlock backend against a bare `sh -c true` (no goal);
+//! - bubblewrap with each command in a cgroup of its own (where this
+//!   machine lets amber make one) against the same without cgroups (no
+//!   goal: what finding and bounding a command's processes costs).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -77,6 +80,24 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         }
         .row(),
     )?;
+    if bwrap
+        .cgroups()
+        .is_some_and(|found| found.describe() != "none")
+    {
+        let without = bwrap.clone().with_cgroups(false);
+        let (now, then) = paired_ms(ROUNDS, || once(&bwrap, &repo), || once(&without, &repo))?;
+        rows.push(
+            Figure {
+                name: "sandbox_command_bubblewrap_cgroup",
+                unit: "ms",
+                value: now,
+                baseline: Some(("sandbox_command_bubblewrap_without_cgroup", then)),
+                goal_value: None,
+                goal_ratio: None,
+            }
+            .row(),
+        )?;
+    }
     let landlock = Spawner::detect(BackendChoice::Landlock);
     let mut against_bare = vec![("sandbox_command_bubblewrap_vs_bare_sh", &bwrap)];
     if matches!(landlock.backend(), Backend::Landlock(_)) {

@@ -206,15 +206,14 @@ fn main() -> ExitCode {
     code
 }
 
-/// amber becomes the subreaper of what it starts, so nothing a command
-/// leaves behind escapes being killed; and what an amber killed with
-/// `kill -9` left in its cgroups is killed now.
+/// What an amber killed with `kill -9` left in its cgroups (below this
+/// one's own) is killed now (docs/sandbox.md). amber becomes the
+/// subreaper of its commands when it starts the first one.
 fn own_every_process() {
-    let started = amber_sandbox::on_start();
-    if started.stale_killed > 0 {
+    let killed = amber_sandbox::cgroup::reap_stale();
+    if killed > 0 {
         eprintln!(
-            "amber: killed {} process(es) an earlier amber left running when it was killed",
-            started.stale_killed
+            "amber: killed {killed} process(es) an earlier amber left running when it was killed"
         );
     }
 }

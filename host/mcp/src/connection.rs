@@ -107,7 +107,7 @@ pub struct Launch<'a> {
     pub base_env: Vec<(String, std::ffi::OsString)>,
     /// The pid of each server process started, so the hub can kill it
     /// even while its start is still under way.
-    pub started: &'a std::sync::Mutex<Vec<u32>>,
+    pub started: &'a std::sync::Mutex<Vec<amber_sandbox::ChildHandle>>,
 }
 
 /// `sh -c` gets one command line: each word quoted.
@@ -446,7 +446,7 @@ fn start_process(
         .started
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push(server.id());
+        .push(server.handle());
     Ok(server)
 }
 

@@ -133,9 +133,9 @@ pub struct McpHub {
     /// Said in the background (a held tool, a late server, a failure),
     /// for the front end to show.
     notes: Mutex<Vec<String>>,
-    /// Every server process started, by pid: killed when the hub goes,
-    /// whether or not its start finished.
-    started: Mutex<Vec<u32>>,
+    /// Every server process started: killed when the hub goes, whether or
+    /// not its start finished (one stopped since is not touched).
+    started: Mutex<Vec<amber_sandbox::ChildHandle>>,
     me: Weak<McpHub>,
 }
 
@@ -767,8 +767,13 @@ impl Drop for McpHub {
         }
         // A server still starting (or one whose connection is busy) is
         // held by a task of the runtime, which may outlive this drop.
-        for pid in self.started.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-            amber_sandbox::kill_server(pid);
+        for server in self
+            .started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            amber_sandbox::kill_server(server);
         }
         let runtime = self
             .runtime

@@ -25,8 +25,8 @@
 //! own cgroup; it dies with amber (`PR_SET_PDEATHSIG`, and the sandbox's
 //! die-with-parent), cannot trace amber, and is bounded in processes,
 //! memory and CPU time ([`limits`]). Nothing it starts outlives it:
-//! amber is a child subreaper, and what a command leaves behind is killed
-//! when it ends ([`reaper`](crate::shutdown)).
+//! amber becomes a child subreaper, and what a command leaves behind is
+//! killed when it ends (`reaper.rs`; [`shutdown`] at amber's exit).
 
 mod backend;
 #[cfg(target_os = "linux")]
@@ -38,6 +38,7 @@ pub mod guard;
 mod landlock_seccomp;
 pub mod limits;
 mod output;
+mod procfs;
 mod profile;
 mod reaper;
 pub mod seatbelt;
@@ -52,7 +53,7 @@ pub use limits::{Enforced, Enforcement, Limits};
 pub use output::CappedOutput;
 pub use profile::{Confinement, Profile};
 pub use reaper::{
-    become_subreaper, is_subreaper, kill_running, kill_server, on_start, shutdown, Started,
+    become_subreaper, is_subreaper, kill_running, kill_server, shutdown, ChildHandle,
 };
 pub use server::Server;
 pub use spawn::{describe, looks_secret, CommandOutput, CommandSpec, SpawnError, Spawner};

@@ -142,7 +142,11 @@ impl Enforcement {
 }
 
 /// The lines the tool result gets about the limits a command hit.
-pub(crate) fn notes(limits: &Limits, hits: LimitHits, status: Option<std::process::ExitStatus>) -> Vec<String> {
+pub(crate) fn notes(
+    limits: &Limits,
+    hits: LimitHits,
+    status: Option<std::process::ExitStatus>,
+) -> Vec<String> {
     let mut notes = Vec::new();
     if let (Some(max), true) = (limits.processes, hits.processes_refused > 0) {
         notes.push(format!(
@@ -174,7 +178,10 @@ fn hit_cpu_limit(status: std::process::ExitStatus) -> bool {
 
 /// In the child between `fork` and `exec`: the per-process limits.
 /// Async-signal-safe: only `setrlimit(2)`.
-pub(crate) fn apply_in_child(cpu_seconds: Option<u64>, data_bytes: Option<u64>) -> std::io::Result<()> {
+pub(crate) fn apply_in_child(
+    cpu_seconds: Option<u64>,
+    data_bytes: Option<u64>,
+) -> std::io::Result<()> {
     if let Some(seconds) = cpu_seconds {
         // The soft limit sends SIGXCPU, which ends a process that does not
         // catch it; one that does gets SIGKILL five seconds later.
@@ -229,10 +236,18 @@ mod tests {
             processes_refused: 3,
             memory_kills: 1,
         };
-        let notes = notes(&limits, hits, Some(std::process::ExitStatus::from_raw(libc::SIGXCPU)));
+        let notes = notes(
+            &limits,
+            hits,
+            Some(std::process::ExitStatus::from_raw(libc::SIGXCPU)),
+        );
         assert_eq!(notes.len(), 3, "{notes:?}");
         assert!(notes[0].contains("the process limit (64)"), "{}", notes[0]);
-        assert!(notes[1].contains("the memory limit (256 MiB)"), "{}", notes[1]);
+        assert!(
+            notes[1].contains("the memory limit (256 MiB)"),
+            "{}",
+            notes[1]
+        );
         assert!(notes[2].contains("CPU-time limit (2 s"), "{}", notes[2]);
         // sh reports a child killed by SIGXCPU as 152.
         let by_shell = std::process::ExitStatus::from_raw(152 << 8);

@@ -13,13 +13,16 @@ use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::Arc;
 
 use crate::cgroup::CommandCgroup;
-use crate::reaper::{self, Kind};
+use crate::reaper::{self, ChildHandle, Kind};
 use crate::spawn::{CommandSpec, PrivateTmp, SpawnError, Spawner};
 
 /// A running server. The spec's `timeout` and `output_cap` do not apply:
 /// it runs until stopped, and speaks through its pipes.
 pub struct Server {
     child: Child,
+    handle: ChildHandle,
+    /// Its `Child` has reaped it: its pid may be another's now.
+    reaped: bool,
     stdin: Option<ChildStdin>,
     stdout: Option<ChildStdout>,
     /// Its private /tmp, when sandboxed: lives as long as it does.
@@ -35,14 +38,23 @@ impl Server {
         self.child.id()
     }
 
+    /// What [`crate::kill_server`] takes to kill it from elsewhere.
+    pub fn handle(&self) -> ChildHandle {
+        self.handle
+    }
+
     /// Its stdin and stdout, for the protocol; `None` once taken.
     pub fn take_pipes(&mut self) -> Option<(ChildStdin, ChildStdout)> {
         Some((self.stdin.take()?, self.stdout.take()?))
     }
 
-    /// Whether it has exited, and how.
+    /// Whether it has exited, and how (reaping it: it is no longer
+    /// tracked, and its group is not killed by pid after this).
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
+        let status = self.child.try_wait().ok().flatten()?;
+        self.reaped = true;
+        reaper::untrack(self.handle);
+        Some(status)
     }
 
     /// Kills its whole group and cgroup, reaps it, and kills what it
@@ -52,10 +64,17 @@ impl Server {
             return;
         }
         self.stopped = true;
-        let pid = self.child.id();
-        reaper::kill_tracked(pid);
-        let _ = self.child.wait();
-        reaper::untrack(pid);
+        if !self.reaped {
+            reaper::kill_group(self.handle.pid);
+        }
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill();
+        }
+        if !self.reaped {
+            let _ = self.child.wait();
+            self.reaped = true;
+            reaper::untrack(self.handle);
+        }
         reaper::sweep();
         self.cgroup = None;
     }
@@ -107,7 +126,7 @@ impl Spawner {
         for (key, value) in given {
             cmd.env(key, value);
         }
-        let mut child = reaper::spawn_tracked(&mut cmd, Kind::Server, cgroup.clone())
+        let (mut child, handle) = reaper::spawn_tracked(&mut cmd, Kind::Server, cgroup.clone())
             .map_err(|e| start_error(e.to_string()))?;
         // bubblewrap has its copies of the filters now.
         #[cfg(target_os = "linux")]
@@ -116,6 +135,8 @@ impl Spawner {
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),
             child,
+            handle,
+            reaped: false,
             _private_tmp: private_tmp,
             cgroup,
             stopped: false,

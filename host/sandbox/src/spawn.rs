@@ -384,6 +384,7 @@ impl Spawner {
             None => (None, None),
         };
         let join = cgroup.as_ref().map(|c| c.join_fds()).unwrap_or_default();
+        let has_cgroup = cgroup.is_some();
         // A server runs for the session: CPU time is a command's bound.
         let cpu_seconds = self.limits.cpu_seconds.filter(|_| kind == Kind::Command);
         let data_bytes = self
@@ -398,7 +399,7 @@ impl Spawner {
         unsafe {
             cmd.pre_exec(move || {
                 // In its cgroup before it can start anything.
-                crate::cgroup::join_in_child(&join)?;
+                let in_cgroup = has_cgroup && crate::cgroup::join_in_child(&join);
                 crate::limits::apply_in_child(cpu_seconds, data_bytes)?;
                 // A session of its own: its own process group (so the
                 // whole group can be killed) and no controlling terminal,
@@ -406,8 +407,11 @@ impl Spawner {
                 child::own_session()?;
                 child::die_with_parent(parent)?;
                 child::drop_ptrace();
-                // Its orphans stay in its tree while it runs.
-                reaper::subreaper_in_child();
+                // Without a cgroup to hold them, its orphans stay in its
+                // own tree while it runs (reaper.rs).
+                if !in_cgroup {
+                    reaper::subreaper_in_child();
+                }
                 #[cfg(target_os = "linux")]
                 if let Some(plan) = plan.as_mut() {
                     plan.apply()?;
@@ -476,7 +480,8 @@ impl Spawner {
         if input.is_some() {
             cmd.stdin(Stdio::piped());
         }
-        let mut child = reaper::spawn_tracked(&mut cmd, Kind::Command, cgroup.clone()).map_err(|e| SpawnError::Start {
+        let started = reaper::spawn_tracked(&mut cmd, Kind::Command, cgroup.clone());
+        let (mut child, handle) = started.map_err(|e| SpawnError::Start {
             command: spec.command.to_string(),
             reason: match (&spec.confinement, e.raw_os_error()) {
                 // Only the errno crosses from the child: say what it was.
@@ -493,6 +498,7 @@ impl Spawner {
         #[cfg(target_os = "linux")]
         drop(seccomp);
         let pid = child.id();
+        let cgroup_failed = cgroup_failed.or_else(|| not_joined(cgroup.as_deref(), pid));
         if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
             // On a thread of its own: a command that never reads its
             // input must not block amber on a full pipe. A command that
@@ -505,11 +511,12 @@ impl Spawner {
         }
         let stdout = child.stdout.take().map(|s| drain(s, spec.output_cap));
         let stderr = child.stderr.take().map(|s| drain(s, spec.output_cap));
+        // Told when the first process ended, which stays unreaped (and
+        // its pid, the group's id, its own) until the group is killed.
         let (tx, rx) = mpsc::channel();
-        let waiter = thread::spawn(move || {
-            let status = child.wait();
+        thread::spawn(move || {
+            reaper::wait_ended(pid);
             let _ = tx.send(());
-            status
         });
         let timed_out = rx.recv_timeout(spec.timeout).is_err();
         // Kill the group and the cgroup either way: on timeout to stop the
@@ -518,15 +525,11 @@ impl Spawner {
         if let Some(cgroup) = &cgroup {
             cgroup.kill();
         }
-        let wait_error = |reason: String| SpawnError::Wait {
+        let status = child.wait().map_err(|e| SpawnError::Wait {
             command: spec.command.to_string(),
-            reason,
-        };
-        let status = waiter
-            .join()
-            .map_err(|_| wait_error("the waiter thread panicked".into()))
-            .and_then(|status| status.map_err(|e| wait_error(e.to_string())));
-        reaper::untrack(pid);
+            reason: e.to_string(),
+        });
+        reaper::untrack(handle);
         // What left the group (setsid, a double fork) and reached amber
         // when the command's first process ended.
         reaper::sweep();
@@ -563,7 +566,7 @@ impl Spawner {
         }
         if let Some(why) = cgroup_failed {
             stderr.push_str(&format!(
-                "\n[amber: this command ran without a cgroup ({why}): memory was bounded a process, the process count not at all]"
+                "\n[amber: this command ran without its cgroup: {why}]"
             ));
         }
         Ok(CommandOutput {
@@ -574,6 +577,18 @@ impl Spawner {
             truncated: cut_out || cut_err,
         })
     }
+}
+
+/// Why the first process `pid` is not in `cgroup`, which it was to join
+/// before `exec` (a v2 cgroup amber may make but not move into).
+fn not_joined(cgroup: Option<&CommandCgroup>, pid: u32) -> Option<String> {
+    let cgroup = cgroup?;
+    (!cgroup.holds(pid)).then(|| {
+        format!(
+            "it could not join {}; its process and memory limits were not applied to it",
+            cgroup.tail()
+        )
+    })
 }
 
 /// A profile's one-line summary with the backend, for approvals.

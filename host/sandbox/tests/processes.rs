@@ -103,7 +103,15 @@ fn what_a_command_left_behind_is_gone_when_it_ends_in_every_mode() {
                 .run(&spec(&command, &scene.workspace, confinement))
                 .unwrap();
             assert_eq!(out.stdout, "started\n", "{name}, {mode}: {out:?}");
-            assert!(gone(&marker), "{name}, {mode}: still running: {:?}", alive_with(&marker));
+            assert!(
+                !out.stderr.contains("without its cgroup"),
+                "{name}, {mode}: {out:?}"
+            );
+            assert!(
+                gone(&marker),
+                "{name}, {mode}: still running: {:?}",
+                alive_with(&marker)
+            );
         }
     }
 }
@@ -130,7 +138,9 @@ fn a_timeout_and_an_interrupt_end_what_the_command_left_behind_too() {
         let workspace = scene.workspace.clone();
         let running = std::thread::spawn(move || {
             let confinement = Confinement::Unsandboxed;
-            spawner.run(&spec(&command, &workspace, confinement)).unwrap()
+            spawner
+                .run(&spec(&command, &workspace, confinement))
+                .unwrap()
         });
         // Ctrl-C kills what runs once all three processes are up.
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -187,7 +197,10 @@ fn a_fork_loop_is_refused_at_the_process_limit_where_it_is_enforced() {
                 enforced.describe().contains("not enforced: no pids cgroup"),
                 "{name}: {enforced:?}"
             );
-            eprintln!("{name}: the process limit is {}; not tried", enforced.describe());
+            eprintln!(
+                "{name}: the process limit is {}; not tried",
+                enforced.describe()
+            );
             continue;
         }
         let confinement = Confinement::Sandboxed(profile(&scene, true));
@@ -202,7 +215,8 @@ fn a_fork_loop_is_refused_at_the_process_limit_where_it_is_enforced() {
             .unwrap_or_else(|| panic!("{name}: not refused: {out:?}"));
         assert!(refused_after < 64, "{name}: {refused_after}");
         assert!(
-            out.stderr.contains("[amber: the command hit the process limit (64)"),
+            out.stderr
+                .contains("[amber: the command hit the process limit (64)"),
             "{name}: {}",
             out.stderr
         );
@@ -224,14 +238,22 @@ fn a_memory_balloon_is_stopped_at_the_memory_limit() {
             .run(&spec(&balloon(8), &scene.workspace, confinement))
             .unwrap();
         let reached = last_step(&out);
-        assert!(reached < 4, "{name}: {reached} steps of 64 MiB under 256 MiB: {out:?}");
+        assert!(
+            reached < 4,
+            "{name}: {reached} steps of 64 MiB under 256 MiB: {out:?}"
+        );
         assert_ne!(out.exit_code, Some(0), "{name}: {out:?}");
         if per_process {
             // The process's own allocation failed: perl says so.
-            assert!(out.stderr.contains("Out of memory"), "{name}: {}", out.stderr);
+            assert!(
+                out.stderr.contains("Out of memory"),
+                "{name}: {}",
+                out.stderr
+            );
         } else {
             assert!(
-                out.stderr.contains("[amber: the command hit the memory limit (256 MiB)"),
+                out.stderr
+                    .contains("[amber: the command hit the memory limit (256 MiB)"),
                 "{name}: {}",
                 out.stderr
             );
@@ -252,7 +274,8 @@ fn a_spinning_process_is_stopped_at_the_cpu_time_limit() {
             .unwrap();
         assert!(!out.timed_out, "{name}: {out:?}");
         assert!(
-            out.stderr.contains("[amber: the command hit the CPU-time limit (1 s"),
+            out.stderr
+                .contains("[amber: the command hit the CPU-time limit (1 s"),
             "{name}: {}",
             out.stderr
         );
@@ -276,21 +299,58 @@ fn nothing_of_a_command_is_left_in_a_cgroup_once_it_ended() {
         .unwrap();
     assert_eq!(out.exit_code, Some(0));
     // Each hierarchy's folder of this process holds no command's cgroup.
-    let me = format!("amber-{}-", std::process::id());
-    for mount in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified", "/sys/fs/cgroup/pids"] {
-        let Ok(entries) = std::fs::read_dir(mount) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&me) {
-                let left: Vec<_> = std::fs::read_dir(entry.path())
+    for folder in found.folders() {
+        let left: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "{}: {left:?}", folder.display());
+    }
+    assert!(!found.folders().is_empty());
+    assert!(!out.stderr.contains("without its cgroup"), "{}", out.stderr);
+}
+
+#[test]
+fn a_command_that_ends_leaves_the_orphans_of_one_still_running_alone() {
+    let _alone = alone();
+    assert!(amber_sandbox::become_subreaper());
+    let scene = scene();
+    for (name, spawner) in spawners() {
+        let flag = scene.workspace.join("first-ended");
+        let _ = std::fs::remove_file(&flag);
+        // The second command's helper is an orphan (its parent exits at
+        // once) that it still needs when the first command ends.
+        let marker = marker_for(200);
+        let second = format!(
+            "(sleep {marker}1 & echo $! > helper.pid); \
+             while [ ! -e first-ended ]; do sleep 0.05; done; \
+             kill -0 $(cat helper.pid) && echo helper-alive"
+        );
+        let workspace = scene.workspace.clone();
+        let running = {
+            let spawner = spawner.clone();
+            std::thread::spawn(move || {
+                spawner
+                    .run(&spec(&second, &workspace, Confinement::Unsandboxed))
                     .unwrap()
-                    .flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                    .map(|e| e.file_name())
-                    .collect();
-                assert!(left.is_empty(), "{}: {left:?}", entry.path().display());
-            }
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while alive_with(&format!("{marker}1")).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
         }
+        let first = spawner
+            .run(&spec(
+                "touch first-ended",
+                &scene.workspace,
+                Confinement::Unsandboxed,
+            ))
+            .unwrap();
+        assert_eq!(first.exit_code, Some(0), "{name}: {first:?}");
+        let second = running.join().unwrap();
+        assert_eq!(second.stdout, "helper-alive\n", "{name}: {second:?}");
+        assert!(gone(&marker), "{name}: the helper outlived its command");
     }
 }

@@ -163,10 +163,12 @@ impl Driver {
                 }
                 Action::Send(text) => {
                     if self.is_command(&text) {
-                        self.command(text.trim(), term, &mut events, &mut signals).await?;
+                        self.command(text.trim(), term, &mut events, &mut signals)
+                            .await?;
                     } else {
                         self.ui.history.push(Cell::User(text.clone()));
-                        self.job(Job::Turn(text), term, &mut events, &mut signals).await?;
+                        self.job(Job::Turn(text), term, &mut events, &mut signals)
+                            .await?;
                     }
                     crate::terminal::repair(term)?;
                     if self.quit_after_turn {

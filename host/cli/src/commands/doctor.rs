@@ -148,7 +148,8 @@ fn processes(spawner: &amber_sandbox::Spawner, problems: &mut Vec<Problem>) -> P
         Some(found) => (found.describe(), found.notes.clone()),
         None => ("off (`[sandbox] cgroups = false`)".into(), Vec::new()),
     };
-    let subreaper = amber_sandbox::is_subreaper();
+    // What the first command would do; doctor starts none.
+    let subreaper = amber_sandbox::become_subreaper();
     if !subreaper {
         problems.push(Problem {
             severity: Severity::Warning,
@@ -460,9 +461,9 @@ fn render_cache(label: &str, cache: &Cache) -> String {
 
 fn render_processes(p: &Processes) -> String {
     let subreaper = if p.subreaper {
-        "amber is their subreaper: nothing a command leaves behind outlives it"
+        "amber becomes their subreaper: what a command leaves behind is killed when it ends"
     } else {
-        "amber is not their subreaper: what a command leaves behind may outlive it"
+        "amber cannot become their subreaper: what a command leaves behind may outlive it"
     };
     let mut out = format!("processes   {subreaper}\ncgroups     {}\n", p.cgroups);
     for note in &p.cgroup_notes {

@@ -210,7 +210,8 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
             cancel.cancel();
             // Commands started through `exec` die with their groups.
             amber_runtime::imports::exec::kill_running();
-            // A second signal does not wait for anything.
+            // A second signal does not wait for the turn: what runs is
+            // killed (a moment's wait to reap it) and amber exits.
             if stop_signal().await.is_some() {
                 amber_sandbox::shutdown();
                 std::process::exit(i32::from(code));

@@ -23,6 +23,9 @@ pub struct LimitHits {
 /// A command's cgroup, one folder in each hierarchy it needs.
 #[derive(Debug)]
 pub(crate) struct CommandCgroup {
+    /// `amber-PID-START/cmd-N`: how `/proc/PID/cgroup` lines of its
+    /// processes end.
+    tail: String,
     /// (folder, is v2), the tracking hierarchy first.
     folders: Vec<(PathBuf, bool)>,
     /// Each folder's `cgroup.procs`, open for the child to write `0` to.
@@ -42,6 +45,14 @@ impl CommandCgroup {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let name = format!("cmd-{}", NEXT.fetch_add(1, Ordering::Relaxed));
         let mut made = CommandCgroup {
+            tail: format!(
+                "{}/{name}",
+                tracker
+                    .folder
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            ),
             folders: Vec::new(),
             procs: Vec::new(),
             pids: None,
@@ -51,7 +62,8 @@ impl CommandCgroup {
         let pids = found.pids().filter(|_| limits.processes.is_some());
         let memory = found.memory().filter(|_| limits.memory_bytes.is_some());
         for h in [pids, memory].into_iter().flatten() {
-            if !wanted.contains(&h) {
+            // v1 pids and memory may be mounted together: one folder.
+            if !wanted.iter().any(|w| w.folder == h.folder) {
                 wanted.push(h);
             }
         }
@@ -66,10 +78,10 @@ impl CommandCgroup {
                 .open(folder.join("cgroup.procs"))
                 .map_err(|e| format!("cannot open {}/cgroup.procs: {e}", folder.display()))?;
             made.procs.push(procs);
-            if Some(h) == pids {
+            if pids.is_some_and(|p| p.folder == h.folder) {
                 made.pids = Some(folder.clone());
             }
-            if Some(h) == memory {
+            if memory.is_some_and(|m| m.folder == h.folder) {
                 made.memory = Some((folder, h.is_v2()));
             }
         }
@@ -77,8 +89,21 @@ impl CommandCgroup {
             write(folder, "pids.max", &max.to_string())?;
         }
         if let (Some((folder, v2)), Some(bytes)) = (&made.memory, limits.memory_bytes) {
-            let file = if *v2 { "memory.max" } else { "memory.limit_in_bytes" };
-            write(folder, file, &bytes.to_string())?;
+            let bytes = bytes.to_string();
+            if *v2 {
+                write(folder, "memory.max", &bytes)?;
+                // Swapped out is not stopped: no swap beyond the cap.
+                if folder.join("memory.swap.max").exists() {
+                    write(folder, "memory.swap.max", "0")?;
+                }
+            } else {
+                write(folder, "memory.limit_in_bytes", &bytes)?;
+                // Memory and swap together (where swap is accounted):
+                // no swap beyond the cap.
+                if folder.join("memory.memsw.limit_in_bytes").exists() {
+                    write(folder, "memory.memsw.limit_in_bytes", &bytes)?;
+                }
+            }
         }
         Ok(Some(made))
     }
@@ -95,15 +120,38 @@ impl CommandCgroup {
         self.procs.iter().map(|f| f.as_raw_fd()).collect()
     }
 
-    /// Kills every process in it. Safe to call again, and from another
-    /// thread while the command runs (an interrupt).
+    /// `amber-PID-START/cmd-N`, the end of its processes' cgroup lines.
+    pub fn tail(&self) -> String {
+        self.tail.clone()
+    }
+
+    /// Whether `pid` is in it: a child that could not join runs without.
+    /// One that already ended cannot tell (v1 moves an exiting process to
+    /// the root) and counts as in.
+    pub fn holds(&self, pid: u32) -> bool {
+        let ended = crate::procfs::stat_fields(pid)
+            .is_none_or(|f| f.first().is_some_and(|state| state == "Z"));
+        ended
+            || crate::procfs::cgroups_of(pid)
+                .lines()
+                .any(|line| line.ends_with(&self.tail))
+    }
+
+    /// Kills every process in it and waits (bounded) until none is left.
+    /// Safe to call again.
     pub fn kill(&self) {
-        if let Some((folder, v2)) = self.folders.first() {
+        // Each hierarchy holds the same processes; the later ones find
+        // none left, or a process that joined only there.
+        for (folder, v2) in &self.folders {
             files::kill_all(folder, *v2);
         }
-        // A v1 hierarchy beside v2 holds the same processes: none left.
-        for (folder, v2) in self.folders.iter().skip(1) {
-            files::kill_all(folder, *v2);
+    }
+
+    /// Sends every process in it SIGKILL, without waiting (an interrupt,
+    /// from any thread, while the command runs).
+    pub fn signal(&self) {
+        for (folder, v2) in &self.folders {
+            files::signal_all(folder, *v2);
         }
     }
 
@@ -139,16 +187,18 @@ fn write(folder: &std::path::Path, file: &str, value: &str) -> Result<(), String
 }
 
 /// In the child between `fork` and `exec`: joins the cgroups whose
-/// `cgroup.procs` `fds` are. Async-signal-safe: only `write(2)`.
-pub(crate) fn join_in_child(fds: &[i32]) -> std::io::Result<()> {
+/// `cgroup.procs` `fds` are; whether it joined them all. A refusal (a v2
+/// cgroup amber may make but not move into) does not stop the command:
+/// the parent sees it outside and says so. Async-signal-safe: only
+/// `write(2)`.
+pub(crate) fn join_in_child(fds: &[i32]) -> bool {
+    let mut joined = true;
     for fd in fds {
         // SAFETY: write(2) of one byte from a static buffer to a
         // descriptor the parent opened and keeps open until the spawn
         // returned.
         let wrote = unsafe { libc::write(*fd, b"0".as_ptr().cast(), 1) };
-        if wrote < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
+        joined &= wrote == 1;
     }
-    Ok(())
+    joined
 }

@@ -88,10 +88,13 @@ fn unescape(field: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let octal = bytes.get(i + 1..i + 4).filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
-        match (bytes[i], octal) {
-            (b'\\', Some(d)) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)))
+            .map(|d| d.iter().fold(0u32, |n, b| n * 8 + u32::from(b - b'0')));
+        match (bytes[i], octal.and_then(|n| u8::try_from(n).ok())) {
+            (b'\\', Some(byte)) => {
+                out.push(byte);
                 i += 4;
             }
             (b, _) => {
@@ -135,6 +138,9 @@ pub(super) fn procs(cgroup: &Path) -> Vec<i32> {
         .unwrap_or_default()
         .split_whitespace()
         .filter_map(|p| p.parse().ok())
+        // A process outside amber's pid namespace is listed as 0, and
+        // kill(0) would signal amber's own group.
+        .filter(|p| *p > 0)
         .collect()
 }
 
@@ -150,8 +156,7 @@ pub(super) fn kill_all(cgroup: &Path, v2: bool) -> usize {
     if first == 0 {
         return 0;
     }
-    let kill_file = cgroup.join("cgroup.kill");
-    let atomic = v2 && std::fs::write(&kill_file, "1").is_ok();
+    let atomic = signal_all(cgroup, v2);
     let deadline = Instant::now() + KILL_WAIT;
     let mut pause = Duration::from_micros(200);
     loop {
@@ -160,18 +165,33 @@ pub(super) fn kill_all(cgroup: &Path, v2: bool) -> usize {
             return first;
         }
         if !atomic {
-            for pid in left {
-                // SAFETY: kill(2) of a pid just listed in a cgroup amber
-                // made for a command. One that exited since is ESRCH;
-                // another process could hold it only after the kernel
-                // went through the whole pid space in that moment.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                }
-            }
+            kill_each(&left);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// SIGKILL to every process in `cgroup` and below, once, without waiting:
+/// at once through v2's `cgroup.kill` (whether it was, returned), else to
+/// each process listed now.
+pub(super) fn signal_all(cgroup: &Path, v2: bool) -> bool {
+    if v2 && std::fs::write(cgroup.join("cgroup.kill"), "1").is_ok() {
+        return true;
+    }
+    kill_each(&procs_below(cgroup));
+    false
+}
+
+fn kill_each(pids: &[i32]) {
+    for pid in pids {
+        // SAFETY: kill(2) of a pid (never 0) just listed in a cgroup
+        // amber made for a command. One that exited since is ESRCH;
+        // another process could hold it only after the kernel went
+        // through the whole pid space in that moment.
+        unsafe {
+            libc::kill(*pid, libc::SIGKILL);
+        }
     }
 }
 

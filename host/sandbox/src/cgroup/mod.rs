@@ -24,8 +24,8 @@ mod files;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-pub(crate) use command::{join_in_child, CommandCgroup};
 pub use command::LimitHits;
+pub(crate) use command::{join_in_child, CommandCgroup};
 
 /// A cgroup hierarchy, and amber's own cgroup in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +89,15 @@ impl Available {
         }
     }
 
+    /// This amber process's folders, one a hierarchy.
+    pub fn folders(&self) -> Vec<PathBuf> {
+        [&self.v2, &self.v1_pids, &self.v1_memory]
+            .into_iter()
+            .flatten()
+            .map(|h| h.folder.clone())
+            .collect()
+    }
+
     /// One line for `doctor`: the hierarchies amber makes cgroups in.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -129,8 +138,13 @@ static FOUND: OnceLock<Available> = OnceLock::new();
 pub fn available() -> &'static Available {
     FOUND.get_or_init(|| {
         let mut found = Available::default();
+        let Some(folder_name) = own_folder_name() else {
+            found
+                .notes
+                .push("amber's start time is not in /proc/self/stat".into());
+            return found;
+        };
         let own = own_cgroups(&mut found.notes);
-        let folder_name = own_folder_name();
         let mut make = |name: &'static str, own: Option<PathBuf>| -> Option<Hierarchy> {
             let own = own?;
             let folder = own.join(&folder_name);
@@ -184,7 +198,8 @@ fn own_cgroups(notes: &mut Vec<String>) -> Own {
     for line in membership.lines() {
         // "ID:CONTROLLERS:PATH"; v2's line is "0::PATH".
         let mut fields = line.splitn(3, ':');
-        let (Some(_), Some(controllers), Some(path)) = (fields.next(), fields.next(), fields.next())
+        let (Some(_), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
         else {
             continue;
         };
@@ -198,14 +213,16 @@ fn own_cgroups(notes: &mut Vec<String>) -> Own {
             if !listed {
                 continue;
             }
-            let Some(mount) = mounts.iter().find(|m| m.name == *name) else {
+            let mut of_kind = mounts.iter().filter(|m| m.name == *name).peekable();
+            if of_kind.peek().is_none() {
                 notes.push(format!("the {name} cgroup hierarchy is not mounted"));
                 continue;
-            };
-            let Some(dir) = mount.folder_of(path) else {
+            }
+            // A subtree may be mounted elsewhere too: the first mount
+            // that holds amber's cgroup.
+            let Some(dir) = of_kind.find_map(|m| m.folder_of(path)) else {
                 notes.push(format!(
-                    "amber's {name} cgroup {path} is outside what is mounted at {}",
-                    mount.point.display()
+                    "amber's {name} cgroup {path} is outside what is mounted"
                 ));
                 continue;
             };
@@ -223,16 +240,14 @@ fn own_cgroups(notes: &mut Vec<String>) -> Own {
 }
 
 /// `amber-PID-START`: this process, and when it started.
-fn own_folder_name() -> String {
+fn own_folder_name() -> Option<String> {
     let pid = std::process::id();
-    format!("amber-{pid}-{}", start_time(pid).unwrap_or(0))
+    Some(format!("amber-{pid}-{}", start_time(pid)?))
 }
 
 /// A process's start time (clock ticks since boot), field 22 of its stat.
 fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    crate::procfs::stat_field(pid, 19)
 }
 
 /// Whether the amber a folder is named after still runs.
