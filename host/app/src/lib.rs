@@ -17,6 +17,7 @@ pub mod recall;
 pub mod render;
 pub mod run_report;
 pub mod session;
+pub mod stop_signals;
 pub mod watch;
 
 pub use app::{App, Live, Settings};

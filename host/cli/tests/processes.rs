@@ -7,11 +7,15 @@
 //! wait, never by timing.
 
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
 
 use amber_tests::exec_env::{fake, text, Env, Run};
 use amber_tests::fake_llm::FakeLlm;
 use amber_tests::tmux::Tmux;
+
+#[path = "../../sandbox/tests/common/processes.rs"]
+mod processes;
+
+use processes::{alive_with, gone, kill_all, marker_for, until, FORK_LOOP};
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
 
@@ -21,55 +25,6 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn alone() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The pids of the processes whose command line holds `marker`.
-fn alive_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline).contains(marker) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-/// Waits (ten seconds at most) until `done` holds of `marker`'s processes.
-fn until(marker: &str, done: impl Fn(usize) -> bool) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if done(alive_with(marker).len()) {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn gone(marker: &str) -> bool {
-    until(marker, |n| n == 0)
-}
-
-fn kill_all(marker: &str) {
-    for pid in alive_with(marker) {
-        // SAFETY: kill(2) of a process this test's command started.
-        unsafe {
-            libc::kill(pid as i32, libc::SIGKILL);
-        }
-    }
-}
-
-/// `sleep` takes the marker as seconds: unique to this test process.
-fn marker_for(n: u32) -> String {
-    format!("1000.{}{n:03}", std::process::id())
 }
 
 /// A grandchild that leaves the session, one whose parent exits at once,
@@ -103,7 +58,8 @@ fn env_with(extra: &str) -> Env {
     env
 }
 
-fn spawn_yolo(env: &Env, server: &FakeLlm) -> Child {
+/// `amber exec --json --mode yolo go` against `server`.
+fn yolo_exec(env: &Env, server: &FakeLlm) -> std::process::Command {
     let base = server.openai_base();
     env.command(&[
         "exec",
@@ -114,10 +70,14 @@ fn spawn_yolo(env: &Env, server: &FakeLlm) -> Child {
         "yolo",
         "go",
     ])
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
+}
+
+fn spawn_yolo(env: &Env, server: &FakeLlm) -> Child {
+    yolo_exec(env, server)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 fn signal(child: &Child, signal: i32) {
@@ -256,18 +216,8 @@ fn a_command_over_the_process_limit_says_so_in_its_tool_result() {
         eprintln!("the process limit is {detail}; not tried");
         return;
     }
-    let fork_loop = r#"perl -e 'my $n = 0; while ($n < 3000) { my $p = fork(); if (!defined $p) { print "refused after $n\n"; exit 0 } if ($p == 0) { sleep 20; exit 0 } $n++ } print "forked $n\n"'"#;
-    let server = fake(&shell_then_done(fork_loop));
-    let base = server.openai_base();
-    let run = Run::from(env.run(&[
-        "exec",
-        "--json",
-        "--base-url",
-        &base,
-        "--mode",
-        "yolo",
-        "go",
-    ]));
+    let server = fake(&shell_then_done(FORK_LOOP));
+    let run = Run::from(yolo_exec(&env, &server).output().unwrap());
     run.assert_done("done");
     let results = run.results();
     assert!(results[0].2.contains("refused after"), "{results:?}");

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use amber_sandbox::{CommandOutput, CommandSpec, Confinement, Limits, Spawner};
 
+use common::processes::{alive_with, gone, marker_for, FORK_LOOP};
 use common::{backends, profile, scene};
 
 /// One test at a time: an interrupt kills every command running in the
@@ -18,43 +19,6 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn alone() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The pids of the processes whose command line holds `marker`.
-fn alive_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        // A zombie has an empty command line: it is gone, only unreaped.
-        if String::from_utf8_lossy(&cmdline).contains(marker) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-/// Whether every process holding `marker` is gone within ten seconds.
-fn gone(marker: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if alive_with(marker).is_empty() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// A marker no other test uses: `sleep` takes it as seconds.
-fn marker_for(n: u32) -> String {
-    format!("1000.{}{n:03}", std::process::id())
 }
 
 /// Starts a grandchild that leaves the session (`setsid`) and one whose
@@ -153,10 +117,6 @@ fn a_timeout_and_an_interrupt_end_what_the_command_left_behind_too() {
         assert!(gone(&marker), "{name}: still running after the interrupt");
     }
 }
-
-/// A fork loop that stops itself: it forks until refused, at most 3,000
-/// processes, each sleeping at most 20 s.
-const FORK_LOOP: &str = r#"perl -e 'my $n = 0; while ($n < 3000) { my $p = fork(); if (!defined $p) { print "refused after $n\n"; exit 0 } if ($p == 0) { sleep 20; exit 0 } $n++ } print "forked $n\n"'"#;
 
 /// Allocates (and fills) 64 MiB more at each step up to `steps`, saying
 /// each step it reached; never past 4 GiB.

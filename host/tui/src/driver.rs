@@ -20,7 +20,6 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
 mod panes;
 mod reload;
-mod signals;
 
 use crate::approver::Ask;
 use crate::dialog::Dialog;
@@ -117,7 +116,7 @@ impl Driver {
     pub async fn run(mut self, term: &mut Tty) -> Result<()> {
         crate::approver::mark_ui_thread();
         let mut events = EventStream::new();
-        let mut signals = signals::StopSignals::new();
+        let mut signals = amber_app::stop_signals::StopSignals::new();
         term.draw(|frame| self.ui.draw(frame))?;
         if let Some(report) = std::env::var_os(FIRST_FRAME_REPORT) {
             return Ok(amber_app::run_report::write(
@@ -152,7 +151,7 @@ impl Driver {
                         self.plugin_dir_changed().await;
                         Action::None
                     }
-                    () = signals.recv() => Action::Quit,
+                    _ = signals.recv() => Action::Quit,
                 },
             };
             match action {
@@ -196,7 +195,7 @@ impl Driver {
         line: &str,
         term: &mut Tty,
         events: &mut EventStream,
-        signals: &mut signals::StopSignals,
+        signals: &mut amber_app::stop_signals::StopSignals,
     ) -> Result<()> {
         if self.open_view_for(line) {
             return Ok(());
@@ -252,7 +251,7 @@ impl Driver {
         job: Job,
         term: &mut Tty,
         events: &mut EventStream,
-        signals: &mut signals::StopSignals,
+        signals: &mut amber_app::stop_signals::StopSignals,
     ) -> Result<()> {
         if self.app.live().is_none() {
             // The last one was lost (a failed turn or /clear): a new one.
@@ -323,7 +322,7 @@ impl Driver {
                     Some(Err(e)) => return Err(e.into()),
                     None => stop(&interrupt),
                 },
-                () = signals.recv() => {
+                _ = signals.recv() => {
                     self.quit_after_turn = true;
                     stop(&interrupt);
                 }

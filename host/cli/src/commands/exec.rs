@@ -7,6 +7,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use amber_app::session::SessionOptions;
+use amber_app::stop_signals::{Stop, StopSignals};
 use amber_app::App;
 use amber_core::engine::{AgentEvent, FailureKind, Mode, Outcome, RunReport};
 use amber_core::ports::dialect::Usage;
@@ -203,7 +204,8 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
     let cancel = agent.cancel_token();
     let result = runtime.block_on(async {
         tokio::spawn(async move {
-            let Some(code) = stop_signal().await else {
+            let mut signals = StopSignals::new();
+            let Some(code) = stop_signal(&mut signals).await else {
                 return;
             };
             STOPPED_BY.store(code, std::sync::atomic::Ordering::SeqCst);
@@ -212,7 +214,7 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
             amber_runtime::imports::exec::kill_running();
             // A second signal does not wait for the turn: what runs is
             // killed (a moment's wait to reap it) and amber exits.
-            if stop_signal().await.is_some() {
+            if stop_signal(&mut signals).await.is_some() {
                 amber_sandbox::shutdown();
                 std::process::exit(i32::from(code));
             }
@@ -272,14 +274,13 @@ static STOPPED_BY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::ne
 /// Waits for Ctrl-C, SIGTERM or SIGHUP, each handled the same way (the
 /// turn is sealed, children are killed), and gives the exit code it
 /// means: 130, 143 or 129. None when no handler could be installed.
-async fn stop_signal() -> Option<u8> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).ok()?;
-    let mut hup = signal(SignalKind::hangup()).ok()?;
+async fn stop_signal(signals: &mut StopSignals) -> Option<u8> {
     tokio::select! {
         r = tokio::signal::ctrl_c() => r.ok().map(|()| EXIT_INTERRUPTED),
-        _ = term.recv() => Some(EXIT_TERMINATED),
-        _ = hup.recv() => Some(EXIT_HUNG_UP),
+        stop = signals.recv() => Some(match stop {
+            Stop::Terminated => EXIT_TERMINATED,
+            Stop::HungUp => EXIT_HUNG_UP,
+        }),
     }
 }
 

@@ -2,6 +2,8 @@
 //! scene outside `/tmp` (so the walls themselves are tested), a run.
 #![allow(dead_code)]
 
+pub mod processes;
+
 use std::time::Duration;
 
 use amber_sandbox::{
