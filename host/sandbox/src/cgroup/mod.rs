@@ -173,8 +173,30 @@ pub fn available() -> &'static Available {
         found.v2 = v2;
         found.v1_pids = v1_pids;
         found.v1_memory = v1_memory;
+        if found.tracker().is_some() {
+            // A process that never calls [`crate::shutdown`] (a test, a
+            // library user) still leaves no empty folder behind.
+            // SAFETY: atexit with a function that takes and returns
+            // nothing and never unwinds.
+            unsafe {
+                libc::atexit(remove_empty_at_exit);
+            }
+        }
         found
     })
+}
+
+/// At exit: this process's folders, removed where they are empty (a
+/// command still running keeps its cgroup, for the next amber to reap).
+extern "C" fn remove_empty_at_exit() {
+    let removed = std::panic::catch_unwind(|| {
+        if let Some(found) = FOUND.get() {
+            for folder in found.folders() {
+                files::remove_tree(&folder);
+            }
+        }
+    });
+    drop(removed);
 }
 
 /// amber's own cgroup in each hierarchy it may use, as folders.
