@@ -23,7 +23,7 @@ pub struct LimitHits {
 /// A command's cgroup, one folder in each hierarchy it needs.
 #[derive(Debug)]
 pub(crate) struct CommandCgroup {
-    /// `amber-PID-START/cmd-N`: how `/proc/PID/cgroup` lines of its
+    /// `/amber-PID-START/cmd-N`: how `/proc/PID/cgroup` lines of its
     /// processes end.
     tail: String,
     /// (folder, is v2), the tracking hierarchy first.
@@ -46,7 +46,7 @@ impl CommandCgroup {
         let name = format!("cmd-{}", NEXT.fetch_add(1, Ordering::Relaxed));
         let mut made = CommandCgroup {
             tail: format!(
-                "{}/{name}",
+                "/{}/{name}",
                 tracker
                     .folder
                     .file_name()
@@ -120,7 +120,7 @@ impl CommandCgroup {
         self.procs.iter().map(|f| f.as_raw_fd()).collect()
     }
 
-    /// `amber-PID-START/cmd-N`, the end of its processes' cgroup lines.
+    /// `/amber-PID-START/cmd-N`, the end of its processes' cgroup lines.
     pub fn tail(&self) -> String {
         self.tail.clone()
     }
