@@ -238,7 +238,7 @@ pub fn fake_server_client(
 ) -> Result<(WireClient, Arc<dyn Dialect>)> {
     let mut preset = Presets::shipped().get("openai")?.clone();
     preset.base_url = server.openai_base();
-    let (dialect, _) = make_dialect(runtime.ledger(), "openai-chat")?;
+    let dialect = make_dialect(runtime.ledger(), &preset)?;
     let dialect = wrap(dialect);
     let options = WireOptions {
         retry: RetryPolicy {

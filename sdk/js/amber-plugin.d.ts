@@ -68,10 +68,12 @@ export namespace Exec {
 }
 
 /**
- * Reads workspace files many at a time. Through WASI a file costs several
- * calls (open, stat, a stream, reads, drops), and a search over thousands
- * of files spends more time crossing than searching. Answers only for
- * plugins granted `workspace-read`, under the same confinement as the
+ * Reads workspace files many at a time, and replaces one whole. Through
+ * WASI a file costs several calls (open, stat, a stream, reads, drops),
+ * and a search over thousands of files spends more time crossing than
+ * searching; a write through WASI truncates the file first, so a full
+ * disk loses it. Reads answer only for plugins granted `workspace-read`,
+ * writes for `workspace-write`, under the same confinement as the
  * WASI preopen: `..`, absolute paths outside the workspace, and symlinks
  * that lead out of it are refused.
  */
@@ -130,6 +132,18 @@ export namespace Files {
      * allowed, or asked for more than 4096 paths.
      */
     readMany(paths: Array<string>, maxBytes: bigint): Array<Result<Uint8Array, Files.ReadError>> /* throws { payload: string } */;
+    /**
+     * Replaces the file at `path` with `contents`, whole or not at all:
+     * the bytes go to a temporary file beside it, which takes the file's
+     * mode and owner (WASI has no chmod), is synced, and is renamed over
+     * it. On a full disk the old file is intact. A symlink inside the
+     * workspace is written through to its target and stays a link; one
+     * that leads out of the workspace or to nothing is refused, as is a
+     * folder, a pipe or a device. A missing file is created (its folder
+     * must exist). Needs `workspace-write`. The error is words naming the
+     * path as given: "no space left on device (writing src/a.rs)".
+     */
+    replaceFile(path: string, contents: Uint8Array): void /* throws { payload: string } */;
     /** The resource's class: its constructor and static functions. */
     Walk: WalkClass;
   }

@@ -15,7 +15,7 @@ use amber_tests::sse::read_fixture;
 use amber_tests::{enable, Scratch};
 use amber_wire::assemble::ReplyAssembler;
 use amber_wire::retry::RetryPolicy;
-use amber_wire::{make_dialect, ApiError, Cancel, Presets, WireClient, WireOptions};
+use amber_wire::{make_dialect, ApiError, Cancel, Preset, Presets, WireClient, WireOptions};
 use serde_json::json;
 
 const KEY: &str = "sk-amber-test-KEY-0123456789";
@@ -65,8 +65,7 @@ fn client(setup: &Setup, preset: &str, server: &FakeLlm, options: WireOptions) -
     } else {
         server.openai_base()
     };
-    let (dialect, warning) = make_dialect(setup.runtime.ledger(), &preset.flavor).unwrap();
-    assert!(warning.is_none());
+    let dialect = make_dialect(setup.runtime.ledger(), &preset).unwrap();
     WireClient::new(preset, dialect, Some(KEY.to_string()), options).unwrap()
 }
 
@@ -354,7 +353,7 @@ async fn an_unreachable_server_names_the_cause() {
         .port();
     let mut preset = Presets::shipped().get("openai").unwrap().clone();
     preset.base_url = format!("http://127.0.0.1:{port}/v1");
-    let (dialect, _) = make_dialect(setup.runtime.ledger(), &preset.flavor).unwrap();
+    let dialect = make_dialect(setup.runtime.ledger(), &preset).unwrap();
     let mut options = fast();
     options.retry.max_attempts = 1;
     let client = WireClient::new(preset, dialect, Some(KEY.to_string()), options).unwrap();
@@ -699,14 +698,19 @@ async fn the_key_never_enters_a_component() {
 }
 
 #[test]
-fn an_unknown_flavor_falls_back_to_openai_chat_with_a_warning() {
+fn an_unknown_flavor_is_an_error_naming_the_key() {
     let setup = setup();
-    let (dialect, warning) = make_dialect(setup.runtime.ledger(), "openai-chta").unwrap();
-    assert_eq!(dialect.flavor().name, "openai-chat");
-    assert_eq!(
-        warning.unwrap(),
-        "no dialect serves flavor `openai-chta`; using openai-chat"
+    let preset = Preset {
+        name: "mine".into(),
+        flavor: "openai-chta".into(),
+        ..Preset::default()
+    };
+    let err = make_dialect(setup.runtime.ledger(), &preset).err().unwrap();
+    assert!(
+        err.to_string().starts_with("providers.mine.flavor: no dialect serves flavor `openai-chta` (the installed ones serve: "),
+        "{err}"
     );
+    assert!(err.to_string().contains("openai-chat"), "{err}");
 }
 
 #[test]
@@ -714,9 +718,11 @@ fn a_known_flavor_whose_plugin_is_missing_is_an_error_not_a_fallback() {
     let scratch = Scratch::new();
     let runtime = scratch.runtime();
     enable(&runtime, "provider-openai", Grants::none());
-    let err = make_dialect(runtime.ledger(), "anthropic-messages")
-        .err()
-        .unwrap();
+    let preset = Preset {
+        flavor: "anthropic-messages".into(),
+        ..Preset::default()
+    };
+    let err = make_dialect(runtime.ledger(), &preset).err().unwrap();
     assert!(
         err.to_string().contains("is its provider plugin disabled?"),
         "{err}"

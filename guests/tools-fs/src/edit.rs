@@ -6,7 +6,7 @@
 use amber_sdk::prelude::*;
 use similar::TextDiff;
 
-use crate::{io_error, string};
+use crate::{io_error, string, write_error};
 
 struct Edit<'a> {
     old: &'a str,
@@ -85,7 +85,7 @@ pub fn edit_file(args: &Value) -> Result<ToolOutput, ToolError> {
             }
         }
     }
-    amber_sdk::fs::write(path, &text).map_err(|e| io_error(path, &e))?;
+    amber_sdk::fs::write(path, &text).map_err(|e| write_error(path, &e))?;
     let diff = TextDiff::from_lines(&before, &text)
         .unified_diff()
         .context_radius(3)

@@ -57,7 +57,8 @@ pub(crate) fn refuse_special(path: &str) -> Result<std::fs::Metadata, ToolError>
     )))
 }
 
-/// An I/O error, named by path, with advice where there is some. A
+/// An I/O error, named by path, in words (WASI's error numbers are not
+/// the ones a person could look up), with advice where there is some. A
 /// missing grant already says what to do.
 pub(crate) fn io_error(path: &str, e: &std::io::Error) -> ToolError {
     use std::io::ErrorKind::*;
@@ -69,7 +70,18 @@ pub(crate) fn io_error(path: &str, e: &std::io::Error) -> ToolError {
         }
         _ => "",
     };
-    ToolError::Failed(format!("{path}: {e}{advice}"))
+    let words = amber_sdk::fs::describe(e);
+    ToolError::Failed(format!("{path}: {words}{advice}"))
+}
+
+/// A failed write: the host's words already name the path ("no space left
+/// on device (writing a.txt)"); a missing grant is named with the path, as
+/// every other file error is.
+pub(crate) fn write_error(path: &str, e: &std::io::Error) -> ToolError {
+    if amber_sdk::fs::is_not_granted(e) {
+        return io_error(path, e);
+    }
+    ToolError::Failed(amber_sdk::fs::describe(e))
 }
 
 impl ToolPlugin for Files {
@@ -145,7 +157,7 @@ fn write_file(args: &Value) -> Result<ToolOutput, ToolError> {
     if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
         amber_sdk::fs::create_dir_all(parent).map_err(|e| io_error(path, &e))?;
     }
-    amber_sdk::fs::write(target, content).map_err(|e| io_error(path, &e))?;
+    amber_sdk::fs::write(target, content).map_err(|e| write_error(path, &e))?;
     let verb = if existed { "overwrote" } else { "created" };
     Ok(
         ToolOutput::text(format!("{verb} {path} ({} bytes)", content.len()))

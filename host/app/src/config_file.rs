@@ -3,11 +3,12 @@
 //! stay as they were, and atomically, so a crash never leaves half a file.
 //! The new text is parsed and validated as amber reads it before it is
 //! written: a value amber would refuse is refused whole, and the file is
-//! untouched.
+//! untouched. Edits are locked, so concurrent ones all land (see [`edit`]).
 
 use std::path::Path;
 
 use amber_config::Config;
+use amber_core::atomic::{self, FileLock};
 use anyhow::{Context, Result};
 use toml_edit::{DocumentMut, Item, Table, Value};
 
@@ -23,8 +24,19 @@ pub fn set(path: &Path, key: &str, value: Value) -> Result<Config> {
 
 /// Applies `change` to the file at `path` (made when missing), checks the
 /// result as amber reads it, and writes it atomically.
+///
+/// Two amber processes editing at once both land: the edit holds a lock
+/// beside the file and reads the file under it, so the second applies its
+/// change to what the first wrote. The file keeps its mode and owner (a
+/// `0600` config stays `0600`); one amber creates is `0600`, since it may
+/// come to hold secrets (an MCP server's `env`). A symlinked config is
+/// edited through its target, and the link stays.
 pub fn edit(path: &Path, change: impl FnOnce(&mut DocumentMut) -> Result<()>) -> Result<Config> {
-    let text = match std::fs::read_to_string(path) {
+    let target = atomic::follow_links(path)
+        .with_context(|| format!("cannot follow the link {}", path.display()))?;
+    let _lock = FileLock::for_file(&target)
+        .with_context(|| format!("cannot lock {} to edit it", target.display()))?;
+    let text = match std::fs::read_to_string(&target) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
@@ -35,12 +47,13 @@ pub fn edit(path: &Path, change: impl FnOnce(&mut DocumentMut) -> Result<()>) ->
     change(&mut doc)?;
     let new_text = doc.to_string();
     let config = Config::parse(&new_text, path)?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the folder {}", dir.display()))?;
-    }
-    amber_runtime::atomic::write_atomic(path, new_text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let options = atomic::Options {
+        durable: true,
+        mode: atomic::NewMode::PrivateIfNew,
+    };
+    atomic::write_with(&target, new_text.as_bytes(), options).map_err(|e| {
+        anyhow::anyhow!("cannot write {}: {}", path.display(), atomic::describe(&e))
+    })?;
     Ok(config)
 }
 

@@ -109,7 +109,7 @@ pub mod config_edit {
 
     use amber_config::{Config, McpServerConfig};
     use anyhow::{bail, Context, Result};
-    use toml_edit::{ArrayOfTables, DocumentMut, Item, Table};
+    use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, Value};
 
     fn servers(doc: &mut DocumentMut) -> Result<&mut ArrayOfTables> {
         let mcp = doc
@@ -133,14 +133,31 @@ pub mod config_edit {
             .position(|t| t.get("name").and_then(|v| v.as_str()) == Some(name))
     }
 
+    /// `server` as one `[[mcp.servers]]` entry. Its tables (`env`) are
+    /// inline (`env = { K = "v" }`): a `[env]` header would be rendered
+    /// after the whole array and land under whichever entry came last, so
+    /// a second server with `env` made a "duplicate key".
+    fn server_table(server: &McpServerConfig) -> Result<Table> {
+        let text = toml::to_string(server).context("cannot write the server as TOML")?;
+        let doc = text
+            .parse::<DocumentMut>()
+            .context("cannot write the server as TOML")?;
+        let mut table = Table::new();
+        for (key, item) in doc.as_table().iter() {
+            let item = match item {
+                Item::Table(inner) => {
+                    Item::Value(Value::InlineTable(inner.clone().into_inline_table()))
+                }
+                other => other.clone(),
+            };
+            table.insert(key, item);
+        }
+        Ok(table)
+    }
+
     /// Adds `server`; a server of the same name is refused.
     pub fn add(path: &Path, server: &McpServerConfig) -> Result<Config> {
-        let text = toml::to_string(server).context("cannot write the server as TOML")?;
-        let table = text
-            .parse::<DocumentMut>()
-            .context("cannot write the server as TOML")?
-            .as_table()
-            .clone();
+        let table = server_table(server)?;
         crate::config_file::edit(path, |doc| {
             let list = servers(doc)?;
             if index_of(list, &server.name).is_some() {
@@ -185,6 +202,96 @@ pub mod config_edit {
             }
             Ok(())
         })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use std::collections::BTreeMap;
+
+        use proptest::prelude::*;
+
+        use super::*;
+
+        /// A server with any mix of the optional fields.
+        fn server() -> impl Strategy<Value = McpServerConfig> {
+            (
+                0..6usize,
+                any::<bool>(),
+                proptest::collection::btree_map("[A-Z_]{1,6}", "[ -~]{0,8}", 0..3),
+                proptest::collection::vec("[ -~]{0,6}", 0..3),
+                any::<(bool, bool, bool, bool)>(),
+                proptest::option::of(1u64..100_000),
+            )
+                .prop_map(
+                    |(n, http, env, args, (cwd, lazy, enabled, trust), timeout)| {
+                        let name = format!("s{n}");
+                        let mut server = if http {
+                            McpServerConfig::http(&name, "http://127.0.0.1:9/mcp")
+                        } else {
+                            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                            McpServerConfig::stdio(&name, "npx", &args)
+                        };
+                        if !http {
+                            server.env = env;
+                            server.cwd = cwd.then(|| "sub dir".into());
+                        }
+                        server.lazy = lazy;
+                        server.enabled = enabled;
+                        server.trust_annotations = trust;
+                        server.startup_timeout_ms = timeout;
+                        server
+                    },
+                )
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+            #[test]
+            fn adds_and_removes_in_any_order_leave_valid_toml(
+                steps in proptest::collection::vec((server(), any::<bool>()), 1..12)
+            ) {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("config.toml");
+                std::fs::write(&path, "# mine\n[agent]\nmax_tool_iterations = 9\n").unwrap();
+                let mut expected: BTreeMap<String, McpServerConfig> = BTreeMap::new();
+                for (server, take_out) in steps {
+                    let name = server.name.clone();
+                    let config = if take_out && expected.contains_key(&name) {
+                        expected.remove(&name);
+                        remove(&path, &name).unwrap()
+                    } else if expected.contains_key(&name) {
+                        prop_assert!(add(&path, &server).is_err());
+                        continue;
+                    } else {
+                        expected.insert(name, server.clone());
+                        add(&path, &server).unwrap()
+                    };
+                    // What was written is what amber reads back.
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let read = Config::parse(&text, &path).unwrap();
+                    prop_assert_eq!(&read.mcp.servers, &config.mcp.servers);
+                    let got: BTreeMap<_, _> = read.mcp.servers.iter().map(|s| (s.name.clone(), s.clone())).collect();
+                    prop_assert_eq!(&got, &expected);
+                    prop_assert_eq!(read.agent.max_tool_iterations, 9);
+                    prop_assert!(text.starts_with("# mine"));
+                }
+            }
+        }
+
+        #[test]
+        fn two_servers_with_env_are_valid_toml() {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("config.toml");
+            for name in ["one", "two"] {
+                let mut server = McpServerConfig::stdio(name, "npx", &["-y", "pkg"]);
+                server.env.insert("TOKEN".into(), format!("{name}-secret"));
+                add(&path, &server).unwrap();
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let config = Config::parse(&text, &path).unwrap();
+            assert_eq!(config.mcp.servers.len(), 2, "{text}");
+            assert_eq!(config.mcp.servers[1].env["TOKEN"], "two-secret");
+        }
     }
 }
 
@@ -319,11 +426,12 @@ pub mod import {
         Ok((found, skipped))
     }
 
+    /// The file's text, if there is a file: a repository's `.mcp.json`
+    /// may be a FIFO or a link to `/dev/zero`, and is refused in a line.
     fn read_if_there(path: &Path) -> Result<Option<String>> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Ok(Some(text)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-        }
+        Ok(amber_core::bounded::read_text(
+            path,
+            amber_core::bounded::SETTINGS_MAX,
+        )?)
     }
 }

@@ -154,19 +154,17 @@ pub fn choose_preset(
 }
 
 /// The model client for `preset` over the dialect the ledger has for its
-/// flavor, with the flavor's name and a warning when the dialect is not
-/// the preset's first choice.
+/// flavor, with the flavor's name.
 pub fn model_client(
     ledger: &Ledger,
     preset: &Preset,
     config: &Config,
-) -> Result<(Arc<dyn ModelClient>, String, Option<String>)> {
-    let (dialect, warning) =
-        make_dialect(ledger, &preset.flavor).map_err(|e| host::with_bundle_hint(e.into()))?;
+) -> Result<(Arc<dyn ModelClient>, String)> {
+    let dialect = make_dialect(ledger, preset).map_err(|e| host::with_bundle_hint(e.into()))?;
     let key = WireClient::key_from_env(preset)?;
     let flavor = dialect.flavor().name.clone();
     let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(config))?;
-    Ok((Arc::new(client), flavor, warning))
+    Ok((Arc::new(client), flavor))
 }
 
 /// The compression gate at `threshold` of the context window.
@@ -263,8 +261,7 @@ pub fn start(
     let dirs = AmberDirs::from_env();
     let store = store(&dirs);
     let mut warnings = Vec::new();
-    let (model, flavor, warning) = model_client(ledger, &preset, config)?;
-    warnings.extend(warning);
+    let (model, flavor) = model_client(ledger, &preset, config)?;
     let workspace_text = workspace.display().to_string();
     let found = match instructions::load_down_to(workspace, &project.subdir) {
         Ok(found) => found,

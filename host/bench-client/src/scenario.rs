@@ -9,6 +9,9 @@ use serde::Serialize;
 
 use crate::fake_llm::Transcript;
 
+/// The largest scenario file read; its transcripts may be inline.
+const SCENARIO_MAX: u64 = 64 << 20;
+
 /// A scenario ready to run.
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -97,12 +100,17 @@ fn collect_toml(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// One scenario file.
 pub fn load_one(path: &Path) -> Result<Scenario, Invalid> {
-    let text = std::fs::read_to_string(path).map_err(|e| Invalid {
+    // A scenario may come with a repository: a FIFO or a link to
+    // /dev/zero is refused in a line, not waited on or read without end.
+    let cannot = |message: String| Invalid {
         path: path.to_path_buf(),
         line: None,
         key: None,
-        message: format!("cannot read it: {e}"),
-    })?;
+        message,
+    };
+    let text = amber_core::bounded::read_text(path, SCENARIO_MAX)
+        .map_err(|e| cannot(format!("cannot read it: {e}")))?
+        .ok_or_else(|| cannot("cannot read it: no such file or directory".into()))?;
     let transcript = parse(&text).map_err(|(line, key, message)| Invalid {
         path: path.to_path_buf(),
         line,

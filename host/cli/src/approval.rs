@@ -46,7 +46,10 @@ impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
         } else {
             "args:"
         };
+        // The command, the args and the folder came from the model: shown,
+        // never obeyed, by the terminal.
         let mut field = |label: &str, value: &str| {
+            let value = amber_core::printable::printable_lines(value);
             let _ = writeln!(output, "  {label:<9}{value}");
         };
         field("from:", &request.requester);

@@ -1,5 +1,7 @@
 //! The `amber` binary: a thin front end over the runtime and core.
 
+#[macro_use]
+mod printing;
 mod approval;
 mod commands;
 mod compile_progress;
@@ -199,7 +201,7 @@ fn color_choice(args: &[std::ffi::OsString]) -> clap::ColorChoice {
 fn main() -> ExitCode {
     pipes::exit_quietly_on_closed_stdout();
     protect_own_secrets();
-    own_every_process();
+    clean_up_after_a_killed_amber();
     let code = run();
     // Nothing amber started outlives it (docs/sandbox.md).
     amber_sandbox::shutdown();
@@ -207,15 +209,28 @@ fn main() -> ExitCode {
 }
 
 /// What an amber killed with `kill -9` left in its cgroups (below this
-/// one's own) is killed now (docs/sandbox.md). amber becomes the
-/// subreaper of its commands when it starts the first one.
-fn own_every_process() {
+/// one's own) is killed now (docs/sandbox.md), and the temporary files it
+/// left mid-write are removed. amber becomes the subreaper of its commands
+/// when it starts the first one.
+fn clean_up_after_a_killed_amber() {
     let killed = amber_sandbox::cgroup::reap_stale();
     if killed > 0 {
         eprintln!(
             "amber: killed {killed} process(es) an earlier amber left running when it was killed"
         );
     }
+    // And the temporary files such an amber left mid-write (doctor says
+    // which).
+    let _ = STALE_TEMPS.set(amber_runtime::AmberDirs::from_env().remove_stale_temps());
+}
+
+/// The temporary files this start removed, for `amber doctor` to report.
+static STALE_TEMPS: std::sync::OnceLock<amber_core::atomic::StaleTemps> =
+    std::sync::OnceLock::new();
+
+/// What [`clean_up_after_a_killed_amber`] removed (and could not).
+pub(crate) fn stale_temps_at_start() -> amber_core::atomic::StaleTemps {
+    STALE_TEMPS.get().cloned().unwrap_or_default()
 }
 
 fn run() -> ExitCode {

@@ -6,8 +6,10 @@
 //! A stream that breaks off mid-reply is asked again and the turn starts
 //! over (`stream.retry`). On a terminal the partial text stays on screen,
 //! with a note on stderr that the reply starts over; into a file or a pipe
-//! each turn's text is held until the turn completes, so the file gets
-//! the reply once, never a broken start before it.
+//! the run's text is held until the run completes, so the file gets the
+//! reply once and whole, never a broken start before it, and nothing when
+//! the run fails (stderr says why). Text from the model, tools and hooks
+//! shown on a terminal has its control characters escaped.
 
 use std::io::{IsTerminal, Write};
 
@@ -15,9 +17,12 @@ use amber_core::engine::{AgentEvent, DeltaKind, FailureKind, Status};
 
 /// `eprintln!` that does not panic when stderr fails: after SIGHUP the
 /// terminal answers writes with EIO, and the run must still seal its turn.
+/// What it says holds text from the model, tools and hooks: control
+/// characters are escaped, so none of it can drive the terminal.
 macro_rules! say {
     ($($arg:tt)*) => {{
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = amber_core::printable::printable_lines(&format!($($arg)*));
+        let _ = writeln!(std::io::stderr(), "{line}");
     }};
 }
 
@@ -25,8 +30,12 @@ pub struct Printer {
     json: bool,
     /// The last text written to stdout ended a line (or nothing was).
     at_line_start: bool,
-    /// The current turn's text, held back when stdout is not a terminal.
+    /// The run's text, held back when stdout is not a terminal: written
+    /// whole when the run completes, or not at all when it fails.
     held: Option<String>,
+    /// Where the current turn's text starts in `held`: a stream asked again
+    /// drops only that.
+    turn_from: usize,
 }
 
 const SHOWN_CHARS: usize = 160;
@@ -38,10 +47,11 @@ impl Printer {
             json,
             at_line_start: true,
             held,
+            turn_from: 0,
         }
     }
 
-    /// Writes the held text of the turn, if any.
+    /// Writes the held text of the run, if any.
     fn release(&mut self) {
         if let Some(text) = self.held.as_mut().map(std::mem::take) {
             self.text(&text);
@@ -61,6 +71,15 @@ impl Printer {
     }
 
     fn text(&mut self, text: &str) {
+        // Into a file or a pipe the reply is data, kept as the model wrote
+        // it; only a terminal could be driven by what it holds.
+        let shown;
+        let text = if self.held.is_none() && std::io::stdout().is_terminal() {
+            shown = amber_core::printable::printable_lines(text);
+            shown.as_str()
+        } else {
+            text
+        };
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
@@ -109,12 +128,13 @@ impl Printer {
             }
             AgentEvent::TurnStarted { .. } => {}
             AgentEvent::TurnCompleted { tool_calls, .. } => {
-                let holding = self.held.is_some();
-                self.release();
-                // The tool calls' lines ended this text's line on a
-                // terminal; held text is released after them.
-                if holding && *tool_calls > 0 {
-                    self.break_line();
+                if let Some(held) = &mut self.held {
+                    // The tool calls' lines ended this text's line on a
+                    // terminal; held, it ends here.
+                    if *tool_calls > 0 && !held.is_empty() && !held.ends_with('\n') {
+                        held.push('\n');
+                    }
+                    self.turn_from = held.len();
                 }
             }
             AgentEvent::MessageDelta { kind, text, .. } => match (kind, &mut self.held) {
@@ -127,7 +147,7 @@ impl Printer {
             } => {
                 let shown = match &mut self.held {
                     Some(held) => {
-                        held.clear();
+                        held.truncate(self.turn_from);
                         false
                     }
                     None => !self.at_line_start,
@@ -226,15 +246,28 @@ impl Printer {
                 error,
                 ..
             } => {
-                // What came of a turn cut short is still worth reading.
-                self.release();
+                // On a terminal the text is on screen already. Into a file
+                // or a pipe a reply cut short is not written as if it were
+                // the answer: nothing is, and stderr says so.
+                if let Some(held) = self.held.take().filter(|h| !h.trim().is_empty()) {
+                    say!(
+                        "amber: the reply so far ({}) is not written to stdout, since the run did not finish",
+                        amber_core::text::count(held.chars().count(), "character")
+                    );
+                }
                 self.break_line();
                 let what = match kind {
                     FailureKind::Error => "error",
                     FailureKind::HardStop => "hard stop",
                     FailureKind::Interrupted => "interrupted",
                 };
-                say!("amber: {what}: {error}");
+                // "interrupted; the session is saved", not "interrupted:
+                // interrupted; ...".
+                if error.starts_with(what) {
+                    say!("amber: {error}");
+                } else {
+                    say!("amber: {what}: {error}");
+                }
                 if !session_id.is_empty() {
                     say!("amber: continue with: amber exec --resume {session_id} \"...\"");
                 }

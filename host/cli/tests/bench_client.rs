@@ -246,7 +246,7 @@ fn reports_in_markdown_go_to_a_file_and_text_to_the_terminal() {
     let out = bench(home.path(), &[missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stdout).contains("missing.toml: cannot read it: No such file"),
+        text(&out.stdout).contains("missing.toml: cannot read it: no such file"),
         "{}",
         text(&out.stdout)
     );

@@ -426,13 +426,28 @@ fn a_reply_past_the_cap_fails_typed_and_the_session_resumes() {
     assert!(body.contains("probe"), "the first prompt is kept: {body}");
 }
 
+/// Whether `pid` still runs a moment later: a process that has exited but
+/// not yet been reaped by whoever inherited it (a zombie) does not count,
+/// and one killed as amber exited is given up to 5 s to be gone, so the
+/// check never races the kernel.
 fn alive(pid: &str) -> bool {
-    Command::new("kill")
-        .args(["-0", pid])
-        .stderr(Stdio::null())
-        .status()
-        .unwrap()
-        .success()
+    let running = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+                Some(state != 'Z' && state != 'X')
+            })
+            .unwrap_or(false)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while running() {
+        if std::time::Instant::now() > deadline {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
 }
 
 /// A run whose shell command writes its pid, then sleeps.

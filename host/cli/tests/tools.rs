@@ -79,7 +79,7 @@ fn bad_reads_name_the_path_and_what_to_do() {
     std::fs::write(env.ws.join("bin.dat"), [0u8, 1, 2, 3, 0, 255]).unwrap();
     std::fs::write(env.ws.join("latin1.txt"), b"caf\xe9\n").unwrap();
     assert!(err(&env, "read_file", r#"{"path": "missing.rs"}"#)
-        .starts_with("missing.rs: No such file or directory"));
+        .starts_with("missing.rs: no such file or directory"));
     assert!(err(&env, "read_file", r#"{"path": "dir"}"#)
         .starts_with("dir is a directory; use list_dir"));
     assert!(err(&env, "read_file", r#"{"path": "bin.dat"}"#)

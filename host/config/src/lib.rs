@@ -446,6 +446,49 @@ impl Config {
                 ));
             }
         }
+        for (name, provider) in &self.providers {
+            let key = |field: &str| format!("providers.{name}.{field}");
+            let header = format!("[providers.{name}]");
+            if provider
+                .key_env
+                .as_deref()
+                .is_some_and(|k| k.trim().is_empty())
+            {
+                let reason = "empty: name the environment variable that holds the key (OPENAI_API_KEY), or leave the key out for a server that needs none".to_string();
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    &key("key_env"),
+                    &header,
+                    reason,
+                ));
+            }
+            if provider
+                .flavor
+                .as_deref()
+                .is_some_and(|f| f.trim().is_empty())
+            {
+                let reason = "empty: openai-chat, openai-responses, anthropic-messages, or one a provider plugin adds".to_string();
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    &key("flavor"),
+                    &header,
+                    reason,
+                ));
+            }
+            if provider.context_window == Some(0) {
+                let reason =
+                    "0 tokens: the model's context window in tokens, such as 128000".to_string();
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    &key("context_window"),
+                    &header,
+                    reason,
+                ));
+            }
+        }
         if let Err((i, key, value, reason)) = self.mcp.check() {
             let key = format!("mcp.servers[{i}].{key}");
             return Err(ConfigError::invalid(path, text, &key, &value, reason));

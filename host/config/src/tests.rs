@@ -171,3 +171,25 @@ fn the_wire_section_has_defaults_and_checked_values() {
     let err = parse("[wire]\ntimeout = 5\n").unwrap_err();
     assert!(err.contains("timeout"), "{err}");
 }
+
+#[test]
+fn a_provider_value_that_could_never_work_names_its_key() {
+    for (line, key, why) in [
+        ("key_env = \"\"", "providers.mine.key_env", "empty"),
+        ("flavor = \" \"", "providers.mine.flavor", "empty"),
+        (
+            "context_window = 0",
+            "providers.mine.context_window",
+            "0 tokens",
+        ),
+    ] {
+        let text = format!("[agent]\n\n[providers.mine]\nmodel = \"m\"\n{line}\n");
+        let err = parse(&text).unwrap_err();
+        assert!(
+            err.starts_with(&format!(
+                "/home/u/.config/amber/config.toml:3: {key}: {why}"
+            )),
+            "{err}"
+        );
+    }
+}

@@ -406,6 +406,16 @@ impl Ledger {
         self.read().providers.get(flavor)
     }
 
+    /// The flavors the installed dialects serve, in install order.
+    pub fn flavors(&self) -> Vec<String> {
+        self.read()
+            .providers
+            .in_install_order()
+            .iter()
+            .map(|d| d.flavor().name.clone())
+            .collect()
+    }
+
     pub fn command(&self, root: &str) -> Option<Arc<dyn CommandTree>> {
         self.read().commands.get(root)
     }

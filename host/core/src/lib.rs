@@ -6,15 +6,19 @@
 //! ports, and host-native contributions implement them directly. Both install
 //! and unwind through the same [`Ledger`].
 
+pub mod atomic;
+pub mod bounded;
 pub mod commands;
 pub mod compress;
 pub mod confine;
 pub mod context;
+pub mod crash_point;
 pub mod engine;
 pub mod hooks;
 pub mod ledger;
 pub mod policy;
 pub mod ports;
+pub mod printable;
 pub mod project;
 pub mod session;
 pub mod shell;

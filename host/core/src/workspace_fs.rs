@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
+use crate::atomic;
 use crate::confine::confine;
 
 /// What [`WorkspaceDir::read_capped`] found.
@@ -43,6 +44,24 @@ pub fn read_regular(dir: &Dir, path: &Path, max: u64) -> std::io::Result<CappedR
         return Ok(CappedRead::TooLarge(bytes.len() as u64));
     }
     Ok(CappedRead::Bytes(bytes))
+}
+
+/// The first `max` bytes of the regular file `path` in `dir`, and whether
+/// there was more. Opened as [`read_regular`] opens: a pipe or a device is
+/// refused, never waited on or read without end.
+pub fn read_head(dir: &Dir, path: &Path, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
+    let file = dir.open_with(
+        path,
+        OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK),
+    )?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    let more = bytes.len() as u64 > max;
+    bytes.truncate(max as usize);
+    Ok((bytes, more))
 }
 
 pub struct WorkspaceDir {
@@ -97,6 +116,52 @@ impl WorkspaceDir {
         read_regular(&self.dir, &relative, max).map_err(|e| format!("cannot read {path}: {e}"))
     }
 
+    /// Replaces the file at `path` whole (see [`crate::atomic`]): its mode
+    /// and owner kept, the old bytes intact if the write fails (a full
+    /// disk), nothing half-written ever visible. A symlink inside the
+    /// workspace is written through to its target, and stays a link; one
+    /// that leads out, or to nothing, is refused. The error names `path`
+    /// as given: "no space left on device (writing src/a.rs)".
+    pub fn replace(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let relative = self.relative(path)?;
+        let failed = |e: std::io::Error| atomic::failed("writing", Path::new(path), &e);
+        let real = self.real_file(&relative).map_err(failed)?;
+        let name = real
+            .file_name()
+            .ok_or_else(|| format!("{path} names no file"))?;
+        let folder = match real.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => self.dir.open_dir(parent),
+            _ => self.dir.try_clone(),
+        }
+        .map_err(failed)?;
+        atomic::replace_in(&folder, name, bytes, atomic::Options::STATE).map_err(failed)
+    }
+
+    /// Where writing `relative` writes: itself, or the end of its symlink
+    /// chain, which cap-std keeps inside the workspace.
+    fn real_file(&self, relative: &Path) -> std::io::Result<PathBuf> {
+        match self.dir.symlink_metadata(relative) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                self.dir.canonicalize(relative).map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        std::io::Error::other("a symbolic link to a file that does not exist")
+                    } else {
+                        e
+                    }
+                })
+            }
+            _ => Ok(relative.to_path_buf()),
+        }
+    }
+
+    /// The first `max` bytes of a regular file, and whether there was more
+    /// (see [`read_head`]).
+    pub fn read_head(&self, path: &str, max: u64) -> Result<(Vec<u8>, bool), String> {
+        let relative = self.relative(path)?;
+        read_head(&self.dir, &relative, max)
+            .map_err(|e| format!("cannot read {path}: {}", atomic::describe(&e)))
+    }
+
     pub fn write(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
         let relative = self.relative(path)?;
         self.dir
@@ -138,6 +203,63 @@ mod tests {
             .read("../x")
             .unwrap_err()
             .contains("outside the workspace"));
+    }
+
+    #[test]
+    fn a_replace_keeps_the_mode_writes_through_inner_links_and_refuses_outer_ones() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "top secret").unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("bin")).unwrap();
+        std::fs::write(root.join("bin/run.sh"), "echo one\n").unwrap();
+        std::fs::set_permissions(
+            root.join("bin/run.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("bin/run.sh", root.join("run")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("out")).unwrap();
+        std::os::unix::fs::symlink("bin/gone.sh", root.join("dangling")).unwrap();
+        let dir = WorkspaceDir::open(&root).unwrap();
+
+        dir.replace("run", b"echo two\n").unwrap();
+        assert!(std::fs::symlink_metadata(root.join("run"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(root.join("bin/run.sh")).unwrap(),
+            "echo two\n"
+        );
+        assert_eq!(
+            std::fs::metadata(root.join("bin/run.sh")).unwrap().mode() & 0o777,
+            0o755
+        );
+
+        dir.replace("bin/new.txt", b"new").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("bin/new.txt")).unwrap(),
+            "new"
+        );
+
+        let err = dir.replace("out", b"x").unwrap_err();
+        assert!(err.contains("(writing out)"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(),
+            "top secret"
+        );
+        let err = dir.replace("dangling", b"x").unwrap_err();
+        assert!(err.contains("does not exist"), "{err}");
+        assert!(dir
+            .replace("../x", b"x")
+            .unwrap_err()
+            .contains("outside the workspace"));
+        assert!(dir
+            .replace("bin", b"x")
+            .unwrap_err()
+            .contains("not a regular file"));
     }
 
     #[test]

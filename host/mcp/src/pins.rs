@@ -168,8 +168,8 @@ impl PinStore {
         self.pins.pending.remove(server);
     }
 
-    /// Writes the pins through a temporary file and a rename: a crash
-    /// leaves the old pins or the new, never half.
+    /// Writes the pins atomically (`amber_core::atomic`): a crash leaves
+    /// the old pins or the new, never half.
     pub fn save(&self) -> Result<(), PinError> {
         let write_error = |reason: String| PinError::Write {
             path: self.path.clone(),
@@ -183,9 +183,9 @@ impl PinStore {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| write_error(e.to_string()))?;
         }
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, text).map_err(|e| write_error(e.to_string()))?;
-        std::fs::rename(&tmp, &self.path).map_err(|e| write_error(e.to_string()))
+        // What a person approved: theirs alone to read.
+        amber_core::atomic::write_private(&self.path, text.as_bytes())
+            .map_err(|e| write_error(amber_core::atomic::describe(&e)))
     }
 }
 

@@ -7,31 +7,10 @@
 //! was taken out is said at the end, so the person reading the pin diff
 //! knows.
 
+use amber_core::printable::is_invisible;
+
 /// The longest description a model is shown, in characters.
 pub const MAX_DESCRIPTION: usize = 2000;
-
-/// Characters that render as nothing, or reorder what is around them.
-fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}'                  // soft hyphen
-        | '\u{034F}'                // combining grapheme joiner
-        | '\u{061C}'                // Arabic letter mark (bidi)
-        | '\u{115F}' | '\u{1160}'   // Hangul fillers
-        | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}'   // Mongolian selectors and separator
-        | '\u{200B}'..='\u{200F}'   // zero-width space, joiners, marks
-        | '\u{202A}'..='\u{202E}'   // bidi embeddings and overrides
-        | '\u{2060}'..='\u{2064}'   // word joiner, invisible operators
-        | '\u{2066}'..='\u{206F}'   // bidi isolates, deprecated formats
-        | '\u{3164}'                // Hangul filler
-        | '\u{FE00}'..='\u{FE0F}'   // variation selectors
-        | '\u{FEFF}'                // zero-width no-break space
-        | '\u{FFA0}'
-        | '\u{FFF9}'..='\u{FFFB}'   // interlinear annotations
-        | '\u{E0000}'..='\u{E007F}' // tag characters
-        | '\u{E0100}'..='\u{E01EF}' // variation selectors supplement
-    )
-}
 
 /// `text` without control characters (but newlines and tabs) and
 /// invisible characters, at most `cap` characters long.

@@ -167,6 +167,6 @@ impl ComponentCache {
     }
 
     fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
-        crate::atomic::write_atomic(entry, bytes)
+        amber_core::atomic::write_atomic(entry, bytes)
     }
 }

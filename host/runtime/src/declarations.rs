@@ -64,7 +64,7 @@ impl DeclarationCache {
     fn write<T: Serialize>(&self, name: &str, value: &T) {
         // A cache that cannot be written only costs a compile next time.
         if let Ok(bytes) = serde_json::to_vec(value) {
-            let _ = crate::atomic::write_cache_entry(&self.dir.join(name), &bytes);
+            let _ = amber_core::atomic::write_cache_entry(&self.dir.join(name), &bytes);
         }
     }
 

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use amber_core::atomic::StaleTemps;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AmberDirs {
     pub config: PathBuf,
@@ -66,6 +68,43 @@ impl AmberDirs {
     pub fn plugin_data(&self, id: &str) -> PathBuf {
         self.data.join("plugins").join(id)
     }
+
+    /// Removes the temporary files an amber killed mid-write left in its
+    /// folders (the config folder, and the data and cache folders two
+    /// levels down: `data/plugins/<id>/`, `cache/compiled/`), as
+    /// `amber_core::atomic` names them. Run at every start, and by
+    /// `amber doctor`, which says what it removed.
+    pub fn remove_stale_temps(&self) -> StaleTemps {
+        let mut folders = vec![self.config.clone()];
+        for root in [&self.data, &self.cache] {
+            folders.push(root.clone());
+            for child in subfolders(root) {
+                folders.extend(subfolders(&child));
+                folders.push(child);
+            }
+        }
+        folders.sort();
+        folders.dedup();
+        let mut found = StaleTemps::default();
+        for folder in folders {
+            let more = amber_core::atomic::remove_stale_temps(&folder);
+            found.removed.extend(more.removed);
+            found.kept.extend(more.kept);
+        }
+        found
+    }
+}
+
+/// The folders in `folder` (symlinks not followed), none when unreadable.
+fn subfolders(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect()
 }
 
 #[cfg(test)]
@@ -94,6 +133,29 @@ mod tests {
             (d.cache, d.config),
             (PathBuf::from("/c"), PathBuf::from("/a"))
         );
+    }
+
+    #[test]
+    fn stale_temps_are_found_two_levels_down() {
+        let root = tempfile::tempdir().unwrap();
+        let dirs = AmberDirs::under(root.path());
+        let kept = dirs.plugin_data("notes");
+        std::fs::create_dir_all(&kept).unwrap();
+        std::fs::create_dir_all(dirs.compiled()).unwrap();
+        // A pid that cannot run: above the kernel's maximum.
+        let stale = [
+            kept.join(".tmp-4194305-0"),
+            dirs.compiled().join(".x.cwasm.amber-tmp-4194305-1"),
+            root.path().join(".config.toml.amber-tmp-4194305-2"),
+        ];
+        for path in &stale {
+            std::fs::write(path, "half").unwrap();
+        }
+        std::fs::write(kept.join("abc.wasm"), "kept").unwrap();
+        let found = dirs.remove_stale_temps();
+        assert_eq!(found.removed.len(), 3, "{found:?}");
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(kept.join("abc.wasm").exists());
     }
 
     #[test]

@@ -108,7 +108,7 @@ impl FileHashes {
         // every plugin version ever seen.
         on_disk.retain(|p, _| p.exists());
         if let Ok(text) = serde_json::to_vec(&on_disk) {
-            let _ = crate::atomic::write_cache_entry(&self.file, &text);
+            let _ = amber_core::atomic::write_cache_entry(&self.file, &text);
         }
         *memos = on_disk;
     }

@@ -12,7 +12,6 @@
 //! Components are adapted to `amber-core`'s ports in [`adapters`].
 
 pub mod adapters;
-pub mod atomic;
 pub mod bindings;
 pub mod cache;
 pub mod compat;

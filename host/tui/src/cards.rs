@@ -2,6 +2,7 @@
 //! status, its output folded to a few lines (a key expands it), and for
 //! edits and writes a coloured unified diff.
 
+use amber_core::printable::printable;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -55,9 +56,14 @@ impl ToolCard {
         };
         let mut lines = vec![Line::from(vec![
             Span::styled(format!("{mark} "), style),
-            Span::styled(self.name.clone(), style.add_modifier(Modifier::BOLD)),
+            // The name and arguments came from the model: escaped, so
+            // the terminal shows them rather than obeying them.
+            Span::styled(printable(&self.name), style.add_modifier(Modifier::BOLD)),
             Span::raw(" "),
-            Span::styled(short_arguments(&self.arguments, 80), theme::dim()),
+            Span::styled(
+                printable(&short_arguments(&self.arguments, 80)),
+                theme::dim(),
+            ),
         ])];
         if let Some(diff) = &self.diff {
             let limit = if self.expanded {

@@ -4,6 +4,7 @@
 //! effect for the next turn: the App rebuilds the command tree and the
 //! session takes the ledger's tools and prompt blocks afresh.
 
+use amber_core::printable::printable;
 use amber_runtime::manager::ListedPlugin;
 use amber_runtime::PluginState;
 use crossterm::event::{KeyCode, KeyEvent};
@@ -263,7 +264,7 @@ impl PluginView {
             }
             lines.push(Line::from(vec![
                 Span::styled(format!("  {mark} {}", p.name), style),
-                Span::styled(format!("  {}", p.reason), theme::dim()),
+                Span::styled(format!("  {}", printable(&p.reason)), theme::dim()),
             ]));
         }
         lines.push(Line::default());
@@ -274,7 +275,8 @@ impl PluginView {
         lines.extend(
             row.log
                 .iter()
-                .map(|l| Line::from(Span::styled(format!("  {l}"), theme::dim()))),
+                // A plugin writes its log: escaped, never obeyed.
+                .map(|l| Line::from(Span::styled(format!("  {}", printable(l)), theme::dim()))),
         );
         lines
     }

@@ -22,37 +22,31 @@ use crate::error::ApiError;
 use crate::presets::Preset;
 use crate::retry::{parse_retry_after, parse_retry_after_ms, RetryPolicy};
 
-/// The flavor a typo falls back to.
-pub const FALLBACK_FLAVOR: &str = "openai-chat";
-
-/// Flavors amber knows; a known flavor whose plugin is missing is an error,
-/// not a fallback, since another wire format would reach the wrong API.
+/// Flavors amber ships dialects for.
 pub const KNOWN_FLAVORS: [&str; 3] = ["openai-chat", "openai-responses", "anthropic-messages"];
 
 /// Events handed to the dialect per component call, at most.
 const BATCH: usize = 64;
 
-/// Resolves the dialect for `flavor` once. An unknown flavor falls back to
-/// openai-chat, with a warning for the user: a typo never breaks a session.
-pub fn make_dialect(
-    ledger: &Ledger,
-    flavor: &str,
-) -> Result<(Arc<dyn Dialect>, Option<String>), ApiError> {
+/// Resolves the dialect for `preset`'s flavor once. A flavor no installed
+/// dialect serves is an error naming the preset's `flavor` key: a typo
+/// once fell back to openai-chat, which sent the request in the wrong wire
+/// format to whatever API the preset names, and failed there instead.
+pub fn make_dialect(ledger: &Ledger, preset: &Preset) -> Result<Arc<dyn Dialect>, ApiError> {
+    let flavor = preset.flavor.as_str();
     if let Some(dialect) = ledger.provider(flavor) {
-        return Ok((dialect, None));
+        return Ok(dialect);
     }
     if KNOWN_FLAVORS.contains(&flavor) {
         return Err(ApiError::NoDialect {
             flavor: flavor.to_string(),
         });
     }
-    let fallback = ledger
-        .provider(FALLBACK_FLAVOR)
-        .ok_or_else(|| ApiError::NoDialect {
-            flavor: flavor.to_string(),
-        })?;
-    let warning = format!("no dialect serves flavor `{flavor}`; using {FALLBACK_FLAVOR}");
-    Ok((fallback, Some(warning)))
+    Err(ApiError::UnknownFlavor {
+        preset: preset.name.clone(),
+        flavor: flavor.to_string(),
+        served: ledger.flavors().join(", "),
+    })
 }
 
 /// Cancels a running call: Ctrl-C, or a caller's token.

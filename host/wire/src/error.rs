@@ -54,6 +54,14 @@ pub enum ApiError {
         "no dialect serves flavor `{flavor}`: is its provider plugin disabled? (see `amber plugin list`)"
     )]
     NoDialect { flavor: String },
+    #[error(
+        "providers.{preset}.flavor: no dialect serves flavor `{flavor}` (the installed ones serve: {served}; a provider plugin adds more)"
+    )]
+    UnknownFlavor {
+        preset: String,
+        flavor: String,
+        served: String,
+    },
     #[error("the reply from {provider} passed {limit_mib} MiB and was stopped there ([wire] max_reply_mib)")]
     ReplyTooLarge { provider: String, limit_mib: u64 },
     #[error("cancelled")]
@@ -141,9 +149,9 @@ impl From<ApiError> for ModelError {
             ApiError::Timeout { .. } => (ModelErrorKind::Timeout, None, None),
             ApiError::Stream { .. } => (ModelErrorKind::Stream, None, None),
             ApiError::Provider { .. } => (ModelErrorKind::Provider, None, None),
-            ApiError::Dialect { .. } | ApiError::NoDialect { .. } => {
-                (ModelErrorKind::Dialect, None, None)
-            }
+            ApiError::Dialect { .. }
+            | ApiError::NoDialect { .. }
+            | ApiError::UnknownFlavor { .. } => (ModelErrorKind::Dialect, None, None),
             ApiError::ReplyTooLarge { .. } => (ModelErrorKind::ReplyTooLarge, None, None),
             ApiError::Cancelled => (ModelErrorKind::Cancelled, None, None),
         };

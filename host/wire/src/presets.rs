@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 const SHIPPED: &str = include_str!("../presets.toml");
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Preset {
     #[serde(default)]

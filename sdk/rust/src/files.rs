@@ -10,7 +10,7 @@ use crate::bindings::amber::plugin::files as wit;
 pub use crate::bindings::amber::plugin::files::{EntryKind, ReadError, WalkEntry};
 
 /// `path` as the host takes it: relative ones from the current folder.
-fn from_cwd(cwd: Option<&Path>, path: &str) -> String {
+pub(crate) fn from_cwd(cwd: Option<&Path>, path: &str) -> String {
     match cwd {
         Some(cwd) if !path.starts_with('/') => {
             let relative = path.strip_prefix("./").unwrap_or(path);

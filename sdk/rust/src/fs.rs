@@ -129,9 +129,51 @@ pub fn read_dir(path: impl AsRef<Path>) -> io::Result<ReadDir> {
     reading(std::fs::read_dir(path))
 }
 
-/// [`std::fs::write`], naming a missing `workspace-write`.
+/// Writes a whole file, as [`std::fs::write`] does, but never loses it:
+/// the host replaces the file in one step (`files.replace-file`), keeping
+/// its mode and owner, so a full disk or a crash leaves the old file
+/// intact rather than truncated. A symlink in the workspace is written
+/// through. Names a missing `workspace-write`; other errors are words
+/// naming the path ("no space left on device (writing src/a.rs)").
 pub fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
-    writing(std::fs::write(path, contents))
+    require(Permission::WorkspaceWrite)
+        .map_err(|missing| io::Error::new(io::ErrorKind::PermissionDenied, missing))?;
+    let path = path.as_ref();
+    replace(path, contents.as_ref())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
+    let given = path.to_string_lossy();
+    let cwd = std::env::current_dir().ok();
+    let host = crate::files::from_cwd(cwd.as_deref(), &given);
+    crate::bindings::amber::plugin::files::replace_file(&host, contents)
+        .map_err(|e| io::Error::other(e.replace(&host, &given)))
+}
+
+/// Natively there is no host: the plain write (for a plugin's own tests).
+#[cfg(not(target_arch = "wasm32"))]
+fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
+    std::fs::write(path, contents)
+}
+
+/// An I/O error in words: the OS's message without "(os error N)",
+/// whose numbers under WASI are not the ones a person could look up.
+pub fn describe(e: &io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => &text,
+    };
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        // A capitalised word is lowered; "I/O error" keeps its capital.
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => first
+            .to_lowercase()
+            .chain(text[first.len_utf8()..].chars())
+            .collect(),
+        _ => text.to_string(),
+    }
 }
 
 /// [`std::fs::create_dir_all`], naming a missing `workspace-write`.

@@ -7,6 +7,7 @@
 
 use amber_core::commands::{Invocation, Node, Reply};
 use amber_core::engine::Mode;
+use amber_core::printable::{has_hidden, printable};
 use serde_json::json;
 use toml_edit::Value;
 
@@ -83,10 +84,26 @@ pub fn set(app: &mut App, tree: &Node, key: &str, value: &str, save: bool) -> Ha
     .with_data(json!({ "key": key, "value": shown, "saved": null, "session": true })))
 }
 
+/// The longest value `/set` takes: a model name or a provider preset is
+/// far shorter, and a value is echoed back and written to the config.
+const MAX_VALUE_CHARS: usize = 200;
+
 /// Checks `value` against what the tree allows for `key`.
 fn parse(app: &App, key: &str, value: &str, node: &Node) -> Result<Setting, super::CommandError> {
     let value = value.trim();
     let allowed = allowed(key, node);
+    if value.chars().count() > MAX_VALUE_CHARS {
+        return Err(failed(format!(
+            "cannot set {key}: the value is {} characters long; at most {MAX_VALUE_CHARS}",
+            value.chars().count()
+        )));
+    }
+    if has_hidden(value) {
+        return Err(failed(format!(
+            "cannot set {key} to `{}`: it holds control or invisible characters",
+            printable(value)
+        )));
+    }
     let refuse = |why: &str| {
         failed(format!(
             "cannot set {key} to `{value}`: {why}; allowed: {allowed}"
@@ -205,7 +222,7 @@ fn change_compression(app: &mut App, change: impl FnOnce(&mut compaction::Compre
 /// flavor, its key); the context carries over. Nothing changes when the
 /// client cannot be made (no key, no dialect).
 fn switch_model(app: &mut App, preset: amber_wire::Preset) -> Result<(), super::CommandError> {
-    let (client, flavor, _warning) =
+    let (client, flavor) =
         session::model_client(app.manager().runtime().ledger(), &preset, app.config())
             .map_err(|e| failed(format!("{e:#}")))?;
     if let Some(live) = app.live_mut() {

@@ -232,8 +232,8 @@ pub fn render(listed: &[Listed]) -> String {
     }
     let mut out = String::new();
     for h in listed {
-        let matcher = sources::printable(h.matcher.as_deref().unwrap_or("*"));
-        let what = sources::printable(h.command.as_deref().unwrap_or("(component)"));
+        let matcher = amber_core::printable::printable(h.matcher.as_deref().unwrap_or("*"));
+        let what = amber_core::printable::printable(h.command.as_deref().unwrap_or("(component)"));
         let trust = match (h.trust.as_str(), &h.fingerprint) {
             ("own", Some(fp)) => format!("  [{fp}]"),
             ("own", None) => String::new(),

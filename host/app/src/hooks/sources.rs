@@ -77,15 +77,20 @@ impl HookDef {
             hasher.update(b"\0");
             hasher.update(file.display().to_string().as_bytes());
             hasher.update(b"\0");
-            // An unreadable file hashes as its error: still pinned.
-            match std::fs::read(&file) {
-                Ok(bytes) => hasher.update(&bytes),
+            // An unreadable file hashes as its error: still pinned. A FIFO
+            // or a device is not read (it would block or never end).
+            match amber_core::bounded::read(&file, SCRIPT_MAX) {
+                Ok(Some(bytes)) => hasher.update(&bytes),
+                Ok(None) => hasher.update(b"(missing)"),
                 Err(e) => hasher.update(e.to_string().as_bytes()),
             };
         }
         hasher.finalize().to_hex()[..16].to_string()
     }
 }
+
+/// The most of a script a hook names that its fingerprint reads.
+const SCRIPT_MAX: u64 = 16 << 20;
 
 /// The workspace files a command names: each word (quotes stripped, the
 /// project variables replaced by the workspace) that is a file inside it.
@@ -102,27 +107,17 @@ fn named_files(command: &str, workspace: &Path) -> Vec<PathBuf> {
         })
         .filter(|word| !word.is_empty())
         .map(|word| workspace.join(word))
+        // `starts_with` is lexical: `ws/../x` would pass it.
+        .filter(|path| {
+            !path
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+        })
         .filter(|path| path.starts_with(workspace) && path.is_file())
         .collect();
     files.sort();
     files.dedup();
     files
-}
-
-/// `text` with control characters escaped: a command or matcher shown to
-/// the person deciding on trust cannot hide itself with `\r` or escape
-/// sequences.
-pub fn printable(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
 }
 
 /// Every command hook of `config` and, when it asks, of Claude Code's
@@ -194,14 +189,27 @@ fn settings_file(source: &Source, workspace: &Path) -> (Vec<HookDef>, Option<Str
     }
 }
 
+/// What a JSON value is, for a warning about a wrong shape.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 fn read_settings(source: &Source, workspace: &Path) -> Result<(Vec<HookDef>, Vec<String>), String> {
     let (Source::UserSettings(path) | Source::WorkspaceSettings(path)) = source else {
         return Ok((Vec::new(), Vec::new()));
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
-        Err(e) => return Err(format!("cannot read the hooks of {}: {e}", path.display())),
+    // A repository's settings file may be a FIFO or a link to /dev/zero.
+    let text = match amber_core::bounded::read_text(path, amber_core::bounded::SETTINGS_MAX) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok((Vec::new(), Vec::new())),
+        Err(e) => return Err(format!("{e}; its hooks are left out")),
     };
     let json: Value = serde_json::from_str(&text).map_err(|e| {
         format!(
@@ -213,17 +221,49 @@ fn read_settings(source: &Source, workspace: &Path) -> Result<(Vec<HookDef>, Vec
         .strip_prefix(workspace)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| path.display().to_string());
-    let Some(events) = json.get("hooks").and_then(Value::as_object) else {
-        return Ok((Vec::new(), Vec::new()));
+    let events = match json.get("hooks") {
+        None => return Ok((Vec::new(), Vec::new())),
+        Some(Value::Object(events)) => events,
+        Some(other) => {
+            let why = format!(
+                "`hooks` is {}, not an object of events (\"PreToolUse\": [...])",
+                json_kind(other)
+            );
+            return Ok((Vec::new(), vec![why]));
+        }
     };
     let mut defs = Vec::new();
     let mut problems = Vec::new();
     for (name, groups) in events {
         let Some(event) = HookEvent::parse(name) else {
-            problems.push(format!("unknown event `{name}`"));
+            problems.push(format!(
+                "unknown event `{}`",
+                amber_core::printable::printable(name)
+            ));
             continue;
         };
-        for group in groups.as_array().into_iter().flatten() {
+        let Some(groups) = groups.as_array() else {
+            problems.push(format!(
+                "`hooks.{name}` is {}, not a list of matcher groups",
+                json_kind(groups)
+            ));
+            continue;
+        };
+        for (i, group) in groups.iter().enumerate() {
+            if !group.is_object() {
+                problems.push(format!(
+                    "`hooks.{name}[{i}]` is {}, not a matcher group ({{\"matcher\": ..., \"hooks\": [...]}})",
+                    json_kind(group)
+                ));
+                continue;
+            }
+            if let Some(inner) = group.get("hooks").filter(|h| !h.is_array()) {
+                problems.push(format!(
+                    "`hooks.{name}[{i}].hooks` is {}, not a list of hooks",
+                    json_kind(inner)
+                ));
+                continue;
+            }
             let matcher = match Matcher::parse(group.get("matcher").and_then(Value::as_str)) {
                 Ok(matcher) => matcher,
                 Err(e) => {
@@ -319,7 +359,6 @@ mod tests {
         let before = def.fingerprint(dir.path());
         std::fs::write(dir.path().join("check.sh"), "exit 2").unwrap();
         assert_ne!(before, def.fingerprint(dir.path()));
-        assert_eq!(printable("ok\r\u{1b}[2K"), "ok\\r\\u{1b}[2K");
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl TrustStore {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let text = serde_json::to_string_pretty(&self.entries)?;
-        amber_runtime::atomic::write_atomic(&self.path, text.as_bytes())
+        amber_core::atomic::write_private(&self.path, text.as_bytes())
             .with_context(|| format!("cannot write {}", self.path.display()))
     }
 }
@@ -132,11 +132,15 @@ fn ask(def: &HookDef, workspace: &Path, heading: &str, consequence: &str, questi
     );
     let _ = writeln!(err, "  event:    {}", def.event);
     let matcher = def.matcher.as_str().unwrap_or("*");
-    let _ = writeln!(err, "  matcher:  {}", super::sources::printable(matcher));
+    let _ = writeln!(
+        err,
+        "  matcher:  {}",
+        amber_core::printable::printable(matcher)
+    );
     let _ = writeln!(
         err,
         "  command:  {}",
-        super::sources::printable(&def.command)
+        amber_core::printable::printable(&def.command)
     );
     let _ = writeln!(err, "  {consequence}");
     let _ = write!(err, "{question} [y/N] ");

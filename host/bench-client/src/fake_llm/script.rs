@@ -307,14 +307,18 @@ pub struct Budget {
     pub max_tool_calls: Option<u32>,
 }
 
+/// The largest script read; its replies are inline.
+const SCRIPT_MAX: u64 = 64 << 20;
+
 impl Transcript {
     pub fn parse(text: &str) -> Result<Transcript, String> {
         toml::from_str(text).map_err(|e| e.to_string())
     }
 
     pub fn load(path: &Path) -> Result<Transcript, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = amber_core::bounded::read_text(path, SCRIPT_MAX)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("cannot read {}: no such file or directory", path.display()))?;
         let transcript =
             Transcript::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(transcript.resolved_beside(path))

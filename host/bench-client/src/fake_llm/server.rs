@@ -20,6 +20,9 @@ use super::checks;
 use super::script::{Fault, Transcript};
 use super::sse::{self, Format};
 
+/// The largest recorded reply replayed (tests replay replies of 70 MB).
+const RECORDING_MAX: u64 = 1 << 30;
+
 /// A request the server received, for tests to inspect.
 #[derive(Debug, Clone, Serialize)]
 pub struct Received {
@@ -144,10 +147,16 @@ async fn serve(
         return (StatusCode::BAD_REQUEST, error_body(format, 400, &message)).into_response();
     }
     let mut events = match &turn.reply.recorded {
-        Some(path) => match std::fs::read_to_string(path) {
+        Some(path) => match amber_core::bounded::read_text(path, RECORDING_MAX)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                text.ok_or_else(|| {
+                    format!("cannot read {}: no such file or directory", path.display())
+                })
+            }) {
             Ok(body) => sse::recorded_events(&body),
             Err(e) => {
-                let message = format!("fake-llm: cannot read {}: {e}", path.display());
+                let message = format!("fake-llm: {e}");
                 return (
                     StatusCode::INTERNAL_SERVER_ERROR,
                     error_body(format, 500, &message),

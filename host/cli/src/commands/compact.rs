@@ -19,9 +19,12 @@ use serde_json::json;
 
 use crate::render::Printer;
 
-/// Whether the words are a `/compact` command.
+/// Whether the words are a `/compact` command that compacts: `/compact
+/// --help` is its page, which the plain dispatch prints without opening
+/// (and locking) any session.
 pub fn is_compact(words: &[String]) -> bool {
     words.first().is_some_and(|w| w == "/compact")
+        && !matches!(words.get(1).map(String::as_str), Some("--help" | "-h"))
 }
 
 /// Runs `/compact` from the shell. `words` start with `/compact`;

@@ -107,6 +107,9 @@ struct Report {
     sandbox: String,
     sandbox_available: bool,
     processes: Processes,
+    /// Temporary files an amber killed mid-write left, removed at this
+    /// start or now.
+    stale_temp_files: Vec<PathBuf>,
     workspace: Workspace,
     problems: Vec<Problem>,
 }
@@ -176,7 +179,12 @@ fn processes(spawner: &amber_sandbox::Spawner, problems: &mut Vec<Problem>) -> P
 
 fn cache(dir: PathBuf) -> Cache {
     let compiled_components = std::fs::read_dir(dir.join("compiled"))
-        .map(|d| d.flatten().count())
+        // A dotfile is a write under way (or a killed one's), not a component.
+        .map(|d| {
+            d.flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .count()
+        })
         .unwrap_or(0);
     Cache {
         exists: dir.is_dir(),
@@ -415,6 +423,7 @@ pub fn run(args: DoctorArgs, project: &ProjectRoot) -> Result<ExitCode> {
         });
     }
     let processes = processes(&spawner, &mut problems);
+    let stale_temp_files = stale_temps(&dirs, &mut problems);
     let report = Report {
         amber_version: env!("CARGO_PKG_VERSION").into(),
         wit_version: format!("amber:plugin@{}", amber_runtime::API_VERSION),
@@ -427,6 +436,7 @@ pub fn run(args: DoctorArgs, project: &ProjectRoot) -> Result<ExitCode> {
         sandbox: backend.describe(),
         sandbox_available: backend.is_available(),
         processes,
+        stale_temp_files,
         workspace: workspace(project),
         problems,
     };
@@ -457,6 +467,41 @@ fn render_cache(label: &str, cache: &Cache) -> String {
         amber_core::text::count(cache.compiled_components, "compiled component"),
         mb(cache.bytes)
     )
+}
+
+/// The temporary files a killed amber left: this start removed them (see
+/// `main`), and what is found now is removed too; one that cannot be
+/// removed is a warning.
+fn stale_temps(dirs: &AmberDirs, problems: &mut Vec<Problem>) -> Vec<PathBuf> {
+    let mut found = crate::stale_temps_at_start();
+    let now = dirs.remove_stale_temps();
+    found.removed.extend(now.removed);
+    found.kept.extend(now.kept);
+    for (path, why) in found.kept {
+        problems.push(Problem {
+            severity: Severity::Warning,
+            what: format!(
+                "a temporary file a killed amber left cannot be removed: {} ({why})",
+                path.display()
+            ),
+            fix: format!("remove it by hand: rm {}", path.display()),
+        });
+    }
+    found.removed
+}
+
+fn render_stale_temps(removed: &[PathBuf]) -> String {
+    if removed.is_empty() {
+        return "temp files  none left behind\n".into();
+    }
+    let mut out = format!(
+        "temp files  removed {} an amber killed mid-write left:\n",
+        amber_core::text::count(removed.len(), "file")
+    );
+    for path in removed {
+        out.push_str(&format!("            {}\n", path.display()));
+    }
+    out
 }
 
 fn render_processes(p: &Processes) -> String {
@@ -521,6 +566,7 @@ fn render(report: &Report) -> String {
     };
     out.push_str(&format!("sandbox     {}{sandbox}\n", report.sandbox));
     out.push_str(&render_processes(&report.processes));
+    out.push_str(&render_stale_temps(&report.stale_temp_files));
     out.push_str("\nkeys\n");
     for key in &report.keys {
         let set = if key.set { "set" } else { "not set" };

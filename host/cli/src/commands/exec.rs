@@ -257,7 +257,7 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
         (&event, &args.output_last_message)
     {
         // Through a temporary file beside it: a reader never sees half.
-        if let Err(e) = amber_runtime::atomic::write_atomic(file, reply.as_bytes()) {
+        if let Err(e) = amber_core::atomic::write_atomic(file, reply.as_bytes()) {
             eprintln!(
                 "amber: cannot write the reply to {} (--output-last-message): {e}",
                 file.display()

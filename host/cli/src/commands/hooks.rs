@@ -64,13 +64,13 @@ pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
             let (listed, warnings) =
                 hooks::list(manager.runtime().ledger(), &config, &dirs, workspace);
             for warning in &warnings {
-                eprintln!("amber: warning: {warning}");
+                errln!("amber: warning: {warning}");
             }
             if json {
                 return print_json(&listed);
             }
-            print!("{}", hooks::render(&listed).trim_end());
-            println!();
+            out!("{}", hooks::render(&listed).trim_end());
+            outln!();
             Ok(())
         }
         HooksCommand::Trust {
@@ -116,9 +116,9 @@ pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
                 return print_json(&serde_json::json!({ "trusted": trusted }));
             }
             if unsandboxed {
-                println!("allowed {} hook(s) to run unsandboxed", trusted.len());
+                outln!("allowed {} hook(s) to run unsandboxed", trusted.len());
             } else {
-                println!("trusted {} hook(s)", trusted.len());
+                outln!("trusted {} hook(s)", trusted.len());
             }
             Ok(())
         }
@@ -142,7 +142,7 @@ pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
                     &serde_json::json!({ "untrusted": removed, "unknown": unknown }),
                 );
             }
-            println!("untrusted {} hook(s)", removed.len());
+            outln!("untrusted {} hook(s)", removed.len());
             if !unknown.is_empty() {
                 bail!("not trusted before: {}", unknown.join(", "));
             }

@@ -158,7 +158,7 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
             if json {
                 return print_json(&server);
             }
-            println!(
+            outln!(
                 "added MCP server `{name}`: {} (in {})",
                 server.target(),
                 path.display()
@@ -170,7 +170,7 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
                 return print_json(&json!({ "servers": config.mcp.servers }));
             }
             if config.mcp.servers.is_empty() {
-                println!("no MCP servers configured (amber mcp add NAME -- COMMAND ARGS…)");
+                outln!("no MCP servers configured (amber mcp add NAME -- COMMAND ARGS…)");
             }
             for server in &config.mcp.servers {
                 let mut flags = Vec::new();
@@ -188,7 +188,7 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
                 } else {
                     format!("  ({})", flags.join(", "))
                 };
-                println!("{}  {}{flags}", server.name, server.target());
+                outln!("{}  {}{flags}", server.name, server.target());
             }
             Ok(())
         }
@@ -197,17 +197,17 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
             let mut pins = amber_mcp::pins::PinStore::load(&dirs.data)?;
             pins.forget(&name);
             pins.save()?;
-            println!("removed MCP server `{name}`");
+            outln!("removed MCP server `{name}`");
             Ok(())
         }
         McpCommand::Enable { name } => {
             config_edit::set_enabled(&path, &name, true)?;
-            println!("enabled MCP server `{name}`");
+            outln!("enabled MCP server `{name}`");
             Ok(())
         }
         McpCommand::Disable { name } => {
             config_edit::set_enabled(&path, &name, false)?;
-            println!("disabled MCP server `{name}`");
+            outln!("disabled MCP server `{name}`");
             Ok(())
         }
         McpCommand::Tools { name, json } => {
@@ -241,9 +241,9 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
                 }));
             }
             for note in &notes {
-                eprintln!("amber: warning: {note}");
+                errln!("amber: warning: {note}");
             }
-            print!("{}", mcp::render(std::slice::from_ref(&status)));
+            out!("{}", mcp::render(std::slice::from_ref(&status)));
             for tool in &tools {
                 let first_line = tool["description"]
                     .as_str()
@@ -257,16 +257,16 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
                 } else {
                     ""
                 };
-                println!(
+                outln!(
                     "tool {}{held}\n  {first_line}",
                     tool["amber_name"].as_str().unwrap_or_default()
                 );
             }
             for resource in &catalog.resources {
-                println!("resource {}  {}", resource.key, resource.about);
+                outln!("resource {}  {}", resource.key, resource.about);
             }
             for prompt in &catalog.prompts {
-                println!("prompt {}  {}", prompt.key, prompt.about);
+                outln!("prompt {}  {}", prompt.key, prompt.about);
             }
             Ok(())
         }
@@ -290,7 +290,7 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
             match result {
                 Ok(text) if json => print_json(&json!({"ok": true, "content": text})),
                 Ok(text) => {
-                    println!("{text}");
+                    outln!("{text}");
                     Ok(())
                 }
                 Err(e) if json => {
@@ -327,25 +327,25 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
             }
             if !json {
                 if adding.is_empty() {
-                    println!(
+                    outln!(
                         "nothing to import from {} or {}",
                         claude.display(),
                         codex.display()
                     );
                 }
                 for f in &adding {
-                    println!(
+                    outln!(
                         "{}  {}  (from {})",
                         f.server.name,
                         f.server.target(),
                         f.source.display()
                     );
                     for key in f.server.env.keys() {
-                        println!("  env {key}");
+                        outln!("  env {key}");
                     }
                 }
                 for s in &skipped {
-                    eprintln!(
+                    errln!(
                         "amber: skipped `{}` of {}: {}",
                         s.name,
                         s.source.display(),
@@ -366,7 +366,7 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
                 return print_json(&json!({"added": adding, "skipped": skipped}));
             }
             if !adding.is_empty() {
-                println!("added {} MCP servers to {}", adding.len(), path.display());
+                outln!("added {} MCP servers to {}", adding.len(), path.display());
             }
             Ok(())
         }
@@ -378,8 +378,8 @@ pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
                     &json!({"server": name, "tool": tool, "approved": true, "diff": diff}),
                 );
             }
-            print!("{diff}");
-            println!("approved the new `{tool}` of MCP server `{name}`; it is offered again");
+            out!("{diff}");
+            outln!("approved the new `{tool}` of MCP server `{name}`; it is offered again");
             Ok(())
         }
     }

@@ -190,7 +190,7 @@ pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
             dir,
         } => {
             let made = authoring::scaffold::create(&dir, &name, lang, kind)?;
-            println!(
+            outln!(
                 "made {} ({} {} plugin); next:\n  cd {}\n  amber plugin test",
                 made.display(),
                 lang.name(),
@@ -209,7 +209,7 @@ pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
         PluginCommand::Disable { id } => report(host::loaded(workspace)?.set_enabled(&id, false)?),
         PluginCommand::Remove { id } => {
             host::loaded(workspace)?.remove(&id)?;
-            println!("removed {id}");
+            outln!("removed {id}");
             Ok(())
         }
         PluginCommand::Grant { id, permission } => {
@@ -262,18 +262,18 @@ fn add(file: &Path, choice: GrantChoice, as_json: bool, workspace: &Path) -> Res
             amber_runtime::Registration::Replaced => "replaced",
         };
         let granted: Vec<&str> = report.granted.iter().map(|p| p.as_str()).collect();
-        println!("{verb} {} {}", report.id, report.version);
+        outln!("{verb} {} {}", report.id, report.version);
         if !granted.is_empty() {
-            println!("  granted: {}", granted.join(", "));
+            outln!("  granted: {}", granted.join(", "));
         }
         for p in &report.not_granted {
-            println!(
+            outln!(
                 "  not granted: {p} (grant it with `amber plugin grant {} {p}`)",
                 report.id
             );
         }
         if let Some(status) = &report.status {
-            print!("{}", render::contributions(status));
+            out!("{}", render::contributions(status));
         }
     }
     match &report.enable_error {
@@ -288,7 +288,7 @@ fn list(as_json: bool, workspace: &Path) -> Result<()> {
     if as_json {
         return print_json(&json!({ "plugins": plugins }));
     }
-    print!("{}", render::list(&plugins));
+    out!("{}", render::list(&plugins));
     Ok(())
 }
 
@@ -305,12 +305,12 @@ fn info(id: &str, as_json: bool, workspace: &Path) -> Result<()> {
     if as_json {
         return print_json(&status);
     }
-    print!("{}", render::status(&status));
+    out!("{}", render::status(&status));
     Ok(())
 }
 
 fn report(status: PluginStatus) -> Result<()> {
-    print!("{}", render::state_change(&status));
+    out!("{}", render::state_change(&status));
     Ok(())
 }
 
@@ -325,7 +325,7 @@ fn logs(id: &str, tail: Option<usize>, workspace: &Path) -> Result<()> {
     let lines: Vec<&str> = text.lines().collect();
     let skip = tail.map_or(0, |n| lines.len().saturating_sub(n));
     for line in &lines[skip..] {
-        println!("{line}");
+        outln!("{line}");
     }
     Ok(())
 }
@@ -352,14 +352,14 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
         if enabled.is_err() {
             shown.reason = None;
         }
-        print!("{}", render::status(&shown));
+        out!("{}", render::status(&shown));
         for tool in &tools {
             let mode = if tool.read_only {
                 "read-only"
             } else {
                 "writes"
             };
-            println!("  tool {:<20} {mode:<9}  {}", tool.name, tool.description);
+            outln!("  tool {:<20} {mode:<9}  {}", tool.name, tool.description);
         }
     }
     runtime.disable(&id)?;
@@ -380,7 +380,7 @@ fn build(dir: &Path, as_json: bool) -> Result<()> {
         return print_json(&summary);
     }
     let status = &loaded.status;
-    println!(
+    outln!(
         "built {} ({:.1} MB): plugin `{}` {}, API {}, exports {}",
         wasm.display(),
         loaded.size as f64 / 1e6,
@@ -390,10 +390,10 @@ fn build(dir: &Path, as_json: bool) -> Result<()> {
         status.exports.join(", ")
     );
     for c in &status.contributions {
-        println!("  {} {}", c.kind, c.name);
+        outln!("  {} {}", c.kind, c.name);
     }
     if loaded.size > authoring::check::BIG_BYTES {
-        println!(
+        outln!(
             "  it is big: its first use compiles it for some seconds; later ones read the compiled code"
         );
     }
@@ -425,19 +425,19 @@ fn test(dir: &Path, no_build: bool, as_json: bool) -> Result<()> {
             "failed": failed,
         }))?;
     } else {
-        println!(
+        outln!(
             "plugin `{}`: loads, initializes, and contributes what it declares",
             loaded.status.manifest.id
         );
         for outcome in &outcomes {
             let mark = if outcome.passed { "passed" } else { "FAILED" };
-            println!("  {mark}  {}", outcome.example);
+            outln!("  {mark}  {}", outcome.example);
             for line in outcome.diff.lines() {
-                println!("          {line}");
+                outln!("          {line}");
             }
         }
         if outcomes.is_empty() {
-            println!("  no examples: add [[tool]] calls to {}", file.display());
+            outln!("  no examples: add [[tool]] calls to {}", file.display());
         }
     }
     if failed > 0 {

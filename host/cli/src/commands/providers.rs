@@ -155,11 +155,8 @@ fn check(
         preset.model = model;
     }
     let manager = host::loaded(workspace)?;
-    let (dialect, warning) = make_dialect(manager.runtime().ledger(), &preset.flavor)
+    let dialect = make_dialect(manager.runtime().ledger(), &preset)
         .map_err(|e| host::with_bundle_hint(e.into()))?;
-    if let Some(warning) = warning {
-        eprintln!("amber: warning: {warning}");
-    }
     let key = WireClient::key_from_env(&preset)?;
     let request = ChatRequest {
         flavor: dialect.flavor().name.clone(),

@@ -44,7 +44,7 @@ fn list(as_json: bool) -> Result<()> {
     if as_json {
         return print_json(&json!({ "sessions": sessions }));
     }
-    print!("{}", amber_app::render::sessions::list(&sessions));
+    out!("{}", amber_app::render::sessions::list(&sessions));
     Ok(())
 }
 
@@ -67,7 +67,7 @@ fn show(id: &str, as_json: bool) -> Result<()> {
         }));
     }
     if let Some(info) = &resumed.info {
-        println!(
+        outln!(
             "session {id} · {} {} · {} · started {}",
             info.provider,
             info.model,
@@ -75,14 +75,14 @@ fn show(id: &str, as_json: bool) -> Result<()> {
             timestamp(info.created)
         );
     }
-    println!(
+    outln!(
         "chain verified: {} messages, {} turns, head {}",
         messages.len(),
         resumed.turns,
         &resumed.chain.head().to_hex()[..16]
     );
     for w in &resumed.warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
     for message in messages {
         print_message(message);
@@ -90,7 +90,7 @@ fn show(id: &str, as_json: bool) -> Result<()> {
     if !resumed.interrupted.is_empty() {
         let n = resumed.interrupted.len();
         let verb = if n == 1 { "has" } else { "have" };
-        println!(
+        outln!(
             "\n{} {verb} no result; `amber exec --resume {id}` records them as interrupted",
             amber_core::text::count(n, "tool call")
         );
@@ -105,14 +105,14 @@ fn print_message(message: &Message) {
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    println!("\n[{role}]");
+    outln!("\n[{role}]");
     for part in &message.parts {
         match part {
-            Part::Text { text } => println!("{text}"),
-            Part::Reasoning(r) if !r.text.is_empty() => println!("(thinking) {}", r.text),
-            Part::Reasoning(_) => println!("(reasoning kept for the provider)"),
-            Part::ToolCall(c) => println!("→ {} {} ({})", c.name, c.arguments, c.id),
-            Part::ToolResult(r) => println!("← {} {}", r.call_id, r.content),
+            Part::Text { text } => outln!("{text}"),
+            Part::Reasoning(r) if !r.text.is_empty() => outln!("(thinking) {}", r.text),
+            Part::Reasoning(_) => outln!("(reasoning kept for the provider)"),
+            Part::ToolCall(c) => outln!("→ {} {} ({})", c.name, c.arguments, c.id),
+            Part::ToolResult(r) => outln!("← {} {}", r.call_id, r.content),
         }
     }
 }

@@ -37,11 +37,11 @@ pub(super) fn print(outcome: &Outcome, json: bool) -> Result<()> {
         Outcome::Ok { .. } | Outcome::Man { .. } => {
             let text = outcome.text();
             if !text.is_empty() {
-                println!("{}", text.trim_end());
+                outln!("{}", text.trim_end());
             }
         }
         Outcome::Unknown { .. } | Outcome::Error { .. } => {
-            eprintln!("amber: {}", outcome.text().trim_end())
+            errln!("amber: {}", outcome.text().trim_end())
         }
     }
     Ok(())

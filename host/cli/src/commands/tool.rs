@@ -78,7 +78,7 @@ fn list(as_json: bool, workspace: &Path) -> Result<()> {
         return print_json(&json!({ "tools": tools }));
     }
     if tools.is_empty() {
-        println!("no tools (add a plugin with `amber plugin add FILE.wasm`)");
+        outln!("no tools (add a plugin with `amber plugin add FILE.wasm`)");
     }
     for t in &tools {
         let mode = if t["read_only"] == true {
@@ -86,7 +86,7 @@ fn list(as_json: bool, workspace: &Path) -> Result<()> {
         } else {
             "writes"
         };
-        println!(
+        outln!(
             "{:<20} {mode:<9}  {:<22} {}",
             t["name"].as_str().unwrap_or(""),
             t["owner"].as_str().unwrap_or(""),
@@ -142,7 +142,7 @@ fn call(call: CallArgs, workspace: &Path) -> Result<()> {
             amber_core::engine::dispatch::check_arguments(name, &spec.input_schema, &args);
         if let Err(problem) = checked {
             if as_json {
-                println!(
+                outln!(
                     "{}",
                     json!({"status": "error", "output": problem, "meta": null})
                 );
@@ -152,12 +152,12 @@ fn call(call: CallArgs, workspace: &Path) -> Result<()> {
     }
     let result = tool.call(&args);
     match (&result, as_json) {
-        (Ok(out), true) => println!(
+        (Ok(out), true) => outln!(
             "{}",
             json!({"status": "ok", "output": out.content, "meta": out.meta})
         ),
-        (Ok(out), false) => println!("{}", out.content),
-        (Err(e), true) => println!(
+        (Ok(out), false) => outln!("{}", out.content),
+        (Err(e), true) => outln!(
             "{}",
             json!({"status": "error", "output": e.to_string(), "meta": null})
         ),

@@ -33,6 +33,18 @@ impl<C> CommandSet<C> {
                 return unknown(line, first, suggestion);
             }
         };
+        // `--help` (or `-h`) after any command is its page, never a value
+        // it acts on: `/compact --help` does not compact with "--help" as
+        // its focus, and `/set model --help` does not set the model.
+        if matches!(
+            words.get(path.len()).map(String::as_str),
+            Some("--help" | "-h")
+        ) {
+            return Outcome::Man {
+                text: super::man::man_page(&path, node),
+                path,
+            };
+        }
         let Some((action, handler)) = node
             .action()
             .and_then(|action| Some((action, self.handler(action)?)))
@@ -173,6 +185,22 @@ mod tests {
             ("get.all", &["get".to_string()][..])
         );
         assert_eq!(log.0.len(), 3);
+    }
+
+    #[test]
+    fn help_after_a_command_is_its_page_and_runs_nothing() {
+        let set = builtin_set();
+        let mut log = Log::default();
+        for (line, at) in [
+            ("/set model --help", vec!["set", "model"]),
+            ("/status -h", vec!["status"]),
+        ] {
+            let Outcome::Man { path, .. } = set.dispatch(&mut log, line) else {
+                panic!("{line} ran");
+            };
+            assert_eq!(path, at);
+        }
+        assert!(log.0.is_empty(), "{:?}", log.0);
     }
 
     #[test]

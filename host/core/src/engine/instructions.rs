@@ -59,12 +59,12 @@ pub fn load_down_to(workspace: &Path, subdir: &Path) -> Result<Vec<Instructions>
                 continue;
             }
             let relative = relative.to_string_lossy().into_owned();
-            let bytes = dir
-                .read(&relative)
+            // Only the part that is kept is read: a FIFO or a link to
+            // /dev/zero named AGENTS.md is refused, never waited on.
+            let (kept, truncated) = dir
+                .read_head(&relative, MAX_INSTRUCTION_BYTES as u64)
                 .map_err(|e| format!("{e} ({})", file.display()))?;
-            let truncated = bytes.len() > MAX_INSTRUCTION_BYTES;
-            let kept = &bytes[..bytes.len().min(MAX_INSTRUCTION_BYTES)];
-            let text = String::from_utf8_lossy(kept).into_owned();
+            let text = String::from_utf8_lossy(&kept).into_owned();
             found.push(Instructions {
                 file,
                 relative,

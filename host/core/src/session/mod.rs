@@ -6,7 +6,10 @@
 //! fsyncs at each head. Resuming replays the records through a
 //! [`ContextChain`] and checks every hash: a changed line is refused by
 //! number; a half-written last line (a crash mid-write) is dropped with a
-//! warning and cut off before anything more is appended; tool calls that
+//! warning and cut off before anything more is appended; a compaction's
+//! rebuild (`clear`, the new messages, its `head`) counts only once its
+//! head is there, so a kill mid-rebuild resumes the context before it;
+//! tool calls that
 //! never got a result are reported, so the caller can record an
 //! "interrupted" result for each and every call still has exactly one.
 
@@ -86,8 +89,13 @@ pub enum SessionError {
     },
     #[error("no session `{id}` in {} (see `amber sessions list`)", dir.display())]
     NotFound { id: String, dir: PathBuf },
-    #[error("session {id} is in use by PID {pid}; wait for it to finish, or stop it")]
-    InUse { id: String, pid: String },
+    #[error("session {id} is in use by {holder}; wait for it to finish, or stop it")]
+    InUse {
+        id: String,
+        /// "PID 4242", or "another amber process" when its PID could not
+        /// be read.
+        holder: String,
+    },
 }
 
 /// One writer per session: an advisory lock on `<id>.lock` beside the
@@ -124,20 +132,15 @@ impl SessionLock {
                 Ok(SessionLock { _file: file })
             }
             Err(std::fs::TryLockError::WouldBlock) => {
-                let mut pid = String::new();
-                let _ = file.read_to_string(&mut pid);
                 let id = session
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                Err(SessionError::InUse {
-                    id,
-                    pid: if pid.trim().is_empty() {
-                        "unknown".into()
-                    } else {
-                        pid.trim().to_string()
-                    },
-                })
+                let holder = match holder_pid(&mut file) {
+                    Some(pid) => format!("PID {pid}"),
+                    None => "another amber process".to_string(),
+                };
+                Err(SessionError::InUse { id, holder })
             }
             Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
         }
@@ -189,10 +192,28 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> SessionError + '_ {
     }
 }
 
+/// The PID in a held lock file. The holder writes it just after it takes
+/// the lock, so a read in between finds the file empty: read again for a
+/// moment before giving up.
+fn holder_pid(file: &mut File) -> Option<u32> {
+    use std::io::Seek;
+    for _ in 0..20 {
+        let mut text = String::new();
+        let read = file.rewind().and_then(|()| file.read_to_string(&mut text));
+        if let (Ok(_), Ok(pid)) = (read, text.trim().parse::<u32>()) {
+            return Some(pid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    None
+}
+
 /// Appends records to one session file.
 pub struct SessionWriter {
     path: PathBuf,
     file: File,
+    /// Between a `clear` and the `head` that closes the rebuild.
+    rebuilding: bool,
     _lock: SessionLock,
 }
 
@@ -218,6 +239,7 @@ impl SessionWriter {
         Ok(SessionWriter {
             path: path.to_path_buf(),
             file,
+            rebuilding: false,
             _lock: lock,
         })
     }
@@ -252,7 +274,11 @@ impl SessionWriter {
         // One write per record: a crash leaves at most one partial line.
         self.file
             .write_all(line.as_bytes())
-            .map_err(|e| io(e.to_string()))
+            .map_err(|e| io(e.to_string()))?;
+        if self.rebuilding {
+            crate::crash_point::pass("rebuild-record");
+        }
+        Ok(())
     }
 
     /// Records the session's start; the first line of a new file.
@@ -288,6 +314,7 @@ impl SessionWriter {
 
     pub fn clear(&mut self, chain: &mut ContextChain) -> Result<(), SessionError> {
         chain.clear();
+        self.rebuilding = true;
         self.write(&Record::Clear)
     }
 
@@ -302,6 +329,7 @@ impl SessionWriter {
             hash: hex(&chain.head()),
             len: chain.len(),
         })?;
+        self.rebuilding = false;
         self.file.sync_all().map_err(|e| SessionError::Io {
             path: self.path.clone(),
             reason: e.to_string(),
@@ -332,6 +360,10 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
     let mut turns = 0;
     let mut valid_len = 0u64;
     let mut after_head = true;
+    // A compaction's rebuild is a `clear`, the new context's messages and
+    // a closing `head`: one unit. Until its head is read, what the chain
+    // was before the `clear` is kept here, with where the file was whole.
+    let mut rebuild: Option<(ContextChain, u64, bool)> = None;
     let lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
     for (i, raw) in lines.iter().enumerate() {
         let number = i + 1;
@@ -341,6 +373,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
             valid_len += raw.len() as u64;
             continue;
         }
+        let record_start = valid_len;
         let record: Record = match serde_json::from_str(&text) {
             Ok(record) => record,
             Err(_) if last => {
@@ -357,7 +390,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         if let Record::Hook(_) = record {
             continue;
         }
-        after_head = false;
+        let was_after_head = std::mem::replace(&mut after_head, false);
         match record {
             Record::Start(start) => {
                 match &start.seal {
@@ -394,7 +427,12 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                     ));
                 }
             }
-            Record::Clear => chain.clear(),
+            Record::Clear => {
+                if rebuild.is_none() {
+                    rebuild = Some((chain.clone(), record_start, was_after_head));
+                }
+                chain.clear();
+            }
             // Read past above.
             Record::Hook(_) => {}
             Record::Head { hash, len } => {
@@ -406,8 +444,20 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                 }
                 turns += 1;
                 after_head = true;
+                rebuild = None;
             }
         }
+    }
+    if let Some((before, at, whole)) = rebuild {
+        // Killed mid-rebuild: the old context stands, and what the rebuild
+        // wrote is cut off before anything more is appended.
+        chain = before;
+        valid_len = at;
+        after_head = whole;
+        warnings.push(format!(
+            "{}: an unfinished compaction was discarded (the run was interrupted while it rebuilt the context); the context before it is kept",
+            path.display()
+        ));
     }
     if !after_head {
         warnings.push(format!(
@@ -531,6 +581,54 @@ mod tests {
         let again = resume(&path).unwrap();
         assert!(again.warnings.is_empty(), "{:?}", again.warnings);
         assert_eq!(again.chain.head(), chain.head());
+    }
+
+    #[test]
+    fn a_rebuild_counts_only_once_its_head_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let before = write_turns(&path);
+        let whole = std::fs::metadata(&path).unwrap().len();
+        // Killed after each record of a rebuild: the old context stands.
+        for written in 1..=3 {
+            let resumed = resume(&path).unwrap();
+            let mut chain = resumed.chain.clone();
+            let lock = SessionLock::acquire(&path).unwrap();
+            let mut w = SessionWriter::reopen(&path, &resumed, lock).unwrap();
+            w.clear(&mut chain).unwrap();
+            for message in [text(Role::System, "sys"), text(Role::User, "summary")]
+                .into_iter()
+                .take(written - 1)
+            {
+                w.push(&mut chain, message).unwrap();
+            }
+            drop(w);
+            let resumed = resume(&path).unwrap();
+            assert_eq!(resumed.chain.get_all(), before.get_all(), "after {written}");
+            assert!(
+                resumed
+                    .warnings
+                    .iter()
+                    .any(|w| w.contains("an unfinished compaction was discarded")),
+                "{:?}",
+                resumed.warnings
+            );
+            assert_eq!(resumed.valid_len, whole);
+            assert!(resumed.interrupted.is_empty());
+        }
+        // With its head, the rebuild is the context.
+        let resumed = resume(&path).unwrap();
+        let mut chain = resumed.chain.clone();
+        let lock = SessionLock::acquire(&path).unwrap();
+        let mut w = SessionWriter::reopen(&path, &resumed, lock).unwrap();
+        w.clear(&mut chain).unwrap();
+        w.push(&mut chain, text(Role::System, "sys")).unwrap();
+        w.push(&mut chain, text(Role::User, "summary")).unwrap();
+        w.end_turn(&chain).unwrap();
+        drop(w);
+        let resumed = resume(&path).unwrap();
+        assert_eq!(resumed.chain.get_all(), chain.get_all());
+        assert!(resumed.warnings.is_empty(), "{:?}", resumed.warnings);
     }
 
     #[test]

@@ -17,7 +17,6 @@
 //! `candidate: false`, or that amber cannot read, is a person's: the
 //! learner leaves it as it is.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use amber_core::ports::SkillOp;
@@ -349,28 +348,14 @@ fn create_dir(dir: &Path) -> Result<(), SkillError> {
     })
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder,
-/// synced and then renamed over it, so a reader sees the old file or the
-/// new one, never half of one.
+/// Writes `text` to `path` atomically (`amber_core::atomic`), so a reader
+/// sees the old file or the new one, never half of one.
 fn write_atomically(path: &Path, text: &str) -> Result<(), SkillError> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SkillError::Io {
-            action: "write",
-            path,
-            source,
-        }
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".amber-")
-        .suffix(".tmp")
-        .tempfile_in(folder)
-        .map_err(io(folder))?;
-    temp.write_all(text.as_bytes()).map_err(io(temp.path()))?;
-    temp.as_file().sync_all().map_err(io(temp.path()))?;
-    temp.persist(path).map_err(|e| io(path)(e.error))?;
-    Ok(())
+    amber_core::atomic::write_atomic(path, text.as_bytes()).map_err(|source| SkillError::Io {
+        action: "write",
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! `amber:plugin/files`: walks the workspace and reads a batch of its files
-//! in one crossing, for a plugin granted `workspace-read`.
+//! in one crossing, for a plugin granted `workspace-read`; replaces a file
+//! whole, for one granted `workspace-write` (the file tools' writes: see
+//! `amber_core::atomic`).
 //!
 //! Through WASI a file costs several host calls (open, stat, a stream,
 //! reads, drops); a grep over thousands of files spent more time crossing
@@ -22,6 +24,7 @@ use super::walker::{Kind, Walker};
 use crate::bindings::amber::plugin::files::{
     self, EntryKind, Host, HostWalk, ReadError, WalkEntry,
 };
+use crate::grants::Permission;
 use crate::instance::HostState;
 use crate::sandbox::WORKSPACE_MOUNT;
 
@@ -122,6 +125,17 @@ impl HostState {
         ))
     }
 
+    fn refuse_unless_writable(&self) -> Result<(), String> {
+        let plugin = &self.plugin;
+        if plugin.grants.has(Permission::WorkspaceWrite) {
+            return Ok(());
+        }
+        Err(format!(
+            "not granted: workspace-write (plugin `{}`; grant it with `amber plugin grant {} workspace-write`)",
+            plugin.id, plugin.id
+        ))
+    }
+
     fn workspace_dir(&mut self) -> Result<&WorkspaceDir, String> {
         if self.workspace_dir.is_none() {
             let workspace = &self.plugin.workspace;
@@ -189,6 +203,25 @@ impl Host for HostState {
                 }
             })
             .collect())
+    }
+
+    fn replace_file(&mut self, path: String, contents: Vec<u8>) -> Result<(), String> {
+        self.refuse_unless_writable()?;
+        let relative = host_path(&path)?;
+        let workspace = self.plugin.workspace.to_string_lossy().into_owned();
+        let dir = self.workspace_dir()?;
+        dir.replace(&relative, &contents).map_err(|e| {
+            // The plugin's own path, and the mount, never the host's path.
+            let e = e.replace(&workspace, WORKSPACE_MOUNT);
+            if relative == path {
+                e
+            } else {
+                e.replace(
+                    &format!("(writing {relative})"),
+                    &format!("(writing {path})"),
+                )
+            }
+        })
     }
 }
 

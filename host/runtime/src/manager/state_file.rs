@@ -3,9 +3,9 @@
 //! amber processes adding plugins at once lose nothing.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+
+use amber_core::atomic::{self, FileLock, Options};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -24,40 +24,15 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> LoadError {
     }
 }
 
-/// An exclusive lock on the state dir, released on drop.
-struct Lock(File);
-
-impl Lock {
-    fn take(dir: &Path) -> Result<Lock, LoadError> {
-        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
-        let path = dir.join(".lock");
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| io_error(&path, e))?;
-        // SAFETY: flock on a file descriptor we own for the lock's lifetime.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(io_error(&path, std::io::Error::last_os_error()));
-        }
-        Ok(Lock(file))
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: unlocking the descriptor locked in `take`.
-        unsafe {
-            libc::flock(self.0.as_raw_fd(), libc::LOCK_UN);
-        }
-    }
+/// The lock every read-modify-write of the state dir holds.
+fn lock(dir: &Path) -> Result<FileLock, LoadError> {
+    let path = dir.join(".lock");
+    FileLock::at(&path).map_err(|e| io_error(&path, e))
 }
 
 /// Writes `bytes` to `path` atomically.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
-    crate::atomic::write_atomic(path, bytes).map_err(|e| io_error(path, e))
+    atomic::write_atomic(path, bytes).map_err(|e| io_error(path, e))
 }
 
 fn read_json<T: DeserializeOwned + Default>(path: &Path) -> Result<T, LoadError> {
@@ -69,9 +44,9 @@ fn read_json<T: DeserializeOwned + Default>(path: &Path) -> Result<T, LoadError>
     }
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), LoadError> {
+fn write_json<T: Serialize>(path: &Path, value: &T, options: Options) -> Result<(), LoadError> {
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| io_error(path, e))?;
-    write_atomic(path, &bytes)
+    atomic::write_with(path, &bytes, options).map_err(|e| io_error(path, e))
 }
 
 /// `data/plugins/`.
@@ -99,7 +74,7 @@ impl StateDir {
 
     /// Read-modify-write of `installed.json` under the lock.
     pub fn update_installed(&self, change: impl FnOnce(&mut Installed)) -> Result<(), LoadError> {
-        let _lock = Lock::take(&self.dir)?;
+        let _lock = lock(&self.dir)?;
         let path = self.dir.join(INSTALLED);
         let mut installed: Installed = read_json(&path)?;
         let before = installed.clone();
@@ -107,7 +82,7 @@ impl StateDir {
         if installed == before {
             return Ok(());
         }
-        write_json(&path, &installed)
+        write_json(&path, &installed, Options::STATE)
     }
 
     /// Read-modify-write of `grants.json` under the lock.
@@ -115,7 +90,7 @@ impl StateDir {
         &self,
         change: impl FnOnce(&mut BTreeMap<String, GrantRecord>),
     ) -> Result<(), LoadError> {
-        let _lock = Lock::take(&self.dir)?;
+        let _lock = lock(&self.dir)?;
         let path = self.dir.join(GRANTS);
         let mut grants: BTreeMap<String, GrantRecord> = read_json(&path)?;
         let before = grants.clone();
@@ -123,13 +98,18 @@ impl StateDir {
         if grants == before {
             return Ok(());
         }
-        write_json(&path, &grants)
+        // Trust decisions: the user's alone to read.
+        write_json(&path, &grants, Options::PRIVATE)
     }
 
-    /// Keeps a copy of the component as `<id>/<hash>.wasm`; returns its path.
+    /// Keeps a copy of the component as `<id>/<hash>.wasm`; returns its
+    /// path. A copy already there is kept only if its bytes still hash to
+    /// `hash`: one damaged on disk is written again, not reported as kept.
     pub fn store_wasm(&self, id: &str, hash: &str, bytes: &[u8]) -> Result<PathBuf, LoadError> {
         let path = self.dir.join(id).join(format!("{hash}.wasm"));
-        if path.exists() {
+        let intact =
+            std::fs::read(&path).is_ok_and(|kept| blake3::hash(&kept).to_hex().as_str() == hash);
+        if intact {
             // Added again: the newest copy in its folder, so a running
             // amber's live reload takes it over an older drop-in.
             let touched = std::fs::OpenOptions::new()
