@@ -5,6 +5,7 @@
 
 mod bench;
 mod c_plugin;
+mod circles;
 mod deps_support;
 mod fuzz;
 mod guests;
@@ -32,6 +33,8 @@ commands:
   test     install what is missing (the wasm target, the embedding model),
            build the guests, run every test
   guests   build every guest in release into target/guests/<name>.wasm
+  circles  fail when the files of a crate import each other in a loop;
+           `test` runs it
   js-types write sdk/js/amber-plugin.d.ts, the WIT as TypeScript declarations
   sdk-tests
            the Python and JavaScript SDKs' own tests (CPython against the
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
+        Some("circles") => circles::check(&root()),
         Some("guests") => guests::build_all().map(|_| ()),
         Some("c-example") => c_plugin::build().map(|out| println!("{}", out.display())),
         Some("sdk-tests") => sdk_tests::run_all(),
@@ -150,6 +154,8 @@ fn test(extra: &[String]) -> Result<()> {
         eprintln!("xtask: warning: cannot tell the runtime's support window: {e:#}");
     }
     ensure_sandbox()?;
+    // No crate's files import each other in a loop (docs/architecture.md).
+    circles::check(&root())?;
     // host/cli/tests/code.rs outlines npm's own JavaScript sources.
     setup::ensure_command("npm", "npm")?;
     // host/cli/tests/tui.rs drives the real binary in a real terminal.

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use amber_config::Config;
-use amber_core::commands::{builtin_tree, Candidate, CommandSet, Node, Outcome};
-use amber_core::engine::{Agent, AgentEvent, CompactionOutcome, EventSink, Mode};
+use amber_core::commands::CommandSet;
+use amber_core::engine::{AgentEvent, CompactionOutcome, EventSink, Mode};
 use amber_core::policy::Policy;
 use amber_core::project::ProjectRoot;
 use amber_runtime::manager::PluginManager;
@@ -16,23 +16,8 @@ use amber_wire::Preset;
 use anyhow::{Context as _, Result};
 
 use crate::compaction::{self, Compression};
-use crate::session::{self, SessionOptions};
-use crate::{builtins, feeds, host};
-
-/// An open session: the agent and what it was opened with.
-pub struct Live {
-    pub agent: Agent,
-    pub info: amber_core::session::SessionInfo,
-    pub preset: Preset,
-    /// How the session compresses (the gate and the pipeline are opaque
-    /// ports built from it: `compaction::install`).
-    pub compression: Compression,
-    /// The `session.started` event, for the front end to show.
-    pub started: AgentEvent,
-    /// The ledger's [`amber_core::Ledger::agent_generation`] the agent's
-    /// tools and prompt blocks were taken at (`session::sync_tools`).
-    pub tools_generation: u64,
-}
+use crate::host;
+use crate::session::{self, Live, SessionOptions};
 
 /// The values `/get` shows and `/set` changes.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -50,104 +35,34 @@ pub struct Settings {
 pub struct App {
     pub project: ProjectRoot,
     pub dirs: AmberDirs,
-    config: Config,
-    options: SessionOptions,
-    policy: Arc<Policy>,
-    manager: PluginManager,
-    live: Option<Live>,
+    pub(crate) config: Config,
+    pub(crate) options: SessionOptions,
+    pub(crate) policy: Arc<Policy>,
+    pub(crate) manager: PluginManager,
+    pub(crate) live: Option<Live>,
     /// Taken out while a command runs, so its handler can borrow the App
     /// mutably; always put back.
-    commands: Option<CommandSet<App>>,
+    pub(crate) commands: Option<CommandSet<App>>,
     /// Set by a handler that changed the plugins: the plugin feeds are
     /// rebuilt once the command returns.
-    plugins_changed: bool,
+    pub(crate) plugins_changed: bool,
     /// The ledger's command generation the tree was built from; another
     /// means a subtree came or went (an enable, a disable, a plugin
     /// unwound after repeated traps), so the tree is rebuilt. `None`
     /// until the first command, completion or look at the tree: the feeds
     /// list sessions and ask every command plugin for its spec, which a
     /// run that never types a command (`amber exec`) need not pay for.
-    built_from: Option<u64>,
+    pub(crate) built_from: Option<u64>,
     /// The MCP servers: started with a session, made on first use of
     /// `/mcp` without one.
-    mcp: Option<Arc<amber_mcp::McpHub>>,
+    pub(crate) mcp: Option<Arc<amber_mcp::McpHub>>,
     /// Whether the first request's wait for the servers is over.
-    mcp_waited: bool,
+    pub(crate) mcp_waited: bool,
     /// Warnings of that wait, for the front end that did not ask for them.
-    mcp_pending: Vec<String>,
+    pub(crate) mcp_pending: Vec<String>,
 }
 
-/// The tree while a command runs, for a caller that asks then (a handler
-/// reads the tree it runs from in its invocation instead).
-static NO_TREE: Node = Node {
-    help: String::new(),
-    man: None,
-    action: None,
-    range: None,
-    children: std::collections::BTreeMap::new(),
-};
-
 impl App {
-    /// The host without a session: what `amber /cmd` from the shell runs
-    /// commands against.
-    pub fn open(project: ProjectRoot, options: SessionOptions) -> Result<App> {
-        let dirs = AmberDirs::from_env();
-        let config = session::config_for(&dirs, &options)?;
-        let mode = options.mode.unwrap_or(config.policy.mode);
-        let policy = host::policy(&config, &project.root, Some(mode), options.yes);
-        let manager = host::loaded_with(&project.root, &config, Some(policy.clone()))?;
-        Ok(Self::assemble(
-            project, dirs, config, options, policy, manager, None, None,
-        ))
-    }
-
-    /// The host with a session open (a new one, or `options.resume`
-    /// verified first).
-    pub fn open_session(project: ProjectRoot, options: SessionOptions) -> Result<App> {
-        let open = session::open(&options, &project)?;
-        let dirs = AmberDirs::from_env();
-        Ok(Self::assemble(
-            project,
-            dirs,
-            open.config,
-            options,
-            open.policy,
-            open.manager,
-            Some(open.live),
-            open.mcp,
-        ))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn assemble(
-        project: ProjectRoot,
-        dirs: AmberDirs,
-        config: Config,
-        options: SessionOptions,
-        policy: Arc<Policy>,
-        manager: PluginManager,
-        live: Option<Live>,
-        mcp: Option<Arc<amber_mcp::McpHub>>,
-    ) -> App {
-        let mut commands = CommandSet::new(builtin_tree());
-        builtins::register(&mut commands);
-        App {
-            project,
-            dirs,
-            config,
-            options,
-            policy,
-            manager,
-            live,
-            commands: Some(commands),
-            plugins_changed: false,
-            built_from: None,
-            mcp,
-            mcp_waited: false,
-            mcp_pending: Vec::new(),
-        }
-    }
-
     /// The MCP host: the session's, or one made now (not started) for
     /// `/mcp` from the shell; `None` when no server is configured.
     pub fn mcp(&mut self) -> Result<Option<Arc<amber_mcp::McpHub>>> {
@@ -287,7 +202,7 @@ impl App {
             target: settings.compress_target,
             enabled: settings.compress_enabled,
         };
-        compaction::install(&mut live);
+        compaction::install(&mut live.agent, live.compression);
         Ok(&self.live.insert(live).started)
     }
 
@@ -412,62 +327,5 @@ impl App {
         let changes = self.manager_mut().sync_plugin_dir();
         self.refresh_if_stale();
         changes
-    }
-
-    /// Runs one slash-command line. Never panics: a handler's error or
-    /// panic comes back as [`Outcome::Error`].
-    pub fn dispatch(&mut self, line: &str) -> Outcome {
-        if self.built_from.is_none() {
-            self.refresh_feeds();
-        }
-        let Some(commands) = self.commands.take() else {
-            return Outcome::Error {
-                action: String::new(),
-                message: "command error: a command is already running".into(),
-            };
-        };
-        // The handler is found in the live registry first: a command of
-        // a plugin gone since the last rebuild is unknown, not stale.
-        let outcome = commands.dispatch(self, line);
-        self.commands = Some(commands);
-        self.refresh_if_stale();
-        outcome
-    }
-
-    /// Rebuilds the tree when plugins changed since it was built.
-    fn refresh_if_stale(&mut self) {
-        let generation = self.manager.runtime().ledger().command_generation();
-        if std::mem::take(&mut self.plugins_changed) || self.built_from != Some(generation) {
-            self.refresh_feeds();
-        }
-    }
-
-    /// Completion candidates for a partial line, from an up-to-date tree.
-    pub fn complete(&mut self, line: &str) -> Vec<Candidate> {
-        self.refresh_if_stale();
-        self.commands
-            .as_ref()
-            .map(|c| c.complete(line))
-            .unwrap_or_default()
-    }
-
-    /// The merged command tree, up to date: what the drawer draws.
-    pub fn tree(&mut self) -> &Node {
-        self.refresh_if_stale();
-        self.commands.as_ref().map_or(&NO_TREE, |c| c.tree())
-    }
-
-    /// Rebuilds every feed from the live state: presets, plugins,
-    /// sessions, and the plugins' own command subtrees.
-    pub fn refresh_feeds(&mut self) {
-        let Some(mut commands) = self.commands.take() else {
-            return;
-        };
-        self.plugins_changed = false;
-        self.built_from = Some(self.manager.runtime().ledger().command_generation());
-        for feed in feeds::all(self) {
-            commands.set_feed(feed);
-        }
-        self.commands = Some(commands);
     }
 }

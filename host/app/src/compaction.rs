@@ -7,14 +7,11 @@ use std::sync::Arc;
 
 use amber_config::Config;
 use amber_core::compress::{CompressorSettings, ModelCompressor};
-use amber_core::engine::CompactionOutcome;
-use amber_core::ports::{CompressionStats, Compressor, Learner};
+use amber_core::engine::{Agent, CompactionOutcome};
+use amber_core::ports::{CompressionGate, CompressionStats, Compressor, Learner, ThresholdGate};
 use amber_core::project::ProjectRoot;
 use amber_runtime::AmberDirs;
 use serde::Serialize;
-
-use crate::app::Live;
-use crate::session;
 
 /// How a session compresses. The agent's gate and compressor are opaque
 /// ports, so the values they were built from live here, for `/get`,
@@ -50,11 +47,10 @@ impl Compression {
 /// session's current model client, flavor and window. Called when the
 /// session starts and again after anything they depend on changes
 /// (`/set model`, `/set provider`, `/set compress_*`).
-pub fn install(live: &mut Live) {
-    let compression = live.compression;
-    live.agent.set_gate(session::gate(compression.threshold));
+pub fn install(agent: &mut Agent, compression: Compression) {
+    agent.set_gate(gate(compression.threshold));
     let compressor = compression.enabled.then(|| {
-        let config = live.agent.config();
+        let config = agent.config();
         let mut settings = CompressorSettings::new(
             config.flavor.clone(),
             config.model.clone(),
@@ -62,10 +58,15 @@ pub fn install(live: &mut Live) {
         );
         settings.target = compression.effective_target();
         settings.max_tokens = config.max_tokens;
-        let model = live.agent.model_client().clone();
+        let model = agent.model_client().clone();
         Arc::new(ModelCompressor::new(model, settings)) as Arc<dyn Compressor>
     });
-    live.agent.set_compressor(compressor);
+    agent.set_compressor(compressor);
+}
+
+/// The compression gate at `threshold` of the context window.
+pub fn gate(threshold: f64) -> Arc<dyn CompressionGate> {
+    Arc::new(ThresholdGate { threshold })
 }
 
 /// The learner for this workspace: memories into the user's memory

@@ -5,6 +5,7 @@
 
 mod app;
 pub mod builtins;
+mod commands;
 pub mod compaction;
 pub mod config_file;
 pub mod coverage;
@@ -20,4 +21,5 @@ pub mod session;
 pub mod stop_signals;
 pub mod watch;
 
-pub use app::{App, Live, Settings};
+pub use app::{App, Settings};
+pub use session::Live;

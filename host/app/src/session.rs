@@ -12,7 +12,7 @@ use amber_core::engine::{
 };
 use amber_core::hooks::HookRunner;
 use amber_core::policy::Policy;
-use amber_core::ports::{CompressionGate, ModelClient, ThresholdGate, Tool};
+use amber_core::ports::{ModelClient, Tool};
 use amber_core::project::ProjectRoot;
 use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
 use amber_core::{ContextChain, Ledger};
@@ -21,10 +21,24 @@ use amber_runtime::AmberDirs;
 use amber_wire::{make_dialect, Preset, WireClient};
 use anyhow::Result;
 
-use crate::app::Live;
 use crate::compaction::{self, Compression};
 use crate::host;
 use crate::presets::presets_from;
+
+/// An open session: the agent and what it was opened with.
+pub struct Live {
+    pub agent: Agent,
+    pub info: amber_core::session::SessionInfo,
+    pub preset: Preset,
+    /// How the session compresses (the gate and the pipeline are opaque
+    /// ports built from it: `compaction::install`).
+    pub compression: Compression,
+    /// The `session.started` event, for the front end to show.
+    pub started: AgentEvent,
+    /// The ledger's [`amber_core::Ledger::agent_generation`] the agent's
+    /// tools and prompt blocks were taken at (`session::sync_tools`).
+    pub tools_generation: u64,
+}
 
 /// What the command line (or the TUI's flags) asks of a session.
 #[derive(Debug, Clone, Default)]
@@ -167,11 +181,6 @@ pub fn model_client(
     Ok((Arc::new(client), flavor))
 }
 
-/// The compression gate at `threshold` of the context window.
-pub fn gate(threshold: f64) -> Arc<dyn CompressionGate> {
-    Arc::new(ThresholdGate { threshold })
-}
-
 /// The config as this process runs it: the file, with what the command
 /// line overrides for every session of the process (`--no-confirm`)
 /// written over it, so each session started reads it from one place.
@@ -230,7 +239,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     // (`App::wait_for_mcp`), not the opening: the TUI draws meanwhile.
     if let Some(threshold) = options.compress_threshold {
         live.compression.threshold = threshold;
-        crate::compaction::install(&mut live);
+        compaction::install(&mut live.agent, live.compression);
     }
     if let AgentEvent::SessionStarted { warnings, .. } = &mut live.started {
         warnings.extend(hook_warnings);
@@ -317,7 +326,7 @@ pub fn start(
     };
     let interrupt = Interrupt::default();
     let compression = Compression::from_config(config);
-    let gate = gate(compression.threshold);
+    let gate = compaction::gate(compression.threshold);
     // Read coverage: this host is the session journal's one writer.
     let reads = if config.coverage.enabled {
         let (reads, reads_warnings) =
@@ -419,7 +428,7 @@ pub fn start(
         started,
         tools_generation,
     };
-    compaction::install(&mut live);
+    compaction::install(&mut live.agent, live.compression);
     Ok(live)
 }
 

@@ -29,7 +29,7 @@ use crate::connection::{Catalog, Changed, Connection, Launch};
 use crate::names::NameTable;
 use crate::pins::{Listing, Pin, PinStore};
 use crate::sanitize;
-use crate::tools::{get_prompt_schema, read_resource_schema, McpTool, Target};
+use crate::tools::{get_prompt_schema, read_resource_schema, McpTool, Servers, Target};
 use crate::McpError;
 
 /// A dead server is started again on its next use this many times.
@@ -608,7 +608,8 @@ impl McpHub {
                 gated_by_exec: false,
                 approval_group: group.clone(),
             };
-            let adapter = McpTool::new(spec, server, target, self.me.clone());
+            let me: Weak<dyn Servers> = self.me.clone();
+            let adapter = McpTool::new(spec, server, target, me);
             match self
                 .setup
                 .ledger
@@ -753,6 +754,26 @@ impl McpHub {
         self.run_call(server, &what, move |conn| {
             Box::pin(async move { conn.get_prompt(&name, arguments).await })
         })
+    }
+}
+
+/// The adapters' calls, served by the methods above.
+impl Servers for McpHub {
+    fn call_tool(&self, server: &str, tool: &str, args: &Value) -> Result<String, ToolError> {
+        McpHub::call_tool(self, server, tool, args)
+    }
+
+    fn read_resource(&self, server: &str, uri: &str) -> Result<String, ToolError> {
+        McpHub::read_resource(self, server, uri)
+    }
+
+    fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<String, ToolError> {
+        McpHub::get_prompt(self, server, name, arguments)
     }
 }
 

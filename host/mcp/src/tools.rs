@@ -8,7 +8,19 @@ use std::sync::Weak;
 use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
 use serde_json::{json, Value};
 
-use crate::hub::McpHub;
+/// What an adapter asks of the hub. `McpHub` serves it; the adapters
+/// know the trait, not the hub that builds them, so the two files do not
+/// import each other.
+pub trait Servers: Send + Sync {
+    fn call_tool(&self, server: &str, tool: &str, args: &Value) -> Result<String, ToolError>;
+    fn read_resource(&self, server: &str, uri: &str) -> Result<String, ToolError>;
+    fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<String, ToolError>;
+}
 
 /// What an adapter asks of its server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,11 +35,11 @@ pub struct McpTool {
     spec: ToolSpec,
     server: String,
     target: Target,
-    hub: Weak<McpHub>,
+    hub: Weak<dyn Servers>,
 }
 
 impl McpTool {
-    pub fn new(spec: ToolSpec, server: &str, target: Target, hub: Weak<McpHub>) -> McpTool {
+    pub fn new(spec: ToolSpec, server: &str, target: Target, hub: Weak<dyn Servers>) -> McpTool {
         McpTool {
             spec,
             server: server.to_string(),

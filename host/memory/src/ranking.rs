@@ -30,10 +30,6 @@ use crate::validate::normal_tag;
 /// is than one in its body; tags sit between.
 const WEIGHTS: (f64, f64, f64) = (4.0, 1.0, 2.0);
 
-/// How many candidates to read per wanted hit: enough that suppressed
-/// records rarely starve a recall, few enough to stay fast.
-const CANDIDATES_PER_HIT: usize = 4;
-
 /// About how many matching records one bm25 pass may score.
 pub const SCORED_ROWS: usize = 2000;
 
@@ -129,7 +125,7 @@ impl Store {
     /// better; scores compare within one pass). `small` as for
     /// [`Store::plan`].
     pub(crate) fn rank(&self, query: &RecallQuery, small: bool) -> Result<Vec<(i64, f64)>> {
-        let window = window(query);
+        let window = query.window();
         // One pass over every word, within the namespace's token or not.
         let one_pass = |terms: &[String], scoped: bool| match any_of(terms) {
             Some(expression) if scoped => {
@@ -199,11 +195,6 @@ impl Store {
             .map_err(|e| self.sql(e))?;
         Ok(ranked)
     }
-}
-
-/// How many candidates a ranking reads for `query`.
-pub(crate) fn window(query: &RecallQuery) -> usize {
-    query.limit.max(1) * CANDIDATES_PER_HIT + 16
 }
 
 /// The SQL that keeps only records (`r`) of the query's types and with

@@ -9,9 +9,12 @@ use serde::Serialize;
 use crate::eligibility::{judge, Situation, Suppression};
 use crate::error::Result;
 use crate::model::{Record, RecordType, Status};
-use crate::ranking::window;
 use crate::semantic::{fuse, Embed};
 use crate::store::{now, Store};
+
+/// How many candidates a ranking reads per wanted hit: enough that
+/// suppressed records rarely starve a recall, few enough to stay fast.
+const CANDIDATES_PER_HIT: usize = 4;
 
 /// The default number of records a recall returns.
 pub const DEFAULT_LIMIT: usize = 5;
@@ -53,6 +56,11 @@ impl RecallQuery {
             scope_must_match: false,
             now: now(),
         }
+    }
+
+    /// How many candidates a ranking reads for this query.
+    pub(crate) fn window(&self) -> usize {
+        self.limit.max(1) * CANDIDATES_PER_HIT + 16
     }
 
     pub(crate) fn situation(&self) -> Situation<'_> {
@@ -158,7 +166,7 @@ impl Store {
                 let nearest = self.semantic_rank(query, embed.model(), &vector)?;
                 ranking = Ranking::Fused;
                 // Negated, so that lower stays better for every hit.
-                fuse(&lexical, &nearest, window(query))
+                fuse(&lexical, &nearest, query.window())
                     .into_iter()
                     .map(|(id, score)| (id, -score))
                     .collect()

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::bindings::types::Capability;
 use crate::compat::ExportSet;
 use crate::grants::Grants;
-use crate::lifecycle::PluginManifest;
+use crate::lifecycle::status::PluginManifest;
 
 /// The manifest and exports of one component.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

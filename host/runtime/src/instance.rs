@@ -6,8 +6,6 @@
 //! instantiates afresh from the `InstancePre`. Three such failures in a row
 //! report the plugin as failing, and the lifecycle marks it Failed.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -16,12 +14,9 @@ use wasmtime::{Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::{command, hook, parser, plugin, prompt, provider, tool, types};
-use crate::engine::RuntimeLimits;
 use crate::error::CallError;
-use crate::grants::Grants;
-use crate::imports::exec::ExecPolicy;
 use crate::limits::{DeadlineExceeded, GuestClock, GuestLimiter};
-use crate::log::PluginLog;
+pub use crate::plugin_context::{ArgumentTap, PluginContext};
 use crate::sandbox::{self, WORKSPACE_MOUNT};
 
 /// Failures in a row after which a plugin is marked Failed.
@@ -30,44 +25,16 @@ pub const TRAPS_BEFORE_FAILED: u32 = 3;
 /// ones that are dropped afterwards.
 const MAX_IDLE: usize = 4;
 
-/// What every instance of one plugin shares.
-pub struct PluginContext {
-    pub id: String,
-    pub grants: Grants,
-    /// The workspace root on the host; preopened only when granted.
-    pub workspace: PathBuf,
-    pub settings: BTreeMap<String, String>,
-    pub log: Arc<PluginLog>,
-    pub exec: ExecPolicy,
-    pub limits: RuntimeLimits,
-    /// Sees what goes into the component on each call; for audits and for
-    /// the test proving API keys never enter a component.
-    pub tap: Option<ArgumentTap>,
-    /// Asked about every command before `exec` runs it.
-    pub gate: Option<Arc<dyn amber_core::ports::CommandGate>>,
-}
-
-/// Receives (plugin id, call, the arguments as debug text).
-pub type ArgumentTap = Arc<dyn Fn(&str, &str, &str) + Send + Sync>;
-
-impl PluginContext {
-    /// Shows `args` of `call` to the tap, if one is set.
-    pub fn tap(&self, call: &str, args: &dyn std::fmt::Debug) {
-        if let Some(tap) = &self.tap {
-            tap(&self.id, call, &format!("{args:?}"));
-        }
-    }
-
-    fn init_context(&self) -> types::InitContext {
-        types::InitContext {
-            host_version: env!("CARGO_PKG_VERSION").to_string(),
-            api_version: crate::API_VERSION.to_string(),
-            workspace: self
-                .grants
-                .can_read_workspace()
-                .then(|| WORKSPACE_MOUNT.to_string()),
-            granted: self.grants.iter().map(Into::into).collect(),
-        }
+/// What `initialize` tells a plugin about its host and grants.
+fn init_context(plugin: &PluginContext) -> types::InitContext {
+    types::InitContext {
+        host_version: env!("CARGO_PKG_VERSION").to_string(),
+        api_version: crate::API_VERSION.to_string(),
+        workspace: plugin
+            .grants
+            .can_read_workspace()
+            .then(|| WORKSPACE_MOUNT.to_string()),
+        granted: plugin.grants.iter().map(Into::into).collect(),
     }
 }
 
@@ -283,7 +250,7 @@ impl InstancePool {
         let mut instance = self.instantiate_uninitialized_here()?;
         let ticks = instance.store.data_mut().clock.start_call();
         instance.store.set_epoch_deadline(ticks);
-        let ctx = self.context.init_context();
+        let ctx = init_context(&self.context);
         let plugin = instance.plugin.clone();
         let mark = self.context.log.mark();
         match plugin.call_initialize(&mut instance.store, &ctx) {

@@ -19,6 +19,7 @@ pub mod declarations;
 pub mod dirs;
 pub mod engine;
 pub mod error;
+pub mod exec_policy;
 pub mod file_hashes;
 pub mod grants;
 pub mod imports;
@@ -27,6 +28,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod log;
 pub mod manager;
+pub mod plugin_context;
 pub mod pool_cell;
 pub mod sandbox;
 

@@ -8,7 +8,7 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
 
 use crate::error::CallError;
 use crate::grants::Permission;
-use crate::instance::PluginContext;
+use crate::plugin_context::PluginContext;
 
 /// Where the workspace appears inside the sandbox.
 pub const WORKSPACE_MOUNT: &str = "/workspace";

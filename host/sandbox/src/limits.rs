@@ -13,7 +13,16 @@
 //! so without a `pids` cgroup the count is not enforced and `amber doctor`
 //! says so. CPU time is `RLIMIT_CPU`, per process.
 
-use crate::cgroup::{Available, LimitHits};
+use crate::cgroup::Available;
+
+/// What a command ran into, read from its cgroup when it ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LimitHits {
+    /// Forks the `pids` controller refused.
+    pub processes_refused: u64,
+    /// Processes the `memory` controller's OOM killer ended.
+    pub memory_kills: u64,
+}
 
 /// The default process (and thread) count of one command: a `cargo build`
 /// of a large workspace on a many-core machine stays far below it.

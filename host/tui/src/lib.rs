@@ -12,6 +12,7 @@ pub mod highlight;
 pub mod history;
 pub mod markdown;
 pub mod pane;
+pub mod pane_frame;
 pub mod plugin_view;
 pub mod preview;
 pub mod session_picker;

@@ -6,9 +6,10 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
+pub use crate::pane_frame::{frame_block, PaneAction};
 use crate::plugin_view::PluginView;
 use crate::session_picker::SessionPicker;
 use crate::theme;
@@ -17,22 +18,6 @@ pub enum Pane {
     Page(PagePane),
     Plugins(PluginView),
     Sessions(SessionPicker),
-}
-
-/// What a key in a pane asks of the driver.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PaneAction {
-    None,
-    Close,
-    Enable(String),
-    Disable(String),
-    /// Grant (`true`) or revoke one permission of a plugin.
-    Grant {
-        id: String,
-        permission: String,
-        granted: bool,
-    },
-    Resume(String),
 }
 
 impl Pane {
@@ -55,15 +40,6 @@ impl Pane {
             Pane::Sessions(picker) => picker.draw(frame, area),
         }
     }
-}
-
-/// A titled frame with the pane's keys at the bottom.
-pub fn frame_block(title: &str, keys: &str) -> Block<'static> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme::dim())
-        .title(Span::styled(format!(" {title} "), theme::heading()))
-        .title_bottom(Line::from(Span::styled(format!(" {keys} "), theme::dim())))
 }
 
 /// A man page, scrollable.

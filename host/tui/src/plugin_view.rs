@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Padding, Paragraph, Wrap};
 use ratatui::Frame;
 
-use crate::pane::{frame_block, PaneAction};
+use crate::pane_frame::{frame_block, PaneAction};
 use crate::theme;
 
 /// Lines of a plugin's log the view shows.

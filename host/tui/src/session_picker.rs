@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use unicode_width::UnicodeWidthStr;
 
-use crate::pane::{frame_block, PaneAction};
+use crate::pane_frame::{frame_block, PaneAction};
 use crate::theme;
 
 pub struct SessionPicker {

@@ -213,7 +213,7 @@ fn apply(app: &mut App, value: &Setting) -> Result<(), super::CommandError> {
 fn change_compression(app: &mut App, change: impl FnOnce(&mut compaction::Compression)) {
     if let Some(live) = app.live_mut() {
         change(&mut live.compression);
-        compaction::install(live);
+        compaction::install(&mut live.agent, live.compression);
     }
     app.resync_tools();
 }
@@ -233,7 +233,7 @@ fn switch_model(app: &mut App, preset: amber_wire::Preset) -> Result<(), super::
         config.context_window = preset.context_window;
         live.preset = preset;
         // The pipeline compresses with the session's model, for its window.
-        compaction::install(live);
+        compaction::install(&mut live.agent, live.compression);
     }
     // Sub-agents use the new model too.
     app.resync_tools();

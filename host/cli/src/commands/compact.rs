@@ -47,7 +47,7 @@ pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<Exit
     };
     let mut app = App::open_session(project.clone(), options)
         .with_context(|| format!("cannot open session {id} to compact it"))?;
-    let outcome = match app.dispatch(&super::slash::line(&words)) {
+    let outcome = match app.dispatch(&super::outcome::line(&words)) {
         Outcome::Ok {
             reply:
                 Reply {
@@ -58,8 +58,8 @@ pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<Exit
         } => compact(&mut app, focus.as_deref(), json, &id)?,
         other => other,
     };
-    super::slash::print(&outcome, json)?;
-    Ok(super::slash::exit_code(&outcome))
+    super::outcome::print(&outcome, json)?;
+    Ok(super::outcome::exit_code(&outcome))
 }
 
 /// Runs the cycle on the open session; its events go to stderr as the

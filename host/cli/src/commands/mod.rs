@@ -12,6 +12,7 @@ pub mod exec;
 pub mod hooks;
 pub mod mcp;
 pub mod memory;
+pub mod outcome;
 pub mod plugin;
 pub mod precompile;
 pub mod providers;

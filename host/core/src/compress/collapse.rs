@@ -164,7 +164,6 @@ mod tests {
     use super::*;
     use crate::compress::segment::segment;
     use crate::compress::segment::tests::{assistant, call, result};
-    use crate::engine::assemble::text_message;
 
     fn read_loop(n: usize, start: usize) -> Vec<Message> {
         (start..start + n)
@@ -193,11 +192,11 @@ mod tests {
     #[test]
     fn a_twenty_call_read_loop_becomes_its_last_call_with_a_note() {
         let mut history = vec![
-            text_message(Role::System, "sys"),
-            text_message(Role::User, "find the bug"),
+            Message::text(Role::System, "sys"),
+            Message::text(Role::User, "find the bug"),
         ];
         history.extend(read_loop(20, 0));
-        history.push(text_message(Role::User, "and?"));
+        history.push(Message::text(Role::User, "and?"));
         let segmented = segment(&history);
         assert_eq!(segmented.segments.len(), 22);
         let out = collapse(segmented.segments);
@@ -240,7 +239,7 @@ mod tests {
             "{\"path\":\"src/lib.rs\"}",
         )]));
         history.push(result("g", "hits"));
-        history.push(text_message(Role::User, "hm"));
+        history.push(Message::text(Role::User, "hm"));
         history.extend(read_loop(1, 5));
         let out = collapse(segment(&history).segments);
         // 3 reads → 1, other.rs, 2 reads → 1, grep, user, 1 read.

@@ -104,7 +104,6 @@ mod tests {
     use super::*;
     use crate::compress::segment::segment;
     use crate::compress::segment::tests::{history, steps};
-    use crate::engine::assemble::text_message;
     use crate::ports::dialect::{Message, Part, Role};
     use proptest::prelude::*;
 
@@ -113,7 +112,7 @@ mod tests {
         // from the segments themselves.
         let history: Vec<Message> = tokens
             .iter()
-            .map(|n| text_message(Role::User, "x".repeat(n * 4)))
+            .map(|n| Message::text(Role::User, "x".repeat(n * 4)))
             .collect();
         segment(&history).segments
     }
@@ -173,8 +172,8 @@ mod tests {
     #[test]
     fn the_newest_segment_and_newest_user_message_are_always_core() {
         let history = vec![
-            text_message(Role::User, "old"),
-            text_message(Role::User, "task"),
+            Message::text(Role::User, "old"),
+            Message::text(Role::User, "task"),
             Message {
                 role: Role::Assistant,
                 parts: vec![Part::Text { text: "a".into() }],

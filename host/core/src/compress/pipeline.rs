@@ -22,7 +22,6 @@ use super::render::transcript;
 use super::segment::{segment, Segment};
 use super::tokens;
 use crate::context::ContextSnapshot;
-use crate::engine::assemble::text_message;
 use crate::ports::compression::{
     CompressionError, CompressionResult, CompressionStats, Compressor, Stage,
 };
@@ -106,12 +105,12 @@ impl ModelCompressor {
             ));
         }
         let messages = vec![
-            text_message(Role::System, prompts::SYSTEM),
-            text_message(
+            Message::text(Role::System, prompts::SYSTEM),
+            Message::text(
                 Role::User,
                 format!("<transcript>\n{}</transcript>", transcript(segments)),
             ),
-            text_message(Role::User, instruction),
+            Message::text(Role::User, instruction),
         ];
         // The last message both requests share.
         let shared = (messages.len() - 1) as u32;
@@ -127,7 +126,7 @@ impl ModelCompressor {
         let mut extract = classify.clone();
         extract
             .messages
-            .push(text_message(Role::User, extract_prompt.text));
+            .push(Message::text(Role::User, extract_prompt.text));
         Requests { classify, extract }
     }
 
@@ -261,7 +260,7 @@ fn note(dropped: usize, summary: Option<&str>) -> Message {
         text.push_str("\n\nWhat the compacted part held, in brief:\n");
         text.push_str(summary);
     }
-    text_message(Role::User, text)
+    Message::text(Role::User, text)
 }
 
 /// A small fake of the ModelClient port for the compression tests here and
@@ -371,8 +370,8 @@ mod tests {
     /// 8 user; 9 an edit with its result.
     fn session() -> Vec<Message> {
         let mut history = vec![
-            text_message(Role::System, "sys"),
-            text_message(Role::User, "find the bug in src/lib.rs"),
+            Message::text(Role::System, "sys"),
+            Message::text(Role::User, "find the bug in src/lib.rs"),
         ];
         for i in 0..5 {
             let id = format!("r{i}");
@@ -383,8 +382,8 @@ mod tests {
             )]));
             history.push(result(&id, &"file text ".repeat(50)));
         }
-        history.push(text_message(Role::Assistant, "It is in parse_args."));
-        history.push(text_message(Role::User, "fix it"));
+        history.push(Message::text(Role::Assistant, "It is in parse_args."));
+        history.push(Message::text(Role::User, "fix it"));
         history.push(assistant(vec![call(
             "e",
             "edit_file",
@@ -425,7 +424,7 @@ mod tests {
         assert!(result.stats.tokens_after < result.stats.tokens_before);
         let mut expected = vec![
             history[0].clone(),
-            text_message(
+            Message::text(
                 Role::User,
                 "[amber] This conversation was compacted to fit the model's context window: \
                  1 earlier segment of it was removed.\n\nWhat the compacted part held, in brief:\nRead src/lib.rs.",
@@ -472,7 +471,7 @@ mod tests {
         // Only the extract instruction is new.
         assert_eq!(
             extract.messages[n],
-            text_message(Role::User, prompts::extract().unwrap().text)
+            Message::text(Role::User, prompts::extract().unwrap().text)
         );
         // The focus words are in the shared part.
         let Part::Text { text } = &classify.messages[n - 1].parts[0] else {
@@ -570,7 +569,7 @@ mod tests {
     #[tokio::test]
     async fn a_history_with_only_its_system_message_asks_nothing() {
         let model = Arc::new(FakeModel::new(Vec::new(), 0));
-        let history = vec![text_message(Role::System, "sys")];
+        let history = vec![Message::text(Role::System, "sys")];
         let result = compressor(model.clone(), 100)
             .compress(&snapshot(history.clone()), None)
             .await

@@ -87,14 +87,13 @@ mod tests {
     use super::*;
     use crate::compress::segment::segment;
     use crate::compress::segment::tests::{assistant, call, result};
-    use crate::engine::assemble::text_message;
-    use crate::ports::dialect::Role;
+    use crate::ports::dialect::{Message, Role};
 
     #[test]
     fn segments_are_numbered_from_one_with_calls_and_results() {
         let history = vec![
-            text_message(Role::System, "sys"),
-            text_message(Role::User, "fix it"),
+            Message::text(Role::System, "sys"),
+            Message::text(Role::User, "fix it"),
             assistant(vec![
                 Part::Reasoning(Default::default()),
                 Part::Text {

@@ -197,7 +197,6 @@ pub fn unpaired_call(messages: &[Message]) -> Option<String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::engine::assemble::text_message;
     use crate::ports::dialect::{ToolCall, ToolResult};
     use proptest::prelude::*;
 
@@ -238,12 +237,12 @@ pub(crate) mod tests {
     #[test]
     fn a_segment_is_a_user_message_or_an_assistant_message_with_its_results() {
         let history = vec![
-            text_message(Role::System, "sys"),
-            text_message(Role::User, "fix it"),
+            Message::text(Role::System, "sys"),
+            Message::text(Role::User, "fix it"),
             assistant(vec![call("a", "read_file", "{}"), call("b", "grep", "{}")]),
             result("a", "1"),
             result("b", "2"),
-            text_message(Role::User, "[amber] steer"),
+            Message::text(Role::User, "[amber] steer"),
             assistant(vec![Part::Text {
                 text: "done".into(),
             }]),
@@ -265,11 +264,11 @@ pub(crate) mod tests {
     #[test]
     fn a_result_after_an_interjection_pulls_the_segments_between_into_its_calls() {
         let history = vec![
-            text_message(Role::User, "go"),
+            Message::text(Role::User, "go"),
             assistant(vec![call("a", "shell", "{}")]),
-            text_message(Role::User, "while that runs…"),
+            Message::text(Role::User, "while that runs…"),
             result("a", "ok"),
-            text_message(Role::User, "next"),
+            Message::text(Role::User, "next"),
         ];
         let segmented = segment(&history);
         // No leading system message: nothing is set aside.
@@ -288,9 +287,9 @@ pub(crate) mod tests {
     #[test]
     fn an_orphan_result_is_a_segment_of_its_own_only_at_the_start() {
         let history = vec![
-            text_message(Role::System, "sys"),
+            Message::text(Role::System, "sys"),
             result("x", "lost"),
-            text_message(Role::User, "hi"),
+            Message::text(Role::User, "hi"),
             result("y", "also lost"),
         ];
         let segmented = segment(&history);
@@ -303,8 +302,8 @@ pub(crate) mod tests {
     #[test]
     fn tokens_are_the_sum_of_the_messages_estimates() {
         let history = vec![
-            text_message(Role::System, "sys"),
-            text_message(Role::User, "hello there"),
+            Message::text(Role::System, "sys"),
+            Message::text(Role::User, "hello there"),
         ];
         let segmented = segment(&history);
         assert_eq!(segmented.tokens(), tokens::estimate_all(&history));
@@ -345,12 +344,12 @@ pub(crate) mod tests {
     pub fn history(steps: &[Step], system: bool) -> Vec<Message> {
         let mut out = Vec::new();
         if system {
-            out.push(text_message(Role::System, "sys"));
+            out.push(Message::text(Role::System, "sys"));
         }
         for (i, step) in steps.iter().enumerate() {
             match step {
-                Step::User(text) => out.push(text_message(Role::User, text.clone())),
-                Step::System => out.push(text_message(Role::System, "late")),
+                Step::User(text) => out.push(Message::text(Role::User, text.clone())),
+                Step::System => out.push(Message::text(Role::System, "late")),
                 Step::Assistant { text, calls } => {
                     let mut parts = vec![Part::Text { text: text.clone() }];
                     let ids: Vec<String> = (0..*calls).map(|c| format!("c{i}-{c}")).collect();

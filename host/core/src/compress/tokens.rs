@@ -74,12 +74,11 @@ pub fn count_all(messages: &[Message]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::assemble::text_message;
     use crate::ports::dialect::Role;
 
     #[test]
     fn four_bytes_of_canonical_json_make_a_token_rounded_up() {
-        let message = text_message(Role::User, "x".repeat(100));
+        let message = Message::text(Role::User, "x".repeat(100));
         let bytes = canonical(&message).len() as u64;
         assert_eq!(estimate(&message), bytes.div_ceil(4));
         assert_eq!(
@@ -92,7 +91,7 @@ mod tests {
     fn a_count_is_cl100k_tokens_of_every_part_plus_the_overhead() {
         use crate::ports::dialect::{ToolCall, ToolResult};
         // "hello world" is two cl100k tokens.
-        let message = text_message(Role::User, "hello world");
+        let message = Message::text(Role::User, "hello world");
         assert_eq!(count(&message), 2 + MESSAGE_OVERHEAD);
         let call = Message {
             role: Role::Assistant,

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::ports::dialect::{Message, Part, Role};
+use crate::ports::dialect::{Message, Role};
 use crate::ports::{BlockPosition, PromptBlock, RenderContext};
 
 /// The blocks' texts, grouped and ordered, and the blocks that failed (by
@@ -16,13 +16,6 @@ pub struct Rendered {
     pub head: Vec<String>,
     pub tail: Vec<String>,
     pub failed: Vec<String>,
-}
-
-pub fn text_message(role: Role, text: impl Into<String>) -> Message {
-    Message {
-        role,
-        parts: vec![Part::Text { text: text.into() }],
-    }
 }
 
 /// Renders every block. Blocks may be components that touch the
@@ -58,7 +51,7 @@ pub fn assemble(context: &[Message], system: &str, rendered: &Rendered) -> Vec<M
             &context[1..]
         }
         _ => {
-            messages.push(text_message(Role::System, system));
+            messages.push(Message::text(Role::System, system));
             context
         }
     };
@@ -66,11 +59,11 @@ pub fn assemble(context: &[Message], system: &str, rendered: &Rendered) -> Vec<M
         rendered
             .head
             .iter()
-            .map(|t| text_message(Role::System, t.clone())),
+            .map(|t| Message::text(Role::System, t.clone())),
     );
     messages.extend(rest.iter().cloned());
     if !rendered.tail.is_empty() {
-        messages.push(text_message(Role::User, rendered.tail.join("\n\n")));
+        messages.push(Message::text(Role::User, rendered.tail.join("\n\n")));
     }
     messages
 }
@@ -78,6 +71,7 @@ pub fn assemble(context: &[Message], system: &str, rendered: &Rendered) -> Vec<M
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ports::dialect::Part;
     use crate::ports::{BlockSpec, PortError};
 
     struct Block(BlockSpec, Result<String, PortError>);
@@ -121,8 +115,8 @@ mod tests {
     #[test]
     fn blocks_land_by_position_and_priority_and_the_context_is_untouched() {
         let context = vec![
-            text_message(Role::System, "sys"),
-            text_message(Role::User, "hi"),
+            Message::text(Role::System, "sys"),
+            Message::text(Role::User, "hi"),
         ];
         let blocks = [
             block("t", BlockPosition::Tail, 0, Ok("tail")),
@@ -159,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_history_without_a_system_message_gets_one_in_the_copy() {
-        let context = vec![text_message(Role::User, "hi")];
+        let context = vec![Message::text(Role::User, "hi")];
         let out = assemble(&context, "sys", &Rendered::default());
         assert_eq!(texts(&out), ["System:sys", "User:hi"]);
     }

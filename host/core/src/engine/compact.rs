@@ -4,44 +4,10 @@
 //! and only on success; a failure leaves it untouched) and "Memory
 //! extraction" (`apply_compression_result` hands the ops to the learner).
 
-use super::assemble::text_message;
+use super::compaction_state::{CompactionOutcome, MAX_COMPACTION_FAILURES};
 use super::{Agent, AgentError, AgentEvent, CompactionTrigger, EventSink};
 use crate::ports::dialect::{Message, Role};
-use crate::ports::{
-    CompressionError, CompressionResult, CompressionStats, ContextUsage, LearnOps, LearnReport,
-};
-
-/// Compressions the gate may start that fail in a row before compression
-/// is off for the rest of the run.
-pub const MAX_COMPACTION_FAILURES: u32 = 3;
-
-/// What a compression did, for `/compact`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CompactionOutcome {
-    /// The context was rebuilt.
-    Completed {
-        stats: CompressionStats,
-        /// Memories and skills the learner wrote.
-        learned: LearnReport,
-    },
-    /// The context is unchanged; why.
-    Failed(String),
-    /// No compression pipeline is installed.
-    Unavailable,
-    /// A pre-compact hook skipped an automatic compaction; why.
-    Skipped(String),
-}
-
-/// The compression gate's memory within a run.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct CompactionState {
-    /// Failures in a row of compressions the gate started; at
-    /// `MAX_COMPACTION_FAILURES` the gate is off for the rest of the run.
-    pub(super) failures: u32,
-    /// A compression just succeeded: the gate does not fire on the next
-    /// turn.
-    pub(super) rested: bool,
-}
+use crate::ports::{CompressionError, CompressionResult, ContextUsage, LearnOps, LearnReport};
 
 impl Agent {
     /// The gate before assembly: over the threshold, the compression
@@ -163,7 +129,7 @@ impl Agent {
             self.note = None;
         }
         self.clear()?;
-        let mut digest = digest.map(|text| text_message(Role::User, text));
+        let mut digest = digest.map(|text| Message::text(Role::User, text));
         for message in result.messages {
             if message.role != Role::System {
                 if let Some(digest) = digest.take() {
@@ -210,7 +176,7 @@ impl Agent {
                 }
                 // Mid-run: the model reads it at the next call.
                 CompactionTrigger::Auto => {
-                    self.push(text_message(Role::User, text))?;
+                    self.push(Message::text(Role::User, text))?;
                     self.seal()?;
                 }
             }
@@ -285,6 +251,7 @@ mod tests {
     use crate::context::ContextSnapshot;
     use crate::policy::Policy;
     use crate::ports::dialect::{Part, ToolCall};
+    use crate::ports::CompressionStats;
     use crate::ports::{
         BoxFuture, Compressor, Learner, PortError, ThresholdGate, Tool, ToolError, ToolOutput,
         ToolSpec,
@@ -459,21 +426,21 @@ mod tests {
         assert_eq!(outcome, Outcome::Done("two".into()));
         assert_eq!(tags(&events), ["started", "completed", "turn 1"]);
         let compacted = vec![
-            text_message(Role::System, "sys"),
-            text_message(
+            Message::text(Role::System, "sys"),
+            Message::text(
                 Role::User,
                 "[amber] This conversation was compacted to fit the model's context window: \
                  2 earlier segments of it were removed.\n\nWhat the compacted part held, in brief:\n\
                  The user said first.",
             ),
-            text_message(Role::User, "second"),
+            Message::text(Role::User, "second"),
         ];
         // The next turn's request holds the compressed set.
         let sent = model.sent();
         assert_eq!(sent.len(), 4);
         assert_eq!(sent[3].messages, compacted);
         let mut expected = compacted.clone();
-        expected.push(text_message(Role::Assistant, "two"));
+        expected.push(Message::text(Role::Assistant, "two"));
         assert_eq!(agent.context().get_all(), expected);
         // The clear and every push are in the session: it replays to the
         // same chain, every link verified.
@@ -802,7 +769,7 @@ mod tests {
         );
         // Before any reply: all estimated.
         agent
-            .record_turn(vec![text_message(Role::System, "sys")])
+            .record_turn(vec![Message::text(Role::System, "sys")])
             .unwrap();
         assert_eq!(
             agent.context_usage().tokens,
@@ -814,7 +781,7 @@ mod tests {
             (usage.tokens, usage.window, usage.utilisation()),
             (FULL, WINDOW, 0.95)
         );
-        let more = text_message(Role::User, "and one more thing");
+        let more = Message::text(Role::User, "and one more thing");
         agent.record_turn(vec![more.clone()]).unwrap();
         assert_eq!(
             agent.context_usage().tokens,

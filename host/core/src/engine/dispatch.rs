@@ -6,71 +6,20 @@
 //! one envelope per call.
 
 use std::collections::HashMap;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::envelope::{Envelope, Status};
 use crate::confine::confine;
 use crate::hooks::{HookEvent, HookRunner, PreTool};
+pub use crate::policy::Mode;
 use crate::policy::{Ask, Policy};
 use crate::ports::dialect::ToolCall;
 use crate::ports::Tool;
 
-/// The policy level of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Only read-only tools run.
-    Read,
-    /// Read-only tools run; the rest go through the approval gate.
-    #[default]
-    Write,
-    /// Everything runs, without asking.
-    Yolo,
-}
-
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Read => "read",
-            Mode::Write => "write",
-            Mode::Yolo => "yolo",
-        }
-    }
-}
-
-impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "read" => Ok(Mode::Read),
-            "write" => Ok(Mode::Write),
-            "yolo" => Ok(Mode::Yolo),
-            other => Err(format!("unknown mode `{other}` (read, write or yolo)")),
-        }
-    }
-}
-
-/// Up to five ways `value` fails `validator`, each with where it fails:
-/// what a model is told of arguments or a reply that do not fit.
-pub fn schema_problems(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
-    validator
-        .iter_errors(value)
-        .take(5)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            if at.is_empty() {
-                e.to_string()
-            } else {
-                format!("{at}: {e}")
-            }
-        })
-        .collect()
-}
+pub use crate::ports::tool::schema_problems;
 
 /// Up to five ways `args` fails `validator`, as the model is told them.
 fn schema_mismatch(

@@ -11,6 +11,7 @@
 
 pub mod assemble;
 mod compact;
+mod compaction_state;
 pub mod dispatch;
 pub mod envelope;
 pub mod events;
@@ -24,7 +25,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-pub use compact::{CompactionOutcome, MAX_COMPACTION_FAILURES};
+pub use compaction_state::{CompactionOutcome, MAX_COMPACTION_FAILURES};
 pub use dispatch::{Dispatcher, Mode};
 pub use envelope::{Envelope, Status};
 pub use events::{AgentEvent, CompactionTrigger, DeltaKind, EventSink, FailureKind};
@@ -42,8 +43,8 @@ use crate::ports::{
     PromptBlock, RenderContext, Tool,
 };
 use crate::session::{SessionError, SessionWriter};
-use assemble::{assemble, render_blocks, text_message, Rendered};
-use compact::CompactionState;
+use assemble::{assemble, render_blocks, Rendered};
+use compaction_state::CompactionState;
 use recovery::{Recovery, Verdict};
 
 /// The default silent confirm question.
@@ -424,7 +425,7 @@ impl Agent {
                 return Ok(report);
             }
         }
-        let mut message = text_message(Role::User, prompt);
+        let mut message = Message::text(Role::User, prompt);
         if let Some(note) = self.note.take() {
             message.parts.insert(0, Part::Text { text: note });
         }
@@ -447,7 +448,7 @@ impl Agent {
     /// The history always starts with a system message.
     fn ensure_system_prompt(&mut self) -> Result<(), AgentError> {
         if self.chain.is_empty() {
-            let system = text_message(Role::System, self.config.system_prompt.clone());
+            let system = Message::text(Role::System, self.config.system_prompt.clone());
             self.push(system)?;
         }
         Ok(())
@@ -562,7 +563,7 @@ impl Agent {
                 final_reply = reply.text.clone();
                 match self.config.confirm.clone() {
                     Some(question) => {
-                        self.push(text_message(Role::User, question))?;
+                        self.push(Message::text(Role::User, question))?;
                         self.seal()?;
                         confirming = true;
                         continue;
@@ -619,7 +620,7 @@ impl Agent {
             turn,
             message: message.clone(),
         });
-        self.push(text_message(Role::User, message))
+        self.push(Message::text(Role::User, message))
     }
 
     /// Tokens in the context: what the provider counted at the last call

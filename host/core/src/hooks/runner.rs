@@ -9,35 +9,16 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Decision, Hook, HookContext, HookEvent, HookSpec, OnError, Payload};
-use crate::engine::Mode;
+use crate::policy::Mode;
+use crate::ports::hook::{
+    Decision, Hook, HookContext, HookEvent, HookOutcome, HookSpec, OnError, Payload,
+};
 use crate::Ledger;
 
 /// A stop hook may continue a run at most this many times in a row.
 pub const MAX_STOP_CONTINUES: u32 = 3;
-
-/// What one hook did with one event: an event of `exec --json` and a
-/// record of the session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HookOutcome {
-    pub event: HookEvent,
-    pub hook: String,
-    /// The tool, for the events that have one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// The decision (`pass`, `deny`, `rewrite`, …) or `failed`.
-    pub outcome: String,
-    /// The reason, context, rewritten arguments or failure, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    /// True when a failure denied the action (the hook failed closed).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub denied: bool,
-    pub micros: u64,
-}
 
 /// The combined answer to a `pre-tool` event.
 #[derive(Debug, Clone, PartialEq)]

@@ -72,6 +72,16 @@ pub struct Message {
     pub parts: Vec<Part>,
 }
 
+impl Message {
+    /// A message of one text part: a prompt, a note, a summary.
+    pub fn text(role: Role, text: impl Into<String>) -> Message {
+        Message {
+            role,
+            parts: vec![Part::Text { text: text.into() }],
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDecl {
     pub name: String,

@@ -5,6 +5,7 @@ pub mod approver;
 pub mod command;
 pub mod compression;
 pub mod dialect;
+pub mod hook;
 pub mod learner;
 pub mod model_error;
 pub mod parser;

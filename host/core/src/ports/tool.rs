@@ -1,6 +1,7 @@
 //! The Tool port. Seed: "Tool dispatch".
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// What the model sees of a tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,4 +56,21 @@ pub enum ToolError {
 pub trait Tool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     fn call(&self, args: &serde_json::Value) -> Result<ToolOutput, ToolError>;
+}
+
+/// Up to five ways `value` fails `validator`, each with where it fails:
+/// what a model is told of arguments or a reply that do not fit.
+pub fn schema_problems(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    validator
+        .iter_errors(value)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("{at}: {e}")
+            }
+        })
+        .collect()
 }

@@ -141,7 +141,7 @@ impl PluginRuntime {
                 })?;
                 let runtime = PluginRuntime { inner };
                 let made = loaded
-                    .pool(&runtime.inner, Arc::clone(&for_pool), sink.clone())
+                    .pool(&*runtime.inner, Arc::clone(&for_pool), sink.clone())
                     .and_then(|pool| {
                         let instance = pool.checkout()?;
                         pool.checkin(instance);
@@ -165,7 +165,7 @@ impl PluginRuntime {
         context: Arc<PluginContext>,
     ) -> Result<Activated, Failure> {
         let pool: Arc<InstancePool> = loaded
-            .pool(&self.inner, context, self.failure_sink())
+            .pool(&*self.inner, context, self.failure_sink())
             .map_err(|e| e.to_string())?;
         // The plugin is named by the caller; keep just the cause.
         let mut instance = pool.checkout().map_err(|e| match e {

@@ -3,18 +3,36 @@
 //! declaration cache has never seen these bytes.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
-use wasmtime::component::InstancePre;
+use wasmtime::component::{InstancePre, Linker};
+use wasmtime::Engine;
 
-use super::{Inner, PluginManifest};
+use crate::cache::ComponentCache;
+use crate::declarations::DeclarationCache;
+
+use super::PluginManifest;
 use crate::compat::{self, ExportSet};
 use crate::declarations::Declared;
 use crate::error::{CallError, LoadError};
 use crate::grants::Grants;
 use crate::instance::{ExportIndices, FailureSink, HostState, InstancePool, PluginContext};
 use crate::log::PluginLog;
+
+/// What loading a component needs of the runtime; the runtime's shared
+/// state serves it (`lifecycle/mod.rs`), so this file does not import it.
+pub(super) trait Loader {
+    fn engine(&self) -> &'static Engine;
+    fn linker(&self) -> &Linker<HostState>;
+    fn cache(&self) -> &ComponentCache;
+    fn declarations(&self) -> &DeclarationCache;
+    /// The most bytes a plugin file may have (`[limits] plugin_file_mib`).
+    fn plugin_file_bytes(&self) -> u64;
+    /// Counts one more component compiled or loaded from the cache.
+    fn count_loaded(&self);
+    /// What every instance of plugin `id` shares.
+    fn context(&self, id: &str, grants: Grants, log: Arc<PluginLog>) -> Arc<PluginContext>;
+}
 
 pub(super) struct Loaded {
     /// The bytes, when they were handed over in memory. A component
@@ -87,8 +105,8 @@ impl Loaded {
     /// declaration cache when these bytes were seen before (then a file
     /// whose hash was remembered is not read at all), else by compiling
     /// it and calling `manifest` in a sandbox with nothing granted.
-    pub fn load(inner: &Inner, file: ComponentFile) -> Result<Loaded, LoadError> {
-        let cached = inner.declarations.declared(&file.hash);
+    pub fn load(inner: &dyn Loader, file: ComponentFile) -> Result<Loaded, LoadError> {
+        let cached = inner.declarations().declared(&file.hash);
         if let Some(bytes) = &file.bytes {
             compat::check_is_component(bytes, &file.path)?;
         }
@@ -117,7 +135,7 @@ impl Loaded {
         };
         let (pre, exports) = loaded.compile(inner, Some(bytes))?;
         let declared = read_declared(inner, &pre, exports, &loaded.source)?;
-        inner.declarations.store_declared(&loaded.hash, &declared);
+        inner.declarations().store_declared(&loaded.hash, &declared);
         let _ = loaded.compiled.set(pre);
         Ok(Loaded { declared, ..loaded })
     }
@@ -133,11 +151,11 @@ impl Loaded {
     /// The component's bytes: held, or read from its file and checked
     /// against the hash it was registered with, so code compiled now is
     /// the code that was declared.
-    fn bytes(&self, inner: &Inner) -> Result<Arc<Vec<u8>>, LoadError> {
+    fn bytes(&self, inner: &dyn Loader) -> Result<Arc<Vec<u8>>, LoadError> {
         if let Some(bytes) = &self.held {
             return Ok(bytes.clone());
         }
-        let bytes = super::read_component(&self.source, inner.options.limits.plugin_file_bytes)?;
+        let bytes = read_component(&self.source, inner.plugin_file_bytes())?;
         if crate::cache::ComponentCache::key(&bytes) != self.hash {
             return Err(LoadError::Read {
                 path: self.source.clone(),
@@ -151,29 +169,30 @@ impl Loaded {
     /// checks the API version and links.
     fn compile(
         &self,
-        inner: &Inner,
+        inner: &dyn Loader,
         in_hand: Option<Arc<Vec<u8>>>,
     ) -> Result<(InstancePre<HostState>, ExportSet), LoadError> {
         let bytes = || match &in_hand {
             Some(bytes) => Ok(bytes.clone()),
             None => self.bytes(inner),
         };
-        let (component, _) = inner
-            .cache
-            .load(inner.engine, &self.hash, &bytes, &self.source)?;
-        let exports = compat::read_exports(inner.engine, &component, &self.source)?;
-        inner.components_loaded.fetch_add(1, Ordering::Relaxed);
+        let (component, _) =
+            inner
+                .cache()
+                .load(inner.engine(), &self.hash, &bytes, &self.source)?;
+        let exports = compat::read_exports(inner.engine(), &component, &self.source)?;
+        inner.count_loaded();
         let link = |e: wasmtime::Error| LoadError::Link {
             path: self.source.clone(),
             reason: format!("{e:#}"),
         };
-        let pre = inner.linker.instantiate_pre(&component).map_err(link)?;
+        let pre = inner.linker().instantiate_pre(&component).map_err(link)?;
         Ok((pre, exports))
     }
 
     /// The compiled component, compiling (or loading from the AOT cache)
     /// on first use.
-    pub fn pre(&self, inner: &Inner) -> Result<InstancePre<HostState>, LoadError> {
+    pub fn pre(&self, inner: &dyn Loader) -> Result<InstancePre<HostState>, LoadError> {
         if let Some(pre) = self.compiled.get() {
             return Ok(pre.clone());
         }
@@ -185,7 +204,7 @@ impl Loaded {
     /// A new instance pool for `context`.
     pub fn pool(
         &self,
-        inner: &Inner,
+        inner: &dyn Loader,
         context: Arc<PluginContext>,
         sink: FailureSink,
     ) -> Result<Arc<InstancePool>, CallError> {
@@ -212,7 +231,7 @@ fn placeholder() -> PluginManifest {
 }
 
 fn read_declared(
-    inner: &Inner,
+    inner: &dyn Loader,
     pre: &InstancePre<HostState>,
     exports: ExportSet,
     origin: &Path,
@@ -244,6 +263,69 @@ fn read_declared(
         )));
     }
     Ok(Declared { manifest, exports })
+}
+
+/// Reads a component file: only a regular file (a FIFO would hang amber,
+/// `/dev/zero` would fill its memory), and at most `cap` bytes. Opened
+/// non-blocking, so a FIFO put in its place after the check cannot hang
+/// the read either.
+pub fn read_component(path: &Path, cap: u64) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let refuse = |reason: String| LoadError::Read {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| refuse(e.to_string()))?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(refuse(format!(
+            "is {what}; a plugin is read only from a regular .wasm file"
+        )));
+    }
+    let too_big = |size: u64| {
+        refuse(format!(
+            "is {} MiB, more than the {} MiB a plugin may be (`[limits] plugin_file_mib`)",
+            size.div_ceil(1 << 20),
+            cap >> 20
+        ))
+    };
+    if meta.len() > cap {
+        return Err(too_big(meta.len()));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| refuse(e.to_string()))?;
+    if !file
+        .metadata()
+        .map_err(|e| refuse(e.to_string()))?
+        .is_file()
+    {
+        return Err(refuse(
+            "changed into something other than a regular file while being read".into(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| refuse(e.to_string()))?;
+    if bytes.len() as u64 > cap {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

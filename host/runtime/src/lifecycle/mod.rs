@@ -16,7 +16,7 @@
 
 mod activate;
 mod loaded;
-mod status;
+pub(crate) mod status;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,8 +38,8 @@ use crate::imports::{self, exec::ExecPolicy};
 use crate::instance::{HostState, InstancePool, PluginContext};
 use crate::log::PluginLog;
 use crate::pool_cell::PoolCell;
-pub use loaded::ComponentFile;
-use loaded::Loaded;
+pub use loaded::{read_component, ComponentFile};
+use loaded::{Loaded, Loader};
 pub use status::{PermissionRequest, PluginManifest, PluginState, PluginStatus, Registration};
 
 /// A component loaded and checked (compiled, its manifest read), not
@@ -142,6 +142,37 @@ impl Inner {
     }
 }
 
+/// What loading a component needs of the runtime (`loaded.rs`).
+impl Loader for Inner {
+    fn engine(&self) -> &'static Engine {
+        self.engine
+    }
+
+    fn linker(&self) -> &Linker<HostState> {
+        &self.linker
+    }
+
+    fn cache(&self) -> &ComponentCache {
+        &self.cache
+    }
+
+    fn declarations(&self) -> &DeclarationCache {
+        &self.declarations
+    }
+
+    fn plugin_file_bytes(&self) -> u64 {
+        self.options.limits.plugin_file_bytes
+    }
+
+    fn count_loaded(&self) {
+        self.components_loaded.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn context(&self, id: &str, grants: Grants, log: Arc<PluginLog>) -> Arc<PluginContext> {
+        Inner::context(self, id, grants, log)
+    }
+}
+
 /// Loads, enables and disables plugins, installing their capabilities
 /// into a shared [`Ledger`].
 #[derive(Clone)]
@@ -151,69 +182,6 @@ pub struct PluginRuntime {
 
 fn owner(id: &str) -> Owner {
     Owner::Plugin(id.to_string())
-}
-
-/// Reads a component file: only a regular file (a FIFO would hang amber,
-/// `/dev/zero` would fill its memory), and at most `cap` bytes. Opened
-/// non-blocking, so a FIFO put in its place after the check cannot hang
-/// the read either.
-pub fn read_component(path: &Path, cap: u64) -> Result<Vec<u8>, LoadError> {
-    use std::io::Read;
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let refuse = |reason: String| LoadError::Read {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let meta = std::fs::metadata(path).map_err(|e| refuse(e.to_string()))?;
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        return Err(refuse(format!(
-            "is {what}; a plugin is read only from a regular .wasm file"
-        )));
-    }
-    let too_big = |size: u64| {
-        refuse(format!(
-            "is {} MiB, more than the {} MiB a plugin may be (`[limits] plugin_file_mib`)",
-            size.div_ceil(1 << 20),
-            cap >> 20
-        ))
-    };
-    if meta.len() > cap {
-        return Err(too_big(meta.len()));
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| refuse(e.to_string()))?;
-    if !file
-        .metadata()
-        .map_err(|e| refuse(e.to_string()))?
-        .is_file()
-    {
-        return Err(refuse(
-            "changed into something other than a regular file while being read".into(),
-        ));
-    }
-    let mut bytes = Vec::new();
-    file.take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| refuse(e.to_string()))?;
-    if bytes.len() as u64 > cap {
-        return Err(too_big(bytes.len() as u64));
-    }
-    Ok(bytes)
 }
 
 impl PluginRuntime {
@@ -328,7 +296,7 @@ impl PluginRuntime {
             .get(id)
             .map(|e| Arc::clone(&e.loaded))
             .ok_or_else(|| LoadError::Unknown(id.to_string()))?;
-        loaded.pre(&self.inner).map(|_| ())
+        loaded.pre(&*self.inner).map(|_| ())
     }
 
     /// Whether plugin `id`'s compiled code is in a cache layer.
@@ -356,7 +324,7 @@ impl PluginRuntime {
     /// reload holds while it decides, so the new version is compiled (and
     /// its manifest read) once, before the old one is touched.
     pub fn prepare(&self, file: ComponentFile) -> Result<Prepared, LoadError> {
-        Loaded::load(&self.inner, file).map(Prepared)
+        Loaded::load(&*self.inner, file).map(Prepared)
     }
 
     /// Registers a component opened by [`Self::open_component`].

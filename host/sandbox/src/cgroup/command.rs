@@ -9,16 +9,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{files, Available, Hierarchy};
-use crate::limits::Limits;
-
-/// What a command ran into, read from its cgroup when it ended.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LimitHits {
-    /// Forks the `pids` controller refused.
-    pub processes_refused: u64,
-    /// Processes the `memory` controller's OOM killer ended.
-    pub memory_kills: u64,
-}
+use crate::limits::{LimitHits, Limits};
 
 /// A command's cgroup, one folder in each hierarchy it needs.
 #[derive(Debug)]

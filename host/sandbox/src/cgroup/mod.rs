@@ -24,7 +24,7 @@ mod files;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-pub use command::LimitHits;
+pub use crate::limits::LimitHits;
 pub(crate) use command::{join_in_child, CommandCgroup};
 
 /// A cgroup hierarchy, and amber's own cgroup in it.

@@ -8,19 +8,7 @@ use super::HookEvent;
 
 /// Claude Code's name of an event.
 pub fn claude_event(event: HookEvent) -> &'static str {
-    match event {
-        HookEvent::SessionStart => "SessionStart",
-        HookEvent::UserPromptSubmit => "UserPromptSubmit",
-        HookEvent::PreTool => "PreToolUse",
-        HookEvent::PostTool => "PostToolUse",
-        HookEvent::PermissionRequest => "PermissionRequest",
-        HookEvent::PreCompact => "PreCompact",
-        HookEvent::PostCompact => "PostCompact",
-        HookEvent::Stop => "Stop",
-        HookEvent::SubagentStop => "SubagentStop",
-        HookEvent::SessionEnd => "SessionEnd",
-        HookEvent::Notification => "Notification",
-    }
+    event.claude_name()
 }
 
 /// Claude Code's tool names and amber's, pair by pair.

@@ -17,10 +17,12 @@ use std::sync::{Arc, Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
 use crate::confine::confine;
-use crate::engine::Mode;
+mod mode;
+
 use crate::hooks::{HookEvent, HookRunner, Payload};
 use crate::ports::{ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, Scope};
 use crate::shell::{shell_classify, Classification, ShellClass};
+pub use mode::Mode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
