@@ -1,16 +1,20 @@
 //! amber's trusted core.
 //!
 //! It owns the ports (traits that plugins are adapted to), the capability
-//! ledger with its registries, and path confinement. It knows nothing of
+//! ledger with its registries, the context chain and its sessions, hooks,
+//! the policy, compression and the agent loop, and the state files written
+//! so nothing is lost (`atomic`, `bounded`). Command lines and path
+//! confinement are `amber-shell`'s, below it. It knows nothing of
 //! WebAssembly or the network: `amber-runtime` adapts components to these
-//! ports, and host-native contributions implement them directly. Both install
-//! and unwind through the same [`Ledger`].
+//! ports, and host-native contributions implement them directly. Both
+//! install and unwind through the same [`Ledger`]. Inside, it layers one
+//! way (docs/architecture.md): the ports and the context, then hooks, the
+//! policy, sessions, compression, and the engine on top.
 
 pub mod atomic;
 pub mod bounded;
 pub mod commands;
 pub mod compress;
-pub mod confine;
 pub mod context;
 pub mod crash_point;
 pub mod engine;
@@ -21,10 +25,11 @@ pub mod ports;
 pub mod printable;
 pub mod project;
 pub mod session;
-pub mod shell;
 pub mod text;
 pub mod workspace_fs;
 
-pub use confine::{confine, ConfineError};
+/// Command lines and path confinement live in `amber-shell`; these are
+/// their old paths, kept for callers.
+pub use amber_shell::{self as shell, confine, ConfineError};
 pub use context::{ChainError, ChainHash, ContextChain, ContextSnapshot};
 pub use ledger::{CapabilityKind, Contribution, Ledger, LedgerError, Owner, Service};

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::lex::{self, RedirectKind, SimpleCommand, Word};
+use crate::lex::{self, RedirectKind, SimpleCommand, Word};
 use crate::confine::confine;
 
 /// Why a command needs approval, in rising order of concern.
