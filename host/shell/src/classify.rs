@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::lex::{self, RedirectKind, SimpleCommand, Word};
 use crate::confine::confine;
+use crate::lex::{self, RedirectKind, SimpleCommand, Word};
 
 /// Why a command needs approval, in rising order of concern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

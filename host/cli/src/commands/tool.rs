@@ -144,7 +144,7 @@ fn call(call: CallArgs, workspace: &Path) -> Result<()> {
             if as_json {
                 outln!(
                     "{}",
-                    json!({"status": "error", "output": problem, "meta": null})
+                    json!({"status": "error", "output": problem.to_string(), "meta": null})
                 );
             }
             bail!("{problem} (--raw skips this check)");

@@ -429,12 +429,13 @@ impl HookRunner {
         (!lines.is_empty()).then(|| lines.join("\n"))
     }
 
-    /// `permission-request`: `Some(Ok)` approves, `Some(Err)` denies with
-    /// the reason; `None` leaves it to the user. A deny beats an approve.
+    /// `permission-request`: `Some(Ok(hook))` approves, `Some(Err(why))`
+    /// denies, naming the hook; `None` leaves it to the user. A deny beats
+    /// an approve.
     pub fn permission(&self, mode: Mode, payload: &Payload) -> Option<Result<String, String>> {
         let fired = self.fire("main", mode, payload);
         if let Some(reason) = fired.denied() {
-            return Some(Err(format!("denied by {reason}")));
+            return Some(Err(reason));
         }
         fired
             .find(|d| (*d == Decision::Approve).then(String::new))

@@ -131,5 +131,10 @@ impl CommandPermit {
 /// for a denial, shown to the plugin (and so to the model); `Ok` says how
 /// the command may run.
 pub trait CommandGate: Send + Sync {
-    fn check(&self, requester: &str, command: &str, cwd: &Path) -> Result<CommandPermit, String>;
+    fn check(
+        &self,
+        requester: &str,
+        command: &str,
+        cwd: &Path,
+    ) -> Result<CommandPermit, crate::policy::PolicyError>;
 }

@@ -77,7 +77,10 @@ impl Host for HostState {
         // Waiting for the user to approve is import time too.
         let started = Instant::now();
         let permit = match &plugin.gate {
-            Some(gate) => gate.check(&plugin.id, &command, &cwd),
+            // The plugin reads the policy's words, as the model does.
+            Some(gate) => gate
+                .check(&plugin.id, &command, &cwd)
+                .map_err(|e| e.to_string()),
             // No policy (a runtime embedded without one): the sandbox's
             // default for write mode, or as before where there is none.
             None => Ok(CommandPermit {
