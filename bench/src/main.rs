@@ -3,6 +3,12 @@
 //! contract is in xtask/src/bench.rs), measured in the same run and the same
 //! call mode as its baseline. Arguments filter benchmarks by substring.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark whose setup fails has nothing to measure: it stops with the cause"
+)]
+
 mod authoring;
 mod commands;
 mod compile;

@@ -6,6 +6,12 @@
 //! tests). Compiled components are shared through one cache dir under
 //! `target/`, as `AMBER_CACHE_DIR` allows.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test support: a test fails by panicking"
+)]
+
 pub mod cli;
 pub mod exec_env;
 /// The fake LLM server lives with the bench client, which the `amber`

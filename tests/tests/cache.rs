@@ -1,6 +1,12 @@
 //! The content-addressed AOT cache: a second load never compiles, homes
 //! share it, and a corrupt entry is recompiled rather than trusted.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::sync::Arc;
 
 use amber_runtime::cache::{CacheOutcome, ComponentCache};

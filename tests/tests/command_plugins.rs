@@ -4,6 +4,12 @@
 //! each is contained; the ledger refuses a contested root naming both
 //! plugins, and a built-in root.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;

@@ -5,6 +5,12 @@
 //! signed, no key in the component, the cache mark where a shared prefix
 //! ends).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::sync::Arc;
 
 use amber_core::ports::dialect::{

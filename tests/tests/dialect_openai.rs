@@ -4,6 +4,12 @@
 //! key (and no cache mark: OpenAI caches prefixes by itself), and HTTP
 //! errors are classified.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_core::ports::dialect::{
     ChatRequest, Message, Part, Reasoning, Role, SseEvent, StopReason, StreamChunk, ToolCall,
     ToolDecl, ToolResult, Usage,

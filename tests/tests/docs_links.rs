@@ -2,6 +2,12 @@
 //! README.md and docs/*.md names a file that exists (anchors and web
 //! links aside), so a renamed or removed page cannot leave a dead link.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 
 use amber_tests::repo_root;

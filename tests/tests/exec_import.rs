@@ -2,6 +2,12 @@
 //! cwd confined to the workspace, time inside the import not counted
 //! against the guest deadline, and a long command not blocking other calls.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::time::Duration;
 
 use amber_runtime::{Grants, Permission};

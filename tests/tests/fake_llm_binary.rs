@@ -1,6 +1,12 @@
 //! `amber-fake-llm --script F --port 0` as a process: it prints its port
 //! and serves the script as real SSE.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 

@@ -3,6 +3,12 @@
 //! JSON, an undeclared tool, a schema that is not one) is answered with a
 //! 400 naming the problem, and recorded with it; the right request passes.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::fake_llm::{FakeLlm, Transcript};
 use serde_json::{json, Value};
 

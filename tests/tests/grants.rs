@@ -1,6 +1,12 @@
 //! Two-key permissions at the manager level, with an asker that records
 //! what it was asked: a new wasm for a known id asks only for what is new.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::collections::BTreeMap;
 
 use amber_runtime::lifecycle::{PermissionRequest, PluginManifest};

@@ -3,6 +3,12 @@
 //! answer, the bad plugin's next call gets a fresh instance, and nothing
 //! outside the workspace is read.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::time::Duration;
 
 use amber_runtime::{Grants, Permission, PluginRuntime, PluginState, RuntimeOptions};

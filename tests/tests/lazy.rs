@@ -2,6 +2,12 @@
 //! registers and enables a plugin, with all its contributions installed,
 //! without compiling or even loading it; the first call does that.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 
 use amber_runtime::{Grants, PluginRuntime};

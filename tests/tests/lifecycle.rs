@@ -2,6 +2,12 @@
 //! enable installs in declaration order, disable unwinds in reverse, and
 //! enable, disable and replace all work in a running process.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_core::Owner;
 use amber_runtime::{Grants, PluginState, Registration};
 use amber_tests::{call_tool, enable, guest, Scratch};

@@ -2,6 +2,12 @@
 //! small sources: the guests' own extraction code (`guests/parser-core`),
 //! compiled natively. The CLI tests run the same rules as components.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_parser_core::{Lang, Outliner, Symbol};
 use amber_tests::native_parsers::outliner;
 

@@ -1,6 +1,12 @@
 //! The bundled `prompt-workspace` block, rendered through the real
 //! runtime: the top level of the workspace, its git branch and the date.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_core::ports::RenderContext;
 use amber_runtime::{Grants, Permission};
 use amber_tests::{enable, Scratch};

@@ -2,6 +2,12 @@
 //! one-line reason naming the file: wrong API version, a capability
 //! declared without its interface, a core module, garbage.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 
 use amber_runtime::{Grants, PluginState};

@@ -6,6 +6,12 @@
 //! and a file that is no component is reported while the rest goes on.
 //! (The TUI's own path, with the watcher, is host/cli/tests/tui_panes.rs.)
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 
 use amber_runtime::manager::{DirChange, GrantChoice, NoTty, PluginManager};

@@ -4,6 +4,12 @@
 //! what the guest says about arguments that skip the check), and a file
 //! call without its grant named as such rather than as WASI's ENOENT.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -3,6 +3,12 @@
 //! end to end through real components; these pin its edges, which the
 //! host never sends but a decoder must survive.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_sdk::{SseEvent, SseEvents};
 
 /// Packs events as the host does: four numbers an event.

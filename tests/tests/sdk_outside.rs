@@ -9,6 +9,12 @@
 //! dependencies are the artifacts `cargo xtask guests` already built and
 //! only the crate itself compiles.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -2,6 +2,12 @@
 //! the fake LLM server speaking each vendor's SSE. Every fault ends in a
 //! complete reply or a typed error, never half of one.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

@@ -85,8 +85,8 @@ fn code_of(text: &str) -> String {
             i += rest.find('\n').unwrap_or(rest.len());
         } else if rest.starts_with("/*") {
             i += rest.find("*/").map_or(rest.len(), |at| at + 2);
-        } else if rest.starts_with("r#\"") {
-            i += rest[3..].find("\"#").map_or(rest.len(), |at| at + 5);
+        } else if let Some(raw) = rest.strip_prefix("r#\"") {
+            i += raw.find("\"#").map_or(rest.len(), |at| at + 5);
         } else if rest.starts_with('"') {
             let mut j = 1;
             while j < rest.len() && rest.as_bytes()[j] != b'"' {
@@ -294,8 +294,7 @@ fn resolve(
     let after = path
         .split("::")
         .skip_while(|s| matches!(*s, "crate" | "super" | "self"))
-        .skip(module.len().saturating_sub(relative_depth(at, path)))
-        .next()
+        .nth(module.len().saturating_sub(relative_depth(at, path)))
         .map(str::to_string);
     match after.and_then(|name| reexports.get(&(module.clone(), name))) {
         Some(handed_on) => {

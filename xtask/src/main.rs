@@ -11,6 +11,7 @@ mod fuzz;
 mod guests;
 mod install;
 mod js_types;
+mod lint;
 mod mcp_servers;
 mod models;
 mod npm;
@@ -35,6 +36,9 @@ commands:
   guests   build every guest in release into target/guests/<name>.wasm
   circles  fail when the files of a crate import each other in a loop;
            `test` runs it
+  lint     clippy on the host, the guests and the SDK, warnings as errors
+           (no unwrap or expect outside tests, no printing in a library);
+           run it before a stop: `test` does not, it costs minutes cold
   js-types write sdk/js/amber-plugin.d.ts, the WIT as TypeScript declarations
   sdk-tests
            the Python and JavaScript SDKs' own tests (CPython against the
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(&args[1..]),
         Some("circles") => circles::check(&root()),
+        Some("lint") => lint::run_all(),
         Some("guests") => guests::build_all().map(|_| ()),
         Some("c-example") => c_plugin::build().map(|out| println!("{}", out.display())),
         Some("sdk-tests") => sdk_tests::run_all(),

@@ -196,22 +196,27 @@ struct State {
 
 impl State {
     /// Appends what changed (and anything a failed write left) and
-    /// fsyncs; a failure keeps the records for the next time.
-    fn flush(&mut self) {
+    /// fsyncs; a failure keeps the records for the next time, and is a
+    /// warning for the user the first time (the front end shows it: a
+    /// print here would tear the TUI's screen).
+    #[must_use]
+    fn flush(&mut self) -> Option<String> {
         let records = self.ledger.diff();
         self.pending.extend(records);
         let Some(writer) = self.writer.as_mut() else {
             self.pending.clear();
-            return;
+            return None;
         };
         match writer.append(&self.pending) {
-            Ok(()) => self.pending.clear(),
-            Err(e) => {
-                if self.write_failed.is_none() {
-                    eprintln!("amber: warning: read coverage: {e}; trying again at the next turn");
-                    self.write_failed = Some(e.to_string());
-                }
+            Ok(()) => {
+                self.pending.clear();
+                None
             }
+            Err(e) if self.write_failed.is_none() => {
+                self.write_failed = Some(e.to_string());
+                Some(format!("read coverage: {e}; trying again at the next turn"))
+            }
+            Err(_) => None,
         }
     }
 }
@@ -219,7 +224,8 @@ impl State {
 impl Drop for SessionReads {
     /// What the last turn read is written on the way out too.
     fn drop(&mut self) {
-        self.state().flush();
+        // On the way out there is no turn left to warn in.
+        let _ = self.state().flush();
     }
 }
 
@@ -346,10 +352,10 @@ impl ReadTracker for SessionReads {
         })
     }
 
-    fn turn_ended(&self) {
+    fn turn_ended(&self) -> Option<String> {
         let mut state = self.state();
         state.turn += 1;
-        state.flush();
+        state.flush()
     }
 
     fn compacted(&self) -> Option<String> {
@@ -362,8 +368,9 @@ impl ReadTracker for SessionReads {
             state.turn += 1;
             // Durable at once: a session that quits right after a
             // `/compact` must not resume believing the old reads are in
-            // its context.
-            state.flush();
+            // its context. A failure is said at the end of the turn,
+            // which writes again.
+            let _ = state.flush();
         }
         self.digest()
     }

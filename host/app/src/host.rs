@@ -193,6 +193,10 @@ pub fn workspace_watch(manager: &PluginManager) -> Arc<dyn amber_core::ports::Wo
 /// rules, the approval handler (`--yes`, a TTY dialog, or headless) and
 /// whether commands have an OS sandbox. Where none exists it says so,
 /// once, and every command in write mode is asked about.
+#[allow(
+    clippy::print_stderr,
+    reason = "said once, when the first command is checked; the policy has no channel to a front end for it yet"
+)]
 pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) -> Arc<Policy> {
     let mode = mode.unwrap_or(config.policy.mode);
     let spawner = spawner(config);
@@ -266,6 +270,10 @@ pub fn loaded(workspace: &Path) -> Result<PluginManager> {
 }
 
 /// [`loaded`] under `config` and `policy`.
+#[allow(
+    clippy::print_stderr,
+    reason = "plugins load as amber starts, before any front end draws; every front end shows these the same"
+)]
 pub fn loaded_with(
     workspace: &Path,
     config: &Config,

@@ -3,6 +3,9 @@
 //! config, dirs, runtime and plugins, policy, tools, prompt blocks, the
 //! model client and the session, and the built-in slash commands.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod app;
 pub mod builtins;
 mod commands;

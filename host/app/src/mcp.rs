@@ -206,6 +206,8 @@ pub mod config_edit {
 
     #[cfg(test)]
     mod tests {
+        #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
+
         use std::collections::BTreeMap;
 
         use proptest::prelude::*;
@@ -256,15 +258,19 @@ pub mod config_edit {
                 let mut expected: BTreeMap<String, McpServerConfig> = BTreeMap::new();
                 for (server, take_out) in steps {
                     let name = server.name.clone();
-                    let config = if take_out && expected.contains_key(&name) {
-                        expected.remove(&name);
-                        remove(&path, &name).unwrap()
-                    } else if expected.contains_key(&name) {
-                        prop_assert!(add(&path, &server).is_err());
-                        continue;
-                    } else {
-                        expected.insert(name, server.clone());
-                        add(&path, &server).unwrap()
+                    let config = match expected.entry(name.clone()) {
+                        std::collections::btree_map::Entry::Occupied(held) if take_out => {
+                            held.remove();
+                            remove(&path, &name).unwrap()
+                        }
+                        std::collections::btree_map::Entry::Occupied(_) => {
+                            prop_assert!(add(&path, &server).is_err());
+                            continue;
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            slot.insert(server.clone());
+                            add(&path, &server).unwrap()
+                        }
                     };
                     // What was written is what amber reads back.
                     let text = std::fs::read_to_string(&path).unwrap();

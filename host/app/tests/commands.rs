@@ -9,6 +9,12 @@
 //! amber reads its dirs from the environment, so these tests run one at a
 //! time (a lock) and each points the environment at a scratch home.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::sync::{Mutex, MutexGuard};
 
 use amber_app::session::SessionOptions;

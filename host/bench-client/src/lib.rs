@@ -14,6 +14,9 @@
 //! [`fake_llm`] is the fake LLM server the scripted scenarios (and the
 //! tests) run against.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod fake_llm;
 pub mod judge;
 pub mod kpi;

@@ -4,6 +4,12 @@
 //! of miss is failed with its reason; the reports; the wire formats; and
 //! a scenario for a real model run against the chosen provider.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 use std::process::Output;
 

@@ -1,5 +1,11 @@
 //! The `amber` binary end to end, on real components.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

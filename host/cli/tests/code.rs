@@ -1,6 +1,12 @@
 //! Reading code by symbol, end to end: the real binary, the bundled parser
 //! components, the index and its cache on disk (seed 003, ambits).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

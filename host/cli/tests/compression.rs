@@ -6,6 +6,12 @@
 //! and the skill folder is on disk; the session resumes from the compacted
 //! context. Each failure leaves the context as it was and the run going on.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 
 use amber_tests::exec_env::{fake, text, Run};

@@ -5,6 +5,12 @@
 //! digest of what it had read; a re-read carries the annotation; a change
 //! on disk makes a read stale.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, Env};
 use serde_json::Value;
 

@@ -3,6 +3,12 @@
 //! the fake LLM server speaking the real wire formats. Every test checks
 //! both what the user sees (events, exit code) and what the model was sent.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command};
 

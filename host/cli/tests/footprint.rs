@@ -6,6 +6,12 @@
 //! them; `--no-confirm` and `agent.confirm = false` leave out the silent
 //! confirm turn, one model call fewer.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, text, Env, Run};
 use serde_json::Value;
 

@@ -3,6 +3,12 @@
 //! the notes test tool, command hooks in Claude Code's format run through
 //! the real spawner, and the fake LLM server.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, sent_messages, Env};
 use amber_tests::guest;
 use serde_json::Value;

@@ -3,6 +3,12 @@
 //! precompiled cache that makes a fresh home compile nothing, the progress
 //! a first run without it shows, what a missing bundle says, and `doctor`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

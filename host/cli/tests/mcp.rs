@@ -5,6 +5,12 @@
 //! `fixtures/mcp/listed-server.js`, a small server of ours whose tool list
 //! a test rewrites between two runs.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -2,6 +2,12 @@
 //! scratch `AMBER_HOME`, including a process killed mid-write and two
 //! processes writing at once.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

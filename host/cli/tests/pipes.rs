@@ -3,6 +3,12 @@
 //! as a Unix tool does. The reader here closes before amber writes a
 //! byte, so every command meets the closed pipe whatever its output's size.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::io::Read;
 use std::process::Stdio;
 

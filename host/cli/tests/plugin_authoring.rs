@@ -10,6 +10,12 @@
 //! live in the tests' cache dir (`target/test-cache`), and the Rust
 //! scaffold builds into `target/plugin-scaffolds`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 use std::process::Output;
 

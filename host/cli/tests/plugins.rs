@@ -1,6 +1,12 @@
 //! `amber plugin|tool|config` end to end: real processes, real components,
 //! real state files in a scratch AMBER_HOME.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

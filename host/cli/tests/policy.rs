@@ -4,6 +4,12 @@
 //! other writing tools are asked about by dispatch; stored rules decide
 //! before the handler; with no TTY and no `--yes`, the answer is no.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, text, Env};
 use amber_tests::guest;
 

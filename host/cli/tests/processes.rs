@@ -6,6 +6,12 @@
 //! machine without a sandbox. "Gone" is checked in `/proc` after a bounded
 //! wait, never by timing.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::process::{Child, Stdio};
 
 use amber_tests::exec_env::{fake, text, Env, Run};

@@ -3,6 +3,12 @@
 //! down to the folder amber started in, paths typed from that folder, and
 //! the same session workspace and memory namespace from anywhere inside.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

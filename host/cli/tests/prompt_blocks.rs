@@ -4,6 +4,12 @@
 //! block follows the conversation, an empty block is omitted, and blocks
 //! that fail or trap are logged and omitted without breaking the turn.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, sent_messages, text, Env};
 use amber_tests::guest;
 

@@ -1,6 +1,12 @@
 //! `amber providers list|check` end to end: the real binary, the bundled
 //! provider components and the fake LLM server.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 use std::process::Output;
 

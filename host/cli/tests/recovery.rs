@@ -3,6 +3,12 @@
 //! (the steer is in the next request the model gets) and stops the run
 //! with exit code 3 if it persists.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, Env, Run};
 use serde_json::Value;
 

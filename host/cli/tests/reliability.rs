@@ -6,6 +6,12 @@
 //! that runs nothing; a failed run piped to a file; leftovers of a killed
 //! write. (The kill -9 matrix is `tests/tests/crash.rs`.)
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -56,10 +62,8 @@ fn fill(file: &Path) {
     let mut out = std::fs::File::create(file).unwrap();
     let chunk = vec![b'f'; 16 << 10];
     while out.write_all(&chunk).is_ok() {}
-    let mut byte = [b'f'];
-    while out.write_all(&byte).is_ok() {
-        byte[0] = b'g';
-    }
+    // Then byte by byte, to the very last one.
+    while out.write_all(b"f").is_ok() {}
 }
 
 fn mode(path: &Path) -> u32 {

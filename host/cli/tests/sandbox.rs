@@ -5,6 +5,12 @@
 //! network is not reached. Then the rest of the probe's findings: scoped
 //! rules, one writer per session, bounded input, a capped reply, signals.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

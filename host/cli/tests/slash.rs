@@ -5,6 +5,12 @@
 //! guest, a hostile command guest contained, completion through the
 //! scripts of `amber completions`, and `amber man`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -8,6 +8,12 @@
 //! they carry (`expect_tool_results`): the server's default, the calls of
 //! the reply just before, is another conversation's there.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, sent_messages, Env};
 use serde_json::Value;
 

@@ -4,6 +4,12 @@
 //! `amber exec`. Every bad input gets an error the model can act on,
 //! naming the path.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::process::Command;
 
 use amber_tests::exec_env::{fake, text, Env};

@@ -6,6 +6,12 @@
 //! a turn mid-stream with Ctrl-C, quits with Ctrl-D, and resumes the
 //! session in a second TUI.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::process::Command;
 use std::time::Duration;
 

@@ -3,6 +3,12 @@
 //! screen; it then denies a tool call, and the TUI shows the hook's
 //! outcome beside the denied card. The next start runs it without asking.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, Env};
 use amber_tests::tmux::Tmux;
 

@@ -3,6 +3,12 @@
 //! in the plugin view is gone from the next request the server receives;
 //! a past session opens from the picker and the next request carries it.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_tests::exec_env::{fake, Env};
 use amber_tests::tmux::Tmux;
 

@@ -6,6 +6,9 @@
 //! error naming the file, the line and the key, and nothing starts with a
 //! half-read config: [`Config::load`] returns a whole config or an error.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod error;
 
 use std::collections::BTreeMap;

@@ -11,6 +11,9 @@
 //! way (docs/architecture.md): the ports and the context, then hooks, the
 //! policy, sessions, compression, and the engine on top.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod atomic;
 pub mod bounded;
 pub mod commands;

@@ -7,6 +7,9 @@
 //! already read. No wasm and no network: the host gives it the parse side
 //! through [`symbols::SymbolSource`]. docs/coverage.md.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod classify;
 pub mod depth;
 pub mod digest;

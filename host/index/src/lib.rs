@@ -7,6 +7,9 @@
 //! what changed. `show`, `callers` and `grep` are served from the tree; the
 //! host core's `Parser` port is all it knows of the parsers.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod cache;
 mod ids;
 mod indexer;

@@ -213,8 +213,11 @@ impl McpHub {
             })
     }
 
+    #[allow(
+        clippy::expect_used,
+        reason = "a method runs on a hub reached through its Arc, so the Arc is alive"
+    )]
     fn me(&self) -> Arc<McpHub> {
-        // The hub is only ever reached through its Arc.
         self.me.upgrade().expect("the hub is alive while it runs")
     }
 

@@ -7,6 +7,9 @@
 //! by [`sanitize`], and each tool pinned by [`pins`] so that a changed
 //! description or schema is held back until the user approves it.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod config;
 pub mod connection;
 pub mod http;

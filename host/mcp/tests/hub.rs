@@ -3,6 +3,12 @@
 //! lists again and rebuilds its tools in the ledger, and a disconnect takes
 //! them away.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

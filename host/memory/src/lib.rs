@@ -17,6 +17,9 @@
 //! compression cycle's judgement: it writes candidates, which only a
 //! person promotes.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod assembly;
 pub mod compiler;
 pub mod eligibility;

@@ -11,6 +11,9 @@
 //!
 //! Components are adapted to `amber-core`'s ports in [`adapters`].
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod adapters;
 pub mod bindings;
 pub mod cache;

@@ -28,6 +28,9 @@
 //! amber becomes a child subreaper, and what a command leaves behind is
 //! killed when it ends (`reaper.rs`; [`shutdown`] at amber's exit).
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod backend;
 #[cfg(target_os = "linux")]
 mod bwrap;

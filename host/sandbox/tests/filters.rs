@@ -3,6 +3,12 @@
 //! are refused (their x32 twins too), `clone3` falls back to `clone`, and
 //! what a build needs (threads, loopback TCP inside its own namespace)
 //! still works. The probe names x86_64's system call numbers.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
 #![cfg(target_arch = "x86_64")]
 
 mod common;

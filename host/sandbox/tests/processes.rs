@@ -3,6 +3,12 @@
 //! with cgroups and without. "Gone" is checked by looking for the
 //! processes in `/proc` after a bounded wait, never by timing.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 mod common;
 
 use std::path::Path;

@@ -3,6 +3,12 @@
 //! Landlock, a repository a command creates keeps no hook and no key that
 //! runs a program, and what other agents run things from is reported.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 mod common;
 
 use std::os::unix::fs::PermissionsExt;

@@ -2,6 +2,12 @@
 //! each Linux backend: bubblewrap (which `cargo xtask test` installs) and
 //! Landlock with seccomp.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 mod common;
 
 use std::path::Path;

@@ -7,6 +7,9 @@
 //! fuzzed on its own (`fuzz/fuzz_targets/shell.rs`, `confine.rs`), and
 //! `amber-core` depends on it.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod classify;
 pub mod confine;
 pub mod lex;

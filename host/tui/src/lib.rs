@@ -2,6 +2,9 @@
 //! `App` as `amber exec`, the way codex-rs keeps `tui/` apart from `core/`
 //! and `exec/`. One process, one App, one session, many turns.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod approver;
 pub mod cards;
 pub mod composer;

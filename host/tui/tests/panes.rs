@@ -4,6 +4,12 @@
 //! Failed plugin, and the session picker. docs/tui.md shows the same
 //! renders.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_core::commands::{builtin_tree, Candidate};
 use amber_core::session::{SessionState, SessionSummary};
 use amber_runtime::PluginState;

@@ -4,6 +4,12 @@
 //! diff, the status line, compression notices. docs/tui.md shows the same
 //! renders.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_core::engine::{AgentEvent, DeltaKind, Status};
 use amber_core::ports::dialect::Usage;
 use amber_core::ports::{ApprovalRequest, CompressionStats, Scope};

@@ -6,6 +6,9 @@
 //! token, timeouts, cancellation and a typed [`ApiError`]. It implements the
 //! core's `ModelClient` port.
 
+// A library reports what happened; its front end decides what to print.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod assemble;
 pub mod client;
 pub mod error;

@@ -724,8 +724,8 @@ impl Agent {
     }
 
     fn turn_completed(&self, turn: u32, reply: &ModelReply, sink: &mut EventSink<'_>) {
-        if let Some(reads) = &self.reads {
-            reads.turn_ended();
+        if let Some(message) = self.reads.as_ref().and_then(|r| r.turn_ended()) {
+            sink(AgentEvent::Warning { message });
         }
         if let Some(watch) = &self.watch {
             let changes = watch.take_changes();

@@ -13,8 +13,9 @@ pub trait ReadTracker: Send + Sync {
     /// result the model sees when it had already read that, unchanged.
     fn tool_result(&self, agent: &str, tool: &str, args: &Value, output: &str) -> Option<String>;
 
-    /// A model turn ended: what it read is made durable.
-    fn turn_ended(&self);
+    /// A model turn ended: what it read is made durable. A warning for
+    /// the user when it could not be (said once, not every turn).
+    fn turn_ended(&self) -> Option<String>;
 
     /// The context was compacted: the message that tells the model what
     /// this session had already read, if it read anything.

@@ -1,5 +1,11 @@
 //! What the sandbox's integration tests share: both Linux backends, a
 //! scene outside `/tmp` (so the walls themselves are tested), a run.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
 #![allow(dead_code)]
 
 pub mod processes;

@@ -2,6 +2,12 @@
 //! that nothing outlives its command: this crate's and `amber exec`'s
 //! (host/cli/tests/processes.rs includes this file). "Gone" is checked
 //! in `/proc` after a bounded wait, never by timing.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
 #![allow(dead_code)]
 
 use std::time::{Duration, Instant};

@@ -1,6 +1,12 @@
 //! What the view tests share: the session every screen starts from,
 //! and a draw into TestBackend.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
 use amber_core::engine::AgentEvent;
 use amber_tui::ui::Ui;
 use ratatui::backend::TestBackend;
