@@ -8,7 +8,7 @@ use amber_core::project::{self, ProjectRoot};
 use anyhow::Context;
 
 pub fn resolve(flag: Option<&Path>) -> anyhow::Result<ProjectRoot> {
-    project::resolve_once(flag).map_err(anyhow::Error::msg)
+    project::resolve_once(flag).map_err(anyhow::Error::from)
 }
 
 /// A path typed on the command line, as a path from the root: a relative

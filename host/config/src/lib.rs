@@ -435,7 +435,7 @@ impl Config {
                     text,
                     &format!("{key}.matcher"),
                     matcher,
-                    reason,
+                    reason.to_string(),
                 ));
             }
             if hook.command.trim().is_empty() {

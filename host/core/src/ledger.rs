@@ -314,7 +314,7 @@ fn check_command_root(root: &str, newcomer: &Owner) -> Result<(), LedgerError> {
     crate::ports::command::check_root(root).map_err(|reason| LedgerError::InvalidCommand {
         root: root.to_string(),
         newcomer: newcomer.clone(),
-        reason,
+        reason: reason.to_string(),
     })?;
     if crate::commands::is_builtin_root(root) {
         return Err(LedgerError::ReservedCommand {

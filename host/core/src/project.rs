@@ -87,6 +87,18 @@ impl ProjectRoot {
 
 /// Where to look, injected so the walk is testable without changing the
 /// process's current directory or environment.
+/// Why no root could be chosen.
+#[derive(Debug, thiserror::Error)]
+pub enum RootError {
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    #[error("workspace {} does not exist ({source})", dir.display())]
+    Missing {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 pub struct RootInputs<'a> {
     pub flag: Option<&'a Path>,
     pub env: Option<PathBuf>,
@@ -96,13 +108,12 @@ pub struct RootInputs<'a> {
 
 impl RootInputs<'_> {
     /// The inputs of this process.
-    pub fn from_process(flag: Option<&Path>) -> Result<RootInputs<'_>, String> {
+    pub fn from_process(flag: Option<&Path>) -> Result<RootInputs<'_>, RootError> {
         let var = |key: &str| std::env::var_os(key).filter(|v| !v.is_empty());
         Ok(RootInputs {
             flag,
             env: var("AMBER_WORKSPACE").map(PathBuf::from),
-            current_dir: std::env::current_dir()
-                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+            current_dir: std::env::current_dir().map_err(RootError::CurrentDir)?,
             home: var("HOME").map(PathBuf::from),
         })
     }
@@ -114,7 +125,7 @@ static RESOLVED: std::sync::OnceLock<ProjectRoot> = std::sync::OnceLock::new();
 
 /// The root of this process (see [`find_root`]), resolved on the first
 /// call; later calls return the same one whatever `flag` says.
-pub fn resolve_once(flag: Option<&Path>) -> Result<ProjectRoot, String> {
+pub fn resolve_once(flag: Option<&Path>) -> Result<ProjectRoot, RootError> {
     if let Some(found) = RESOLVED.get() {
         return Ok(found.clone());
     }
@@ -124,10 +135,12 @@ pub fn resolve_once(flag: Option<&Path>) -> Result<ProjectRoot, String> {
 
 /// Finds the root; see the module doc for the order. Fails only when the
 /// chosen folder does not exist.
-pub fn find_root(inputs: &RootInputs<'_>) -> Result<ProjectRoot, String> {
+pub fn find_root(inputs: &RootInputs<'_>) -> Result<ProjectRoot, RootError> {
     let canonical = |dir: &Path| {
-        std::fs::canonicalize(dir)
-            .map_err(|e| format!("workspace {} does not exist ({e})", dir.display()))
+        std::fs::canonicalize(dir).map_err(|source| RootError::Missing {
+            dir: dir.to_path_buf(),
+            source,
+        })
     };
     let given = match (inputs.flag, &inputs.env) {
         (Some(dir), _) => Some((inputs.current_dir.join(dir), RootRule::Flag)),
@@ -268,7 +281,8 @@ mod tests {
             current_dir: t.top.clone(),
             home: None,
         })
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains("nope") && err.contains("does not exist"),
             "{err}"

@@ -12,19 +12,24 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     format!("{cut}…")
 }
 
+/// What [`parse_moment`] could not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a time: give Unix seconds, a date (2026-12-01) or a UTC time (2026-12-01T12:00Z)")]
+pub struct NotATime {
+    pub text: String,
+}
+
 /// A moment a person types, as Unix seconds: the seconds themselves
 /// (`1764547200`), a UTC date (`2026-12-01`, its midnight), or a UTC time
 /// (`2026-12-01T12:00`, `2026-12-01 12:00:30Z`). Dates to days by Howard
 /// Hinnant's `days_from_civil`, the inverse of [`utc_minute`]'s.
-pub fn parse_moment(text: &str) -> Result<i64, String> {
+pub fn parse_moment(text: &str) -> Result<i64, NotATime> {
     let text = text.trim();
     if let Ok(secs) = text.parse::<i64>() {
         return Ok(secs);
     }
-    let bad = || {
-        format!(
-            "`{text}` is not a time: give Unix seconds, a date (2026-12-01) or a UTC time (2026-12-01T12:00Z)"
-        )
+    let bad = || NotATime {
+        text: text.to_string(),
     };
     let (date, time) = match text.split_once(['T', ' ']) {
         Some((date, time)) => (date, Some(time.trim_end_matches('Z'))),
@@ -172,7 +177,7 @@ mod tests {
             "soon",
             "2026-12",
         ] {
-            let err = parse_moment(bad).unwrap_err();
+            let err = parse_moment(bad).unwrap_err().to_string();
             assert!(err.contains("is not a time"), "{bad}: {err}");
         }
     }

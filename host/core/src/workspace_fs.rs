@@ -64,15 +64,50 @@ pub fn read_head(dir: &Dir, path: &Path, max: u64) -> std::io::Result<(Vec<u8>, 
     Ok((bytes, more))
 }
 
+/// Why the workspace, or a file in it, could not be used. Each says the
+/// path as the caller gave it.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("cannot open the workspace {}: {reason}", root.display())]
+    Open { root: PathBuf, reason: String },
+    /// Refused before any I/O: `..`, or an absolute path outside.
+    #[error(transparent)]
+    Outside(#[from] crate::ConfineError),
+    /// The OS refused, or the file is not what the call needs (a folder,
+    /// a pipe, a symlink out of the workspace).
+    #[error("cannot {action} {path}: {reason}")]
+    Io {
+        action: &'static str,
+        path: String,
+        reason: String,
+    },
+    /// A whole-file replace failed: "no space left on device (writing
+    /// src/a.rs)".
+    #[error("{reason} (writing {path})")]
+    Replace { path: String, reason: String },
+}
+
+fn io(action: &'static str, path: &str, reason: impl std::fmt::Display) -> WorkspaceError {
+    WorkspaceError::Io {
+        action,
+        path: path.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
 pub struct WorkspaceDir {
     root: PathBuf,
     dir: Dir,
 }
 
 impl WorkspaceDir {
-    pub fn open(root: &Path) -> Result<Self, String> {
-        let dir = Dir::open_ambient_dir(root, cap_std::ambient_authority())
-            .map_err(|e| format!("cannot open the workspace {}: {e}", root.display()))?;
+    pub fn open(root: &Path) -> Result<Self, WorkspaceError> {
+        let dir = Dir::open_ambient_dir(root, cap_std::ambient_authority()).map_err(|e| {
+            WorkspaceError::Open {
+                root: root.to_path_buf(),
+                reason: e.to_string(),
+            }
+        })?;
         Ok(WorkspaceDir {
             root: root.to_path_buf(),
             dir,
@@ -85,8 +120,8 @@ impl WorkspaceDir {
     }
 
     /// `path` (relative, or absolute inside the root) relative to the root.
-    pub fn relative(&self, path: &str) -> Result<PathBuf, String> {
-        let confined = confine(&self.root, path).map_err(|e| e.to_string())?;
+    pub fn relative(&self, path: &str) -> Result<PathBuf, WorkspaceError> {
+        let confined = confine(&self.root, path)?;
         let relative = confined.strip_prefix(&self.root).unwrap_or(&confined);
         Ok(if relative.as_os_str().is_empty() {
             PathBuf::from(".")
@@ -102,18 +137,16 @@ impl WorkspaceDir {
             .is_some_and(|m| m.is_file())
     }
 
-    pub fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, WorkspaceError> {
         let relative = self.relative(path)?;
-        self.dir
-            .read(&relative)
-            .map_err(|e| format!("cannot read {path}: {e}"))
+        self.dir.read(&relative).map_err(|e| io("read", path, e))
     }
 
     /// The bytes of a regular file of at most `max` bytes, or its size when
     /// it is larger (see [`read_regular`]).
-    pub fn read_capped(&self, path: &str, max: u64) -> Result<CappedRead, String> {
+    pub fn read_capped(&self, path: &str, max: u64) -> Result<CappedRead, WorkspaceError> {
         let relative = self.relative(path)?;
-        read_regular(&self.dir, &relative, max).map_err(|e| format!("cannot read {path}: {e}"))
+        read_regular(&self.dir, &relative, max).map_err(|e| io("read", path, e))
     }
 
     /// Replaces the file at `path` whole (see [`crate::atomic`]): its mode
@@ -122,13 +155,16 @@ impl WorkspaceDir {
     /// workspace is written through to its target, and stays a link; one
     /// that leads out, or to nothing, is refused. The error names `path`
     /// as given: "no space left on device (writing src/a.rs)".
-    pub fn replace(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn replace(&self, path: &str, bytes: &[u8]) -> Result<(), WorkspaceError> {
         let relative = self.relative(path)?;
-        let failed = |e: std::io::Error| atomic::failed("writing", Path::new(path), &e);
+        let failed = |e: std::io::Error| WorkspaceError::Replace {
+            path: path.to_string(),
+            reason: atomic::describe(&e),
+        };
         let real = self.real_file(&relative).map_err(failed)?;
         let name = real
             .file_name()
-            .ok_or_else(|| format!("{path} names no file"))?;
+            .ok_or_else(|| io("write", path, "it names no file"))?;
         let folder = match real.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => self.dir.open_dir(parent),
             _ => self.dir.try_clone(),
@@ -156,17 +192,16 @@ impl WorkspaceDir {
 
     /// The first `max` bytes of a regular file, and whether there was more
     /// (see [`read_head`]).
-    pub fn read_head(&self, path: &str, max: u64) -> Result<(Vec<u8>, bool), String> {
+    pub fn read_head(&self, path: &str, max: u64) -> Result<(Vec<u8>, bool), WorkspaceError> {
         let relative = self.relative(path)?;
-        read_head(&self.dir, &relative, max)
-            .map_err(|e| format!("cannot read {path}: {}", atomic::describe(&e)))
+        read_head(&self.dir, &relative, max).map_err(|e| io("read", path, atomic::describe(&e)))
     }
 
-    pub fn write(&self, path: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn write(&self, path: &str, bytes: &[u8]) -> Result<(), WorkspaceError> {
         let relative = self.relative(path)?;
         self.dir
             .write(&relative, bytes)
-            .map_err(|e| format!("cannot write {path}: {e}"))
+            .map_err(|e| io("write", path, e))
     }
 }
 
@@ -202,6 +237,7 @@ mod tests {
         assert!(dir
             .read("../x")
             .unwrap_err()
+            .to_string()
             .contains("outside the workspace"));
     }
 
@@ -244,21 +280,23 @@ mod tests {
             "new"
         );
 
-        let err = dir.replace("out", b"x").unwrap_err();
+        let err = dir.replace("out", b"x").unwrap_err().to_string();
         assert!(err.contains("(writing out)"), "{err}");
         assert_eq!(
             std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(),
             "top secret"
         );
-        let err = dir.replace("dangling", b"x").unwrap_err();
+        let err = dir.replace("dangling", b"x").unwrap_err().to_string();
         assert!(err.contains("does not exist"), "{err}");
         assert!(dir
             .replace("../x", b"x")
             .unwrap_err()
+            .to_string()
             .contains("outside the workspace"));
         assert!(dir
             .replace("bin", b"x")
             .unwrap_err()
+            .to_string()
             .contains("not a regular file"));
     }
 
@@ -286,7 +324,7 @@ mod tests {
         );
         // A pipe with no writer fails at once instead of blocking.
         for path in ["folder", "pipe"] {
-            let err = dir.read_capped(path, 100).unwrap_err();
+            let err = dir.read_capped(path, 100).unwrap_err().to_string();
             assert!(err.contains("not a regular file"), "{path}: {err}");
         }
         assert!(dir.read_capped("link.txt", 100).is_err());

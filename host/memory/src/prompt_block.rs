@@ -11,7 +11,7 @@ use amber_core::ports::{BlockPosition, BlockSpec, PortError, PromptBlock, Render
 
 use crate::compiler::{compile, input::CompileInput};
 use crate::recall::{RecallQuery, Semantic};
-use crate::semantic::minilm::MiniLm;
+use crate::semantic::minilm::{BadModel, MiniLm};
 use crate::store::Store;
 
 /// The block's name in the ledger.
@@ -40,7 +40,7 @@ pub struct RecallBlock {
     /// The sentence encoder's directory, loaded on the first turn that
     /// recalls (loading reads about 90 MB).
     model_dir: Option<PathBuf>,
-    model: OnceLock<Result<MiniLm, String>>,
+    model: OnceLock<Result<MiniLm, BadModel>>,
 }
 
 impl RecallBlock {

@@ -267,7 +267,7 @@ fn read_settings(source: &Source, workspace: &Path) -> Result<(Vec<HookDef>, Vec
             let matcher = match Matcher::parse(group.get("matcher").and_then(Value::as_str)) {
                 Ok(matcher) => matcher,
                 Err(e) => {
-                    problems.push(e);
+                    problems.push(e.to_string());
                     continue;
                 }
             };

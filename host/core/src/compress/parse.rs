@@ -89,12 +89,13 @@ fn typed<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// The JSON value in a model's reply, repaired once if need be.
-pub fn tolerant_json(reply: &str) -> Result<Value, String> {
+/// The JSON value in a model's reply, repaired once if need be; the error
+/// is the reply's own, before the repair.
+pub fn tolerant_json(reply: &str) -> Result<Value, serde_json::Error> {
     let candidate = candidate(reply);
     match serde_json::from_str(candidate) {
         Ok(value) => Ok(value),
-        Err(first) => serde_json::from_str(&repair(candidate)).map_err(|_| first.to_string()),
+        Err(first) => serde_json::from_str(&repair(candidate)).map_err(|_| first),
     }
 }
 

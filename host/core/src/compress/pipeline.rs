@@ -238,7 +238,7 @@ impl Compressor for ModelCompressor {
     }
 }
 
-fn built_in(reason: String) -> CompressionError {
+fn built_in(reason: prompts::BrokenPrompt) -> CompressionError {
     CompressionError::Invalid(format!(
         "amber's built-in compression prompt is broken: {reason}"
     ))

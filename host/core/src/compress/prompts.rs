@@ -23,18 +23,24 @@ pub struct Prompt {
     pub validator: jsonschema::Validator,
 }
 
-static CLASSIFY: LazyLock<Result<Prompt, String>> =
-    LazyLock::new(|| Prompt::load("classify.md", CLASSIFY_FILE));
-static EXTRACT: LazyLock<Result<Prompt, String>> =
-    LazyLock::new(|| Prompt::load("extract.md", EXTRACT_FILE));
+/// A built-in prompt file that does not hold what amber needs of it: a
+/// bug of this build, which the unit tests catch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BrokenPrompt(String);
+
+static CLASSIFY: LazyLock<Result<Prompt, BrokenPrompt>> =
+    LazyLock::new(|| Prompt::load("classify.md", CLASSIFY_FILE).map_err(BrokenPrompt));
+static EXTRACT: LazyLock<Result<Prompt, BrokenPrompt>> =
+    LazyLock::new(|| Prompt::load("extract.md", EXTRACT_FILE).map_err(BrokenPrompt));
 
 /// The classify prompt; an error only if the built-in file is broken.
-pub fn classify() -> Result<&'static Prompt, String> {
+pub fn classify() -> Result<&'static Prompt, BrokenPrompt> {
     CLASSIFY.as_ref().map_err(Clone::clone)
 }
 
 /// The extract prompt; an error only if the built-in file is broken.
-pub fn extract() -> Result<&'static Prompt, String> {
+pub fn extract() -> Result<&'static Prompt, BrokenPrompt> {
     EXTRACT.as_ref().map_err(Clone::clone)
 }
 

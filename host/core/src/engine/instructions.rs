@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::workspace_fs::WorkspaceDir;
+use crate::workspace_fs::{WorkspaceDir, WorkspaceError};
 
 /// The file names looked for in each folder, in order; the first found
 /// wins.
@@ -34,8 +34,20 @@ impl Instructions {
     }
 }
 
+/// An instruction file that could not be read, named.
+#[derive(Debug, thiserror::Error)]
+pub enum InstructionsError {
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    #[error("{source} ({})", file.display())]
+    Unreadable {
+        file: PathBuf,
+        source: WorkspaceError,
+    },
+}
+
 /// Reads the instructions of the root `workspace` alone.
-pub fn load(workspace: &Path) -> Result<Option<Instructions>, String> {
+pub fn load(workspace: &Path) -> Result<Option<Instructions>, InstructionsError> {
     Ok(load_down_to(workspace, Path::new(""))?.pop())
 }
 
@@ -43,7 +55,10 @@ pub fn load(workspace: &Path) -> Result<Option<Instructions>, String> {
 /// `subdir` (relative to it), root first, through the workspace `Dir` (a
 /// symlink out of the workspace is not followed). An unreadable file is an
 /// error naming it.
-pub fn load_down_to(workspace: &Path, subdir: &Path) -> Result<Vec<Instructions>, String> {
+pub fn load_down_to(
+    workspace: &Path,
+    subdir: &Path,
+) -> Result<Vec<Instructions>, InstructionsError> {
     let dir = WorkspaceDir::open(workspace)?;
     let mut folders = vec![PathBuf::new()];
     for part in subdir.components() {
@@ -63,7 +78,10 @@ pub fn load_down_to(workspace: &Path, subdir: &Path) -> Result<Vec<Instructions>
             // /dev/zero named AGENTS.md is refused, never waited on.
             let (kept, truncated) = dir
                 .read_head(&relative, MAX_INSTRUCTION_BYTES as u64)
-                .map_err(|e| format!("{e} ({})", file.display()))?;
+                .map_err(|source| InstructionsError::Unreadable {
+                    file: file.clone(),
+                    source,
+                })?;
             let text = String::from_utf8_lossy(&kept).into_owned();
             found.push(Instructions {
                 file,
@@ -129,7 +147,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::os::unix::fs::symlink(outside.path().join("x.md"), root.join("AGENTS.md")).unwrap();
-        let err = load(&root).unwrap_err();
+        let err = load(&root).unwrap_err().to_string();
         assert!(err.starts_with("cannot read AGENTS.md"), "{err}");
     }
 

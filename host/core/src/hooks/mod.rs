@@ -13,6 +13,8 @@ mod runner;
 
 pub use crate::ports::hook::{
     names, CompactTrigger, Decision, Hook, HookContext, HookEvent, HookOutcome, HookSpec, Matcher,
-    OnError, Payload, StartSource,
+    MatcherError, OnError, Payload, StartSource,
 };
-pub use runner::{in_hook, Fired, HookRunner, Overrides, PreTool, MAX_STOP_CONTINUES};
+pub use runner::{
+    in_hook, Fired, HookRunner, Overrides, PermissionAnswer, PreTool, MAX_STOP_CONTINUES,
+};

@@ -20,6 +20,15 @@ use crate::Ledger;
 /// A stop hook may continue a run at most this many times in a row.
 pub const MAX_STOP_CONTINUES: u32 = 3;
 
+/// What the `permission-request` hooks answered for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    /// The hook `hook` approved.
+    Approved { hook: String },
+    /// A hook denied; `reason` names it (`hook \`guard\`: why`).
+    Denied { reason: String },
+}
+
 /// The combined answer to a `pre-tool` event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PreTool {
@@ -429,17 +438,16 @@ impl HookRunner {
         (!lines.is_empty()).then(|| lines.join("\n"))
     }
 
-    /// `permission-request`: `Some(Ok(hook))` approves, `Some(Err(why))`
-    /// denies, naming the hook; `None` leaves it to the user. A deny beats
-    /// an approve.
-    pub fn permission(&self, mode: Mode, payload: &Payload) -> Option<Result<String, String>> {
+    /// `permission-request`: what the hooks answered, or `None` to leave
+    /// it to the user. A deny beats an approve.
+    pub fn permission(&self, mode: Mode, payload: &Payload) -> Option<PermissionAnswer> {
         let fired = self.fire("main", mode, payload);
         if let Some(reason) = fired.denied() {
-            return Some(Err(reason));
+            return Some(PermissionAnswer::Denied { reason });
         }
         fired
             .find(|d| (*d == Decision::Approve).then(String::new))
-            .map(|(hook, _)| Ok(hook))
+            .map(|(hook, _)| PermissionAnswer::Approved { hook })
     }
 
     /// `pre-compact`: `Err` skips (an automatic compaction only: the

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
 use crate::confine::confine;
-use crate::hooks::{HookEvent, HookRunner, Payload};
+use crate::hooks::{HookEvent, HookRunner, Payload, PermissionAnswer};
 use crate::ports::{ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, Scope};
 use crate::shell::{shell_classify, Classification, ShellClass};
 
@@ -399,11 +399,12 @@ impl Policy {
             detail: ask.detail.clone(),
             class: Some(ask.class.clone()),
         };
-        hooks.permission(self.mode(), &payload).map(|answer| {
-            answer
-                .map(|_| ())
-                .map_err(|reason| PolicyError::DeniedByHook { reason })
-        })
+        hooks
+            .permission(self.mode(), &payload)
+            .map(|answer| match answer {
+                PermissionAnswer::Approved { .. } => Ok(()),
+                PermissionAnswer::Denied { reason } => Err(PolicyError::DeniedByHook { reason }),
+            })
     }
 
     /// The `exec` import's question, on the exact command about to run in

@@ -37,27 +37,32 @@ pub trait CommandTree: Send + Sync {
     fn run(&self, path: &[String], arg: &str) -> Result<String, super::PortError>;
 }
 
+/// Why a name cannot be a command root, as the plugin's author reads it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadRoot(pub String);
+
 /// Why `name` cannot be a command root, if it cannot. A root is typed as
 /// one token (`/git`) and is one segment of the action
 /// `plugin.<id>.<path>`, so it has no whitespace, quotes or `.`, and does
 /// not start with `/` or `-`.
-pub fn check_root(name: &str) -> Result<(), String> {
+pub fn check_root(name: &str) -> Result<(), BadRoot> {
     if name.is_empty() {
-        return Err("a command root cannot be empty".into());
+        return Err(BadRoot("a command root cannot be empty".into()));
     }
     if name.chars().count() > 64 {
-        return Err(format!("`{name}` is longer than 64 characters"));
+        return Err(BadRoot(format!("`{name}` is longer than 64 characters")));
     }
     if let Some(c) = name
         .chars()
         .find(|c| c.is_whitespace() || c.is_control() || matches!(c, '.' | '"' | '\'' | '\\'))
     {
-        return Err(format!(
+        return Err(BadRoot(format!(
             "`{name}` contains {c:?}; a command root is one word without dots or quotes"
-        ));
+        )));
     }
     if let Some(first @ ('/' | '-')) = name.chars().next() {
-        return Err(format!("`{name}` starts with `{first}`"));
+        return Err(BadRoot(format!("`{name}` starts with `{first}`")));
     }
     Ok(())
 }

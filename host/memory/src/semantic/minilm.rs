@@ -104,11 +104,24 @@ fn parse_text<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<
     serde_json::from_str(text).map_err(|e| format!("{file}: {e}"))
 }
 
+/// An embedding model folder amber cannot use: which, and what is wrong
+/// with which of its files.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("embedding model {}: {reason}", dir.display())]
+pub struct BadModel {
+    pub dir: std::path::PathBuf,
+    /// The file and what is wrong with it.
+    pub reason: String,
+}
+
 impl MiniLm {
     /// Loads the model in `dir`. The error names the file and what is
     /// wrong with it.
-    pub fn load(dir: &Path) -> Result<Self, String> {
-        Self::load_inner(dir).map_err(|e| format!("embedding model {}: {e}", dir.display()))
+    pub fn load(dir: &Path) -> Result<Self, BadModel> {
+        Self::load_inner(dir).map_err(|reason| BadModel {
+            dir: dir.to_path_buf(),
+            reason,
+        })
     }
 
     fn load_inner(dir: &Path) -> Result<Self, String> {
@@ -555,7 +568,7 @@ pub(crate) mod tests {
     #[test]
     fn a_model_dir_with_a_missing_or_wrong_file_is_named_in_the_error() {
         let dir = tempfile::tempdir().unwrap();
-        let err = MiniLm::load(dir.path()).err().unwrap();
+        let err = MiniLm::load(dir.path()).err().unwrap().to_string();
         assert!(err.contains("config.json"), "{err}");
         std::fs::write(
             dir.path().join("config.json"),
@@ -564,7 +577,7 @@ pub(crate) mod tests {
                 "hidden_act": "relu"}"#,
         )
         .unwrap();
-        let err = MiniLm::load(dir.path()).err().unwrap();
+        let err = MiniLm::load(dir.path()).err().unwrap().to_string();
         assert!(err.contains("relu"), "{err}");
     }
 }

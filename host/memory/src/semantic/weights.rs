@@ -22,7 +22,7 @@ pub struct Tensors {
 }
 
 impl Tensors {
-    pub fn parse(data: Vec<u8>) -> Result<Self, String> {
+    pub(crate) fn parse(data: Vec<u8>) -> Result<Self, String> {
         let head: [u8; 8] = data
             .get(..8)
             .and_then(|b| b.try_into().ok())
@@ -51,7 +51,7 @@ impl Tensors {
     }
 
     /// The f32 tensor `name`, which must have `shape`.
-    pub fn take(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, String> {
+    pub(crate) fn take(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, String> {
         let entry = self
             .entries
             .get(name)

@@ -59,7 +59,7 @@ fn default_longest() -> usize {
 
 impl WordPiece {
     /// Reads a Hugging Face `tokenizer.json` whose model is WordPiece.
-    pub fn from_json(text: &str) -> Result<Self, String> {
+    pub(crate) fn from_json(text: &str) -> Result<Self, String> {
         let file: TokenizerFile =
             serde_json::from_str(text).map_err(|e| format!("not a tokenizer file: {e}"))?;
         let model = file.model;

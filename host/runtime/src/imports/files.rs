@@ -140,8 +140,10 @@ impl HostState {
         if self.workspace_dir.is_none() {
             let workspace = &self.plugin.workspace;
             // Said to the plugin: the mount, never the host's path.
-            let dir = WorkspaceDir::open(workspace)
-                .map_err(|e| e.replace(&*workspace.to_string_lossy(), WORKSPACE_MOUNT))?;
+            let dir = WorkspaceDir::open(workspace).map_err(|e| {
+                e.to_string()
+                    .replace(&*workspace.to_string_lossy(), WORKSPACE_MOUNT)
+            })?;
             self.workspace_dir = Some(dir);
         }
         self.workspace_dir
@@ -193,7 +195,7 @@ impl Host for HostState {
                     // The plugin sees the workspace as the mount, never the
                     // host's path to it.
                     Err(e) => {
-                        let e = e.replace(&workspace, WORKSPACE_MOUNT);
+                        let e = e.to_string().replace(&workspace, WORKSPACE_MOUNT);
                         Err(ReadError::Failed(if relative == "." {
                             e
                         } else {
@@ -212,7 +214,7 @@ impl Host for HostState {
         let dir = self.workspace_dir()?;
         dir.replace(&relative, &contents).map_err(|e| {
             // The plugin's own path, and the mount, never the host's path.
-            let e = e.replace(&workspace, WORKSPACE_MOUNT);
+            let e = e.to_string().replace(&workspace, WORKSPACE_MOUNT);
             if relative == path {
                 e
             } else {

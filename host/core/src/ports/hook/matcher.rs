@@ -8,6 +8,14 @@ use std::fmt;
 
 use super::names;
 
+/// A matcher that is not a regular expression.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the matcher `{matcher}` is not a regular expression: {reason}")]
+pub struct MatcherError {
+    pub matcher: String,
+    pub reason: String,
+}
+
 #[derive(Clone, Default)]
 pub struct Matcher {
     /// `None`: every tool.
@@ -22,14 +30,16 @@ impl Matcher {
 
     /// `text` as a matcher; an invalid expression is refused with the
     /// reason, naming it.
-    pub fn parse(text: Option<&str>) -> Result<Self, String> {
+    pub fn parse(text: Option<&str>) -> Result<Self, MatcherError> {
         let text = text.map(str::trim).unwrap_or_default();
         if text.is_empty() || text == "*" {
             return Ok(Matcher::any());
         }
         let anchored = format!("^(?:{text})$");
-        let regex = regex::Regex::new(&anchored)
-            .map_err(|e| format!("the matcher `{text}` is not a regular expression: {e}"))?;
+        let regex = regex::Regex::new(&anchored).map_err(|e| MatcherError {
+            matcher: text.to_string(),
+            reason: e.to_string(),
+        })?;
         Ok(Matcher {
             pattern: Some((text.to_string(), regex)),
         })
@@ -87,7 +97,7 @@ mod tests {
 
     #[test]
     fn a_bad_expression_is_refused_naming_it() {
-        let err = Matcher::parse(Some("(")).unwrap_err();
+        let err = Matcher::parse(Some("(")).unwrap_err().to_string();
         assert!(err.contains("`(`"), "{err}");
     }
 }

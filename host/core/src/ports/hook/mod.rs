@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::policy::Mode;
 use crate::ports::PortError;
 
-pub use matcher::Matcher;
+pub use matcher::{Matcher, MatcherError};
 
 /// The events a hook can handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
