@@ -1,6 +1,8 @@
 //! The `App`: one host, built the same way by every front end. It owns the
 //! config, the plugins, the policy and, in a session, the agent; the slash
-//! commands run against it through the one command tree.
+//! commands run against it through the one command tree. This file is its
+//! state and what the handlers do with it; opening an App with its
+//! commands, and running them, is `commands.rs`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
