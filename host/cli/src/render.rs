@@ -72,9 +72,12 @@ impl Printer {
 
     fn text(&mut self, text: &str) {
         // Into a file or a pipe the reply is data, kept as the model wrote
-        // it; only a terminal could be driven by what it holds.
+        // it; only a terminal could be driven by what it holds. Nothing is
+        // held exactly when stdout is a terminal (`new`; `text` is never
+        // called with `--json`; after a failed run drops what it held only
+        // a line end follows), so no terminal check per delta.
         let shown;
-        let text = if self.held.is_none() && std::io::stdout().is_terminal() {
+        let text = if self.held.is_none() {
             shown = amber_core::printable::printable_lines(text);
             shown.as_str()
         } else {
