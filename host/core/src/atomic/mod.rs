@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
 pub use lock::FileLock;
-pub use temp::{is_temp_name, remove_stale_temps, StaleTemps};
-pub use words::{describe, failed};
+pub use temp::{remove_stale_temps, StaleTemps};
+pub use words::describe;
 
 /// Who may read a file amber creates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

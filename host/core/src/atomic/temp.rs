@@ -26,7 +26,7 @@ pub(super) fn name_for(target: &OsStr) -> OsString {
 
 /// The writer's pid when `name` is one of our temp files: this scheme's,
 /// or the `.tmp-PID-N` of amber before it.
-pub fn is_temp_name(name: &str) -> Option<u32> {
+fn is_temp_name(name: &str) -> Option<u32> {
     let tail = match name.rfind(MARK) {
         Some(at) if name.starts_with('.') => &name[at + MARK.len()..],
         _ => name.strip_prefix(".tmp-")?,

@@ -1,9 +1,7 @@
-//! An I/O error in words a person reads: "no space left on device
-//! (writing src/main.rs)", not "I/O error (os error 29)". The OS's own
-//! message, lower-cased, without the number, and the path with what was
-//! being done to it.
-
-use std::path::Path;
+//! An I/O error in words a person reads: "no space left on device", not
+//! "No space left on device (os error 28)" (or WASI's "I/O error (os error
+//! 29)"). The OS's own message, lower-cased, without the number; callers
+//! add the path and what was being done to it.
 
 /// The error's words without "(os error N)", starting lower-case.
 pub fn describe(e: &std::io::Error) -> String {
@@ -23,23 +21,14 @@ pub fn describe(e: &std::io::Error) -> String {
     }
 }
 
-/// "WORDS (VERB PATH)": `failed("writing", path, &e)`.
-pub fn failed(verb: &str, path: &Path, e: &std::io::Error) -> String {
-    format!("{} ({verb} {})", describe(e), path.display())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn os_errors_read_as_words_naming_the_path() {
+    fn os_errors_read_as_words() {
         let full = std::io::Error::from_raw_os_error(libc::ENOSPC);
         assert_eq!(describe(&full), "no space left on device");
-        assert_eq!(
-            failed("writing", Path::new("src/a.rs"), &full),
-            "no space left on device (writing src/a.rs)"
-        );
         // glibc's words; WASI's libc says "I/O error", which stays as is.
         let io = std::io::Error::from_raw_os_error(libc::EIO);
         assert_eq!(describe(&io), "input/output error");
