@@ -21,11 +21,14 @@ pub enum CappedRead {
     TooLarge(u64),
 }
 
-/// Reads `path` in `dir` if it is a regular file of at most `max` bytes,
-/// or gives its size when it is larger. Opened without blocking, so a pipe
-/// planted in the workspace fails instead of waiting for a writer that
-/// never comes; cap-std keeps the open beneath `dir`.
-pub fn read_regular(dir: &Dir, path: &Path, max: u64) -> std::io::Result<CappedRead> {
+/// `path` in `dir`, opened for reading if it is a regular file, with its
+/// metadata. Opened without blocking, so a pipe planted in the workspace
+/// fails instead of waiting for a writer that never comes; cap-std keeps
+/// the open beneath `dir`.
+fn open_regular(
+    dir: &Dir,
+    path: &Path,
+) -> std::io::Result<(cap_std::fs::File, cap_std::fs::Metadata)> {
     let file = dir.open_with(
         path,
         OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK),
@@ -34,6 +37,13 @@ pub fn read_regular(dir: &Dir, path: &Path, max: u64) -> std::io::Result<CappedR
     if !metadata.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
+    Ok((file, metadata))
+}
+
+/// Reads `path` in `dir` if it is a regular file of at most `max` bytes,
+/// or gives its size when it is larger (opened as [`open_regular`] opens).
+pub fn read_regular(dir: &Dir, path: &Path, max: u64) -> std::io::Result<CappedRead> {
+    let (file, metadata) = open_regular(dir, path)?;
     if metadata.len() > max {
         return Ok(CappedRead::TooLarge(metadata.len()));
     }
@@ -47,16 +57,10 @@ pub fn read_regular(dir: &Dir, path: &Path, max: u64) -> std::io::Result<CappedR
 }
 
 /// The first `max` bytes of the regular file `path` in `dir`, and whether
-/// there was more. Opened as [`read_regular`] opens: a pipe or a device is
-/// refused, never waited on or read without end.
+/// there was more: a pipe or a device is refused, never waited on or read
+/// without end.
 pub fn read_head(dir: &Dir, path: &Path, max: u64) -> std::io::Result<(Vec<u8>, bool)> {
-    let file = dir.open_with(
-        path,
-        OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK),
-    )?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
+    let (file, _) = open_regular(dir, path)?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
     let more = bytes.len() as u64 > max;
