@@ -10,43 +10,39 @@
 //! over the three a change may add to the suite; on a warm target it takes
 //! seconds, so it runs before each stop instead.
 
+use std::path::Path;
+
 use anyhow::Result;
 
 use crate::{cargo, root, run, setup};
 
-pub fn run_all() -> Result<()> {
-    println!("xtask: clippy on the host");
-    run(cargo()?.current_dir(root()).args([
-        "clippy",
-        "--workspace",
+/// `cargo clippy ARGS --all-targets -- -D warnings` in `dir`.
+fn clippy(dir: &Path, args: &[&str]) -> Result<()> {
+    run(cargo()?.current_dir(dir).arg("clippy").args(args).args([
         "--all-targets",
         "--",
         "-D",
         "warnings",
-    ]))?;
+    ]))
+}
+
+pub fn run_all() -> Result<()> {
+    println!("xtask: clippy on the host");
+    clippy(&root(), &["--workspace"])?;
     println!("xtask: clippy on the guests (wasm32-wasip2)");
     // The parser guests' grammars are C, checked as they build.
     setup::ensure_debian_packages(&["clang", "llvm", "wasi-libc"])?;
-    run(cargo()?.current_dir(root().join("guests")).args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    clippy(&root().join("guests"), &["--workspace"])?;
     println!("xtask: clippy on the Rust SDK (wasm32-wasip2)");
-    run(cargo()?.current_dir(root()).args([
-        "clippy",
-        "--manifest-path",
-        "sdk/rust/Cargo.toml",
-        "--target",
-        "wasm32-wasip2",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    clippy(
+        &root(),
+        &[
+            "--manifest-path",
+            "sdk/rust/Cargo.toml",
+            "--target",
+            "wasm32-wasip2",
+        ],
+    )?;
     println!("xtask: clippy finds nothing");
     Ok(())
 }
