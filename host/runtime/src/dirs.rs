@@ -69,20 +69,20 @@ impl AmberDirs {
         self.data.join("plugins").join(id)
     }
 
-    /// Removes the temporary files an amber killed mid-write left in its
-    /// folders (the config folder, and the data and cache folders two
-    /// levels down: `data/plugins/<id>/`, `cache/compiled/`), as
-    /// `amber_core::atomic` names them. Run at every start, and by
-    /// `amber doctor`, which says what it removed.
+    /// Removes the temporary files an amber killed mid-write left in the
+    /// folders amber replaces files in (`amber_core::atomic`): the config
+    /// folder, the data folder (MCP pins, hook trust), `data/plugins/` and
+    /// each plugin's folder, and the cache and its folders (`compiled/`).
+    /// Not the rest of the data folder: sessions are appended, never
+    /// replaced, and thousands of them would be listed at every start for
+    /// nothing. Run at every start, and by `amber doctor`, which says what
+    /// it removed.
     pub fn remove_stale_temps(&self) -> StaleTemps {
-        let mut folders = vec![self.config.clone()];
-        for root in [&self.data, &self.cache] {
-            folders.push(root.clone());
-            for child in subfolders(root) {
-                folders.extend(subfolders(&child));
-                folders.push(child);
-            }
-        }
+        let plugins = self.data.join("plugins");
+        let mut folders = vec![self.config.clone(), self.data.clone(), self.cache.clone()];
+        folders.extend(subfolders(&plugins));
+        folders.push(plugins);
+        folders.extend(subfolders(&self.cache));
         folders.sort();
         folders.dedup();
         let mut found = StaleTemps::default();
