@@ -18,6 +18,7 @@ pub mod exec_env;
 /// binary links (`amber bench run`); the tests use it from there.
 pub use amber_bench_client::fake_llm;
 pub mod native_parsers;
+pub mod processes;
 pub mod requests;
 pub mod sse;
 pub mod tmux;

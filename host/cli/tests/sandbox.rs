@@ -432,30 +432,6 @@ fn a_reply_past_the_cap_fails_typed_and_the_session_resumes() {
     assert!(body.contains("probe"), "the first prompt is kept: {body}");
 }
 
-/// Whether `pid` still runs a moment later: a process that has exited but
-/// not yet been reaped by whoever inherited it (a zombie) does not count,
-/// and one killed as amber exited is given up to 5 s to be gone, so the
-/// check never races the kernel.
-fn alive(pid: &str) -> bool {
-    let running = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|stat| {
-                let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
-                Some(state != 'Z' && state != 'X')
-            })
-            .unwrap_or(false)
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while running() {
-        if std::time::Instant::now() > deadline {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    false
-}
-
 /// A run whose shell command writes its pid, then sleeps.
 fn start_shell_run(probe: &Probe, command: &str) -> (Child, FakeLlm) {
     let server = fake(&shell_script(&[command.to_string()]));
@@ -489,7 +465,10 @@ fn sigterm_and_sighup_end_the_run_like_ctrl_c_and_kill_the_command() {
             .success());
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(code), "{signal}");
-        assert!(!alive(&pid), "{signal}: the command {pid} outlived the run");
+        assert!(
+            !amber_tests::processes::still_runs(&pid),
+            "{signal}: the command {pid} outlived the run"
+        );
     }
 }
 

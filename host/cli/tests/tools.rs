@@ -311,13 +311,10 @@ reply = { tool_calls = [{ id = "s", name = "shell", arguments = { command = "ech
         "{result}"
     );
     // The command's group is gone.
-    let alive = Command::new("kill")
-        .args(["-0", &pid])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap()
-        .success();
-    assert!(!alive, "the command {pid} outlived the run");
+    assert!(
+        !amber_tests::processes::still_runs(&pid),
+        "the command {pid} outlived the run"
+    );
 }
 
 #[test]
