@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
+use amber_protocol::{AgentEvent, Status};
 use serde_json::Value;
 
 use crate::cli::amber_command;
@@ -102,22 +103,34 @@ impl Env {
     }
 }
 
+/// What one `amber exec --json` wrote. Every line is parsed as a typed
+/// event of the protocol (a line that is not one fails the test), and
+/// kept as JSON too, for assertions on exactly what was written.
 #[derive(Debug)]
 pub struct Run {
     pub code: Option<i32>,
     pub events: Vec<Value>,
+    pub typed: Vec<AgentEvent>,
     pub stderr: String,
 }
 
 impl From<Output> for Run {
     fn from(out: Output) -> Run {
-        let events = text(&out.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-            .collect();
+        let stdout = text(&out.stdout);
+        let mut events = Vec::new();
+        let mut typed = Vec::new();
+        for line in stdout.lines() {
+            let event = amber_protocol::parse_line(line)
+                .unwrap_or_else(|e| panic!("{e}: {line}\n{}", text(&out.stderr)));
+            typed.push(event);
+            events.push(
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")),
+            );
+        }
         Run {
             code: out.status.code(),
             events,
+            typed,
             stderr: text(&out.stderr),
         }
     }
@@ -125,7 +138,17 @@ impl From<Output> for Run {
 
 impl Run {
     pub fn of_type(&self, kind: &str) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["type"] == kind).collect()
+        self.typed
+            .iter()
+            .zip(&self.events)
+            .filter(|(event, _)| event.kind() == kind)
+            .map(|(_, json)| json)
+            .collect()
+    }
+
+    /// The typed events of `kind`.
+    pub fn typed_of(&self, kind: &str) -> Vec<&AgentEvent> {
+        self.typed.iter().filter(|e| e.kind() == kind).collect()
     }
 
     pub fn one(&self, kind: &str) -> &Value {
@@ -141,25 +164,46 @@ impl Run {
     }
 
     pub fn session_id(&self) -> String {
-        self.one("session.started")["session_id"]
-            .as_str()
+        self.one("session.started");
+        self.typed
+            .iter()
+            .find_map(|e| match e {
+                AgentEvent::SessionStarted { session_id, .. } => Some(session_id.clone()),
+                _ => None,
+            })
             .unwrap()
-            .to_string()
     }
 
     pub fn assert_done(&self, reply: &str) {
         assert_eq!(self.code, Some(0), "{:#?}\n{}", self.events, self.stderr);
-        assert_eq!(self.one("session.completed")["reply"], reply);
+        self.one("session.completed");
+        let done = self.typed.iter().find_map(|e| match e {
+            AgentEvent::SessionCompleted { reply, .. } => Some(reply.as_str()),
+            _ => None,
+        });
+        assert_eq!(done, Some(reply));
     }
 
+    /// Each tool result: its call id, status (`ok`, `error`, `denied`)
+    /// and output.
     pub fn results(&self) -> Vec<(String, String, String)> {
-        self.of_type("tool.result")
+        self.typed
             .iter()
-            .map(|e| {
-                let s = |k: &str| e[k].as_str().unwrap_or_default().to_string();
-                (s("id"), s("status"), s("output"))
+            .filter_map(|e| match e {
+                AgentEvent::ToolResult {
+                    id, status, output, ..
+                } => Some((id.clone(), status_name(*status).to_string(), output.clone())),
+                _ => None,
             })
             .collect()
+    }
+}
+
+fn status_name(status: Status) -> &'static str {
+    match status {
+        Status::Ok => "ok",
+        Status::Error => "error",
+        Status::Denied => "denied",
     }
 }
 

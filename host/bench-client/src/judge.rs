@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use amber_protocol::{AgentEvent, FailureKind, Status, Usage};
 use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
@@ -103,57 +104,62 @@ pub struct Observed {
 }
 
 impl Observed {
-    pub fn from_events(events: &[Value], wall: Duration) -> Observed {
+    pub fn from_events(events: &[AgentEvent], wall: Duration) -> Observed {
         let mut seen = Observed {
             wall_ms: wall.as_millis() as u64,
             ending: Some(Ending::None),
             ..Observed::default()
         };
         for event in events {
-            let kind = event["type"].as_str().unwrap_or_default();
-            seen.kinds.push(kind.to_string());
-            match kind {
-                "tool.call" => {
+            seen.kinds.push(event.kind().to_string());
+            match event {
+                AgentEvent::ToolCall {
+                    name, arguments, ..
+                } => {
                     seen.tool_calls += 1;
-                    let args = event["arguments"]
-                        .as_str()
-                        .and_then(|a| serde_json::from_str(a).ok())
-                        .unwrap_or(Value::Null);
-                    let name = event["name"].as_str().unwrap_or_default().to_string();
-                    seen.calls.push((name, args));
+                    let args = serde_json::from_str(arguments).unwrap_or(Value::Null);
+                    seen.calls.push((name.clone(), args));
                 }
-                "tool.result" => match event["status"].as_str() {
-                    Some("denied") => seen.denials += 1,
-                    Some("error") => seen.errors += 1,
-                    _ => {}
+                AgentEvent::ToolResult { status, .. } => match status {
+                    Status::Denied => seen.denials += 1,
+                    Status::Error => seen.errors += 1,
+                    Status::Ok => {}
                 },
-                "stream.retry" | "steer" => seen.recoveries += 1,
+                AgentEvent::StreamRetry { .. } | AgentEvent::Steer { .. } => seen.recoveries += 1,
                 // The engine's one retry of an empty reply.
-                "warning"
-                    if event["message"]
-                        .as_str()
-                        .is_some_and(|m| m.contains("empty reply; asking again")) =>
+                AgentEvent::Warning { message }
+                    if message.contains("empty reply; asking again") =>
                 {
                     seen.recoveries += 1
                 }
-                "compaction.completed" => seen.compactions += 1,
-                "session.completed" => {
+                AgentEvent::CompactionCompleted { .. } => seen.compactions += 1,
+                AgentEvent::SessionCompleted {
+                    reply,
+                    turns,
+                    usage,
+                    ..
+                } => {
                     seen.ending = Some(Ending::Completed);
-                    seen.reply = event["reply"].as_str().unwrap_or_default().to_string();
-                    seen.take_totals(event);
+                    seen.reply = reply.clone();
+                    seen.take_totals(*turns, usage);
                 }
-                "session.failed" => {
-                    let kind = event["kind"].as_str().unwrap_or_default();
+                AgentEvent::SessionFailed {
+                    kind,
+                    error,
+                    turns,
+                    usage,
+                    ..
+                } => {
                     seen.ending = Some(match kind {
-                        "hard_stop" => Ending::HardStop,
-                        "interrupted" => Ending::Interrupted,
-                        _ => Ending::Error,
+                        FailureKind::HardStop => Ending::HardStop,
+                        FailureKind::Interrupted => Ending::Interrupted,
+                        FailureKind::Error => Ending::Error,
                     });
-                    if kind == "error" {
+                    if *kind == FailureKind::Error {
                         seen.errors += 1;
                     }
-                    seen.failure = event["error"].as_str().map(String::from);
-                    seen.take_totals(event);
+                    seen.failure = Some(error.clone());
+                    seen.take_totals(*turns, usage);
                 }
                 _ => {}
             }
@@ -161,10 +167,10 @@ impl Observed {
         seen
     }
 
-    fn take_totals(&mut self, end: &Value) {
-        self.steps = end["turns"].as_u64().unwrap_or(0);
-        self.tokens_in = end["usage"]["input_tokens"].as_u64().unwrap_or(0);
-        self.tokens_out = end["usage"]["output_tokens"].as_u64().unwrap_or(0);
+    fn take_totals(&mut self, turns: u32, usage: &Usage) {
+        self.steps = u64::from(turns);
+        self.tokens_in = usage.input_tokens;
+        self.tokens_out = usage.output_tokens;
     }
 }
 
@@ -374,15 +380,58 @@ max_tokens = 100
 max_tool_calls = 2
 "#;
 
-    fn events(reply: &str, turns: u32, read: Value, edit: &str) -> Vec<Value> {
+    fn call(name: &str, arguments: String) -> AgentEvent {
+        AgentEvent::ToolCall {
+            turn: 1,
+            id: format!("call_{name}"),
+            name: name.into(),
+            arguments,
+        }
+    }
+
+    fn result(name: &str, status: Status) -> AgentEvent {
+        AgentEvent::ToolResult {
+            turn: 1,
+            id: format!("call_{name}"),
+            name: name.into(),
+            status,
+            output: String::new(),
+            meta: None,
+        }
+    }
+
+    fn failed(kind: FailureKind, error: &str, turns: u32) -> AgentEvent {
+        AgentEvent::SessionFailed {
+            session_id: "s".into(),
+            kind,
+            error: error.into(),
+            model_error: None,
+            turns,
+            usage: Usage::default(),
+        }
+    }
+
+    fn events(reply: &str, turns: u32, read: Value, edit: &str) -> Vec<AgentEvent> {
         vec![
-            json!({"type": "tool.call", "name": "read_file", "arguments": read.to_string()}),
-            json!({"type": "tool.result", "name": "read_file", "status": "ok"}),
-            json!({"type": "tool.call", "name": "edit_file", "arguments": json!({"new_string": edit}).to_string()}),
-            json!({"type": "tool.result", "name": "edit_file", "status": "error"}),
-            json!({"type": "stream.retry", "turn": 1}),
-            json!({"type": "session.completed", "reply": reply, "turns": turns,
-                   "usage": {"input_tokens": 40, "output_tokens": 20}}),
+            call("read_file", read.to_string()),
+            result("read_file", Status::Ok),
+            call("edit_file", json!({"new_string": edit}).to_string()),
+            result("edit_file", Status::Error),
+            AgentEvent::StreamRetry {
+                turn: 1,
+                attempt: 2,
+                reason: "broke off".into(),
+            },
+            AgentEvent::SessionCompleted {
+                session_id: "s".into(),
+                reply: reply.into(),
+                turns,
+                usage: Usage {
+                    input_tokens: 40,
+                    output_tokens: 20,
+                    ..Usage::default()
+                },
+            },
         ]
     }
 
@@ -428,8 +477,7 @@ max_tool_calls = 2
             ]
         );
         assert_eq!(verdict.label(), "failed");
-        let died =
-            [json!({"type": "session.failed", "kind": "error", "error": "boom", "turns": 1})];
+        let died = [failed(FailureKind::Error, "boom", 1)];
         let seen = Observed::from_events(&died, Duration::ZERO);
         assert_eq!(
             judge(
@@ -446,10 +494,7 @@ max_tool_calls = 2
     fn a_run_past_its_budget_with_the_job_done_is_over_budget() {
         let t = Transcript::parse(SCENARIO).unwrap();
         let mut list = events("it is fixed", 3, good_read(), "x.len() - 1");
-        list.insert(
-            0,
-            json!({"type": "tool.call", "name": "grep", "arguments": "{}"}),
-        );
+        list.insert(0, call("grep", "{}".into()));
         let seen = Observed::from_events(&list, Duration::from_secs(2));
         let verdict = judge(&t, &seen, Vec::new());
         assert_eq!(verdict.label(), "over budget");
@@ -471,9 +516,9 @@ max_tool_calls = 2
         )
         .unwrap();
         let list = [
-            json!({"type": "tool.call", "name": "read_file", "arguments": "{}"}),
-            json!({"type": "tool.call", "name": "edit_file", "arguments": "{}"}),
-            json!({"type": "session.failed", "kind": "hard_stop", "error": "max", "turns": 3}),
+            call("read_file", "{}".into()),
+            call("edit_file", "{}".into()),
+            failed(FailureKind::HardStop, "max", 3),
         ];
         let seen = Observed::from_events(&list, Duration::ZERO);
         assert_eq!(

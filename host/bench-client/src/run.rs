@@ -9,7 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::Value;
+
+use amber_protocol::AgentEvent;
 
 use crate::fake_llm::FakeLlm;
 use crate::judge::{judge, Observed, Verdict};
@@ -233,11 +234,11 @@ fn run_in(
     };
     let wall = started.elapsed();
     // What `--keep` keeps beside the workspace, to look at after.
-    let lines: Vec<String> = exec.events.iter().map(Value::to_string).collect();
-    let _ = std::fs::write(scratch.join("events.jsonl"), lines.join("\n") + "\n");
+    let _ = std::fs::write(scratch.join("events.jsonl"), exec.lines.join("\n") + "\n");
     let _ = std::fs::write(scratch.join("stderr.txt"), &exec.stderr);
     let seen = Observed::from_events(&exec.events, wall);
     let mut misses = Vec::new();
+    misses.extend(exec.unreadable.iter().take(3).cloned());
     if exec.timed_out {
         misses.push(format!(
             "the run was killed after {} s",
@@ -296,7 +297,12 @@ fn merge(base: &mut toml::Table, over: &toml::Table) {
 }
 
 struct Exec {
-    events: Vec<Value>,
+    /// Every line of stdout, as written.
+    lines: Vec<String>,
+    /// The lines that are amber events, typed.
+    events: Vec<AgentEvent>,
+    /// The lines that are not, with why: a run that wrote one is broken.
+    unreadable: Vec<String>,
     stderr: String,
     timed_out: bool,
 }
@@ -308,16 +314,18 @@ fn watch(mut cmd: Command, timeout: Duration) -> std::io::Result<Exec> {
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let events = std::thread::spawn(move || {
-        let mut events = Vec::new();
+        let mut read = (Vec::new(), Vec::new(), Vec::new());
         if let Some(stdout) = stdout {
-            for line in BufReader::new(stdout).lines() {
+            for (number, line) in BufReader::new(stdout).lines().enumerate() {
                 let Ok(line) = line else { break };
-                if let Ok(event) = serde_json::from_str::<Value>(&line) {
-                    events.push(event);
+                match amber_protocol::parse_line(&line) {
+                    Ok(event) => read.1.push(event),
+                    Err(e) => read.2.push(format!("stdout line {}: {e}", number + 1)),
                 }
+                read.0.push(line);
             }
         }
-        events
+        read
     });
     let errors = std::thread::spawn(move || {
         let mut text = String::new();
@@ -340,8 +348,11 @@ fn watch(mut cmd: Command, timeout: Duration) -> std::io::Result<Exec> {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+    let (lines, events, unreadable) = events.join().unwrap_or_default();
     Ok(Exec {
-        events: events.join().unwrap_or_default(),
+        lines,
+        events,
+        unreadable,
         stderr: errors.join().unwrap_or_default(),
         timed_out,
     })

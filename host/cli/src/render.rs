@@ -60,8 +60,7 @@ impl Printer {
 
     pub fn event(&mut self, event: &AgentEvent) {
         if self.json {
-            // A struct of strings and numbers always serialises.
-            let line = serde_json::to_string(event).unwrap_or_default();
+            let line = amber_protocol::to_line(event);
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{line}");
             let _ = out.flush();

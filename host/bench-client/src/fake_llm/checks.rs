@@ -8,16 +8,19 @@ use serde_json::Value;
 
 use super::script::Turn;
 use super::sse::Format;
+use super::wire::{Item, Request, StreamData, Tool};
+
+/// The JSON Schema keyword of a schema's type.
+const TYPE: &str = "type";
 
 /// Each declared tool's name (when it has one) and input schema.
-fn declared(format: Format, body: &Value) -> Vec<(Option<&str>, &Value)> {
-    let Some(tools) = body["tools"].as_array() else {
-        return Vec::new();
-    };
+fn declared(format: Format, request: &Request) -> Vec<(Option<&str>, &Value)> {
+    let tools = &request.tools;
     match format {
         Format::Chat => tools
             .iter()
-            .map(|t| (t["function"]["name"].as_str(), &t["function"]["parameters"]))
+            .filter_map(|t| t.function.as_ref())
+            .map(|f| (f.name.as_deref(), &f.parameters))
             .collect(),
         Format::Responses => {
             let mut out = Vec::new();
@@ -26,7 +29,7 @@ fn declared(format: Format, body: &Value) -> Vec<(Option<&str>, &Value)> {
         }
         Format::Messages => tools
             .iter()
-            .map(|t| (t["name"].as_str(), &t["input_schema"]))
+            .map(|t| (t.name.as_deref(), &t.input_schema))
             .collect(),
     }
 }
@@ -48,15 +51,11 @@ const SCHEMALESS_TOOL_TYPES: &[&str] = &[
 
 /// The function tools of a Responses request, with those grouped in a
 /// `namespace` tool; the schema-less types are skipped.
-fn responses_functions<'a>(tools: &'a [Value], out: &mut Vec<(Option<&'a str>, &'a Value)>) {
+fn responses_functions<'a>(tools: &'a [Tool], out: &mut Vec<(Option<&'a str>, &'a Value)>) {
     for tool in tools {
-        match tool["type"].as_str() {
-            Some("function") => out.push((tool["name"].as_str(), &tool["parameters"])),
-            Some("namespace") => {
-                if let Some(inner) = tool["tools"].as_array() {
-                    responses_functions(inner, out);
-                }
-            }
+        match tool.kind.as_deref() {
+            Some("function") => out.push((tool.name.as_deref(), &tool.parameters)),
+            Some("namespace") => responses_functions(&tool.tools, out),
             _ => {}
         }
     }
@@ -64,19 +63,15 @@ fn responses_functions<'a>(tools: &'a [Value], out: &mut Vec<(Option<&'a str>, &
 
 /// Tools of a Responses request whose `type` the API does not have (or
 /// that have none): a client that left `"type": "function"` out.
-fn unknown_tool_types(tools: &[Value], out: &mut Vec<String>) {
+fn unknown_tool_types(tools: &[Tool], out: &mut Vec<String>) {
     for tool in tools {
-        match tool["type"].as_str() {
+        match tool.kind.as_deref() {
             Some("function") => {}
-            Some("namespace") => {
-                if let Some(inner) = tool["tools"].as_array() {
-                    unknown_tool_types(inner, out);
-                }
-            }
+            Some("namespace") => unknown_tool_types(&tool.tools, out),
             Some(kind) if SCHEMALESS_TOOL_TYPES.contains(&kind) => {}
             kind => out.push(format!(
                 "tool `{}` has type {kind:?}, which the Responses API does not have",
-                tool["name"].as_str().unwrap_or("?")
+                tool.name.as_deref().unwrap_or("?")
             )),
         }
     }
@@ -87,7 +82,7 @@ fn schema_problem(schema: &Value) -> Option<String> {
     if let Err(e) = jsonschema::meta::validate(schema) {
         return Some(format!("is not a valid JSON Schema: {e}"));
     }
-    if schema["type"] != "object" {
+    if schema.get(TYPE).and_then(Value::as_str) != Some("object") {
         return Some(format!("is not an object schema: {schema}"));
     }
     None
@@ -102,38 +97,33 @@ pub fn call_ids_in(format: Format, events: &[String]) -> Vec<String> {
             let Some(data) = line.strip_prefix("data:") else {
                 continue;
             };
-            let Ok(data) = serde_json::from_str::<Value>(data.trim()) else {
+            let Ok(data) = serde_json::from_str::<StreamData>(data.trim()) else {
                 continue;
             };
             match format {
-                Format::Chat => {
-                    let choices = data["choices"].as_array().cloned().unwrap_or_default();
-                    for choice in choices {
-                        let calls = choice["delta"]["tool_calls"]
-                            .as_array()
-                            .cloned()
-                            .unwrap_or_default();
+                Format::Chat => ids.extend(
+                    data.choices
+                        .into_iter()
+                        .flat_map(|c| c.delta.tool_calls)
+                        .filter_map(|c| c.id)
+                        .filter(|id| !id.is_empty()),
+                ),
+                Format::Responses => {
+                    if data.kind.as_deref() == Some("response.output_item.added") {
                         ids.extend(
-                            calls
-                                .iter()
-                                .filter_map(|c| c["id"].as_str())
-                                .filter(|id| !id.is_empty())
-                                .map(String::from),
+                            data.item
+                                .filter(|i| i.is("function_call"))
+                                .and_then(|i| i.call_id),
                         );
                     }
                 }
-                Format::Responses => {
-                    if data["type"] == "response.output_item.added"
-                        && data["item"]["type"] == "function_call"
-                    {
-                        ids.extend(data["item"]["call_id"].as_str().map(String::from));
-                    }
-                }
                 Format::Messages => {
-                    if data["type"] == "content_block_start"
-                        && data["content_block"]["type"] == "tool_use"
-                    {
-                        ids.extend(data["content_block"]["id"].as_str().map(String::from));
+                    if data.kind.as_deref() == Some("content_block_start") {
+                        ids.extend(
+                            data.content_block
+                                .filter(|b| b.kind.as_deref() == Some("tool_use"))
+                                .and_then(|b| b.id),
+                        );
                     }
                 }
             }
@@ -144,43 +134,32 @@ pub fn call_ids_in(format: Format, events: &[String]) -> Vec<String> {
 
 /// The items after the last one that `ends_turn` matches (all of them when
 /// none does).
-fn after_last(items: &[Value], ends_turn: impl Fn(&Value) -> bool) -> &[Value] {
+fn after_last(items: &[Item], ends_turn: impl Fn(&Item) -> bool) -> &[Item] {
     let start = items.iter().rposition(ends_turn).map_or(0, |i| i + 1);
     &items[start..]
 }
 
 /// The tool-result ids after the last assistant turn, in order.
-pub fn tool_results(format: Format, body: &Value) -> Vec<String> {
-    let empty = Vec::new();
+fn tool_results(format: Format, request: &Request) -> Vec<String> {
     match format {
-        Format::Chat => {
-            let messages = body["messages"].as_array().unwrap_or(&empty);
-            after_last(messages, |m| m["role"] == "assistant")
-                .iter()
-                .filter(|m| m["role"] == "tool")
-                .filter_map(|m| m["tool_call_id"].as_str().map(String::from))
-                .collect()
-        }
-        Format::Responses => {
-            let items = body["input"].as_array().unwrap_or(&empty);
-            after_last(items, |i| {
-                i["type"] == "function_call" || i["role"] == "assistant"
-            })
+        Format::Chat => after_last(&request.messages, |m| m.from("assistant"))
             .iter()
-            .filter(|i| i["type"] == "function_call_output")
-            .filter_map(|i| i["call_id"].as_str().map(String::from))
-            .collect()
-        }
-        Format::Messages => {
-            let messages = body["messages"].as_array().unwrap_or(&empty);
-            after_last(messages, |m| m["role"] == "assistant")
-                .iter()
-                .filter_map(|m| m["content"].as_array())
-                .flatten()
-                .filter(|b| b["type"] == "tool_result")
-                .filter_map(|b| b["tool_use_id"].as_str().map(String::from))
-                .collect()
-        }
+            .filter(|m| m.from("tool"))
+            .filter_map(|m| m.tool_call_id.clone())
+            .collect(),
+        Format::Responses => after_last(&request.input, |i| {
+            i.is("function_call") || i.from("assistant")
+        })
+        .iter()
+        .filter(|i| i.is("function_call_output"))
+        .filter_map(|i| i.call_id.clone())
+        .collect(),
+        Format::Messages => after_last(&request.messages, |m| m.from("assistant"))
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter(|b| b.kind.as_deref() == Some("tool_result"))
+            .filter_map(|b| b.tool_use_id.clone())
+            .collect(),
     }
 }
 
@@ -188,7 +167,8 @@ pub fn tool_results(format: Format, body: &Value) -> Vec<String> {
 /// `sent` holds the ids of the tool calls of the reply served before it.
 pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    let tools = declared(format, body);
+    let request = Request::read(body);
+    let tools = declared(format, &request);
     let declared: Vec<&str> = tools.iter().filter_map(|(name, _)| *name).collect();
     let called = turn
         .reply
@@ -204,9 +184,7 @@ pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> V
         }
     }
     if format == Format::Responses {
-        if let Some(all) = body["tools"].as_array() {
-            unknown_tool_types(all, &mut out);
-        }
+        unknown_tool_types(&request.tools, &mut out);
     }
     for (name, schema) in &tools {
         if let Some(problem) = schema_problem(schema) {
@@ -220,7 +198,7 @@ pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> V
         None => None,
     };
     if let Some(expected) = expected {
-        let results = tool_results(format, body);
+        let results = tool_results(format, &request);
         if results != expected {
             out.push(result_problem(expected, &results));
         }
@@ -266,7 +244,8 @@ mod tests {
             problems,
             ["tool `untyped` has type None, which the Responses API does not have"]
         );
-        let names: Vec<_> = declared(Format::Responses, &body)
+        let request = Request::read(&body);
+        let names: Vec<_> = declared(Format::Responses, &request)
             .into_iter()
             .filter_map(|(name, _)| name)
             .collect();

@@ -10,6 +10,7 @@ mod checks;
 pub mod script;
 mod server;
 mod sse;
+mod wire;
 
 pub use script::{Fault, Reply, ScriptedCall, Transcript, Turn};
 pub use server::{FakeLlm, Received};

@@ -84,8 +84,11 @@ fn chat(reply: &Reply) -> Vec<Event> {
     events
 }
 
+/// A Responses or Anthropic event: its name, also as the payload's `type`.
 fn typed(name: &'static str, mut payload: Value) -> Event {
-    payload["type"] = json!(name);
+    if let Some(fields) = payload.as_object_mut() {
+        fields.insert("type".into(), json!(name));
+    }
     (Some(name), payload.to_string())
 }
 

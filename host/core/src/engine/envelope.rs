@@ -7,13 +7,7 @@ use crate::ports::dialect::ToolResult;
 use crate::ports::{ToolError, ToolOutput};
 use crate::session::INTERRUPTED;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Ok,
-    Error,
-    Denied,
-}
+pub use amber_protocol::Status;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {

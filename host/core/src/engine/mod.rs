@@ -87,27 +87,7 @@ pub struct AgentPorts {
     pub learner: Option<Arc<dyn Learner>>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// The final reply.
-    Done(String),
-    /// The loop stopped itself; the reason says why.
-    HardStop(String),
-    /// Cancelled (Ctrl-C); the session holds everything up to here.
-    Interrupted,
-    /// A model call failed after the wire's retries. The session holds
-    /// everything up to here, so the run can be resumed once the cause
-    /// (a key, a quota, the server) is fixed.
-    ModelFailed(ModelError),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunReport {
-    pub outcome: Outcome,
-    /// Model calls made.
-    pub turns: u32,
-    pub usage: Usage,
-}
+pub use amber_protocol::{Outcome, RunReport};
 
 /// What the provider counted for the context at the last model call: the
 /// messages sent and the reply, which were the chain's first `covers`.

@@ -121,25 +121,7 @@ pub struct SseEvent {
     pub data: String,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cached_input_tokens: u64,
-    pub cache_write_tokens: u64,
-    pub reasoning_tokens: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    EndTurn,
-    ToolUse,
-    MaxTokens,
-    ContentFilter,
-    Refusal,
-    Other,
-}
+pub use amber_protocol::{StopReason, Usage};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamChunk {

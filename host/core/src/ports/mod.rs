@@ -7,13 +7,13 @@ pub mod compression;
 pub mod dialect;
 pub mod hook;
 pub mod learner;
-pub mod model_error;
 pub mod parser;
 pub mod prompt;
 pub mod reads;
 pub mod tool;
 pub mod workspace_watch;
 
+pub use amber_protocol::{ModelError, ModelErrorKind};
 pub use approver::{
     ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, DenyAll, HeadlessApprover,
     Scope,
@@ -25,7 +25,6 @@ pub use compression::{
 };
 pub use dialect::{BoxFuture, Dialect, ModelClient, StreamDecoder};
 pub use learner::{LearnOps, LearnReport, Learner, MemoryKind, MemoryOp, SkillOp};
-pub use model_error::{ModelError, ModelErrorKind};
 pub use parser::{Calls, LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};
 pub use reads::ReadTracker;

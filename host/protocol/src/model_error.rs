@@ -3,9 +3,9 @@
 //! branch on `kind` (wait on `rate_limited`, fix the key on `auth`)
 //! without parsing the message, which is written for people.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelErrorKind {
     /// No key is set for the provider.
@@ -34,17 +34,17 @@ pub enum ModelErrorKind {
     Cancelled,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message}")]
 pub struct ModelError {
     pub kind: ModelErrorKind,
     /// The HTTP status, when the server answered with one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
     /// True when the same request may succeed later.
     pub retryable: bool,
     /// How long the server asked to wait before trying again, when it said.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
     /// What happened and what to do, for a person.
     pub message: String,
