@@ -210,12 +210,16 @@ impl App {
 
     /// Fires the open session's session-end hooks (`exit`, `clear`,
     /// `interrupted`) and records their outcomes; the events, for a front
-    /// end that still shows them.
+    /// end that still shows them. The hooks run on the blocking pool
+    /// (`amber_core::blocking`); this waits for them, as the session
+    /// closes, so call it where waiting is what is wanted (quitting,
+    /// `/clear`), never on an async worker that draws.
     pub fn end_session(&mut self, reason: &str) -> Vec<AgentEvent> {
         let mut events = Vec::new();
         if let Some(live) = self.live.as_mut() {
             let mut sink = |event: AgentEvent| events.push(event);
-            if let Err(e) = live.agent.end_session(reason, &mut sink) {
+            let ended = amber_core::blocking::wait(live.agent.end_session(reason, &mut sink));
+            if let Err(e) = ended {
                 events.push(AgentEvent::Warning {
                     message: format!("the session-end hooks' outcome was not recorded: {e}"),
                 });
@@ -248,6 +252,7 @@ impl App {
     /// `preset`: a new one, or the one `resuming` names.
     fn start(&self, preset: Preset, resuming: Option<session::Resuming>) -> Result<Live> {
         session::start(
+            &self.dirs,
             &self.project,
             &self.config,
             &self.manager,

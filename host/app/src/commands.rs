@@ -16,8 +16,9 @@ use amber_runtime::AmberDirs;
 use anyhow::Result;
 
 use crate::app::App;
+use crate::host::{self, Host};
 use crate::session::{self, Live, SessionOptions};
-use crate::{builtins, feeds, host};
+use crate::{builtins, feeds};
 
 /// The tree while a command runs, for a caller that asks then (a handler
 /// reads the tree it runs from in its invocation instead).
@@ -32,25 +33,36 @@ static NO_TREE: Node = Node {
 impl App {
     /// The host without a session: what `amber /cmd` from the shell runs
     /// commands against.
-    pub fn open(project: ProjectRoot, options: SessionOptions) -> Result<App> {
-        let dirs = AmberDirs::from_env();
-        let config = session::config_for(&dirs, &options)?;
+    pub fn open(host: &Host, project: ProjectRoot, options: SessionOptions) -> Result<App> {
+        let config = session::config_for(&host.dirs, &options)?;
         let mode = options.mode.unwrap_or(config.policy.mode);
-        let policy = host::policy(&config, &project.root, Some(mode), options.yes);
-        let manager = host::loaded_with(&project.root, &config, Some(policy.clone()))?;
+        let policy = host::policy(
+            &host.front_end,
+            &config,
+            &project.root,
+            Some(mode),
+            options.yes,
+        );
+        let manager = host::loaded_with(host, &project.root, &config, Some(policy.clone()))?;
         Ok(Self::assemble(
-            project, dirs, config, options, policy, manager, None, None,
+            host.dirs.clone(),
+            project,
+            config,
+            options,
+            policy,
+            manager,
+            None,
+            None,
         ))
     }
 
     /// The host with a session open (a new one, or `options.resume`
     /// verified first).
-    pub fn open_session(project: ProjectRoot, options: SessionOptions) -> Result<App> {
-        let open = session::open(&options, &project)?;
-        let dirs = AmberDirs::from_env();
+    pub fn open_session(host: &Host, project: ProjectRoot, options: SessionOptions) -> Result<App> {
+        let open = session::open(host, &options, &project)?;
         Ok(Self::assemble(
+            host.dirs.clone(),
             project,
-            dirs,
             open.config,
             options,
             open.policy,
@@ -62,8 +74,8 @@ impl App {
 
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn assemble(
-        project: ProjectRoot,
         dirs: AmberDirs,
+        project: ProjectRoot,
         config: Config,
         options: SessionOptions,
         policy: Arc<Policy>,

@@ -23,35 +23,64 @@ use anyhow::{Context, Result};
 
 /// What differs between front ends: how an approval is asked (a dialog on
 /// the terminal, a TUI overlay, or headless) and how compiles are shown.
-/// One front end runs per process, so it is installed once at start-up
-/// rather than threaded through every command that builds a runtime.
+/// The front end builds it and hands it to the host it opens ([`Host`]),
+/// so two Apps in one process can each have their own.
+#[derive(Clone)]
 pub struct FrontEnd {
     /// The approval handler of a run; `yes` approves everything (`--yes`).
-    pub approver: fn(yes: bool) -> Arc<dyn Approver>,
+    approver: Arc<dyn Fn(bool) -> Arc<dyn Approver> + Send + Sync>,
     /// What shows component compiles, if anything.
-    pub compile_progress: fn() -> Option<Arc<dyn CompileProgress>>,
+    compile_progress: Option<Arc<dyn CompileProgress>>,
 }
 
-impl Default for FrontEnd {
+impl FrontEnd {
     /// Headless: approvals answered by `--yes` alone, compiles silent.
-    fn default() -> Self {
+    pub fn headless() -> FrontEnd {
+        FrontEnd::new(|yes| Arc::new(HeadlessApprover { yes }))
+    }
+
+    /// Approvals from `approver(yes)`, compiles silent.
+    pub fn new(approver: impl Fn(bool) -> Arc<dyn Approver> + Send + Sync + 'static) -> FrontEnd {
         FrontEnd {
-            approver: |yes| Arc::new(HeadlessApprover { yes }),
-            compile_progress: || None,
+            approver: Arc::new(approver),
+            compile_progress: None,
         }
+    }
+
+    /// Compiles shown by `progress`.
+    pub fn with_compile_progress(mut self, progress: Arc<dyn CompileProgress>) -> FrontEnd {
+        self.compile_progress = Some(progress);
+        self
+    }
+
+    /// The approval handler of a run with `--yes` or without.
+    pub fn approver(&self, yes: bool) -> Arc<dyn Approver> {
+        (self.approver)(yes)
     }
 }
 
-static FRONT_END: std::sync::OnceLock<FrontEnd> = std::sync::OnceLock::new();
-
-/// Installs the process's front end; the first call wins (a second is
-/// ignored, so a test harness cannot swap dialogs mid-run).
-pub fn install_front_end(front_end: FrontEnd) {
-    let _ = FRONT_END.set(front_end);
+/// What one front end runs amber with: its dirs, read from the
+/// environment once, as the process starts, and passed down from there
+/// (nothing below reads them again), and the front end itself.
+#[derive(Clone)]
+pub struct Host {
+    pub dirs: AmberDirs,
+    pub front_end: FrontEnd,
 }
 
-fn front_end() -> &'static FrontEnd {
-    FRONT_END.get_or_init(FrontEnd::default)
+impl Host {
+    /// The dirs the environment names, with `front_end`.
+    pub fn from_env(front_end: FrontEnd) -> Host {
+        Host {
+            dirs: AmberDirs::from_env(),
+            front_end,
+        }
+    }
+
+    /// The config file of these dirs, read.
+    pub fn config(&self) -> Result<Config> {
+        load_config(&self.dirs)
+    }
 }
 
 pub fn config_path(dirs: &AmberDirs) -> PathBuf {
@@ -95,6 +124,7 @@ pub fn with_bundle_hint(error: anyhow::Error) -> anyhow::Error {
 }
 
 fn options(
+    front_end: &FrontEnd,
     dirs: AmberDirs,
     workspace: &Path,
     config: &Config,
@@ -107,7 +137,7 @@ fn options(
         .map(|d| precompiled(&d))
         .into_iter()
         .collect();
-    options.compile_progress = (front_end().compile_progress)();
+    options.compile_progress = front_end.compile_progress.clone();
     options.limits = RuntimeLimits {
         memory_bytes: (config.limits.memory_mib as usize) << 20,
         deadline: Duration::from_millis(config.limits.deadline_ms),
@@ -197,7 +227,13 @@ pub fn workspace_watch(manager: &PluginManager) -> Arc<dyn amber_core::ports::Wo
     clippy::print_stderr,
     reason = "said once, when the first command is checked; the policy has no channel to a front end for it yet"
 )]
-pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) -> Arc<Policy> {
+pub fn policy(
+    front_end: &FrontEnd,
+    config: &Config,
+    workspace: &Path,
+    mode: Option<Mode>,
+    yes: bool,
+) -> Arc<Policy> {
     let mode = mode.unwrap_or(config.policy.mode);
     let spawner = spawner(config);
     let available = move || {
@@ -218,7 +254,7 @@ pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) 
             mode,
             workspace.to_path_buf(),
             config.policy.rules.clone(),
-            Some((front_end().approver)(yes)),
+            Some(front_end.approver(yes)),
         )
         .with_sandbox(SandboxStance::new(config.sandbox.always, available)),
     )
@@ -226,33 +262,41 @@ pub fn policy(config: &Config, workspace: &Path, mode: Option<Mode>, yes: bool) 
 
 /// The runtime and plugin manager, before anything is loaded, under the
 /// config's policy without `--yes`.
-pub fn manager(workspace: &Path) -> Result<PluginManager> {
-    let config = load_config(&AmberDirs::from_env())?;
-    manager_with(workspace, &config, None)
+pub fn manager(host: &Host, workspace: &Path) -> Result<PluginManager> {
+    manager_with(host, workspace, &host.config()?, None)
 }
 
 /// The runtime and plugin manager under `config` (already read by the
 /// caller) and `policy` (default: the config's, without `--yes`): every
 /// command a plugin runs through `exec` is classified and approved by it.
 pub fn manager_with(
+    host: &Host,
     workspace: &Path,
     config: &Config,
     policy: Option<Arc<Policy>>,
 ) -> Result<PluginManager> {
-    manager_in(AmberDirs::from_env(), workspace, config, policy, |o| o)
+    manager_in(host, host.dirs.clone(), workspace, config, policy, |o| o)
 }
 
 /// [`manager_with`] with state in `dirs`, and the runtime's options as
 /// `adjust` leaves them (`plugin precompile` writes to a cache of its own).
 pub fn manager_in(
+    host: &Host,
     dirs: AmberDirs,
     workspace: &Path,
     config: &Config,
     policy: Option<Arc<Policy>>,
     adjust: impl FnOnce(RuntimeOptions) -> RuntimeOptions,
 ) -> Result<PluginManager> {
-    let policy = policy.unwrap_or_else(|| self::policy(config, workspace, None, false));
-    let options = adjust(options(dirs.clone(), workspace, config, Some(policy)));
+    let front_end = &host.front_end;
+    let policy = policy.unwrap_or_else(|| self::policy(front_end, config, workspace, None, false));
+    let options = adjust(options(
+        front_end,
+        dirs.clone(),
+        workspace,
+        config,
+        Some(policy),
+    ));
     let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))
         .context("cannot start the plugin runtime")?;
     Ok(PluginManager::new(
@@ -264,9 +308,8 @@ pub fn manager_in(
 }
 
 /// The manager with every plugin loaded; problems are warned about.
-pub fn loaded(workspace: &Path) -> Result<PluginManager> {
-    let config = load_config(&AmberDirs::from_env())?;
-    loaded_with(workspace, &config, None)
+pub fn loaded(host: &Host, workspace: &Path) -> Result<PluginManager> {
+    loaded_with(host, workspace, &host.config()?, None)
 }
 
 /// [`loaded`] under `config` and `policy`.
@@ -275,11 +318,12 @@ pub fn loaded(workspace: &Path) -> Result<PluginManager> {
     reason = "plugins load as amber starts, before any front end draws; every front end shows these the same"
 )]
 pub fn loaded_with(
+    host: &Host,
     workspace: &Path,
     config: &Config,
     policy: Option<Arc<Policy>>,
 ) -> Result<PluginManager> {
-    let mut manager = manager_with(workspace, config, policy)?;
+    let mut manager = manager_with(host, workspace, config, policy)?;
     manager.load_all()?;
     if bundle().found.is_none() {
         eprintln!("amber: warning: {}", bundle().not_found_message());
@@ -327,7 +371,7 @@ fn install_code_tools(manager: &PluginManager, workspace: &Path) -> Result<Vec<S
     let context = CodeContext {
         root: workspace.to_path_buf(),
         parsers: parsers(manager)?,
-        cache_dir: AmberDirs::from_env().cache,
+        cache_dir: manager.runtime().options().dirs.cache.clone(),
     };
     Ok(amber_index::tools::install(ledger, context))
 }

@@ -15,11 +15,12 @@ use crate::host::config_path;
 /// ledger when this user has a memory database; a warning when the name
 /// is taken.
 pub fn install_recall_block(
+    dirs: &AmberDirs,
     ledger: &Ledger,
     workspace: &Path,
     config: &amber_config::MemoryConfig,
 ) -> Option<String> {
-    let db = database();
+    let db = database(dirs);
     if !config.recall_block || !db.exists() {
         return None;
     }
@@ -28,7 +29,7 @@ pub fn install_recall_block(
         namespace::for_workspace(workspace),
         config.recall_budget as usize,
     );
-    if let Some(dir) = resolved_dir(&AmberDirs::from_env(), config) {
+    if let Some(dir) = resolved_dir(dirs, config) {
         block = block.with_model(dir);
     }
     ledger
@@ -37,11 +38,9 @@ pub fn install_recall_block(
         .map(|e| format!("{e}; memory recall is off for this run"))
 }
 
-/// The database path for this process's data dir.
-pub fn database() -> PathBuf {
-    AmberDirs::from_env()
-        .data
-        .join(amber_memory::store::DATABASE_FILE)
+/// The database path in `dirs`' data dir.
+pub fn database(dirs: &AmberDirs) -> PathBuf {
+    dirs.data.join(amber_memory::store::DATABASE_FILE)
 }
 
 /// The model directory for `memory`: `AMBER_EMBEDDING_MODEL`, else the

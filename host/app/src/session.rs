@@ -22,7 +22,7 @@ use amber_wire::{make_dialect, Preset, WireClient};
 use anyhow::Result;
 
 use crate::compaction::{self, Compression};
-use crate::host;
+use crate::host::{self, Host};
 use crate::presets::presets_from;
 
 /// An open session: the agent and what it was opened with.
@@ -193,13 +193,13 @@ pub fn config_for(dirs: &AmberDirs, options: &SessionOptions) -> Result<Config> 
 }
 
 /// Opens a new session in `project`, or resumes `options.resume`.
-pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSession> {
+pub fn open(host: &Host, options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSession> {
     let workspace = project.root.as_path();
-    let dirs = AmberDirs::from_env();
-    let config = config_for(&dirs, options)?;
+    let dirs = &host.dirs;
+    let config = config_for(dirs, options)?;
     // Resume first: a tampered session is refused before anything else.
     let resuming = match &options.resume {
-        Some(id) => Some(resuming(&dirs, id)?),
+        Some(id) => Some(resuming(dirs, id)?),
         None => None,
     };
     let preset = choose_preset(
@@ -208,8 +208,8 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
         resuming.as_ref().and_then(|r| r.resumed.info.as_ref()),
     )?;
     let mode: Mode = options.mode.unwrap_or(config.policy.mode);
-    let policy = host::policy(&config, workspace, Some(mode), options.yes);
-    let manager = host::loaded_with(workspace, &config, Some(policy.clone()))?;
+    let policy = host::policy(&host.front_end, &config, workspace, Some(mode), options.yes);
+    let manager = host::loaded_with(host, workspace, &config, Some(policy.clone()))?;
     let trusting = if options.trust_hooks {
         crate::hooks::Trusting::All
     } else {
@@ -218,7 +218,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     let hook_warnings = crate::hooks::install(
         manager.runtime().ledger(),
         &config,
-        &dirs,
+        dirs,
         workspace,
         &manager.runtime().options().exec,
         trusting,
@@ -226,7 +226,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     // The servers start now, in parallel with the rest of the start.
     let mcp = crate::mcp::hub(
         &config,
-        &dirs,
+        dirs,
         workspace,
         manager.runtime().ledger(),
         manager.runtime().options().exec.environment(),
@@ -234,7 +234,7 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     if let Some(hub) = &mcp {
         hub.start();
     }
-    let mut live = start(project, &config, &manager, &policy, preset, resuming)?;
+    let mut live = start(dirs, project, &config, &manager, &policy, preset, resuming)?;
     // The first request waits for each server's tools
     // (`App::wait_for_mcp`), not the opening: the TUI draws meanwhile.
     if let Some(threshold) = options.compress_threshold {
@@ -253,9 +253,21 @@ pub fn open(options: &SessionOptions, project: &ProjectRoot) -> Result<OpenSessi
     })
 }
 
+/// The session a start writes to: a new one, or the one resumed with
+/// what it held.
+struct Opened {
+    info: SessionInfo,
+    chain: ContextChain,
+    writer: SessionWriter,
+    /// Call ids left without a result by a run that stopped mid-turn.
+    interrupted: Vec<String>,
+    resumed: bool,
+}
+
 /// Starts the agent of a session under `preset`: a new session in the
 /// store, or the one `resuming` names.
 pub fn start(
+    dirs: &AmberDirs,
     project: &ProjectRoot,
     config: &Config,
     manager: &PluginManager,
@@ -267,8 +279,7 @@ pub fn start(
     let parsers = host::parsers(manager)?;
     let watch = host::workspace_watch(manager);
     let workspace = project.root.as_path();
-    let dirs = AmberDirs::from_env();
-    let store = store(&dirs);
+    let store = store(dirs);
     let mut warnings = Vec::new();
     let (model, flavor) = model_client(ledger, &preset, config)?;
     let workspace_text = workspace.display().to_string();
@@ -279,7 +290,13 @@ pub fn start(
             Vec::new()
         }
     };
-    let (info, chain, writer, interrupted, is_resumed) = match resuming {
+    let Opened {
+        info,
+        chain,
+        writer,
+        interrupted,
+        resumed: is_resumed,
+    } = match resuming {
         Some(Resuming {
             path,
             resumed,
@@ -298,11 +315,23 @@ pub fn start(
                     info.id, info.workspace, workspace_text, info.workspace
                 ));
             }
-            (info, resumed.chain, writer, resumed.interrupted, true)
+            Opened {
+                info,
+                chain: resumed.chain,
+                writer,
+                interrupted: resumed.interrupted,
+                resumed: true,
+            }
         }
         None => {
             let (info, writer) = store.create(&workspace_text, &preset.name, &preset.model)?;
-            (info, ContextChain::new(), writer, Vec::new(), false)
+            Opened {
+                info,
+                chain: ContextChain::new(),
+                writer,
+                interrupted: Vec::new(),
+                resumed: false,
+            }
         }
     };
     let agent_config = &config.agent;
@@ -330,7 +359,7 @@ pub fn start(
     // Read coverage: this host is the session journal's one writer.
     let reads = if config.coverage.enabled {
         let (reads, reads_warnings) =
-            crate::coverage::for_session(&dirs, workspace, &info.id, parsers, &config.coverage);
+            crate::coverage::for_session(dirs, workspace, &info.id, parsers, &config.coverage);
         warnings.extend(reads_warnings);
         Some(Arc::new(reads))
     } else {
@@ -347,6 +376,7 @@ pub fn start(
         .any(|b| b.spec().name == amber_memory::prompt_block::BLOCK_NAME)
     {
         warnings.extend(crate::recall::install_recall_block(
+            dirs,
             ledger,
             workspace,
             &config.memory,
@@ -388,7 +418,7 @@ pub fn start(
         policy: policy.clone(),
         gate,
         compressor: None,
-        learner: Some(compaction::learner(&dirs, project, config)),
+        learner: Some(compaction::learner(dirs, project, config)),
     };
     let session_path = writer.path().display().to_string();
     let mut agent = Agent::new(settings, ports, chain, Some(writer))

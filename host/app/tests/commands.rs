@@ -17,6 +17,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use amber_app::host::{FrontEnd, Host};
 use amber_app::session::SessionOptions;
 use amber_app::App;
 use amber_core::commands::{Effect, Outcome};
@@ -61,6 +62,11 @@ impl Scratch {
         }
     }
 
+    /// The host a headless front end opens on this scratch home.
+    fn host(&self) -> Host {
+        Host::from_env(FrontEnd::headless())
+    }
+
     fn config(&self) -> String {
         std::fs::read_to_string(self.home.join("config.toml")).unwrap_or_default()
     }
@@ -76,7 +82,12 @@ fn ok(app: &mut App, line: &str) -> String {
 #[test]
 fn a_plugin_subtree_comes_and_goes_with_enable_and_disable_in_one_process() {
     let scratch = Scratch::new();
-    let mut app = App::open(scratch.project.clone(), SessionOptions::default()).unwrap();
+    let mut app = App::open(
+        &scratch.host(),
+        scratch.project.clone(),
+        SessionOptions::default(),
+    )
+    .unwrap();
     assert!(app.tree().child("git").is_some(), "bundled command-git");
     let before = app.tree().count();
 
@@ -114,7 +125,12 @@ fn a_plugin_subtree_comes_and_goes_with_enable_and_disable_in_one_process() {
 #[test]
 fn a_disabled_plugins_command_is_unknown_even_before_the_tree_is_rebuilt() {
     let scratch = Scratch::new();
-    let mut app = App::open(scratch.project.clone(), SessionOptions::default()).unwrap();
+    let mut app = App::open(
+        &scratch.host(),
+        scratch.project.clone(),
+        SessionOptions::default(),
+    )
+    .unwrap();
     let tree_had_git = app.tree().child("git").is_some();
     // Behind the App's back: the tree still shows /git, the registry not.
     app.manager().runtime().disable("git").unwrap();
@@ -128,7 +144,12 @@ fn a_disabled_plugins_command_is_unknown_even_before_the_tree_is_rebuilt() {
 #[test]
 fn a_trapping_handler_is_a_command_error_and_the_next_command_works() {
     let scratch = Scratch::new();
-    let mut app = App::open(scratch.project.clone(), SessionOptions::default()).unwrap();
+    let mut app = App::open(
+        &scratch.host(),
+        scratch.project.clone(),
+        SessionOptions::default(),
+    )
+    .unwrap();
     let choice = GrantChoice {
         explicit: Vec::new(),
         all: true,
@@ -153,7 +174,12 @@ fn a_trapping_handler_is_a_command_error_and_the_next_command_works() {
 #[test]
 fn set_in_a_session_changes_the_session_and_save_writes_the_file() {
     let scratch = Scratch::new();
-    let mut app = App::open_session(scratch.project.clone(), SessionOptions::default()).unwrap();
+    let mut app = App::open_session(
+        &scratch.host(),
+        scratch.project.clone(),
+        SessionOptions::default(),
+    )
+    .unwrap();
     let first = app.live().unwrap().info.id.clone();
 
     let text = ok(&mut app, "/set policy read");
@@ -249,7 +275,7 @@ fn no_confirm_holds_across_clear_and_a_resumed_session() {
         no_confirm: true,
         ..SessionOptions::default()
     };
-    let mut app = App::open_session(scratch.project.clone(), options).unwrap();
+    let mut app = App::open_session(&scratch.host(), scratch.project.clone(), options).unwrap();
     let first = app.live().unwrap().info.id.clone();
     assert_eq!(app.live().unwrap().agent.config().confirm, None);
     app.new_session().unwrap();
@@ -263,7 +289,12 @@ fn no_confirm_holds_across_clear_and_a_resumed_session() {
     assert_eq!(app.live().unwrap().agent.config().confirm, None, "resumed");
     drop(app);
 
-    let mut app = App::open_session(scratch.project.clone(), SessionOptions::default()).unwrap();
+    let mut app = App::open_session(
+        &scratch.host(),
+        scratch.project.clone(),
+        SessionOptions::default(),
+    )
+    .unwrap();
     assert!(app.live().unwrap().agent.config().confirm.is_some());
     app.new_session().unwrap();
     assert!(app.live().unwrap().agent.config().confirm.is_some());

@@ -7,7 +7,9 @@
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::sync::{Arc, Mutex};
 
-use amber_core::ports::{ApprovalRequest, Approver, Decision, HeadlessApprover, Scope};
+use amber_core::ports::{
+    answered, Approval, ApprovalRequest, Approver, Decision, HeadlessApprover, Scope,
+};
 
 /// The handler for this run.
 pub fn handler(yes: bool) -> Arc<dyn Approver> {
@@ -34,8 +36,17 @@ impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
     }
 }
 
+/// The dialog asks on the caller's thread, which is the policy's (a
+/// blocking one, never an async worker), and answers at once.
 impl<R: BufRead + Send, W: Write + Send> Approver for Dialog<R, W> {
-    fn approve(&self, request: &ApprovalRequest) -> Decision {
+    fn request(&self, request: ApprovalRequest) -> Approval {
+        answered(self.ask(&request))
+    }
+}
+
+impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
+    /// Shows `request` and reads the answer.
+    pub fn ask(&self, request: &ApprovalRequest) -> Decision {
         let Ok(mut io) = self.io.lock() else {
             return Decision::Deny;
         };
@@ -144,7 +155,7 @@ mod tests {
 
     fn ask(answers: &str) -> (Decision, String) {
         let mut shown = Vec::new();
-        let decision = Dialog::new(answers.as_bytes(), &mut shown).approve(&request());
+        let decision = Dialog::new(answers.as_bytes(), &mut shown).ask(&request());
         (decision, String::from_utf8(shown).unwrap())
     }
 

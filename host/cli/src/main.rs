@@ -11,6 +11,7 @@ mod workspace;
 
 use std::process::ExitCode;
 
+use amber_app::host::{FrontEnd, Host};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Before anything else runs: amber becomes non-dumpable, so another
@@ -258,11 +259,12 @@ fn run() -> ExitCode {
         (Some(command), None) => command,
         (None, Some(prompt)) => Command::Exec(commands::exec::ExecArgs::with_prompt(prompt)),
         (None, None) if commands::tui::on_terminal() => {
-            // The TUI answers approvals in its dialog; installed before any
-            // host is built.
-            let asks = amber_tui::install();
+            // The TUI answers approvals in its dialog, through the front
+            // end handed to the host it opens.
+            let (front_end, asks) = amber_tui::front_end();
+            let host = Host::from_env(front_end);
             let result = workspace::resolve(cli.workspace.as_deref())
-                .and_then(|project| commands::tui::run(cli.tui, &project, asks));
+                .and_then(|project| commands::tui::run(&host, cli.tui, &project, asks));
             return report(result);
         }
         (None, None) => {
@@ -275,10 +277,10 @@ fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    amber_app::host::install_front_end(amber_app::host::FrontEnd {
-        approver: approval::handler,
-        compile_progress: || Some(std::sync::Arc::new(compile_progress::CompileBar::new())),
-    });
+    let host = Host::from_env(
+        FrontEnd::new(approval::handler)
+            .with_compile_progress(std::sync::Arc::new(compile_progress::CompileBar::new())),
+    );
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
     // These need no workspace (and a completion never fails loudly).
     let command = match command {
@@ -317,24 +319,24 @@ fn run() -> ExitCode {
         let root = project.root.clone();
         match command {
             // exec reports its own failures (as events) and chooses its code.
-            Command::Exec(args) => Ok(commands::exec::run(args, &project)),
-            Command::Sessions(cmd) => done(commands::sessions::run(cmd)),
-            Command::Plugin(cmd) => done(commands::plugin::run(cmd, &root)),
-            Command::Tool(cmd) => done(commands::tool::run(cmd, &root)),
-            Command::Providers(cmd) => done(commands::providers::run(cmd, &root)),
-            Command::Config(cmd) => done(commands::config::run(cmd)),
-            Command::Index(args) => done(commands::code::index(args, &project)),
-            Command::Outline(args) => done(commands::code::outline(args, &project)),
-            Command::Show(args) => done(commands::code::show(args, &root)),
-            Command::Callers(args) => done(commands::code::callers(args, &root)),
-            Command::Grep(args) => done(commands::code::grep(args, &root)),
-            Command::Memory(args) => done(commands::memory::run(args, &root)),
-            Command::Coverage(args) => done(commands::coverage::run(args, &project)),
-            Command::Hooks(cmd) => done(commands::hooks::run(cmd, &project)),
-            Command::Mcp(cmd) => done(commands::mcp::run(cmd, &project)),
-            Command::Doctor(args) => commands::doctor::run(args, &project),
-            Command::Bench(cmd) => commands::bench::run(cmd),
-            Command::Slash(words) => commands::slash::run(words, json, &project),
+            Command::Exec(args) => Ok(commands::exec::run(&host, args, &project)),
+            Command::Sessions(cmd) => done(commands::sessions::run(&host, cmd)),
+            Command::Plugin(cmd) => done(commands::plugin::run(&host, cmd, &root)),
+            Command::Tool(cmd) => done(commands::tool::run(&host, cmd, &root)),
+            Command::Providers(cmd) => done(commands::providers::run(&host, cmd, &root)),
+            Command::Config(cmd) => done(commands::config::run(&host, cmd)),
+            Command::Index(args) => done(commands::code::index(&host, args, &project)),
+            Command::Outline(args) => done(commands::code::outline(&host, args, &project)),
+            Command::Show(args) => done(commands::code::show(&host, args, &root)),
+            Command::Callers(args) => done(commands::code::callers(&host, args, &root)),
+            Command::Grep(args) => done(commands::code::grep(&host, args, &root)),
+            Command::Memory(args) => done(commands::memory::run(&host, args, &root)),
+            Command::Coverage(args) => done(commands::coverage::run(&host, args, &project)),
+            Command::Hooks(cmd) => done(commands::hooks::run(&host, cmd, &project)),
+            Command::Mcp(cmd) => done(commands::mcp::run(&host, cmd, &project)),
+            Command::Doctor(args) => commands::doctor::run(&host, args, &project),
+            Command::Bench(cmd) => commands::bench::run(&host, cmd),
+            Command::Slash(words) => commands::slash::run(&host, words, json, &project),
             Command::Completions { .. } | Command::Complete { .. } | Command::Man { .. } => {
                 Ok(ExitCode::SUCCESS)
             }

@@ -15,6 +15,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod atomic;
+pub mod blocking;
 pub mod bounded;
 pub mod commands;
 pub mod compress;

@@ -14,8 +14,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use amber_core::ledger::{Ledger, Owner, Service};
@@ -82,34 +81,64 @@ pub struct ServerStatus {
 
 struct Slot {
     config: ServerConfig,
-    conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
-    state: Mutex<State>,
-    catalog: Mutex<Catalog>,
-    /// (amber's name, the server's) of each tool in the ledger.
-    offered: Mutex<Vec<(String, String)>>,
-    held: Mutex<Vec<String>>,
-    /// What was last put in the ledger, to skip a relisting that changed
-    /// nothing (a server announces changes it did not make).
-    installed: Mutex<Option<Vec<Offer>>>,
-    info: Mutex<(Option<String>, Option<String>)>,
-    restarts: AtomicU32,
+    /// Held for the whole of a connect or a disconnect, across its awaits,
+    /// so a server is started once however many callers need it at once.
+    /// It guards no data: what a connect decides is stored in `state`.
+    connecting: tokio::sync::Mutex<()>,
+    state: Mutex<SlotState>,
     /// Counts answers (a listing or a failure); the startup wait watches it.
     answered: watch::Sender<u64>,
-    started: Mutex<Option<Instant>>,
+}
+
+/// Everything about a server that changes, behind one lock, so a reader
+/// (`/mcp`, `amber mcp list`) takes one consistent snapshot and never sees
+/// half a transition: `Ready` without the connection, a new listing with
+/// the old tools, a dead connection's tools still offered. A transition
+/// that moves several fields moves them in one critical section.
+///
+/// Never held across an `.await` or a slow call (starting, closing or
+/// calling a server): take what is needed, let go, do the slow thing, lock
+/// again to store. While it is held the hub may lock `names` and the
+/// ledger, never the other way round, and never this lock again (std's
+/// `Mutex` is not reentrant: helpers that need it take `&mut SlotState`).
+struct SlotState {
+    /// The live connection, once connected.
+    conn: Option<Arc<Connection>>,
+    state: State,
+    catalog: Catalog,
+    /// (amber's name, the server's) of each tool in the ledger.
+    offered: Vec<(String, String)>,
+    held: Vec<String>,
+    /// What was last put in the ledger, to skip a relisting that changed
+    /// nothing (a server announces changes it did not make).
+    installed: Option<Vec<Offer>>,
+    /// The protocol version and the server's name for itself.
+    info: (Option<String>, Option<String>),
+    restarts: u32,
+    /// When the last background start began; the startup wait counts from it.
+    started: Option<Instant>,
 }
 
 impl Slot {
-    fn set_state(&self, state: State) {
-        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = state;
+    fn lock(&self) -> MutexGuard<'_, SlotState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn state(&self) -> State {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.lock().state.clone()
     }
 
     fn answer(&self) {
         self.answered.send_modify(|n| *n += 1);
     }
+}
+
+/// The tools a listing yields, worked out (pins read and saved) before the
+/// slot's lock is taken to put them in the ledger.
+struct OfferPlan {
+    offers: Vec<Offer>,
+    /// The server's names of the tools held back for a change since pinned.
+    held: Vec<String>,
 }
 
 /// What the hub needs from the host around it.
@@ -161,16 +190,19 @@ impl McpHub {
                 };
                 let slot = Slot {
                     config: server.clone(),
-                    conn: tokio::sync::Mutex::new(None),
-                    state: Mutex::new(state),
-                    catalog: Mutex::new(Catalog::default()),
-                    offered: Mutex::new(Vec::new()),
-                    held: Mutex::new(Vec::new()),
-                    installed: Mutex::new(None),
-                    info: Mutex::new((None, None)),
-                    restarts: AtomicU32::new(0),
+                    connecting: tokio::sync::Mutex::new(()),
+                    state: Mutex::new(SlotState {
+                        conn: None,
+                        state,
+                        catalog: Catalog::default(),
+                        offered: Vec::new(),
+                        held: Vec::new(),
+                        installed: None,
+                        info: (None, None),
+                        restarts: 0,
+                        started: None,
+                    }),
                     answered: watch::channel(0).0,
-                    started: Mutex::new(None),
                 };
                 (server.name.clone(), Arc::new(slot))
             })
@@ -237,16 +269,24 @@ impl McpHub {
     /// background.
     pub fn start(&self) {
         for slot in self.slots.values() {
-            if slot.state() == State::Stopped {
-                self.start_in_background(slot.clone());
-            }
+            self.start_in_background_if(slot, &State::Stopped);
         }
     }
 
-    fn start_in_background(&self, slot: Arc<Slot>) {
-        *slot.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
-        slot.set_state(State::Connecting);
+    /// Starts `slot` in the background if it still stands at `from`: the
+    /// check and the move to `Connecting` are one step, so two callers
+    /// cannot both start it.
+    fn start_in_background_if(&self, slot: &Arc<Slot>, from: &State) {
+        {
+            let mut locked = slot.lock();
+            if locked.state != *from {
+                return;
+            }
+            locked.started = Some(Instant::now());
+            locked.state = State::Connecting;
+        }
         let hub = self.me();
+        let slot = slot.clone();
         self.handle.spawn(async move {
             let timeout = BACKGROUND_CONNECT.max(slot.config.startup_timeout());
             if let Err(e) = hub.ensure(&slot, timeout).await {
@@ -264,7 +304,7 @@ impl McpHub {
             .slots
             .values()
             .filter_map(|slot| {
-                let started = (*slot.started.lock().unwrap_or_else(|e| e.into_inner()))?;
+                let started = slot.lock().started?;
                 let deadline = started + slot.config.startup_timeout();
                 Some((slot.clone(), deadline, slot.answered.subscribe()))
             })
@@ -291,9 +331,7 @@ impl McpHub {
         let mut warnings = waited.unwrap_or_default();
         warnings.extend(self.take_notes());
         for slot in self.slots.values() {
-            if slot.state() == State::Lazy {
-                self.start_in_background(slot.clone());
-            }
+            self.start_in_background_if(slot, &State::Lazy);
         }
         warnings
     }
@@ -302,11 +340,14 @@ impl McpHub {
     /// timeout, and lists what it offers.
     pub fn connect(&self, name: &str) -> Result<ServerStatus, McpError> {
         let slot = self.slot(name)?;
-        if slot.state() == State::Disabled {
-            return Err(McpError::Disabled(name.to_string()));
+        {
+            let mut locked = slot.lock();
+            if locked.state == State::Disabled {
+                return Err(McpError::Disabled(name.to_string()));
+            }
+            // Asked for by the user: a server given up on is tried afresh.
+            locked.restarts = 0;
         }
-        // Asked for by the user: a server given up on is tried afresh.
-        slot.restarts.store(0, Ordering::Relaxed);
         let hub = self.me();
         let timeout = slot.config.startup_timeout();
         let task_slot = slot.clone();
@@ -318,17 +359,23 @@ impl McpHub {
     pub fn disconnect(&self, name: &str) -> Result<(), McpError> {
         let slot = self.slot(name)?;
         let hub = self.me();
-        let task_slot = slot.clone();
         self.block(async move {
-            let conn = task_slot.conn.lock().await.take();
+            let _turn = slot.connecting.lock().await;
+            // The connection, its tools and the state go in one step;
+            // closing it, which stops the process, waits until the lock is
+            // let go.
+            let conn = {
+                let mut locked = slot.lock();
+                hub.withdraw(&slot.config.name, &mut locked);
+                if locked.state != State::Disabled {
+                    locked.state = State::Stopped;
+                }
+                locked.conn.take()
+            };
             if let Some(conn) = conn {
                 conn.close();
             }
-            hub.withdraw(&task_slot);
         })?;
-        if slot.state() != State::Disabled {
-            slot.set_state(State::Stopped);
-        }
         Ok(())
     }
 
@@ -347,38 +394,47 @@ impl McpHub {
         Ok(self.status_of(&self.slot(name)?))
     }
 
+    /// One snapshot of the slot, taken under one lock.
     fn status_of(&self, slot: &Arc<Slot>) -> ServerStatus {
-        let catalog = slot.catalog.lock().unwrap_or_else(|e| e.into_inner());
-        let offered = slot.offered.lock().unwrap_or_else(|e| e.into_inner());
-        let info = slot.info.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let log = crate::connection::log_path(&self.log_dir, &slot.config.name);
+        let locked = slot.lock();
         ServerStatus {
             name: slot.config.name.clone(),
             target: slot.config.target(),
-            state: slot.state(),
-            protocol: info.0,
-            server_info: info.1,
-            tools: offered.iter().map(|(name, _)| name.clone()).collect(),
-            resources: catalog.resources.len(),
-            prompts: catalog.prompts.len(),
-            held: slot.held.lock().unwrap_or_else(|e| e.into_inner()).clone(),
-            restarts: slot.restarts.load(Ordering::Relaxed),
-            log: crate::connection::log_path(&self.log_dir, &slot.config.name),
+            state: locked.state.clone(),
+            protocol: locked.info.0.clone(),
+            server_info: locked.info.1.clone(),
+            tools: locked
+                .offered
+                .iter()
+                .map(|(name, _)| name.clone())
+                .collect(),
+            resources: locked.catalog.resources.len(),
+            prompts: locked.catalog.prompts.len(),
+            held: locked.held.clone(),
+            restarts: locked.restarts,
+            log,
         }
     }
 
     /// The server's tools as it last listed them (`amber mcp tools`).
     pub fn catalog(&self, name: &str) -> Result<Catalog, McpError> {
         let slot = self.slot(name)?;
-        let catalog = slot.catalog.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(catalog.clone())
+        let catalog = slot.lock().catalog.clone();
+        Ok(catalog)
     }
 
-    /// The process id of a stdio server, while connected.
+    /// The process id of a stdio server, while connected; a connect under
+    /// way is waited for.
     pub fn pid(&self, name: &str) -> Option<u32> {
         let slot = self.slots.get(name)?.clone();
-        self.block(async move { slot.conn.lock().await.as_ref().and_then(|c| c.pid()) })
-            .ok()
-            .flatten()
+        self.block(async move {
+            let _turn = slot.connecting.lock().await;
+            let conn = slot.lock().conn.clone();
+            conn.and_then(|c| c.pid())
+        })
+        .ok()
+        .flatten()
     }
 
     /// Connected, or connected now: a lazy or stopped server starts, a
@@ -389,44 +445,24 @@ impl McpHub {
         slot: &Arc<Slot>,
         timeout: Duration,
     ) -> Result<Arc<Connection>, McpError> {
-        let mut guard = slot.conn.lock().await;
-        if let Some(conn) = guard.as_ref() {
-            if !conn.is_closed() {
-                return Ok(conn.clone());
-            }
-            guard.take();
-            self.withdraw(slot);
-            let restarts = slot.restarts.fetch_add(1, Ordering::Relaxed) + 1;
-            if restarts > MAX_RESTARTS {
-                slot.restarts.store(MAX_RESTARTS, Ordering::Relaxed);
-                let reason = format!(
-                    "it died {} times; amber stopped restarting it",
-                    MAX_RESTARTS + 1
-                );
-                slot.set_state(State::Failed(reason.clone()));
-                return Err(McpError::GaveUp {
-                    server: slot.config.name.clone(),
-                    reason,
-                });
-            }
+        let turn = slot.connecting.lock().await;
+        let current = slot.lock().conn.clone();
+        // Asked outside the slot's lock: it looks at the process.
+        let died = match current {
+            Some(conn) if !conn.is_closed() => return Ok(conn),
+            Some(_) => true,
+            None => false,
+        };
+        let restarted = {
+            let mut locked = slot.lock();
+            self.begin_connect(&slot.config.name, &mut locked, died)?
+        };
+        if let Some(restarts) = restarted {
             self.note(format!(
                 "MCP server `{}` died; restarting it ({restarts} of {MAX_RESTARTS})",
                 slot.config.name
             ));
         }
-        // A server that failed to start is tried again on next use, and
-        // that counts as a restart too.
-        if let (None, State::Failed(why)) = (guard.as_ref(), slot.state()) {
-            let restarts = slot.restarts.fetch_add(1, Ordering::Relaxed) + 1;
-            if restarts > MAX_RESTARTS {
-                slot.restarts.store(MAX_RESTARTS, Ordering::Relaxed);
-                return Err(McpError::GaveUp {
-                    server: slot.config.name.clone(),
-                    reason: format!("it failed {} times; the last: {why}", MAX_RESTARTS + 1),
-                });
-            }
-        }
-        slot.set_state(State::Connecting);
         let (changed, heard) = mpsc::unbounded_channel();
         let launch = Launch {
             spawner: &self.setup.spawner,
@@ -439,13 +475,12 @@ impl McpHub {
         let conn = match opened {
             Ok(conn) => Arc::new(conn),
             Err(e) => {
-                slot.set_state(State::Failed(e.to_string()));
+                slot.lock().state = State::Failed(e.to_string());
                 slot.answer();
                 return Err(e);
             }
         };
-        *slot.info.lock().unwrap_or_else(|e| e.into_inner()) =
-            (Some(conn.protocol.clone()), Some(conn.server_info.clone()));
+        slot.lock().info = (Some(conn.protocol.clone()), Some(conn.server_info.clone()));
         let listed = match tokio::time::timeout(timeout, self.relist(slot, &conn)).await {
             Ok(listed) => listed,
             Err(_) => Err(McpError::List {
@@ -456,16 +491,67 @@ impl McpHub {
         };
         if let Err(e) = listed {
             conn.close();
-            slot.set_state(State::Failed(e.to_string()));
+            slot.lock().state = State::Failed(e.to_string());
             slot.answer();
             return Err(e);
         }
-        slot.set_state(State::Ready);
+        {
+            // Ready and connected in one step: no reader sees one without
+            // the other.
+            let mut locked = slot.lock();
+            locked.state = State::Ready;
+            locked.conn = Some(conn.clone());
+        }
         slot.answer();
-        *guard = Some(conn.clone());
-        drop(guard);
+        drop(turn);
         self.follow_changes(slot.clone(), Arc::downgrade(&conn), heard);
         Ok(conn)
+    }
+
+    /// The first step of a connect, under the slot's lock: a dead
+    /// connection dropped with its tools, the restart counted, and the
+    /// server `Connecting`, or the reason amber gives up on it. Returns the
+    /// restart's number when a connection had died, to be noted once the
+    /// lock is let go.
+    fn begin_connect(
+        &self,
+        server: &str,
+        locked: &mut SlotState,
+        died: bool,
+    ) -> Result<Option<u32>, McpError> {
+        let mut restarted = None;
+        if died {
+            locked.conn = None;
+            self.withdraw(server, locked);
+            locked.restarts = locked.restarts.saturating_add(1);
+            if locked.restarts > MAX_RESTARTS {
+                locked.restarts = MAX_RESTARTS;
+                let reason = format!(
+                    "it died {} times; amber stopped restarting it",
+                    MAX_RESTARTS + 1
+                );
+                locked.state = State::Failed(reason.clone());
+                return Err(McpError::GaveUp {
+                    server: server.to_string(),
+                    reason,
+                });
+            }
+            restarted = Some(locked.restarts);
+        }
+        // A server that failed to start is tried again on next use, and
+        // that counts as a restart too.
+        if let State::Failed(why) = locked.state.clone() {
+            locked.restarts = locked.restarts.saturating_add(1);
+            if locked.restarts > MAX_RESTARTS {
+                locked.restarts = MAX_RESTARTS;
+                return Err(McpError::GaveUp {
+                    server: server.to_string(),
+                    reason: format!("it failed {} times; the last: {why}", MAX_RESTARTS + 1),
+                });
+            }
+        }
+        locked.state = State::Connecting;
+        Ok(restarted)
     }
 
     /// Lists again on every `list_changed` while `conn` lives.
@@ -494,34 +580,52 @@ impl McpHub {
     /// the ledger anew.
     async fn relist(&self, slot: &Arc<Slot>, conn: &Connection) -> Result<(), McpError> {
         let catalog = conn.list(&slot.config.name).await?;
-        *slot.catalog.lock().unwrap_or_else(|e| e.into_inner()) = catalog.clone();
-        self.install(slot, &catalog)
+        let plan = self.plan_offers(slot, &catalog);
+        let refusals = {
+            // The listing and the tools it yields are stored in one step.
+            // The listing is kept even when the pins cannot be read.
+            let mut locked = slot.lock();
+            locked.catalog = catalog;
+            self.put_in_ledger(&slot.config.name, &mut locked, plan?)
+        };
+        for refusal in refusals {
+            self.note(refusal);
+        }
+        Ok(())
     }
 
     /// Takes the server's tools out of the ledger and its names back.
-    fn withdraw(&self, slot: &Slot) {
-        let name = &slot.config.name;
-        *slot.installed.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        self.setup.ledger.unwind(&Owner::Mcp(name.clone()));
+    /// Called with the slot's lock held, as `locked`.
+    fn withdraw(&self, server: &str, locked: &mut SlotState) {
+        locked.installed = None;
+        self.setup.ledger.unwind(&Owner::Mcp(server.to_string()));
         self.names
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .release(name);
-        slot.offered
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+            .release(server);
+        locked.offered.clear();
     }
 
     /// Offers `catalog` to the model: each pinned-and-unchanged tool, and
     /// one tool each for resources and prompts; a changed tool is held
     /// back until approved, and a name clash refused, naming both.
     fn install(&self, slot: &Slot, catalog: &Catalog) -> Result<(), McpError> {
+        let plan = self.plan_offers(slot, catalog)?;
+        let refusals = self.put_in_ledger(&slot.config.name, &mut slot.lock(), plan);
+        for refusal in refusals {
+            self.note(refusal);
+        }
+        Ok(())
+    }
+
+    /// What `catalog` offers: each tool whose pin is new or unchanged, and
+    /// one tool each for resources and prompts. A tool changed since it
+    /// was pinned is held back and noted. Reads and saves the pins, so it
+    /// runs before the slot's lock is taken.
+    fn plan_offers(&self, slot: &Slot, catalog: &Catalog) -> Result<OfferPlan, McpError> {
         let server = &slot.config.name;
         let mut pins = PinStore::load(&self.setup.data_dir)?;
-        let mut offered = Vec::new();
         let mut held = Vec::new();
-        let group = Some(format!("mcp:{server}"));
         let read_only = |hint: bool| slot.config.trust_annotations && hint;
         let mut specs = Vec::new();
         for tool in &catalog.tools {
@@ -575,20 +679,32 @@ impl McpHub {
                 false,
             ));
         }
+        Ok(OfferPlan {
+            offers: specs,
+            held,
+        })
+    }
+
+    /// Puts `plan` in the ledger in place of what the server offered
+    /// before, unless that is what is there. Runs under the slot's lock,
+    /// so a reader sees the old tools or the new and two listings cannot
+    /// interleave. Returns the refusals, to be noted once the lock is let go.
+    fn put_in_ledger(&self, server: &str, locked: &mut SlotState, plan: OfferPlan) -> Vec<String> {
+        let OfferPlan {
+            offers: specs,
+            mut held,
+        } = plan;
         // Unchanged: the ledger keeps what it has, and a session reading
         // it in between never sees the server without its tools.
-        let unchanged = slot
-            .installed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            == Some(&specs);
-        if unchanged {
-            return Ok(());
+        if locked.installed.as_ref() == Some(&specs) {
+            return Vec::new();
         }
-        self.withdraw(slot);
-        *slot.installed.lock().unwrap_or_else(|e| e.into_inner()) = Some(specs.clone());
-        let owner = Owner::Mcp(server.clone());
+        self.withdraw(server, locked);
+        locked.installed = Some(specs.clone());
+        let owner = Owner::Mcp(server.to_string());
+        let group = Some(format!("mcp:{server}"));
+        let mut offered = Vec::new();
+        let mut refusals = Vec::new();
         for (tool, target, description, schema, read_only) in specs {
             let claimed = self
                 .names
@@ -599,7 +715,7 @@ impl McpHub {
                 Ok(name) => name,
                 Err(refusal) => {
                     held.push(tool.clone());
-                    self.note(refusal);
+                    refusals.push(refusal);
                     continue;
                 }
             };
@@ -621,13 +737,13 @@ impl McpHub {
                 Ok(_) => offered.push((name, tool)),
                 Err(refusal) => {
                     held.push(tool);
-                    self.note(refusal.to_string());
+                    refusals.push(refusal.to_string());
                 }
             }
         }
-        *slot.offered.lock().unwrap_or_else(|e| e.into_inner()) = offered;
-        *slot.held.lock().unwrap_or_else(|e| e.into_inner()) = held;
-        Ok(())
+        locked.offered = offered;
+        locked.held = held;
+        refusals
     }
 
     /// Approves the change waiting for `tool` of `server`, and offers the
@@ -643,12 +759,11 @@ impl McpHub {
             .map(|(_, pinned, listed)| crate::pins::describe_change(pinned, listed));
         pins.approve(server, tool)?;
         pins.save()?;
-        let catalog = slot
-            .catalog
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        if slot.state() == State::Ready {
+        let (catalog, ready) = {
+            let locked = slot.lock();
+            (locked.catalog.clone(), locked.state == State::Ready)
+        };
+        if ready {
             self.install(&slot, &catalog)?;
         }
         Ok(diff.unwrap_or_default())
@@ -689,7 +804,7 @@ impl McpHub {
         let closed = gone || conn.is_closed();
         let server = &slot.config.name;
         if closed {
-            let left = MAX_RESTARTS.saturating_sub(slot.restarts.load(Ordering::Relaxed));
+            let left = MAX_RESTARTS.saturating_sub(slot.lock().restarts);
             let next = if left == 0 {
                 "it is not restarted again (/mcp connect starts it afresh)".to_string()
             } else {
@@ -783,10 +898,9 @@ impl Servers for McpHub {
 impl Drop for McpHub {
     fn drop(&mut self) {
         for slot in self.slots.values() {
-            if let Ok(mut conn) = slot.conn.try_lock() {
-                if let Some(conn) = conn.take() {
-                    conn.close();
-                }
+            let conn = slot.lock().conn.take();
+            if let Some(conn) = conn {
+                conn.close();
             }
         }
         // A server still starting (or one whose connection is busy) is

@@ -1,72 +1,33 @@
-//! The TUI's approval handler. The policy asks on the thread of the turn
-//! (a tool call's check); the question goes to the UI loop as a message,
-//! and the thread waits for the answer the dialog sends back. The UI loop
-//! runs on its own task, so it keeps drawing while the turn waits.
+//! The TUI's approvals. The policy asks on the turn's blocking thread;
+//! the question comes to the UI loop as a [`Question`] with a oneshot for
+//! the answer, and the loop keeps drawing while the turn waits: it opens
+//! the dialog, and the dialog's key sends the answer (closing it
+//! unanswered denies). Everything is the App's own: the channel is made
+//! here and handed to the host the TUI opens, so nothing is process-wide.
 
-use std::sync::mpsc;
 use std::sync::Arc;
 
-use amber_core::ports::{ApprovalRequest, Approver, Decision, HeadlessApprover};
-use tokio::sync::mpsc::UnboundedSender;
+use amber_app::host::FrontEnd;
+use amber_core::ports::{ChannelApprover, HeadlessApprover, Question};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 
 /// A question for the UI, with where its answer goes.
-pub struct Ask {
-    pub request: ApprovalRequest,
-    pub reply: mpsc::Sender<Decision>,
-}
+pub type Ask = Question;
 
-pub struct TuiApprover {
-    to_ui: UnboundedSender<Ask>,
-}
-
-/// The thread the UI loop runs on. A question asked there (a plugin's
-/// slash command that runs a command) could never be answered, since the
-/// loop that draws the dialog is the one waiting: it is denied instead.
-static UI_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
-
-/// Marks the calling thread as the UI loop's.
-pub fn mark_ui_thread() {
-    let _ = UI_THREAD.set(std::thread::current().id());
-}
-
-impl Approver for TuiApprover {
-    fn approve(&self, request: &ApprovalRequest) -> Decision {
-        if UI_THREAD.get() == Some(&std::thread::current().id()) {
-            return Decision::Deny;
+/// The TUI's front end and the questions its loop answers. Called on the
+/// thread the loop will run on (the TUI's main thread, which drives the
+/// loop with `block_on`): a question asked there, by a plugin's slash
+/// command the loop runs, could never be drawn, and is denied. `--yes`
+/// still approves everything without asking.
+pub fn front_end() -> (FrontEnd, UnboundedReceiver<Ask>) {
+    let (to_ui, asks) = unbounded_channel();
+    let ui_thread = std::thread::current().id();
+    let front_end = FrontEnd::new(move |yes| {
+        if yes {
+            Arc::new(HeadlessApprover { yes })
+        } else {
+            Arc::new(ChannelApprover::new(to_ui.clone(), Some(ui_thread)))
         }
-        let (reply, answer) = mpsc::channel();
-        let ask = Ask {
-            request: request.clone(),
-            reply,
-        };
-        if self.to_ui.send(ask).is_err() {
-            return Decision::Deny;
-        }
-        let wait = || answer.recv().unwrap_or(Decision::Deny);
-        // On a runtime worker, let the runtime move its other tasks (the
-        // UI loop among them) elsewhere while this one waits.
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(wait)
-            }
-            _ => wait(),
-        }
-    }
-}
-
-static TO_UI: std::sync::OnceLock<UnboundedSender<Ask>> = std::sync::OnceLock::new();
-
-/// Routes this process's approvals to the UI (once, before the host is
-/// built); `--yes` still approves everything without asking.
-pub fn install(to_ui: UnboundedSender<Ask>) {
-    let _ = TO_UI.set(to_ui);
-    amber_app::host::install_front_end(amber_app::host::FrontEnd {
-        approver: |yes| match TO_UI.get() {
-            Some(to_ui) if !yes => Arc::new(TuiApprover {
-                to_ui: to_ui.clone(),
-            }),
-            _ => Arc::new(HeadlessApprover { yes }),
-        },
-        compile_progress: || None,
     });
+    (front_end, asks)
 }

@@ -22,14 +22,14 @@ pub struct Dialog {
     pub diff: Option<String>,
     opened: std::time::Instant,
     /// Where the answer goes; the asking tool thread waits on it.
-    reply: Option<std::sync::mpsc::Sender<Decision>>,
+    reply: Option<tokio::sync::oneshot::Sender<Decision>>,
 }
 
 impl Dialog {
     pub fn new(
         request: ApprovalRequest,
         diff: Option<String>,
-        reply: std::sync::mpsc::Sender<Decision>,
+        reply: tokio::sync::oneshot::Sender<Decision>,
     ) -> Self {
         Dialog {
             request,

@@ -114,7 +114,6 @@ impl Driver {
     }
 
     pub async fn run(mut self, term: &mut Tty) -> Result<()> {
-        crate::approver::mark_ui_thread();
         let mut events = EventStream::new();
         let mut signals = amber_app::stop_signals::StopSignals::new();
         term.draw(|frame| self.ui.draw(frame))?;

@@ -31,18 +31,13 @@ use amber_app::App;
 use amber_core::project::ProjectRoot;
 use anyhow::{Context, Result};
 
-/// Routes approvals to the TUI's dialog. Call before anything builds a
-/// host (the first front end installed wins).
-pub fn install() -> tokio::sync::mpsc::UnboundedReceiver<approver::Ask> {
-    let (to_ui, asks) = tokio::sync::mpsc::unbounded_channel();
-    approver::install(to_ui);
-    asks
-}
+pub use approver::front_end;
 
 /// Opens the session (a resume is verified first), takes the terminal
 /// and runs until the person quits. The terminal is restored on every
 /// way out.
 pub fn run(
+    host: &amber_app::host::Host,
     project: ProjectRoot,
     options: SessionOptions,
     asks: tokio::sync::mpsc::UnboundedReceiver<approver::Ask>,
@@ -54,7 +49,7 @@ pub fn run(
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let app = App::open_session(project, options)?;
+    let app = App::open_session(host, project, options)?;
     let (mut term, guard) = terminal::enter()?;
     let result = runtime.block_on(driver::Driver::new(app, asks).run(&mut term));
     drop(guard);

@@ -168,7 +168,7 @@ fn an_edit_card_shows_its_coloured_diff() {
 #[test]
 fn the_approval_dialog_with_a_diff() {
     let mut ui = ui();
-    let (reply, answer) = std::sync::mpsc::channel();
+    let (reply, answer) = tokio::sync::oneshot::channel();
     let request = ApprovalRequest {
         requester: "model".into(),
         action: "write_file".into(),
@@ -202,7 +202,10 @@ fn the_approval_dialog_with_a_diff() {
     insta::assert_snapshot!(draw(&mut ui, 80, 24).backend());
     // Closing the TUI with the dialog open denies.
     ui.dialog = None;
-    assert_eq!(answer.recv().unwrap(), amber_core::ports::Decision::Deny);
+    assert_eq!(
+        answer.blocking_recv().unwrap(),
+        amber_core::ports::Decision::Deny
+    );
 }
 
 #[test]

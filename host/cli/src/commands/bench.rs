@@ -73,13 +73,13 @@ pub struct BenchRunArgs {
     pub keep: Option<PathBuf>,
 }
 
-pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
+pub fn run(host: &amber_app::host::Host, cmd: BenchCommand) -> Result<ExitCode> {
     match cmd {
-        BenchCommand::Run(args) => bench_run(args),
+        BenchCommand::Run(args) => bench_run(&host.dirs, args),
     }
 }
 
-fn bench_run(args: BenchRunArgs) -> Result<ExitCode> {
+fn bench_run(dirs: &AmberDirs, args: BenchRunArgs) -> Result<ExitCode> {
     let loaded = scenario::load(&args.paths);
     if loaded.scenarios.is_empty() && loaded.invalid.is_empty() {
         eprintln!(
@@ -92,7 +92,7 @@ fn bench_run(args: BenchRunArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    let settings = settings(&args)?;
+    let settings = settings(dirs, &args)?;
     let format = match (args.json, args.report) {
         (true, _) | (_, ReportArg::Json) => Format::Json,
         (_, ReportArg::Md) => Format::Markdown,
@@ -155,13 +155,12 @@ fn bench_run(args: BenchRunArgs) -> Result<ExitCode> {
 
 /// How the runs are made: this binary, the provider's wire format and key,
 /// the user's config and compile cache.
-fn settings(args: &BenchRunArgs) -> Result<RunSettings> {
+fn settings(dirs: &AmberDirs, args: &BenchRunArgs) -> Result<RunSettings> {
     let amber = std::env::current_exe().context("cannot find the amber binary to run")?;
-    let dirs = AmberDirs::from_env();
     let mut anthropic = false;
     let mut secrets = Vec::new();
     if let Some(name) = &args.provider {
-        let config = host::load_config(&dirs)?;
+        let config = host::load_config(dirs)?;
         let presets = super::providers::presets_from(&config)?;
         let preset = presets.get(name)?;
         anthropic = match preset.flavor.as_str() {
@@ -182,8 +181,8 @@ fn settings(args: &BenchRunArgs) -> Result<RunSettings> {
         provider: args.provider.clone(),
         model: args.model.clone(),
         anthropic,
-        user_config: Some(host::config_path(&dirs)),
-        cache_dir: Some(dirs.cache),
+        user_config: Some(host::config_path(dirs)),
+        cache_dir: Some(dirs.cache.clone()),
         timeout: Duration::from_secs(args.timeout),
         keep: args.keep.clone(),
         secrets,

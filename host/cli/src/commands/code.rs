@@ -10,13 +10,12 @@ use amber_core::project::ProjectRoot;
 
 use amber_index::{render, Index, Parsers, ShowOptions};
 use amber_runtime::manager::PluginManager;
-use amber_runtime::AmberDirs;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::json;
 
 use super::print_json;
-use amber_app::host;
+use amber_app::host::{self, Host};
 
 /// Index the workspace: every file a parser serves, parsed in parallel into
 /// symbols with ids, spans and BLAKE3 hashes. Outlines are cached by file
@@ -99,8 +98,8 @@ struct Code {
 }
 
 impl Code {
-    fn load(workspace: &Path) -> Result<Code> {
-        let manager = host::loaded(workspace)?;
+    fn load(host: &Host, workspace: &Path) -> Result<Code> {
+        let manager = host::loaded(host, workspace)?;
         let parsers = host::parsers(&manager)?;
         if parsers.languages().is_empty() {
             return Err(host::with_bundle_hint(anyhow::anyhow!(
@@ -110,7 +109,7 @@ impl Code {
         Ok(Code {
             _manager: manager,
             parsers,
-            cache: AmberDirs::from_env().cache,
+            cache: host.dirs.cache.clone(),
         })
     }
 
@@ -119,7 +118,7 @@ impl Code {
     }
 }
 
-pub fn index(args: IndexArgs, project: &ProjectRoot) -> Result<()> {
+pub fn index(host: &Host, args: IndexArgs, project: &ProjectRoot) -> Result<()> {
     let workspace = project.root.as_path();
     // A relative PATH is read from the folder amber started in (the
     // workspace under `-C`). A folder inside the workspace is indexed as part of it:
@@ -154,7 +153,7 @@ pub fn index(args: IndexArgs, project: &ProjectRoot) -> Result<()> {
     if !root.is_dir() {
         bail!("cannot index {}: not a directory", root.display());
     }
-    let code = Code::load(&root)?;
+    let code = Code::load(host, &root)?;
     let started = Instant::now();
     let bar = indicatif::ProgressBar::new(0);
     if args.json {
@@ -214,10 +213,10 @@ pub fn index(args: IndexArgs, project: &ProjectRoot) -> Result<()> {
     Ok(())
 }
 
-pub fn outline(args: OutlineArgs, project: &ProjectRoot) -> Result<()> {
+pub fn outline(host: &Host, args: OutlineArgs, project: &ProjectRoot) -> Result<()> {
     let workspace = project.root.as_path();
     let file = crate::workspace::typed_path(project, &args.file)?;
-    let code = Code::load(workspace)?;
+    let code = Code::load(host, workspace)?;
     let entry = code.index(workspace).file(&file)?;
     if args.json {
         return print_json(&entry);
@@ -226,8 +225,8 @@ pub fn outline(args: OutlineArgs, project: &ProjectRoot) -> Result<()> {
     Ok(())
 }
 
-pub fn show(args: ShowArgs, workspace: &Path) -> Result<()> {
-    let code = Code::load(workspace)?;
+pub fn show(host: &Host, args: ShowArgs, workspace: &Path) -> Result<()> {
+    let code = Code::load(host, workspace)?;
     let index = code.index(workspace);
     let options = ShowOptions {
         no_body: args.no_body,
@@ -260,8 +259,8 @@ pub fn show(args: ShowArgs, workspace: &Path) -> Result<()> {
     Ok(())
 }
 
-pub fn callers(args: CallersArgs, workspace: &Path) -> Result<()> {
-    let code = Code::load(workspace)?;
+pub fn callers(host: &Host, args: CallersArgs, workspace: &Path) -> Result<()> {
+    let code = Code::load(host, workspace)?;
     let found = code.index(workspace).callers(&args.names);
     for skip in &found.skipped {
         eprintln!("amber: not searched: {}: {}", skip.path, skip.reason);
@@ -279,8 +278,8 @@ pub fn callers(args: CallersArgs, workspace: &Path) -> Result<()> {
     Ok(())
 }
 
-pub fn grep(args: GrepArgs, workspace: &Path) -> Result<()> {
-    let code = Code::load(workspace)?;
+pub fn grep(host: &Host, args: GrepArgs, workspace: &Path) -> Result<()> {
+    let code = Code::load(host, workspace)?;
     let (hits, skipped) = code
         .index(workspace)
         .grep(&args.pattern, args.ignore_case)?;

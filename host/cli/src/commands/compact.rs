@@ -13,7 +13,6 @@ use amber_app::App;
 use amber_core::commands::{Effect, Outcome, Reply};
 use amber_core::engine::{AgentEvent, CompactionOutcome};
 use amber_core::project::ProjectRoot;
-use amber_runtime::AmberDirs;
 use anyhow::{anyhow, Context, Result};
 use serde_json::json;
 
@@ -29,12 +28,17 @@ pub fn is_compact(words: &[String]) -> bool {
 
 /// Runs `/compact` from the shell. `words` start with `/compact`;
 /// `--json` was already taken out.
-pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<ExitCode> {
+pub fn run(
+    host: &amber_app::host::Host,
+    words: Vec<String>,
+    json: bool,
+    project: &ProjectRoot,
+) -> Result<ExitCode> {
     let (session, words) = take_session(words)?;
-    let dirs = AmberDirs::from_env();
+    let dirs = &host.dirs;
     let id = match session {
         Some(id) => id,
-        None => amber_app::session::latest_in_workspace(&dirs, project)?.ok_or_else(|| {
+        None => amber_app::session::latest_in_workspace(dirs, project)?.ok_or_else(|| {
             anyhow!(
                 "no recorded session of the workspace {} to compact (amber sessions list shows every session; --session ID picks one)",
                 project.root.display()
@@ -45,7 +49,7 @@ pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<Exit
         resume: Some(id.clone()),
         ..SessionOptions::default()
     };
-    let mut app = App::open_session(project.clone(), options)
+    let mut app = App::open_session(host, project.clone(), options)
         .with_context(|| format!("cannot open session {id} to compact it"))?;
     let outcome = match app.dispatch(&super::outcome::line(&words)) {
         Outcome::Ok {

@@ -102,7 +102,11 @@ pub fn complete(
 fn slash_candidates(words: &[String], project: Option<&ProjectRoot>) -> Vec<(String, String)> {
     let line = words.join(" ");
     let first = words.len() == 1;
-    let candidates = match project.map(|p| App::open(p.clone(), SessionOptions::default())) {
+    let candidates = match project.map(|p| {
+        // Nothing is approved while completing: headless.
+        let host = amber_app::host::Host::from_env(amber_app::host::FrontEnd::headless());
+        App::open(&host, p.clone(), SessionOptions::default())
+    }) {
         Some(Ok(mut app)) => app.complete(&line),
         // No workspace or no host: the documented tree still completes.
         _ => {

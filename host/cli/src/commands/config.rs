@@ -1,6 +1,5 @@
 //! `amber config path|show`.
 
-use amber_runtime::AmberDirs;
 use anyhow::Result;
 use clap::Subcommand;
 
@@ -18,8 +17,8 @@ pub enum ConfigCommand {
     },
 }
 
-pub fn run(cmd: ConfigCommand) -> Result<()> {
-    let dirs = AmberDirs::from_env();
+pub fn run(host: &amber_app::host::Host, cmd: ConfigCommand) -> Result<()> {
+    let dirs = &host.dirs;
     match cmd {
         ConfigCommand::Path => println!("{}", host::config_path(&dirs).display()),
         ConfigCommand::Show { json } => {

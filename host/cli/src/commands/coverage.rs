@@ -80,7 +80,12 @@ enum SortBy {
 }
 
 /// The session asked for: `--session`, the hook's stdin, or the latest.
-fn session_id(args: &CoverageArgs, project: &ProjectRoot, from_stdin: bool) -> Result<String> {
+fn session_id(
+    dirs: &AmberDirs,
+    args: &CoverageArgs,
+    project: &ProjectRoot,
+    from_stdin: bool,
+) -> Result<String> {
     if let Some(id) = &args.session {
         return Ok(id.clone());
     }
@@ -96,12 +101,12 @@ fn session_id(args: &CoverageArgs, project: &ProjectRoot, from_stdin: bool) -> R
         }
         bail!("the hook's JSON has no `session_id`");
     }
-    session::latest_in_workspace(&AmberDirs::from_env(), project)?
+    session::latest_in_workspace(dirs, project)?
         .context("no session in this workspace yet (start one with `amber` or `amber exec`)")
 }
 
-pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
-    let dirs = AmberDirs::from_env();
+pub fn run(host: &amber_app::host::Host, args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
+    let dirs = &host.dirs;
     let workspace = project.root.as_path();
     let hook = matches!(
         args.action,
@@ -110,11 +115,11 @@ pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
             ..
         })
     );
-    let id = session_id(&args, project, hook)?;
+    let id = session_id(dirs, &args, project, hook)?;
     if id.is_empty() || id.contains('/') || id.contains("..") {
         bail!("`{id}` is not a session id (see `amber sessions list`)");
     }
-    let path = journal_path(&dirs, workspace, &id);
+    let path = journal_path(dirs, workspace, &id);
     if !path.exists() {
         if hook {
             // Another agent's session amber never saw: nothing to restore,
@@ -128,7 +133,7 @@ pub fn run(args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
     }
     let read = journal::read(&path)?;
     let ledger = ContextLedger::replay(&read.records);
-    let manager = host::loaded(workspace)?;
+    let manager = amber_app::host::loaded(host, workspace)?;
     let parsers = host::parsers(&manager)?;
     let fallback = IndexSymbols::new(workspace, parsers.clone(), &dirs.cache);
     if let Some(CoverageAction::Digest { format, budget }) = args.action {

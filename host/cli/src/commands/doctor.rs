@@ -402,8 +402,12 @@ fn caches(dirs: &AmberDirs, problems: &mut Vec<Problem>) -> (Option<Cache>, Cach
     (prebuilt, cache(dirs.cache.clone()))
 }
 
-pub fn run(args: DoctorArgs, project: &ProjectRoot) -> Result<ExitCode> {
-    let dirs = AmberDirs::from_env();
+pub fn run(
+    host: &amber_app::host::Host,
+    args: DoctorArgs,
+    project: &ProjectRoot,
+) -> Result<ExitCode> {
+    let dirs = host.dirs.clone();
     let mut problems = Vec::new();
     let bundle = bundle(&mut problems);
     let (precompiled_cache, user_cache) = caches(&dirs, &mut problems);

@@ -150,18 +150,22 @@ struct Prepared {
 }
 
 /// The prompt first (a bad one costs no plugin load), then the session.
-fn prepare(args: &ExecArgs, project: &ProjectRoot) -> Result<Prepared> {
+fn prepare(
+    host: &amber_app::host::Host,
+    args: &ExecArgs,
+    project: &ProjectRoot,
+) -> Result<Prepared> {
     let prompt = read_prompt(&args.prompt)?;
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
     }
-    let app = App::open_session(project.clone(), args.session_options())?;
+    let app = App::open_session(host, project.clone(), args.session_options())?;
     Ok(Prepared { app, prompt })
 }
 
-pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
+pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) -> ExitCode {
     let mut printer = Printer::new(args.json);
-    let prepared = match prepare(&args, project) {
+    let prepared = match prepare(host, &args, project) {
         Ok(prepared) => prepared,
         Err(e) => {
             printer.event(&AgentEvent::SessionFailed {
@@ -234,7 +238,7 @@ pub fn run(args: ExecArgs, project: &ProjectRoot) -> ExitCode {
         };
         // The session-end hooks; a failure to record their outcome costs
         // the record, not the run's result.
-        if let Err(e) = agent.end_session(reason, &mut sink) {
+        if let Err(e) = agent.end_session(reason, &mut sink).await {
             sink(AgentEvent::Warning {
                 message: format!("the session-end hooks' outcome was not recorded: {e}"),
             });

@@ -3,9 +3,8 @@
 //! forgets it (docs/hooks.md).
 
 use amber_app::hooks::{self, sources, trust::TrustStore};
-use amber_app::host;
+use amber_app::host::{self, Host};
 use amber_core::project::ProjectRoot;
-use amber_runtime::AmberDirs;
 use anyhow::{bail, Result};
 use clap::Subcommand;
 
@@ -53,16 +52,16 @@ pub enum HooksCommand {
     },
 }
 
-pub fn run(command: HooksCommand, project: &ProjectRoot) -> Result<()> {
-    let dirs = AmberDirs::from_env();
-    let config = host::load_config(&dirs)?;
+pub fn run(host: &Host, command: HooksCommand, project: &ProjectRoot) -> Result<()> {
+    let dirs = &host.dirs;
+    let config = host.config()?;
     let workspace = project.root.as_path();
     match command {
         HooksCommand::List { json } => {
-            let policy = host::policy(&config, workspace, None, false);
-            let manager = host::loaded_with(workspace, &config, Some(policy))?;
+            let policy = host::policy(&host.front_end, &config, workspace, None, false);
+            let manager = host::loaded_with(host, workspace, &config, Some(policy))?;
             let (listed, warnings) =
-                hooks::list(manager.runtime().ledger(), &config, &dirs, workspace);
+                hooks::list(manager.runtime().ledger(), &config, dirs, workspace);
             for warning in &warnings {
                 errln!("amber: warning: {warning}");
             }

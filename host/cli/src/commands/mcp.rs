@@ -9,7 +9,6 @@ use amber_app::host;
 use amber_app::mcp::{self, config_edit};
 use amber_config::McpServerConfig;
 use amber_core::project::ProjectRoot;
-use amber_runtime::AmberDirs;
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use serde_json::{json, Value};
@@ -121,8 +120,8 @@ pub enum McpCommand {
     },
 }
 
-pub fn run(command: McpCommand, project: &ProjectRoot) -> Result<()> {
-    let dirs = AmberDirs::from_env();
+pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectRoot) -> Result<()> {
+    let dirs = host.dirs.clone();
     let config = host::load_config(&dirs)?;
     let path = host::config_path(&dirs);
     let workspace = project.root.as_path();

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::authoring;
 use super::print_json;
-use amber_app::host;
+use amber_app::host::{self, Host};
 use amber_app::render::plugins as render;
 
 #[derive(Subcommand)]
@@ -164,7 +164,7 @@ pub enum PluginCommand {
     },
 }
 
-pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
+pub fn run(host: &Host, cmd: PluginCommand, workspace: &Path) -> Result<()> {
     match cmd {
         PluginCommand::Add {
             file,
@@ -172,6 +172,7 @@ pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
             yes,
             json,
         } => add(
+            host,
             &file,
             GrantChoice {
                 explicit: grants,
@@ -180,9 +181,9 @@ pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
             json,
             workspace,
         ),
-        PluginCommand::List { json } => list(json, workspace),
-        PluginCommand::Info { id, json } => info(&id, json, workspace),
-        PluginCommand::Inspect { file, json } => inspect(&file, json, workspace),
+        PluginCommand::List { json } => list(host, json, workspace),
+        PluginCommand::Info { id, json } => info(host, &id, json, workspace),
+        PluginCommand::Inspect { file, json } => inspect(host, &file, json, workspace),
         PluginCommand::New {
             name,
             lang,
@@ -199,28 +200,32 @@ pub fn run(cmd: PluginCommand, workspace: &Path) -> Result<()> {
             );
             Ok(())
         }
-        PluginCommand::Build { dir, json } => build(&dir, json),
+        PluginCommand::Build { dir, json } => build(host, &dir, json),
         PluginCommand::Test {
             dir,
             no_build,
             json,
-        } => test(&dir, no_build, json),
-        PluginCommand::Enable { id } => report(host::loaded(workspace)?.set_enabled(&id, true)?),
-        PluginCommand::Disable { id } => report(host::loaded(workspace)?.set_enabled(&id, false)?),
+        } => test(host, &dir, no_build, json),
+        PluginCommand::Enable { id } => {
+            report(host::loaded(host, workspace)?.set_enabled(&id, true)?)
+        }
+        PluginCommand::Disable { id } => {
+            report(host::loaded(host, workspace)?.set_enabled(&id, false)?)
+        }
         PluginCommand::Remove { id } => {
-            host::loaded(workspace)?.remove(&id)?;
+            host::loaded(host, workspace)?.remove(&id)?;
             outln!("removed {id}");
             Ok(())
         }
         PluginCommand::Grant { id, permission } => {
-            report(host::loaded(workspace)?.set_grant(&id, permission, true)?)
+            report(host::loaded(host, workspace)?.set_grant(&id, permission, true)?)
         }
         PluginCommand::Revoke { id, permission } => {
-            report(host::loaded(workspace)?.set_grant(&id, permission, false)?)
+            report(host::loaded(host, workspace)?.set_grant(&id, permission, false)?)
         }
-        PluginCommand::Logs { id, tail } => logs(&id, tail, workspace),
+        PluginCommand::Logs { id, tail } => logs(host, &id, tail, workspace),
         PluginCommand::Precompile { into, json } => {
-            super::precompile::run(into.as_deref(), json, workspace)
+            super::precompile::run(host, into.as_deref(), json, workspace)
         }
     }
 }
@@ -245,8 +250,14 @@ impl GrantAsker for TtyAsker {
     }
 }
 
-fn add(file: &Path, choice: GrantChoice, as_json: bool, workspace: &Path) -> Result<()> {
-    let mut manager = host::loaded(workspace)?;
+fn add(
+    host: &Host,
+    file: &Path,
+    choice: GrantChoice,
+    as_json: bool,
+    workspace: &Path,
+) -> Result<()> {
+    let mut manager = host::loaded(host, workspace)?;
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let report: AddReport = if interactive {
         manager.add(file, &choice, &mut TtyAsker)?
@@ -282,8 +293,8 @@ fn add(file: &Path, choice: GrantChoice, as_json: bool, workspace: &Path) -> Res
     }
 }
 
-fn list(as_json: bool, workspace: &Path) -> Result<()> {
-    let manager = host::loaded(workspace)?;
+fn list(host: &Host, as_json: bool, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(host, workspace)?;
     let plugins = manager.list()?;
     if as_json {
         return print_json(&json!({ "plugins": plugins }));
@@ -299,8 +310,8 @@ fn find(manager: &PluginManager, id: &str) -> Result<PluginStatus> {
         .with_context(|| format!("no plugin `{id}` (see `amber plugin list`)"))
 }
 
-fn info(id: &str, as_json: bool, workspace: &Path) -> Result<()> {
-    let manager = host::loaded(workspace)?;
+fn info(host: &Host, id: &str, as_json: bool, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(host, workspace)?;
     let status = find(&manager, id)?;
     if as_json {
         return print_json(&status);
@@ -314,8 +325,8 @@ fn report(status: PluginStatus) -> Result<()> {
     Ok(())
 }
 
-fn logs(id: &str, tail: Option<usize>, workspace: &Path) -> Result<()> {
-    let manager = host::loaded(workspace)?;
+fn logs(host: &Host, id: &str, tail: Option<usize>, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(host, workspace)?;
     let path = manager.log_path(id)?;
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -330,9 +341,9 @@ fn logs(id: &str, tail: Option<usize>, workspace: &Path) -> Result<()> {
     Ok(())
 }
 
-fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
+fn inspect(host: &Host, file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
     // A throwaway runtime: nothing is added or kept.
-    let runtime = host::manager(workspace)?.runtime().clone();
+    let runtime = host::manager(host, workspace)?.runtime().clone();
     let (id, _) = runtime.register_file(file)?;
     let enabled = runtime.enable(&id, Grants::none());
     let tools: Vec<_> = runtime
@@ -371,10 +382,10 @@ fn inspect(file: &Path, as_json: bool, workspace: &Path) -> Result<()> {
 }
 
 /// `plugin build`: the toolchain, then the checks.
-fn build(dir: &Path, as_json: bool) -> Result<()> {
+fn build(host: &Host, dir: &Path, as_json: bool) -> Result<()> {
     let descriptor = authoring::Descriptor::load(dir)?;
-    let wasm = authoring::build::build(dir)?;
-    let loaded = authoring::check::load(&wasm, &descriptor)?;
+    let wasm = authoring::build::build(&host.dirs, dir)?;
+    let loaded = authoring::check::load(host, &wasm, &descriptor)?;
     let summary = authoring::build::summary(&wasm, &loaded);
     if as_json {
         return print_json(&summary);
@@ -401,12 +412,12 @@ fn build(dir: &Path, as_json: bool) -> Result<()> {
 }
 
 /// `plugin test`: build unless told not to, load, run the examples.
-fn test(dir: &Path, no_build: bool, as_json: bool) -> Result<()> {
+fn test(host: &Host, dir: &Path, no_build: bool, as_json: bool) -> Result<()> {
     let descriptor = authoring::Descriptor::load(dir)?;
     let wasm = if no_build {
         authoring::artifact(dir, &descriptor)
     } else {
-        authoring::build::build(dir)?
+        authoring::build::build(&host.dirs, dir)?
     };
     let file = dir.join(authoring::EXAMPLES);
     let examples: authoring::examples::Examples = match std::fs::read_to_string(&file) {
@@ -414,7 +425,7 @@ fn test(dir: &Path, no_build: bool, as_json: bool) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", file.display())),
     };
-    let loaded = authoring::check::load(&wasm, &descriptor)?;
+    let loaded = authoring::check::load(host, &wasm, &descriptor)?;
     let outcomes = authoring::examples::run(&examples, &loaded);
     let failed = outcomes.iter().filter(|o| !o.passed).count();
     if as_json {

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::print_json;
-use amber_app::host;
+use amber_app::host::{self, Host};
 
 #[derive(Serialize)]
 struct Precompiled {
@@ -39,8 +39,8 @@ fn entries(cache: &Path) -> usize {
 }
 
 /// The cache written to: `into`, else amber's own.
-fn target(into: Option<&Path>) -> Result<(AmberDirs, bool)> {
-    let mut dirs = AmberDirs::from_env();
+fn target(host: &Host, into: Option<&Path>) -> Result<(AmberDirs, bool)> {
+    let mut dirs = host.dirs.clone();
     let Some(into) = into else {
         return Ok((dirs, false));
     };
@@ -50,15 +50,15 @@ fn target(into: Option<&Path>) -> Result<(AmberDirs, bool)> {
     Ok((dirs, true))
 }
 
-pub fn run(into: Option<&Path>, json: bool, workspace: &Path) -> Result<()> {
+pub fn run(host: &Host, into: Option<&Path>, json: bool, workspace: &Path) -> Result<()> {
     let started = Instant::now();
-    let config = host::load_config(&AmberDirs::from_env())?;
-    let (dirs, own_cache) = target(into)?;
+    let config = host.config()?;
+    let (dirs, own_cache) = target(host, into)?;
     let cache = dirs.cache.clone();
     let before = entries(&cache);
     // A cache of its own is written whole: nothing is taken from the
     // install's read-only layers.
-    let mut manager = host::manager_in(dirs, workspace, &config, None, |mut options| {
+    let mut manager = host::manager_in(host, dirs, workspace, &config, None, |mut options| {
         if own_cache {
             options.prebuilt_caches.clear();
         }

@@ -16,7 +16,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
-use amber_app::host;
+use amber_app::host::{self, Host};
 
 #[derive(Subcommand)]
 pub enum ProvidersCommand {
@@ -45,22 +45,22 @@ pub enum ProvidersCommand {
 }
 
 /// Shipped presets, then the user's from config, then the env base URLs.
-pub fn presets() -> Result<Presets> {
-    presets_from(&host::load_config(&amber_runtime::AmberDirs::from_env())?)
+pub fn presets(host: &Host) -> Result<Presets> {
+    presets_from(&host.config()?)
 }
 
 pub use amber_app::presets::presets_from;
 
-pub fn run(cmd: ProvidersCommand, workspace: &Path) -> Result<()> {
+pub fn run(host: &Host, cmd: ProvidersCommand, workspace: &Path) -> Result<()> {
     match cmd {
-        ProvidersCommand::List { json } => list(json),
+        ProvidersCommand::List { json } => list(host, json),
         ProvidersCommand::Check {
             preset,
             model,
             base_url,
             json,
         } => {
-            let result = check(&preset, model, base_url, json, workspace);
+            let result = check(host, &preset, model, base_url, json, workspace);
             // A failure before the request (no such preset, no key, no
             // dialect) is JSON too when JSON was asked for; failures of
             // the request print their own.
@@ -80,8 +80,8 @@ pub fn run(cmd: ProvidersCommand, workspace: &Path) -> Result<()> {
     }
 }
 
-fn list(as_json: bool) -> Result<()> {
-    let presets = presets()?;
+fn list(host: &Host, as_json: bool) -> Result<()> {
+    let presets = presets(host)?;
     let key_set =
         |env: &Option<String>| env.as_ref().is_some_and(|k| amber_wire::secrets::is_set(k));
     if as_json {
@@ -140,13 +140,14 @@ fn advice(e: &ApiError) -> Option<&'static str> {
 }
 
 fn check(
+    host: &Host,
     name: &str,
     model: Option<String>,
     base_url: Option<String>,
     as_json: bool,
     workspace: &Path,
 ) -> Result<()> {
-    let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
+    let config = host.config()?;
     let mut preset = presets_from(&config)?.get(name)?.clone();
     if let Some(url) = base_url {
         preset.base_url = url;
@@ -154,7 +155,7 @@ fn check(
     if let Some(model) = model {
         preset.model = model;
     }
-    let manager = host::loaded(workspace)?;
+    let manager = host::loaded(host, workspace)?;
     let dialect = make_dialect(manager.runtime().ledger(), &preset)
         .map_err(|e| host::with_bundle_hint(e.into()))?;
     let key = WireClient::key_from_env(&preset)?;

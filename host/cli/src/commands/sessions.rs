@@ -28,19 +28,19 @@ pub enum SessionsCommand {
     },
 }
 
-pub fn store() -> SessionStore {
-    SessionStore::new(AmberDirs::from_env().data.join("sessions"))
+pub fn store(dirs: &AmberDirs) -> SessionStore {
+    SessionStore::new(dirs.data.join("sessions"))
 }
 
-pub fn run(cmd: SessionsCommand) -> Result<()> {
+pub fn run(host: &amber_app::host::Host, cmd: SessionsCommand) -> Result<()> {
     match cmd {
-        SessionsCommand::List { json } => list(json),
-        SessionsCommand::Show { id, json } => show(&id, json),
+        SessionsCommand::List { json } => list(&host.dirs, json),
+        SessionsCommand::Show { id, json } => show(&host.dirs, &id, json),
     }
 }
 
-fn list(as_json: bool) -> Result<()> {
-    let sessions = store().list()?;
+fn list(dirs: &AmberDirs, as_json: bool) -> Result<()> {
+    let sessions = store(dirs).list()?;
     if as_json {
         return print_json(&json!({ "sessions": sessions }));
     }
@@ -48,8 +48,8 @@ fn list(as_json: bool) -> Result<()> {
     Ok(())
 }
 
-fn show(id: &str, as_json: bool) -> Result<()> {
-    let store = store();
+fn show(dirs: &AmberDirs, id: &str, as_json: bool) -> Result<()> {
+    let store = store(dirs);
     let path = store.path(id)?;
     let resumed = session::resume(&path)?;
     let messages = resumed.chain.get_all();

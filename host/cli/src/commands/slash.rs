@@ -15,12 +15,17 @@ use super::outcome;
 
 /// Runs the line `words` (the first starts with `/`). `--json` anywhere
 /// among the words is amber's, not the command's.
-pub fn run(words: Vec<String>, json: bool, project: &ProjectRoot) -> Result<ExitCode> {
+pub fn run(
+    host: &amber_app::host::Host,
+    words: Vec<String>,
+    json: bool,
+    project: &ProjectRoot,
+) -> Result<ExitCode> {
     let (json, words) = outcome::take_json(words, json);
     if super::compact::is_compact(&words) {
-        return super::compact::run(words, json, project);
+        return super::compact::run(host, words, json, project);
     }
-    let mut app = App::open(project.clone(), SessionOptions::default())?;
+    let mut app = App::open(host, project.clone(), SessionOptions::default())?;
     let done = app.dispatch(&outcome::line(&words));
     outcome::print(&done, json)?;
     Ok(outcome::exit_code(&done))

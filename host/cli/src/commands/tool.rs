@@ -8,7 +8,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
-use amber_app::host;
+use amber_app::host::{self, Host};
 
 #[derive(Subcommand)]
 pub enum ToolCommand {
@@ -49,15 +49,15 @@ pub struct CallArgs {
     args: String,
 }
 
-pub fn run(cmd: ToolCommand, workspace: &Path) -> Result<()> {
+pub fn run(host: &Host, cmd: ToolCommand, workspace: &Path) -> Result<()> {
     match cmd {
-        ToolCommand::List { json } => list(json, workspace),
-        ToolCommand::Call(args) => call(args, workspace),
+        ToolCommand::List { json } => list(host, json, workspace),
+        ToolCommand::Call(args) => call(host, args, workspace),
     }
 }
 
-fn list(as_json: bool, workspace: &Path) -> Result<()> {
-    let manager = host::loaded(workspace)?;
+fn list(host: &Host, as_json: bool, workspace: &Path) -> Result<()> {
+    let manager = host::loaded(host, workspace)?;
     let ledger = manager.runtime().ledger();
     let owners: std::collections::BTreeMap<String, String> = ledger
         .records()
@@ -96,7 +96,7 @@ fn list(as_json: bool, workspace: &Path) -> Result<()> {
     Ok(())
 }
 
-fn call(call: CallArgs, workspace: &Path) -> Result<()> {
+fn call(host: &Host, call: CallArgs, workspace: &Path) -> Result<()> {
     let CallArgs {
         with,
         grants,
@@ -112,9 +112,9 @@ fn call(call: CallArgs, workspace: &Path) -> Result<()> {
     // Paths as dispatch sees them: confined, absolute ones made relative.
     amber_core::engine::dispatch::confine_arguments(&mut args, workspace)
         .map_err(anyhow::Error::msg)?;
-    let config = host::load_config(&amber_runtime::AmberDirs::from_env())?;
-    let policy = host::policy(&config, workspace, None, yes);
-    let manager = host::loaded_with(workspace, &config, Some(policy))?;
+    let config = host.config()?;
+    let policy = host::policy(&host.front_end, &config, workspace, None, yes);
+    let manager = host::loaded_with(host, workspace, &config, Some(policy))?;
     let runtime = manager.runtime();
     for file in &with {
         let (id, _) = runtime.register_file(file)?;

@@ -53,13 +53,14 @@ pub fn on_terminal() -> bool {
 }
 
 pub fn run(
+    host: &amber_app::host::Host,
     args: TuiArgs,
     project: &ProjectRoot,
     asks: tokio::sync::mpsc::UnboundedReceiver<amber_tui::Ask>,
 ) -> Result<ExitCode> {
     let resume = match args.resume {
         Some(id) if id.is_empty() => Some(
-            amber_app::session::latest_in_workspace(&amber_runtime::AmberDirs::from_env(), project)?
+            amber_app::session::latest_in_workspace(&host.dirs, project)?
                 .ok_or_else(|| {
                     anyhow!(
                         "no recorded session of the workspace {} to resume (amber sessions list shows every session)",
@@ -77,5 +78,5 @@ pub fn run(
         no_confirm: args.no_confirm,
         ..SessionOptions::default()
     };
-    amber_tui::run(project.clone(), options, asks)
+    amber_tui::run(host, project.clone(), options, asks)
 }

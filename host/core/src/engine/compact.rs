@@ -85,7 +85,7 @@ impl Agent {
         let Some(compressor) = self.compressor.clone() else {
             return Ok(CompactionOutcome::Unavailable);
         };
-        let focus = match self.pre_compact_hooks(trigger, focus, sink)? {
+        let focus = match self.pre_compact_hooks(trigger, focus, sink).await? {
             Ok(focus) => focus,
             Err(reason) => {
                 sink(AgentEvent::Warning {
@@ -162,8 +162,9 @@ impl Agent {
             memories: learned.memories_written,
             skills: learned.skills_written,
         });
-        let context =
-            self.after_compact_hooks(trigger, stats.tokens_before, stats.tokens_after, sink)?;
+        let context = self
+            .after_compact_hooks(trigger, stats.tokens_before, stats.tokens_after, sink)
+            .await?;
         if !context.is_empty() {
             let text = context.join("\n");
             match trigger {
@@ -198,11 +199,11 @@ impl Agent {
             }
             return LearnReport::default();
         };
-        let applied = tokio::task::spawn_blocking(move || learner.apply(&ops)).await;
+        let applied = crate::blocking::run(&self.cancel, move || learner.apply(&ops)).await;
         let reason = match applied {
             Ok(Ok(report)) => return report,
             Ok(Err(e)) => e.to_string(),
-            Err(e) => format!("the learner failed inside the host: {e}"),
+            Err(e) => format!("the learner: {e}"),
         };
         sink(AgentEvent::Warning {
             message: format!(

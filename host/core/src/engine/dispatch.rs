@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::envelope::{Envelope, Status};
+use crate::blocking::{self, Blocked};
 use crate::confine::confine;
 use crate::hooks::{HookEvent, HookRunner, PreTool};
 pub use crate::policy::Mode;
@@ -190,7 +191,7 @@ impl Dispatcher {
             .unwrap_or_else(|e| e.into_inner())
             .clear();
         for call in calls {
-            let slot = match self.check(call, previous, &seen) {
+            let slot = match self.check(call, previous, &seen, cancel).await {
                 Ok(allowed) => {
                     seen.push((call.name.as_str(), allowed.args.clone()));
                     if self.hooks.is_some() {
@@ -200,9 +201,9 @@ impl Dispatcher {
                             .insert(call.id.clone(), allowed.args.clone());
                     }
                     let Allowed { tool, args } = allowed;
-                    Slot::Running(tokio::task::spawn_blocking(move || {
+                    Slot::Running(Box::pin(blocking::run(cancel, move || {
                         Envelope::from_tool(tool.call(&args))
-                    }))
+                    })))
                 }
                 Err(denied) => Slot::Done(denied),
             };
@@ -212,21 +213,20 @@ impl Dispatcher {
         for slot in slots {
             let envelope = match slot {
                 Slot::Done(envelope) => envelope,
-                Slot::Running(mut handle) => {
-                    tokio::select! {
-                        biased;
-                        joined = &mut handle => match joined {
-                            // A call that failed because the run was
-                            // cancelled (its command killed) was interrupted.
-                            Ok(envelope) if cancel.is_cancelled() && envelope.status != Status::Ok => {
-                                Envelope::error(format!("{}\n{}", crate::session::INTERRUPTED, envelope.output))
-                            }
-                            Ok(envelope) => envelope,
-                            Err(e) => Envelope::error(format!("the tool call failed inside the host: {e}")),
-                        },
-                        _ = cancel.cancelled() => Envelope::interrupted(),
+                Slot::Running(running) => match running.await {
+                    // A call that failed because the run was cancelled
+                    // (its command killed) was interrupted.
+                    Ok(envelope) if cancel.is_cancelled() && envelope.status != Status::Ok => {
+                        Envelope::error(format!(
+                            "{}\n{}",
+                            crate::session::INTERRUPTED,
+                            envelope.output
+                        ))
                     }
-                }
+                    Ok(envelope) => envelope,
+                    Err(Blocked::Interrupted) => Envelope::interrupted(),
+                    Err(e @ Blocked::Panicked(_)) => Envelope::error(format!("the tool call {e}")),
+                },
             };
             envelopes.push(envelope);
         }
@@ -234,11 +234,14 @@ impl Dispatcher {
     }
 
     /// Every check of the flowchart, in its order.
-    fn check(
+    /// The hooks and the policy, which may wait on a process or a person,
+    /// run through [`blocking::run`], and an interrupt ends their wait.
+    async fn check(
         &self,
         call: &ToolCall,
         previous: &[ToolCall],
         earlier_in_turn: &[(&str, Value)],
+        cancel: &CancellationToken,
     ) -> Result<Allowed, Envelope> {
         let Some(entry) = self.tools.get(&call.name) else {
             return Err(Envelope::denied(format!(
@@ -272,12 +275,24 @@ impl Dispatcher {
         if let Some((hooks, agent)) = &self.hooks {
             if hooks.handles(HookEvent::PreTool) {
                 let before = args.clone();
-                args = match hooks.pre_tool(agent, self.policy.mode(), &call.name, args) {
-                    PreTool::Allow(args) => args,
-                    PreTool::Deny(reason) => return Err(Envelope::denied(reason)),
-                    PreTool::Ask { reason, args } => {
+                let (hooks, agent, mode, name) = (
+                    hooks.clone(),
+                    agent.clone(),
+                    self.policy.mode(),
+                    call.name.clone(),
+                );
+                let asked =
+                    blocking::run(cancel, move || hooks.pre_tool(&agent, mode, &name, args));
+                args = match asked.await {
+                    Ok(PreTool::Allow(args)) => args,
+                    Ok(PreTool::Deny(reason)) => return Err(Envelope::denied(reason)),
+                    Ok(PreTool::Ask { reason, args }) => {
                         hook_asks = Some(reason);
                         args
+                    }
+                    Err(Blocked::Interrupted) => return Err(Envelope::interrupted()),
+                    Err(e @ Blocked::Panicked(_)) => {
+                        return Err(Envelope::denied(format!("the pre-tool hooks: {e}")))
                     }
                 };
                 // A rewrite is held to the tool's schema like the model's
@@ -339,7 +354,8 @@ impl Dispatcher {
                     grants: None,
                     group: spec.approval_group.clone(),
                 };
-                self.policy.authorize(&ask).map_err(|e| Envelope::denied(e.to_string()))?;
+                let policy = self.policy.clone();
+                settle(blocking::run(cancel, move || policy.authorize(&ask)).await)?;
             }
             Mode::Read | Mode::Write | Mode::Yolo => {}
         }
@@ -358,9 +374,8 @@ impl Dispatcher {
                 grants: None,
                 group: spec.approval_group.clone(),
             };
-            self.policy
-                .ask_user(&ask)
-                .map_err(|e| Envelope::denied(e.to_string()))?;
+            let policy = self.policy.clone();
+            settle(blocking::run(cancel, move || policy.ask_user(&ask)).await)?;
         }
         Ok(Allowed { tool, args })
     }
@@ -378,7 +393,7 @@ impl Dispatcher {
 
 enum Slot {
     Done(Envelope),
-    Running(tokio::task::JoinHandle<Envelope>),
+    Running(std::pin::Pin<Box<dyn std::future::Future<Output = Result<Envelope, Blocked>> + Send>>),
 }
 
 /// Keys whose string values (or lists of strings) name files.
@@ -466,6 +481,16 @@ fn visit_paths(value: &mut Value, visit: &mut dyn FnMut(&mut String)) {
 }
 
 /// The arguments as a JSON value; an empty string means no arguments.
+/// The policy's answer, from its blocking thread, as the call's result.
+fn settle(answer: Result<Result<(), PolicyError>, Blocked>) -> Result<(), Envelope> {
+    match answer {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(Envelope::denied(e.to_string())),
+        Err(Blocked::Interrupted) => Err(Envelope::interrupted()),
+        Err(e @ Blocked::Panicked(_)) => Err(Envelope::denied(format!("the policy: {e}"))),
+    }
+}
+
 fn parse_arguments(text: &str) -> Result<Value, String> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));

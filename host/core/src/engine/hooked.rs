@@ -5,9 +5,11 @@
 //! dispatch and the policy.
 
 use super::{Agent, AgentError, AgentEvent, CompactionTrigger, Envelope, EventSink, Status};
+use crate::blocking;
 use crate::hooks::{
     CompactTrigger, HookEvent, HookRunner, Payload, StartSource, MAX_STOP_CONTINUES,
 };
+use crate::policy::Mode;
 use crate::ports::dialect::ToolCall;
 use std::sync::Arc;
 
@@ -15,6 +17,21 @@ impl Agent {
     /// The hooks, when one of them handles `event`.
     fn hooks_for(&self, event: HookEvent) -> Option<Arc<HookRunner>> {
         self.hooks.clone().filter(|h| h.handles(event))
+    }
+
+    /// Asks the hooks off the async workers ([`blocking::run`]): a hook
+    /// may wait on its process for seconds. `None` when the run was
+    /// interrupted meanwhile (the run then ends as interrupted) or the
+    /// firing failed inside the host (its outcome says so).
+    async fn ask_hooks<T: Send + 'static>(
+        &self,
+        hooks: Arc<HookRunner>,
+        ask: impl FnOnce(&HookRunner, &str, Mode) -> T + Send + 'static,
+    ) -> Option<T> {
+        let (agent, mode) = (self.agent_id.clone(), self.policy().mode());
+        blocking::run(&self.cancel, move || ask(&hooks, &agent, mode))
+            .await
+            .ok()
     }
 
     /// Reports and records what the hooks did since the last call. A
@@ -37,7 +54,7 @@ impl Agent {
 
     /// `session-start`, once, before the first prompt: the context the
     /// hooks add for the model.
-    pub(super) fn start_hooks(
+    pub(super) async fn start_hooks(
         &mut self,
         resumed: bool,
         sink: &mut EventSink<'_>,
@@ -52,10 +69,11 @@ impl Agent {
             StartSource::Startup
         };
         self.fire_for_context(Payload::SessionStart { source }, sink)
+            .await
     }
 
     /// Fires an event whose hooks may only add context.
-    fn fire_for_context(
+    async fn fire_for_context(
         &mut self,
         payload: Payload,
         sink: &mut EventSink<'_>,
@@ -63,14 +81,19 @@ impl Agent {
         let Some(hooks) = self.hooks_for(payload.event()) else {
             return Ok(Vec::new());
         };
-        let fired = hooks.fire(&self.agent_id, self.policy().mode(), &payload);
+        let context = self
+            .ask_hooks(hooks, move |h, agent, mode| {
+                h.fire(agent, mode, &payload).context()
+            })
+            .await
+            .flatten();
         self.hook_outcomes(sink)?;
-        Ok(fired.context().into_iter().collect())
+        Ok(context.into_iter().collect())
     }
 
     /// `user-prompt-submit`: `Err` is the block, with the reason shown to
     /// the user; `Ok` the context to add.
-    pub(super) fn prompt_hooks(
+    pub(super) async fn prompt_hooks(
         &mut self,
         prompt: &str,
         sink: &mut EventSink<'_>,
@@ -81,13 +104,23 @@ impl Agent {
         let Some(hooks) = self.hooks_for(HookEvent::UserPromptSubmit) else {
             return Ok(Ok(None));
         };
-        let answer = hooks.user_prompt(&self.agent_id, self.policy().mode(), prompt);
+        let prompt = prompt.to_string();
+        let answer = self
+            .ask_hooks(hooks, move |h, agent, mode| {
+                h.user_prompt(agent, mode, &prompt)
+            })
+            .await
+            .unwrap_or(Ok(None));
         self.hook_outcomes(sink)?;
         Ok(answer)
     }
 
     /// `post-tool`: what the hooks add after one result.
-    pub(super) fn post_tool_hooks(&self, call: &ToolCall, envelope: &Envelope) -> Option<String> {
+    pub(super) async fn post_tool_hooks(
+        &self,
+        call: &ToolCall,
+        envelope: &Envelope,
+    ) -> Option<String> {
         let hooks = self.hooks_for(HookEvent::PostTool)?;
         // The arguments it ran with: a pre-tool hook may have rewritten them.
         let args = self.dispatcher.ran_with(&call.id).unwrap_or_else(|| {
@@ -99,14 +132,18 @@ impl Agent {
             ok: envelope.status == Status::Ok,
             output: envelope.output.clone(),
         };
-        hooks.post_tool(&self.agent_id, self.policy().mode(), &payload)
+        self.ask_hooks(hooks, move |h, agent, mode| {
+            h.post_tool(agent, mode, &payload)
+        })
+        .await
+        .flatten()
     }
 
     /// `stop` as the run is about to end with `reply`: the reason to go
     /// on, when a hook asks and the run has not yet continued
     /// [`MAX_STOP_CONTINUES`] times in a row. A sub-agent fires
     /// `subagent-stop` instead, which only observes.
-    pub(super) fn stop_hooks(
+    pub(super) async fn stop_hooks(
         &mut self,
         reply: &str,
         sink: &mut EventSink<'_>,
@@ -117,19 +154,23 @@ impl Agent {
                     reply: reply.to_string(),
                     continued: 0,
                 };
-                hooks.fire(&self.agent_id, self.policy().mode(), &payload);
+                self.ask_hooks(hooks, move |h, agent, mode| {
+                    h.fire(agent, mode, &payload);
+                })
+                .await;
             }
             return Ok(None);
         }
         let Some(hooks) = self.hooks_for(HookEvent::Stop) else {
             return Ok(None);
         };
-        let reason = hooks.stop(
-            &self.agent_id,
-            self.policy().mode(),
-            reply,
-            self.stop_continues,
-        );
+        let (reply, continued) = (reply.to_string(), self.stop_continues);
+        let reason = self
+            .ask_hooks(hooks, move |h, agent, mode| {
+                h.stop(agent, mode, &reply, continued)
+            })
+            .await
+            .flatten();
         self.hook_outcomes(sink)?;
         let Some(reason) = reason else {
             return Ok(None);
@@ -149,7 +190,7 @@ impl Agent {
 
     /// `pre-compact`: `Err` when a hook skips an automatic compaction;
     /// `Ok` the focus to compact with, the hooks' words added.
-    pub(super) fn pre_compact_hooks(
+    pub(super) async fn pre_compact_hooks(
         &mut self,
         trigger: CompactionTrigger,
         focus: Option<&str>,
@@ -163,7 +204,12 @@ impl Agent {
             trigger: hook_trigger(trigger),
             focus: focus.clone().unwrap_or_default(),
         };
-        let answer = hooks.pre_compact(&self.agent_id, self.policy().mode(), &payload);
+        let answer = self
+            .ask_hooks(hooks, move |h, agent, mode| {
+                h.pre_compact(agent, mode, &payload)
+            })
+            .await
+            .unwrap_or_else(|| Ok(String::new()));
         self.hook_outcomes(sink)?;
         match answer {
             Ok(words) if words.is_empty() => Ok(Ok(focus)),
@@ -185,35 +231,42 @@ impl Agent {
 
     /// `post-compact`, then `session-start` with source `compact`: the
     /// context they add.
-    pub(super) fn after_compact_hooks(
+    pub(super) async fn after_compact_hooks(
         &mut self,
         trigger: CompactionTrigger,
         tokens_before: u64,
         tokens_after: u64,
         sink: &mut EventSink<'_>,
     ) -> Result<Vec<String>, AgentError> {
-        let mut context = self.fire_for_context(
-            Payload::PostCompact {
-                trigger: hook_trigger(trigger),
-                tokens_before,
-                tokens_after,
-            },
-            sink,
-        )?;
-        if !self.sub_agent {
-            context.extend(self.fire_for_context(
-                Payload::SessionStart {
-                    source: StartSource::Compact,
+        let mut context = self
+            .fire_for_context(
+                Payload::PostCompact {
+                    trigger: hook_trigger(trigger),
+                    tokens_before,
+                    tokens_after,
                 },
                 sink,
-            )?);
+            )
+            .await?;
+        if !self.sub_agent {
+            context.extend(
+                self.fire_for_context(
+                    Payload::SessionStart {
+                        source: StartSource::Compact,
+                    },
+                    sink,
+                )
+                .await?,
+            );
         }
         Ok(context)
     }
 
     /// `session-end`: the session is over (`exit`, `clear`,
     /// `interrupted`). Front ends call it once, as they close a session.
-    pub fn end_session(
+    /// Its hooks run to their end even when the run was interrupted: an
+    /// interrupted session is one they are told about.
+    pub async fn end_session(
         &mut self,
         reason: &str,
         sink: &mut EventSink<'_>,
@@ -225,7 +278,11 @@ impl Agent {
             let payload = Payload::SessionEnd {
                 reason: reason.to_string(),
             };
-            hooks.fire(&self.agent_id, self.policy().mode(), &payload);
+            let (agent, mode) = (self.agent_id.clone(), self.policy().mode());
+            let _ = blocking::run_to_end(move || {
+                hooks.fire(&agent, mode, &payload);
+            })
+            .await;
         }
         self.hook_outcomes(sink)?;
         self.seal()

@@ -388,8 +388,8 @@ impl Agent {
         };
         let resumed = !self.chain.is_empty();
         self.ensure_system_prompt()?;
-        let mut context = self.start_hooks(resumed, sink)?;
-        match self.prompt_hooks(prompt, sink)? {
+        let mut context = self.start_hooks(resumed, sink).await?;
+        match self.prompt_hooks(prompt, sink).await? {
             Ok(added) => context.extend(added),
             Err(blocked) => {
                 // What the session's start added waits for the next prompt.
@@ -517,7 +517,7 @@ impl Agent {
             if let Verdict::Stop(reason) = verdict {
                 // Every call still gets exactly one result.
                 let denied = vec![Envelope::denied(format!("not run: {reason}")); calls.len()];
-                self.record_results(turn, &calls, denied, sink)?;
+                self.record_results(turn, &calls, denied, sink).await?;
                 self.turn_completed(turn, &reply, sink);
                 return Ok(Outcome::HardStop(reason));
             }
@@ -527,7 +527,7 @@ impl Agent {
                     // Silent: the question and its answer leave the history.
                     self.pop()?;
                     self.pop()?;
-                    if let Some(reason) = self.stop_hooks(&final_reply, sink)? {
+                    if let Some(reason) = self.stop_hooks(&final_reply, sink).await? {
                         self.steer(turn, reason, sink)?;
                         self.seal()?;
                         confirming = false;
@@ -549,7 +549,7 @@ impl Agent {
                         continue;
                     }
                     None => {
-                        if let Some(reason) = self.stop_hooks(&final_reply, sink)? {
+                        if let Some(reason) = self.stop_hooks(&final_reply, sink).await? {
                             self.steer(turn, reason, sink)?;
                             self.seal()?;
                             continue;
@@ -641,8 +641,9 @@ impl Agent {
         }
     }
 
-    /// Renders the prompt blocks on a blocking thread: a component block
-    /// may do blocking I/O, which must not run on the async runtime.
+    /// Renders the prompt blocks through [`crate::blocking::run`]: a
+    /// component block may do blocking I/O, which must not run on the
+    /// async runtime.
     async fn render_blocks(&self, prompt: &str) -> Rendered {
         if self.blocks.is_empty() {
             return Rendered::default();
@@ -653,10 +654,10 @@ impl Agent {
             request: prompt.to_string(),
             model: self.config.model.clone(),
         };
-        tokio::task::spawn_blocking(move || render_blocks(&blocks, &render))
+        crate::blocking::run(&self.cancel, move || render_blocks(&blocks, &render))
             .await
             .unwrap_or_else(|e| Rendered {
-                failed: vec![format!("the prompt blocks failed inside the host: {e}")],
+                failed: vec![format!("the prompt blocks: {e}")],
                 ..Rendered::default()
             })
     }
@@ -749,12 +750,13 @@ impl Agent {
             sink(AgentEvent::Warning { message });
         }
         self.hook_outcomes(sink)?;
-        self.record_results(turn, calls, envelopes.clone(), sink)?;
+        self.record_results(turn, calls, envelopes.clone(), sink)
+            .await?;
         Ok(envelopes)
     }
 
     /// One tool-role message per call, in call order, each reported.
-    fn record_results(
+    async fn record_results(
         &mut self,
         turn: u32,
         calls: &[ToolCall],
@@ -770,7 +772,7 @@ impl Agent {
                     envelope.output = format!("{}\n{line}", envelope.output.trim_end());
                 }
             }
-            if let Some(added) = self.post_tool_hooks(call, &envelope) {
+            if let Some(added) = self.post_tool_hooks(call, &envelope).await {
                 envelope.output = format!("{}\n{added}", envelope.output.trim_end());
             }
             sink(AgentEvent::ToolResult {

@@ -362,7 +362,9 @@ impl Policy {
             scopes,
             grants: ask.grants.clone(),
         };
-        match handler.approve(&request) {
+        // The policy runs on a blocking thread (dispatch hands it there;
+        // the exec import asks from a guest's), so it may wait here.
+        match crate::blocking::wait(handler.request(request)) {
             Decision::ApproveOnce => Ok(()),
             Decision::ApproveForSession(_) if !may_grant => Ok(()),
             Decision::ApproveForSession(scope) => {

@@ -11,14 +11,14 @@ struct Scripted {
 }
 
 impl Approver for Scripted {
-    fn approve(&self, request: &ApprovalRequest) -> Decision {
-        self.asked.lock().unwrap().push(request.clone());
+    fn request(&self, request: ApprovalRequest) -> crate::ports::Approval {
+        self.asked.lock().unwrap().push(request);
         let mut answers = self.answers.lock().unwrap();
-        if answers.is_empty() {
+        crate::ports::answered(if answers.is_empty() {
             Decision::Deny
         } else {
             answers.remove(0)
-        }
+        })
     }
 }
 

@@ -1,11 +1,21 @@
 //! The Approver port: the approval handler of the approval flowchart (the
 //! untitled one after "MCP session lifecycle"). The terminal front end
-//! supplies a TTY dialog; a headless run without `--yes` denies; and with
-//! no handler at all the policy denies (fail-safe). The `CommandGate` is
-//! how the `exec` import asks the policy about the exact command it is
-//! about to run.
+//! supplies a TTY dialog; the TUI a dialog its loop draws; a headless run
+//! without `--yes` denies; and with no handler at all the policy denies
+//! (fail-safe). The `CommandGate` is how the `exec` import asks the policy
+//! about the exact command it is about to run.
+//!
+//! A request returns a future: the answer comes when the person gives it.
+//! A front end with a loop of its own sends the question there with a
+//! oneshot for the answer ([`ChannelApprover`], as codex-rs's
+//! `request_command_approval`), and each App is handed its own approver,
+//! so nothing about the front end is process-wide.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
+
+use tokio::sync::{mpsc, oneshot};
 
 /// What a "for the session" approval covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,16 +62,28 @@ pub enum Decision {
     Deny,
 }
 
+/// An approval on its way: ready when whoever was asked has answered.
+pub type Approval = Pin<Box<dyn Future<Output = Decision> + Send + 'static>>;
+
 pub trait Approver: Send + Sync {
-    fn approve(&self, request: &ApprovalRequest) -> Decision;
+    /// Puts `request` to whoever decides. The policy waits for the answer
+    /// off the async workers (`crate::blocking`); a question that can
+    /// never be answered must resolve to [`Decision::Deny`], not hang.
+    fn request(&self, request: ApprovalRequest) -> Approval;
+}
+
+/// An answer known at once (headless, `--yes`, a terminal dialog that
+/// asked on the caller's thread).
+pub fn answered(decision: Decision) -> Approval {
+    Box::pin(std::future::ready(decision))
 }
 
 /// Denies everything: the answer when nobody can be asked.
 pub struct DenyAll;
 
 impl Approver for DenyAll {
-    fn approve(&self, _request: &ApprovalRequest) -> Decision {
-        Decision::Deny
+    fn request(&self, _request: ApprovalRequest) -> Approval {
+        answered(Decision::Deny)
     }
 }
 
@@ -72,12 +94,56 @@ pub struct HeadlessApprover {
 }
 
 impl Approver for HeadlessApprover {
-    fn approve(&self, _request: &ApprovalRequest) -> Decision {
-        if self.yes {
+    fn request(&self, _request: ApprovalRequest) -> Approval {
+        answered(if self.yes {
             Decision::ApproveOnce
         } else {
             Decision::Deny
+        })
+    }
+}
+
+/// A question for a front end's loop, with where its answer goes. Dropping
+/// `reply` unanswered denies.
+pub struct Question {
+    pub request: ApprovalRequest,
+    pub reply: oneshot::Sender<Decision>,
+}
+
+/// Sends each request to a front end's loop as a [`Question`] and
+/// resolves when the loop answers. A loop that is gone denies.
+pub struct ChannelApprover {
+    to_loop: mpsc::UnboundedSender<Question>,
+    /// The thread the loop runs on: a question asked there (a plugin's
+    /// slash command that runs a command, on the loop) could never be
+    /// answered, since the loop that would draw the dialog is the one
+    /// waiting; it is denied instead.
+    loop_thread: Option<std::thread::ThreadId>,
+}
+
+impl ChannelApprover {
+    /// Questions go to `to_loop`; those asked on `loop_thread` are denied.
+    pub fn new(
+        to_loop: mpsc::UnboundedSender<Question>,
+        loop_thread: Option<std::thread::ThreadId>,
+    ) -> Self {
+        ChannelApprover {
+            to_loop,
+            loop_thread,
         }
+    }
+}
+
+impl Approver for ChannelApprover {
+    fn request(&self, request: ApprovalRequest) -> Approval {
+        if self.loop_thread == Some(std::thread::current().id()) {
+            return answered(Decision::Deny);
+        }
+        let (reply, answer) = oneshot::channel();
+        if self.to_loop.send(Question { request, reply }).is_err() {
+            return answered(Decision::Deny);
+        }
+        Box::pin(async move { answer.await.unwrap_or(Decision::Deny) })
     }
 }
 
@@ -137,4 +203,44 @@ pub trait CommandGate: Send + Sync {
         command: &str,
         cwd: &Path,
     ) -> Result<CommandPermit, crate::policy::PolicyError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocking::wait;
+
+    fn request() -> ApprovalRequest {
+        ApprovalRequest {
+            requester: "model".into(),
+            action: "write_file".into(),
+            detail: "{}".into(),
+            cwd: None,
+            class: None,
+            scopes: Vec::new(),
+            grants: None,
+        }
+    }
+
+    #[test]
+    fn a_question_is_answered_by_the_loop_and_denied_when_it_cannot_be() {
+        let (to_loop, mut questions) = mpsc::unbounded_channel();
+        let approver = ChannelApprover::new(to_loop, None);
+        let answering = std::thread::spawn(move || {
+            let question = questions.blocking_recv().unwrap();
+            assert_eq!(question.request.action, "write_file");
+            question.reply.send(Decision::ApproveOnce).unwrap();
+            // The next is dropped unanswered.
+            drop(questions.blocking_recv().unwrap());
+        });
+        assert_eq!(wait(approver.request(request())), Decision::ApproveOnce);
+        assert_eq!(wait(approver.request(request())), Decision::Deny);
+        answering.join().unwrap();
+        // The loop is gone.
+        assert_eq!(wait(approver.request(request())), Decision::Deny);
+        // Asked on the loop's own thread: it could never be drawn.
+        let (to_loop, _questions) = mpsc::unbounded_channel();
+        let here = ChannelApprover::new(to_loop, Some(std::thread::current().id()));
+        assert_eq!(wait(here.request(request())), Decision::Deny);
+    }
 }

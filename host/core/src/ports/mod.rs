@@ -15,8 +15,8 @@ pub mod workspace_watch;
 
 pub use amber_protocol::{ModelError, ModelErrorKind};
 pub use approver::{
-    ApprovalRequest, Approver, CommandGate, CommandPermit, Decision, DenyAll, HeadlessApprover,
-    Scope,
+    answered, Approval, ApprovalRequest, Approver, ChannelApprover, CommandGate, CommandPermit,
+    Decision, DenyAll, HeadlessApprover, Question, Scope,
 };
 pub use command::{CommandNode, CommandRoot, CommandTree};
 pub use compression::{

@@ -12,7 +12,7 @@ use super::toolchain::{self, run_quiet};
 use super::{artifact, check, sdk, Descriptor, Lang};
 
 /// Builds the plugin in `dir`; returns the component's path.
-pub fn build(dir: &Path) -> Result<PathBuf> {
+pub fn build(dirs: &AmberDirs, dir: &Path) -> Result<PathBuf> {
     let descriptor = Descriptor::load(dir)?;
     let out = artifact(dir, &descriptor);
     if let Some(parent) = out.parent() {
@@ -21,9 +21,9 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     }
     let sdk = sdk::dir()?;
     match descriptor.plugin.lang {
-        Lang::Python => python(dir, &descriptor, &sdk, &out)?,
+        Lang::Python => python(&dirs.cache, dir, &descriptor, &sdk, &out)?,
         Lang::Rust => rust(dir, &out)?,
-        Lang::Js => js(dir, &descriptor, &sdk, &out)?,
+        Lang::Js => js(&dirs.cache, dir, &descriptor, &sdk, &out)?,
         Lang::C => bail!(
             "{}: amber has no C toolchain of its own; build {} with the plugin's script (see sdk/examples/c/README.md), then run `amber plugin test --no-build`",
             dir.join(super::DESCRIPTOR).display(),
@@ -33,7 +33,7 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
     Ok(out)
 }
 
-fn python(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()> {
+fn python(cache: &Path, dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()> {
     let entry = descriptor.plugin.entry.as_deref().unwrap_or("app");
     let module = dir.join(format!("{entry}.py"));
     if !module.is_file() {
@@ -43,7 +43,7 @@ fn python(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result
             super::DESCRIPTOR
         );
     }
-    let exe = toolchain::componentize_py(&AmberDirs::from_env().cache)?;
+    let exe = toolchain::componentize_py(cache)?;
     eprintln!("amber: building {} with componentize-py", module.display());
     run_quiet(
         Command::new(exe)
@@ -99,7 +99,7 @@ pub fn refresh_js_sdk(dir: &Path, sdk: &Path) -> Result<()> {
     Ok(())
 }
 
-fn js(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()> {
+fn js(cache: &Path, dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()> {
     let entry = descriptor.plugin.entry.as_deref().unwrap_or("plugin.js");
     let source = dir.join(entry);
     if !source.is_file() {
@@ -110,7 +110,7 @@ fn js(dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path) -> Result<()>
         );
     }
     refresh_js_sdk(dir, sdk)?;
-    let cli = toolchain::componentize_js(&AmberDirs::from_env().cache)?;
+    let cli = toolchain::componentize_js(cache)?;
     eprintln!("amber: building {} with componentize-js", source.display());
     // http and fetch-event are left out: amber links no wasi:http, and a
     // plugin reaches the network only through the host.

@@ -12,7 +12,7 @@ use amber_runtime::{AmberDirs, Grants, PluginStatus};
 use anyhow::{bail, Context, Result};
 
 use super::{Descriptor, Kind};
-use amber_app::host;
+use amber_app::host::{self, Host};
 
 /// Above this a component is said to be big: it takes seconds to compile
 /// on first use (a Python plugin is about 18 MB).
@@ -27,7 +27,7 @@ pub struct Loaded {
 }
 
 /// Loads `wasm` and checks it against `descriptor`.
-pub fn load(wasm: &Path, descriptor: &Descriptor) -> Result<Loaded> {
+pub fn load(host: &Host, wasm: &Path, descriptor: &Descriptor) -> Result<Loaded> {
     let size = std::fs::metadata(wasm)
         .with_context(|| format!("no component at {}: build it first", wasm.display()))?
         .len();
@@ -36,14 +36,13 @@ pub fn load(wasm: &Path, descriptor: &Descriptor) -> Result<Loaded> {
         .tempdir()?;
     let ws = scratch.path().join("workspace");
     std::fs::create_dir_all(&ws)?;
-    let user = AmberDirs::from_env();
     let dirs = AmberDirs {
         config: scratch.path().to_path_buf(),
         data: scratch.path().join("data"),
-        cache: user.cache,
+        cache: host.dirs.cache.clone(),
     };
     let config = amber_config::Config::default();
-    let manager = host::manager_in(dirs, &ws, &config, None, |o| o)?;
+    let manager = host::manager_in(host, dirs, &ws, &config, None, |o| o)?;
     let runtime = manager.runtime();
     let (id, _) = runtime
         .register_file(wasm)

@@ -4,6 +4,7 @@
 use amber_memory::compiler::input::{CompileInput, SessionItem, StateItem};
 use amber_memory::compiler::{compile, CompileError};
 use amber_memory::RecallQuery;
+use amber_runtime::AmberDirs;
 use anyhow::{bail, Result};
 use serde_json::json;
 
@@ -24,6 +25,7 @@ fn state_item(arg: &str) -> Result<StateItem> {
 }
 
 pub fn compile_task(
+    dirs: &AmberDirs,
     query: &RecallQuery,
     budget: usize,
     state: &[String],
@@ -31,8 +33,8 @@ pub fn compile_task(
     manifest: bool,
     json: bool,
 ) -> Result<()> {
-    let mut store = open()?;
-    let recall = super::recall_configured(&mut store, query)?;
+    let mut store = open(dirs)?;
+    let recall = super::recall_configured(dirs, &mut store, query)?;
     let mut input = CompileInput::new(&query.text);
     input.budget = budget;
     input.memory = store.task_memory(query, &recall)?;

@@ -265,8 +265,8 @@ pub enum MemoryCommand {
 
 pub use amber_app::recall::database;
 
-fn open() -> Result<Store> {
-    Ok(Store::open_in(&AmberDirs::from_env().data)?)
+fn open(dirs: &AmberDirs) -> Result<Store> {
+    Ok(Store::open_in(&dirs.data)?)
 }
 
 fn read_text(arg: &str, what: &str) -> Result<String> {
@@ -280,10 +280,11 @@ fn read_text(arg: &str, what: &str) -> Result<String> {
     Ok(text)
 }
 
-pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
+pub fn run(host: &amber_app::host::Host, args: MemoryArgs, workspace: &Path) -> Result<()> {
+    let dirs = &host.dirs;
     // A broken config is refused here as by every other command, even by
     // the subcommands that read nothing from it.
-    amber_app::host::load_config(&AmberDirs::from_env())?;
+    host.config()?;
     let ns = args
         .namespace
         .unwrap_or_else(|| namespace::for_workspace(workspace));
@@ -292,7 +293,7 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             fields,
             content,
             json,
-        } => add(&ns, fields, &content, json),
+        } => add(dirs, &ns, fields, &content, json),
         MemoryCommand::Recall {
             query,
             limit,
@@ -315,23 +316,23 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
                 Err(_) => p,
             });
             q.language = language;
-            recall(&q, json)
+            recall(dirs, &q, json)
         }
-        MemoryCommand::Show { id, json } => show(&ns, id, json),
+        MemoryCommand::Show { id, json } => show(dirs, &ns, id, json),
         MemoryCommand::Revise {
             id,
             fields,
             content,
             reason,
             json,
-        } => revise(&ns, id, fields, content, reason.as_deref(), json),
+        } => revise(dirs, &ns, id, fields, content, reason.as_deref(), json),
         MemoryCommand::Link {
             from,
             kind,
             to,
             json,
         } => {
-            let mut store = open()?;
+            let mut store = open(dirs)?;
             store.get_in(&ns, from)?;
             store.get_in(&ns, to)?;
             let edge = store.link(from, to, kind)?;
@@ -342,7 +343,7 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             Ok(())
         }
         MemoryCommand::Forget { id, reason, json } => {
-            let mut store = open()?;
+            let mut store = open(dirs)?;
             store.get_in(&ns, id)?;
             let record = store.forget(id, reason.as_deref())?;
             if json {
@@ -369,7 +370,7 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
                 forgotten,
                 limit,
             };
-            let records = open()?.list(&ns, &filter)?;
+            let records = open(dirs)?.list(&ns, &filter)?;
             if json {
                 return print_json(&json!({ "namespace": ns, "records": records }));
             }
@@ -378,11 +379,13 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
         }
         MemoryCommand::Export { format, json } => {
             let format = if json { ExportFormat::Json } else { format };
-            transfer::export(&open()?, &ns, format)
+            transfer::export(&open(dirs)?, &ns, format)
         }
-        MemoryCommand::Import { file, json } => transfer::import(&mut open()?, &ns, &file, json),
+        MemoryCommand::Import { file, json } => {
+            transfer::import(&mut open(dirs)?, &ns, &file, json)
+        }
         MemoryCommand::Receipts { limit, json } => {
-            let receipts = open()?.receipts(&ns, limit)?;
+            let receipts = open(dirs)?.receipts(&ns, limit)?;
             if json {
                 return print_json(&json!({ "namespace": ns, "receipts": receipts }));
             }
@@ -396,7 +399,7 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             note,
             json,
         } => {
-            let mut store = open()?;
+            let mut store = open(dirs)?;
             let made_in = store.receipt_namespace(receipt)?;
             if made_in != ns {
                 bail!(amber_memory::MemoryError::OtherNamespace {
@@ -428,11 +431,11 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             q.limit = limit;
             q.path = path;
             q.language = language;
-            compile::compile_task(&q, budget, &state, &notes, manifest, json)
+            compile::compile_task(dirs, &q, budget, &state, &notes, manifest, json)
         }
-        MemoryCommand::Embed { json } => embed(&ns, json),
+        MemoryCommand::Embed { json } => embed(dirs, &ns, json),
         MemoryCommand::Check { json } => {
-            let check = open()?.check()?;
+            let check = open(dirs)?.check()?;
             if json {
                 print_json(&check)?;
             } else {
@@ -441,7 +444,7 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
             if !check.ok() {
                 bail!(
                     "the memory database {} failed its check",
-                    database().display()
+                    database(dirs).display()
                 );
             }
             Ok(())
@@ -449,10 +452,12 @@ pub fn run(args: MemoryArgs, workspace: &Path) -> Result<()> {
     }
 }
 
-fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> {
+fn add(dirs: &AmberDirs, ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> {
     let content = read_text(content, "content")?;
     let draft = draft_from(fields, content)?;
-    let added = open()?.add(ns, draft).context("cannot store the memory")?;
+    let added = open(dirs)?
+        .add(ns, draft)
+        .context("cannot store the memory")?;
     if json {
         return print_json(&added);
     }
@@ -475,8 +480,12 @@ fn add(ns: &str, fields: RecordFields, content: &str, json: bool) -> Result<()> 
 
 /// Recalls with the configured model, if any, after embedding a few new
 /// records; also what `compile` recalls with.
-fn recall_configured(store: &mut Store, query: &RecallQuery) -> Result<amber_memory::Recall> {
-    let model = semantic::configured()?;
+fn recall_configured(
+    dirs: &AmberDirs,
+    store: &mut Store,
+    query: &RecallQuery,
+) -> Result<amber_memory::Recall> {
+    let model = semantic::configured(dirs)?;
     let recall = store.recall_with(
         query,
         model.as_ref().map(|model| Semantic {
@@ -490,8 +499,8 @@ fn recall_configured(store: &mut Store, query: &RecallQuery) -> Result<amber_mem
     Ok(recall)
 }
 
-fn recall(query: &RecallQuery, json: bool) -> Result<()> {
-    let recall = recall_configured(&mut open()?, query)?;
+fn recall(dirs: &AmberDirs, query: &RecallQuery, json: bool) -> Result<()> {
+    let recall = recall_configured(dirs, &mut open(dirs)?, query)?;
     if json {
         return print_json(&recall);
     }
@@ -499,15 +508,15 @@ fn recall(query: &RecallQuery, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn embed(ns: &str, json: bool) -> Result<()> {
-    let Some(model) = semantic::configured()? else {
+fn embed(dirs: &AmberDirs, ns: &str, json: bool) -> Result<()> {
+    let Some(model) = semantic::configured(dirs)? else {
         bail!(
             "no embedding model is configured: set `embedding_model` under [memory] in {} \
              or AMBER_EMBEDDING_MODEL to a directory holding all-MiniLM-L6-v2's files",
-            amber_app::host::config_path(&AmberDirs::from_env()).display()
+            amber_app::host::config_path(dirs).display()
         );
     };
-    let mut store = open()?;
+    let mut store = open(dirs)?;
     if !store.semantic_applies(ns)? {
         bail!(
             "{ns} has more than 2,000 records: recall ranks it by words only, \
@@ -543,8 +552,8 @@ fn embed(ns: &str, json: bool) -> Result<()> {
     }
 }
 
-fn show(ns: &str, id: i64, json: bool) -> Result<()> {
-    let store = open()?;
+fn show(dirs: &AmberDirs, ns: &str, id: i64, json: bool) -> Result<()> {
+    let store = open(dirs)?;
     let record = store.get_in(ns, id)?;
     let history = store.history(id)?;
     let edges = store.edges(id)?;
@@ -556,6 +565,7 @@ fn show(ns: &str, id: i64, json: bool) -> Result<()> {
 }
 
 fn revise(
+    dirs: &AmberDirs,
     ns: &str,
     id: i64,
     fields: RecordFields,
@@ -563,7 +573,7 @@ fn revise(
     reason: Option<&str>,
     json: bool,
 ) -> Result<()> {
-    let mut store = open()?;
+    let mut store = open(dirs)?;
     let current = store.get_in(ns, id)?;
     let only_status = content.is_none()
         && fields.status.is_some()

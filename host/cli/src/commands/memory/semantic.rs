@@ -15,18 +15,17 @@ pub const EMBEDS_PER_COMMAND: usize = 32;
 
 /// The configured model's directory: `AMBER_EMBEDDING_MODEL`, else
 /// `[memory] embedding_model` (relative to the config file's folder).
-pub fn configured_dir() -> Result<Option<PathBuf>> {
-    let dirs = AmberDirs::from_env();
-    let config = load_config(&dirs)?;
-    Ok(resolved_dir(&dirs, &config.memory))
+pub fn configured_dir(dirs: &AmberDirs) -> Result<Option<PathBuf>> {
+    let config = load_config(dirs)?;
+    Ok(resolved_dir(dirs, &config.memory))
 }
 
 pub use amber_app::recall::resolved_dir;
 
 /// The configured model, loaded; `None` when none is configured. A
 /// configured model that cannot be loaded is an error naming its file.
-pub fn configured() -> Result<Option<MiniLm>> {
-    configured_dir()?
+pub fn configured(dirs: &AmberDirs) -> Result<Option<MiniLm>> {
+    configured_dir(dirs)?
         .map(|dir| MiniLm::load(&dir).map_err(|e| anyhow!(e)))
         .transpose()
 }
