@@ -121,6 +121,10 @@ impl RootInputs<'_> {
 
 /// The root, once resolved: every later resolution in the process gets the
 /// same one, so nothing can move the workspace under a running session.
+/// Process-wide on purpose: it is the `amber` binary's answer to "where
+/// am I working", read from its flags and its folder, which are the
+/// process's. An App is handed its `ProjectRoot` and never asks this, so
+/// two Apps in one process may work in two roots.
 static RESOLVED: std::sync::OnceLock<ProjectRoot> = std::sync::OnceLock::new();
 
 /// The root of this process (see [`find_root`]), resolved on the first

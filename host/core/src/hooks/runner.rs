@@ -105,7 +105,11 @@ pub struct HookRunner {
 
 thread_local! {
     /// How many hooks this thread is inside: a hook's own command is not
-    /// put to the permission-request hooks again (policy.rs).
+    /// put to the permission-request hooks again (policy.rs). Per thread,
+    /// not per App or process, because it is a fact of the call stack: the
+    /// hook's command is checked on the thread that runs the hook (its
+    /// `exec` import, or the command hook's spawner), and no other thread
+    /// is inside that hook, whichever App fired it.
     static IN_HOOK: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
