@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use amber_config::Config;
-use amber_core::atomic::{self, FileLock};
+use amber_state::atomic::{self, FileLock};
 use anyhow::{Context, Result};
 use toml_edit::{DocumentMut, Item, Table, Value};
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use amber_config::Config;
 use amber_core::Ledger;
 use amber_mcp::{HubSetup, McpHub, ServerStatus, State};
-use amber_runtime::dirs::AmberDirs;
+use amber_runtime::AmberDirs;
 use anyhow::Result;
 
 /// A hub for `config`'s servers, none started; `None` when there are no

@@ -14,7 +14,6 @@
 // A library reports what happened; its front end decides what to print.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod atomic;
 pub mod blocking;
 pub mod bounded;
 pub mod commands;
@@ -35,5 +34,8 @@ pub mod workspace_fs;
 /// Command lines and path confinement live in `amber-shell`; these are
 /// their old paths, kept for callers.
 pub use amber_shell::{self as shell, confine, ConfineError};
+/// amber's own files are written through `amber-state`; this is the old
+/// path of its atomic writes, kept for callers.
+pub use amber_state::atomic;
 pub use context::{ChainError, ChainHash, ContextChain, ContextSnapshot};
 pub use ledger::{CapabilityKind, Contribution, Ledger, LedgerError, Owner, Service};

@@ -6,7 +6,6 @@
 //! re-index opens one cache file instead of thousands.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use amber_core::ports::Symbol;
@@ -157,11 +156,11 @@ impl OutlineCache {
             outlines,
         };
         let bytes = postcard::to_stdvec(&snapshot).map_err(std::io::Error::other)?;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        tmp.write_all(&bytes)?;
-        tmp.persist(&self.path).map_err(|e| e.error)?;
-        Ok(())
+        // Whole or not at all, through amber-state as every cache entry:
+        // its temporary is one a later start sweeps if this one is killed.
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        amber_state::atomic::write_cache_entry(&self.path, &bytes)
     }
 }

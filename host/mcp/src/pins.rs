@@ -168,7 +168,7 @@ impl PinStore {
         self.pins.pending.remove(server);
     }
 
-    /// Writes the pins atomically (`amber_core::atomic`): a crash leaves
+    /// Writes the pins atomically (`amber_state::atomic`): a crash leaves
     /// the old pins or the new, never half.
     pub fn save(&self) -> Result<(), PinError> {
         let write_error = |reason: String| PinError::Write {
@@ -184,8 +184,8 @@ impl PinStore {
             std::fs::create_dir_all(dir).map_err(|e| write_error(e.to_string()))?;
         }
         // What a person approved: theirs alone to read.
-        amber_core::atomic::write_private(&self.path, text.as_bytes())
-            .map_err(|e| write_error(amber_core::atomic::describe(&e)))
+        amber_state::atomic::write_private(&self.path, text.as_bytes())
+            .map_err(|e| write_error(amber_state::atomic::describe(&e)))
     }
 }
 

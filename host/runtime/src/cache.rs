@@ -15,6 +15,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use amber_state::{CacheDir, Durability};
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
@@ -41,8 +42,8 @@ pub trait CompileProgress: Send + Sync {
 }
 
 pub struct ComponentCache {
-    dir: PathBuf,
-    read_only: Vec<PathBuf>,
+    /// The folders, as `amber-state` keeps every layered cache.
+    dir: CacheDir,
     engine_tag: String,
     progress: Option<Arc<dyn CompileProgress>>,
 }
@@ -69,8 +70,7 @@ impl ComponentCache {
         engine.precompile_compatibility_hash().hash(&mut hasher);
         let engine_tag = hasher.0.finalize().to_hex()[..16].to_string();
         ComponentCache {
-            dir: dir.to_path_buf(),
-            read_only: Vec::new(),
+            dir: CacheDir::new(dir),
             engine_tag,
             progress: None,
         }
@@ -79,7 +79,7 @@ impl ComponentCache {
     /// Also reads compiled code from `dirs` (each a `compiled/` folder),
     /// before the own dir, and never writes there.
     pub fn with_read_only(mut self, dirs: Vec<PathBuf>) -> Self {
-        self.read_only = dirs;
+        self.dir = self.dir.with_read_only(dirs);
         self
     }
 
@@ -106,19 +106,13 @@ impl ComponentCache {
     /// Where the compiled form of the component keyed `key` lives (or
     /// would be written).
     pub fn entry(&self, key: &str) -> PathBuf {
-        self.dir.join(self.file_name(key))
+        self.dir.entry(&self.file_name(key))
     }
 
     /// Whether some layer holds compiled code for the component keyed
     /// `key`.
     pub fn has(&self, key: &str) -> bool {
-        let name = self.file_name(key);
-        self.layers().any(|dir| dir.join(&name).is_file())
-    }
-
-    /// The read-only layers, then the own dir.
-    fn layers(&self) -> impl Iterator<Item = &PathBuf> {
-        self.read_only.iter().chain(std::iter::once(&self.dir))
+        self.dir.find(&self.file_name(key)).is_some()
     }
 
     /// Loads the component keyed `key` (from `origin`, named in errors)
@@ -132,7 +126,7 @@ impl ComponentCache {
         origin: &Path,
     ) -> Result<(Component, CacheOutcome), LoadError> {
         let name = self.file_name(key);
-        for layer in self.layers() {
+        for layer in self.dir.layers() {
             let entry = layer.join(&name);
             if !entry.exists() {
                 continue;
@@ -147,7 +141,6 @@ impl ComponentCache {
             }
         }
         let wasm = wasm()?;
-        let entry = self.dir.join(&name);
         if let Some(progress) = &self.progress {
             progress.started(origin);
         }
@@ -159,14 +152,11 @@ impl ComponentCache {
             path: origin.to_path_buf(),
             reason: format!("{e:#}"),
         })?;
-        // A cache that cannot be written only costs a recompile next time.
+        // A cache that cannot be written only costs a recompile next time;
+        // compiling costs seconds, so the entry is synced.
         if let Ok(bytes) = component.serialize() {
-            let _ = self.store(&entry, &bytes);
+            let _ = self.dir.write(&name, &bytes, Durability::Synced);
         }
         Ok((component, CacheOutcome::Compiled))
-    }
-
-    fn store(&self, entry: &Path, bytes: &[u8]) -> std::io::Result<()> {
-        amber_core::atomic::write_atomic(entry, bytes)
     }
 }

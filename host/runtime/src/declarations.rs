@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use amber_state::{CacheDir, Durability};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -25,11 +26,9 @@ pub struct Declared {
     pub exports: ExportSet,
 }
 
-pub struct DeclarationCache {
-    dir: PathBuf,
-    /// Read before `dir`, never written: an install's precompiled cache.
-    read_only: Vec<PathBuf>,
-}
+/// The folders, as `amber-state` keeps every layered cache: an install's
+/// precompiled cache read before the own one, never written.
+pub struct DeclarationCache(CacheDir);
 
 /// A digest of what `initialize` and `capabilities` may depend on.
 pub fn context_key(grants: &Grants, settings: &BTreeMap<String, String>) -> String {
@@ -39,32 +38,27 @@ pub fn context_key(grants: &Grants, settings: &BTreeMap<String, String>) -> Stri
 
 impl DeclarationCache {
     pub fn new(dir: PathBuf) -> Self {
-        DeclarationCache {
-            dir,
-            read_only: Vec::new(),
-        }
+        DeclarationCache(CacheDir::new(dir))
     }
 
     /// Also reads entries from `dirs`, before the own dir.
-    pub fn with_read_only(mut self, dirs: Vec<PathBuf>) -> Self {
-        self.read_only = dirs;
-        self
+    pub fn with_read_only(self, dirs: Vec<PathBuf>) -> Self {
+        DeclarationCache(self.0.with_read_only(dirs))
     }
 
+    /// The first layer's entry `name` that parses (a broken one in a
+    /// layer is passed over, as a miss).
     fn read<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
-        self.read_only
-            .iter()
-            .chain(std::iter::once(&self.dir))
-            .find_map(|dir| {
-                let bytes = std::fs::read(dir.join(name)).ok()?;
-                serde_json::from_slice(&bytes).ok()
-            })
+        self.0.layers().find_map(|dir| {
+            let bytes = std::fs::read(dir.join(name)).ok()?;
+            serde_json::from_slice(&bytes).ok()
+        })
     }
 
     fn write<T: Serialize>(&self, name: &str, value: &T) {
         // A cache that cannot be written only costs a compile next time.
         if let Ok(bytes) = serde_json::to_vec(value) {
-            let _ = amber_core::atomic::write_cache_entry(&self.dir.join(name), &bytes);
+            let _ = self.0.write(name, &bytes, Durability::Whole);
         }
     }
 

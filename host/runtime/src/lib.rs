@@ -19,11 +19,9 @@ pub mod bindings;
 pub mod cache;
 pub mod compat;
 pub mod declarations;
-pub mod dirs;
 pub mod engine;
 pub mod error;
 pub mod exec_policy;
-pub mod file_hashes;
 pub mod grants;
 pub mod imports;
 pub mod instance;
@@ -35,8 +33,9 @@ pub mod plugin_context;
 pub mod pool_cell;
 pub mod sandbox;
 
+/// The dirs are `amber-state`'s; named here too for the runtime's callers.
+pub use amber_state::AmberDirs;
 pub use cache::{CompileProgress, ComponentCache};
-pub use dirs::AmberDirs;
 pub use engine::{shared_engine, RuntimeLimits};
 pub use error::{CallError, LoadError};
 pub use grants::{Grants, Permission};

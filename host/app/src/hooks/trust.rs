@@ -85,7 +85,7 @@ impl TrustStore {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let text = serde_json::to_string_pretty(&self.entries)?;
-        amber_core::atomic::write_private(&self.path, text.as_bytes())
+        amber_state::atomic::write_private(&self.path, text.as_bytes())
             .with_context(|| format!("cannot write {}", self.path.display()))
     }
 }

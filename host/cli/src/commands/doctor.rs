@@ -178,14 +178,11 @@ fn processes(spawner: &amber_sandbox::Spawner, problems: &mut Vec<Problem>) -> P
 }
 
 fn cache(dir: PathBuf) -> Cache {
-    let compiled_components = std::fs::read_dir(dir.join("compiled"))
-        // A dotfile is a write under way (or a killed one's), not a component.
-        .map(|d| {
-            d.flatten()
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .count()
-        })
-        .unwrap_or(0);
+    // Whole entries only: a dotfile is a write under way (or a killed
+    // one's), not a component.
+    let compiled_components = amber_state::CacheDir::new(dir.join("compiled"))
+        .list()
+        .len();
     Cache {
         exists: dir.is_dir(),
         bytes: size_of_tree(&dir),

@@ -33,9 +33,9 @@ struct Report {
 
 /// The compiled entries in a cache.
 fn entries(cache: &Path) -> usize {
-    std::fs::read_dir(cache.join("compiled"))
-        .map(|dir| dir.flatten().count())
-        .unwrap_or(0)
+    amber_state::CacheDir::new(cache.join("compiled"))
+        .list()
+        .len()
 }
 
 /// The cache written to: `into`, else amber's own.

@@ -348,10 +348,10 @@ fn create_dir(dir: &Path) -> Result<(), SkillError> {
     })
 }
 
-/// Writes `text` to `path` atomically (`amber_core::atomic`), so a reader
+/// Writes `text` to `path` atomically (`amber_state::atomic`), so a reader
 /// sees the old file or the new one, never half of one.
 fn write_atomically(path: &Path, text: &str) -> Result<(), SkillError> {
-    amber_core::atomic::write_atomic(path, text.as_bytes()).map_err(|source| SkillError::Io {
+    amber_state::atomic::write_atomic(path, text.as_bytes()).map_err(|source| SkillError::Io {
         action: "write",
         path: path.to_path_buf(),
         source,

@@ -1,7 +1,7 @@
 //! `amber:plugin/files`: walks the workspace and reads a batch of its files
 //! in one crossing, for a plugin granted `workspace-read`; replaces a file
 //! whole, for one granted `workspace-write` (the file tools' writes: see
-//! `amber_core::atomic`).
+//! `amber_state::atomic`).
 //!
 //! Through WASI a file costs several host calls (open, stat, a stream,
 //! reads, drops); a grep over thousands of files spent more time crossing

@@ -29,15 +29,15 @@ use wasmtime::Engine;
 
 use crate::cache::{CompileProgress, ComponentCache};
 use crate::declarations::DeclarationCache;
-use crate::dirs::AmberDirs;
 use crate::engine::{shared_engine, RuntimeLimits};
 use crate::error::LoadError;
-use crate::file_hashes::FileHashes;
 use crate::grants::Grants;
 use crate::imports::{self, exec::ExecPolicy};
 use crate::instance::{HostState, InstancePool, PluginContext};
 use crate::log::PluginLog;
 use crate::pool_cell::PoolCell;
+use amber_state::AmberDirs;
+use amber_state::FileHashes;
 pub use loaded::{read_component, ComponentFile};
 use loaded::{Loaded, Loader};
 pub use status::{PermissionRequest, PluginManifest, PluginState, PluginStatus, Registration};

@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::dirs::AmberDirs;
 use crate::error::LoadError;
 use crate::grants::{Grants, Permission};
 use crate::lifecycle::{
     ComponentFile, PermissionRequest, PluginManifest, PluginRuntime, PluginStatus, Registration,
 };
+use amber_state::AmberDirs;
 
 pub use bundle::{bundled_names, find_bundle, precompiled, BundlePlace, BundleSearch};
 pub use grants::GrantRecord;

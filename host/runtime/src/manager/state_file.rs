@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use amber_core::atomic::{self, FileLock, Options};
+use amber_state::atomic::{self, FileLock, Options};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

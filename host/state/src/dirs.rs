@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use amber_core::atomic::StaleTemps;
+use crate::atomic::StaleTemps;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AmberDirs {
@@ -70,7 +70,7 @@ impl AmberDirs {
     }
 
     /// Removes the temporary files an amber killed mid-write left in the
-    /// folders amber replaces files in (`amber_core::atomic`): the config
+    /// folders amber replaces files in (`crate::atomic`): the config
     /// folder, the data folder (MCP pins, hook trust), `data/plugins/` and
     /// each plugin's folder, and the cache and its folders (`compiled/`).
     /// Not the rest of the data folder: sessions are appended, never
@@ -87,7 +87,7 @@ impl AmberDirs {
         folders.dedup();
         let mut found = StaleTemps::default();
         for folder in folders {
-            let more = amber_core::atomic::remove_stale_temps(&folder);
+            let more = crate::atomic::remove_stale_temps(&folder);
             found.removed.extend(more.removed);
             found.kept.extend(more.kept);
         }

@@ -90,25 +90,37 @@ impl FileHashes {
     }
 
     /// Remembers that `path`, as `meta` describes it, hashes to `hash`.
-    /// Saved at once (merged with what other processes saved meanwhile);
-    /// a memo that cannot be saved only costs a hash next time.
+    /// Saved at once (merged, under the memo file's lock, with what other
+    /// processes saved meanwhile); a memo that cannot be saved only costs
+    /// a hash next time.
     pub fn remember(&self, path: &Path, meta: &std::fs::Metadata, hash: &str) {
         let stamp = Stamp::of(meta);
         if !stamp.settled(SystemTime::now()) {
             return;
         }
-        let memo = Memo {
-            stamp,
-            hash: hash.to_string(),
-        };
+        self.save(
+            path,
+            Memo {
+                stamp,
+                hash: hash.to_string(),
+            },
+        );
+    }
+
+    fn save(&self, path: &Path, memo: Memo) {
         let mut memos = self.memos.lock().unwrap_or_else(|e| e.into_inner());
+        // Read, merged and written under the file's lock: two amber
+        // processes starting at once keep each other's memos. Without the
+        // lock (a read-only cache folder) the merge still happens, and the
+        // last writer wins.
+        let _locked = crate::atomic::FileLock::for_file(&self.file);
         let mut on_disk = read(&self.file).unwrap_or_default();
         on_disk.insert(path.to_path_buf(), memo);
         // Files that are gone are dropped, so the memo does not grow with
         // every plugin version ever seen.
         on_disk.retain(|p, _| p.exists());
         if let Ok(text) = serde_json::to_vec(&on_disk) {
-            let _ = amber_core::atomic::write_cache_entry(&self.file, &text);
+            let _ = crate::atomic::write_cache_entry(&self.file, &text);
         }
         *memos = on_disk;
     }
@@ -180,6 +192,44 @@ mod tests {
         // A broken memo file is an empty memo.
         std::fs::write(&memo_file, b"{not json").unwrap();
         assert_eq!(FileHashes::at(memo_file).lookup(&file, &meta), None);
+    }
+
+    #[test]
+    fn a_memo_saved_while_another_process_writes_keeps_its_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let memo_file = dir.path().join("memo.json");
+        let (a, b) = (dir.path().join("a.wasm"), dir.path().join("b.wasm"));
+        std::fs::write(&a, b"a").unwrap();
+        std::fs::write(&b, b"b").unwrap();
+        let memo_of = |path: &Path, hash: &str| Memo {
+            stamp: Stamp::of(&std::fs::metadata(path).unwrap()),
+            hash: hash.into(),
+        };
+        // "Another process" holds the memo file's lock while it writes b.
+        let other = crate::atomic::FileLock::for_file(&memo_file).unwrap();
+        let saving = std::thread::spawn({
+            let (memo_file, a, memo) = (memo_file.clone(), a.clone(), memo_of(&a, "ha"));
+            move || FileHashes::at(memo_file).save(&a, memo)
+        });
+        // Long enough for the save to have read the file, were it not
+        // waiting for the lock.
+        std::thread::sleep(Duration::from_millis(100));
+        let mut theirs = BTreeMap::new();
+        theirs.insert(b.clone(), memo_of(&b, "hb"));
+        std::fs::write(&memo_file, serde_json::to_vec(&theirs).unwrap()).unwrap();
+        drop(other);
+        saving.join().unwrap();
+        let on_disk = read(&memo_file).unwrap();
+        assert_eq!(
+            on_disk.get(&b).map(|m| m.hash.as_str()),
+            Some("hb"),
+            "{on_disk:?}"
+        );
+        assert_eq!(
+            on_disk.get(&a).map(|m| m.hash.as_str()),
+            Some("ha"),
+            "{on_disk:?}"
+        );
     }
 
     fn filetime_of(meta: &std::fs::Metadata) -> SystemTime {
