@@ -69,6 +69,12 @@ pub struct Host {
 }
 
 impl Host {
+    /// The host of `dirs` (read once, as the process starts) and
+    /// `front_end`.
+    pub fn new(dirs: AmberDirs, front_end: FrontEnd) -> Host {
+        Host { dirs, front_end }
+    }
+
     /// The dirs the environment names, with `front_end`.
     pub fn from_env(front_end: FrontEnd) -> Host {
         Host {

@@ -202,8 +202,11 @@ fn color_choice(args: &[std::ffi::OsString]) -> clap::ColorChoice {
 fn main() -> ExitCode {
     pipes::exit_quietly_on_closed_stdout();
     protect_own_secrets();
-    clean_up_after_a_killed_amber();
-    let code = run();
+    // The dirs, read from the environment once: everything below gets
+    // them from here.
+    let dirs = amber_runtime::AmberDirs::from_env();
+    clean_up_after_a_killed_amber(&dirs);
+    let code = run(dirs);
     // Nothing amber started outlives it (docs/sandbox.md).
     amber_sandbox::shutdown();
     code
@@ -213,7 +216,7 @@ fn main() -> ExitCode {
 /// one's own) is killed now (docs/sandbox.md), and the temporary files it
 /// left mid-write are removed. amber becomes the subreaper of its commands
 /// when it starts the first one.
-fn clean_up_after_a_killed_amber() {
+fn clean_up_after_a_killed_amber(dirs: &amber_runtime::AmberDirs) {
     let killed = amber_sandbox::cgroup::reap_stale();
     if killed > 0 {
         eprintln!(
@@ -222,7 +225,7 @@ fn clean_up_after_a_killed_amber() {
     }
     // And the temporary files such an amber left mid-write (doctor says
     // which).
-    let _ = STALE_TEMPS.set(amber_runtime::AmberDirs::from_env().remove_stale_temps());
+    let _ = STALE_TEMPS.set(dirs.remove_stale_temps());
 }
 
 /// The temporary files this start removed, for `amber doctor` to report.
@@ -234,7 +237,7 @@ pub(crate) fn stale_temps_at_start() -> amber_core::atomic::StaleTemps {
     STALE_TEMPS.get().cloned().unwrap_or_default()
 }
 
-fn run() -> ExitCode {
+fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     // Read before clap parses, so its own help and errors follow it too.
     let matches = Cli::command()
@@ -262,7 +265,7 @@ fn run() -> ExitCode {
             // The TUI answers approvals in its dialog, through the front
             // end handed to the host it opens.
             let (front_end, asks) = amber_tui::front_end();
-            let host = Host::from_env(front_end);
+            let host = Host::new(dirs, front_end);
             let result = workspace::resolve(cli.workspace.as_deref())
                 .and_then(|project| commands::tui::run(&host, cli.tui, &project, asks));
             return report(result);
@@ -277,7 +280,8 @@ fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let host = Host::from_env(
+    let host = Host::new(
+        dirs,
         FrontEnd::new(approval::handler)
             .with_compile_progress(std::sync::Arc::new(compile_progress::CompileBar::new())),
     );
@@ -294,7 +298,16 @@ fn run() -> ExitCode {
             words,
         } => {
             let project = workspace::resolve(cli.workspace.as_deref()).ok();
-            commands::completions::complete(shell, index, words, Cli::command(), project.as_ref());
+            // Nothing is approved while completing: headless.
+            let host = Host::new(host.dirs.clone(), FrontEnd::headless());
+            commands::completions::complete(
+                &host,
+                shell,
+                index,
+                words,
+                Cli::command(),
+                project.as_ref(),
+            );
             return ExitCode::SUCCESS;
         }
         Command::Man { dir } => {

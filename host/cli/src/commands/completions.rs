@@ -75,6 +75,7 @@ fn format(shell: Shell, value: &str, help: &str) -> String {
 /// is the program). Never fails loudly: a shell asking mid-typing gets
 /// no candidates rather than an error.
 pub fn complete(
+    host: &amber_app::host::Host,
     shell: Shell,
     index: usize,
     words: Vec<String>,
@@ -88,7 +89,7 @@ pub fn complete(
     }
     let out = match words.get(1) {
         Some(first) if first.starts_with('/') && index >= 1 => {
-            slash_candidates(&words[1..=index], project)
+            slash_candidates(host, &words[1..=index], project)
         }
         _ => clap_candidates(cli, &words, index),
     };
@@ -99,14 +100,14 @@ pub fn complete(
 
 /// Candidates from the live slash tree (plugins loaded, so their
 /// subtrees complete too); the first word keeps its slash.
-fn slash_candidates(words: &[String], project: Option<&ProjectRoot>) -> Vec<(String, String)> {
+fn slash_candidates(
+    host: &amber_app::host::Host,
+    words: &[String],
+    project: Option<&ProjectRoot>,
+) -> Vec<(String, String)> {
     let line = words.join(" ");
     let first = words.len() == 1;
-    let candidates = match project.map(|p| {
-        // Nothing is approved while completing: headless.
-        let host = amber_app::host::Host::from_env(amber_app::host::FrontEnd::headless());
-        App::open(&host, p.clone(), SessionOptions::default())
-    }) {
+    let candidates = match project.map(|p| App::open(host, p.clone(), SessionOptions::default())) {
         Some(Ok(mut app)) => app.complete(&line),
         // No workspace or no host: the documented tree still completes.
         _ => {

@@ -20,9 +20,9 @@ pub enum ConfigCommand {
 pub fn run(host: &amber_app::host::Host, cmd: ConfigCommand) -> Result<()> {
     let dirs = &host.dirs;
     match cmd {
-        ConfigCommand::Path => println!("{}", host::config_path(&dirs).display()),
+        ConfigCommand::Path => println!("{}", host::config_path(dirs).display()),
         ConfigCommand::Show { json } => {
-            let config = host::load_config(&dirs)?;
+            let config = host::load_config(dirs)?;
             if json {
                 super::print_json(&config)?;
             } else {
