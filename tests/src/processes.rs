@@ -1,4 +1,5 @@
-//! Whether a process a test started through amber still runs.
+//! Whether a process a test started through amber still runs, and which
+//! processes run with a given argument.
 
 use std::time::{Duration, Instant};
 
@@ -26,4 +27,25 @@ pub fn still_runs(pid: &str) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     false
+}
+
+/// The pids of the processes one of whose arguments is exactly `arg`. A
+/// process's own `$$` is of no use in the OS sandbox (another pid
+/// namespace), so a test finds what it started by an argument no other
+/// process has. A zombie has no arguments: it is gone, only unreaped.
+pub fn with_argument(arg: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            cmdline
+                .split(|b| *b == 0)
+                .any(|a| a == arg.as_bytes())
+                .then_some(pid)
+        })
+        .collect()
 }

@@ -219,7 +219,7 @@ timeout_ms = 30000
     // is of another pid namespace.
     let hook_started = wait_for(|| {
         let started = scratch.ws().join("hook.started");
-        let sleeping = running_with(HOOK_SLEEP);
+        let sleeping = amber_tests::processes::with_argument(HOOK_SLEEP);
         (started.exists() && !sleeping.is_empty()).then_some(sleeping)
     });
     // Ctrl-C, as a front end gives it: the interrupt first, so the turn's
@@ -245,27 +245,6 @@ timeout_ms = 30000
 
 /// The hook's sleep, by an argument no other process has.
 const HOOK_SLEEP: &str = "5.0417";
-
-/// The pids whose command line has `marker` as an argument. A zombie has
-/// none: it is gone, only unreaped.
-fn running_with(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        if cmdline
-            .split(|b| *b == 0)
-            .any(|arg| arg == marker.as_bytes())
-        {
-            found.push(pid);
-        }
-    }
-    found
-}
 
 /// Polls `found` (every 10 ms, 60 s at most: a loaded CI machine) and returns what it found
 /// with when.
