@@ -192,19 +192,19 @@ impl Run {
             .filter_map(|e| match e {
                 AgentEvent::ToolResult {
                     id, status, output, ..
-                } => Some((id.clone(), status_name(*status).to_string(), output.clone())),
+                } => Some((id.clone(), status_name(*status), output.clone())),
                 _ => None,
             })
             .collect()
     }
 }
 
-fn status_name(status: Status) -> &'static str {
-    match status {
-        Status::Ok => "ok",
-        Status::Error => "error",
-        Status::Denied => "denied",
-    }
+/// A status as the stream writes it: serde's name, the one definition.
+fn status_name(status: Status) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|name| name.as_str().map(String::from))
+        .unwrap_or_default()
 }
 
 pub fn text(bytes: &[u8]) -> String {

@@ -121,7 +121,7 @@ pub fn call_ids_in(format: Format, events: &[String]) -> Vec<String> {
                     if data.kind.as_deref() == Some("content_block_start") {
                         ids.extend(
                             data.content_block
-                                .filter(|b| b.kind.as_deref() == Some("tool_use"))
+                                .filter(|b| b.is("tool_use"))
                                 .and_then(|b| b.id),
                         );
                     }
@@ -157,7 +157,7 @@ fn tool_results(format: Format, request: &Request) -> Vec<String> {
         Format::Messages => after_last(&request.messages, |m| m.from("assistant"))
             .iter()
             .flat_map(|m| &m.content)
-            .filter(|b| b.kind.as_deref() == Some("tool_result"))
+            .filter(|b| b.is("tool_result"))
             .filter_map(|b| b.tool_use_id.clone())
             .collect(),
     }

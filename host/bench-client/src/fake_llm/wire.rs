@@ -89,6 +89,12 @@ pub struct Block {
     pub id: Option<String>,
 }
 
+impl Block {
+    pub fn is(&self, kind: &str) -> bool {
+        self.kind.as_deref() == Some(kind)
+    }
+}
+
 /// Content that is a list of blocks, or anything else (a string) as none.
 fn blocks<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Block>, D::Error> {
     Ok(match Value::deserialize(d)? {
