@@ -16,6 +16,17 @@ impl Tmux {
     /// Starts `amber ARGS` in a 100×30 terminal; when amber exits, the
     /// pane says so with its exit status and stays for the test to read.
     pub fn start(env: &Env, server: &FakeLlm, name: &str, args: &str) -> Tmux {
+        Tmux::start_sized(env, server, name, args, (100, 30))
+    }
+
+    /// [`Tmux::start`] in a terminal of `(columns, rows)`.
+    pub fn start_sized(
+        env: &Env,
+        server: &FakeLlm,
+        name: &str,
+        args: &str,
+        (columns, rows): (u16, u16),
+    ) -> Tmux {
         let name = format!("{name}-{}", std::process::id());
         let bundle = crate::guests_dir();
         let cache = crate::repo_root().join("target/test-cache");
@@ -37,9 +48,9 @@ impl Tmux {
                 "-s",
                 &name,
                 "-x",
-                "100",
+                &columns.to_string(),
                 "-y",
-                "30",
+                &rows.to_string(),
                 "-c",
             ])
             .arg(&env.ws)
@@ -77,6 +88,38 @@ impl Tmux {
         let status = Command::new("tmux")
             .args(["send-keys", "-t", &self.name])
             .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits until `needle` is gone from the screen, and returns it.
+    pub fn wait_for_gone(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if !screen.contains(needle) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                panic!("`{needle}` did not go; the screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Pastes `text` as a terminal that does not bracket pastes does:
+    /// its line breaks arrive as CR, the Enter key (`tmux paste-buffer`
+    /// without `-p`).
+    pub fn paste_unbracketed(&self, text: &str) {
+        let buffer = format!("{}-paste", self.name);
+        let status = Command::new("tmux")
+            .args(["set-buffer", "-b", &buffer, text])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = Command::new("tmux")
+            .args(["paste-buffer", "-d", "-b", &buffer, "-t", &self.name])
             .status()
             .unwrap();
         assert!(status.success());

@@ -239,13 +239,47 @@ impl App {
         let resuming = session::resuming(&self.dirs, id)?;
         let mut options = self.options.clone();
         options.resume = Some(id.to_string());
-        let preset = session::choose_preset(&options, &self.config, resuming.info())?;
+        let preset =
+            session::choose_preset(&options, &self.config, resuming.last_run_with().as_ref())?;
+        // It runs in the mode it had, unless this process was told one.
+        if let (None, Some(mode)) = (self.options.mode, resuming.mode()) {
+            self.policy.set_mode(mode);
+        }
         // Started before the open one is let go: a session that cannot
         // start (its provider gone, say) leaves the open one as it was.
         let live = self.start(preset, Some(resuming))?;
         self.end_session("switch");
         self.policy.clear_grants();
         Ok(&self.live.insert(live).started)
+    }
+
+    /// The open session's conversation as recorded (a resumed one's
+    /// earlier turns), for a front end to show again.
+    pub fn transcript(&self) -> Result<Vec<amber_core::session::Replayed>> {
+        let Some(live) = &self.live else {
+            return Ok(Vec::new());
+        };
+        let path = session::store(&self.dirs).path(&live.info.id);
+        match path {
+            Ok(path) => Ok(amber_core::session::transcript(&path)?),
+            // A new session has no file until its first message.
+            Err(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// Records the mode, provider and model the open session runs with
+    /// now, which a resume restores (after a `/set` or `/model`).
+    pub fn record_settings(&mut self) -> Result<()> {
+        let settings = self.settings();
+        if let Some(live) = self.live.as_mut() {
+            live.agent
+                .record_settings(&amber_core::session::SessionSettings {
+                    mode: Some(settings.policy.as_str().to_string()),
+                    provider: settings.provider,
+                    model: settings.model,
+                })?;
+        }
+        Ok(())
     }
 
     /// A session of this host's project, plugins and policy under

@@ -18,8 +18,10 @@ use crate::{presets, App};
 /// Every feed, built from the live state.
 pub fn all(app: &App) -> Vec<Feed<App>> {
     vec![
-        choices(app, "models", "model"),
-        choices(app, "providers", "provider"),
+        choices(app, "models", "model", &["set", "model"]),
+        choices(app, "model-picks", "model", &["model"]),
+        choices(app, "providers", "provider", &["set", "provider"]),
+        keys(),
         plugins(app),
         sessions(app),
         mcp_servers(app, "connect", builtins::mcp::connect),
@@ -123,9 +125,34 @@ fn leaf(help: String, action: &str) -> Node {
     }
 }
 
-/// `/set model NAME` and `/set provider NAME` for every preset's model
-/// and name: choices to complete, each setting its value when chosen.
-fn choices(app: &App, feed: &str, key: &'static str) -> Feed<App> {
+/// `/keys` (and `/help keys`): the TUI's key table, from the one place
+/// that holds it.
+fn keys() -> Feed<App> {
+    let action = "feed.keys";
+    let page = crate::keys::page();
+    let node = Node {
+        help: "the TUI's keys".into(),
+        man: Some(page.clone()),
+        action: Some(action.to_string()),
+        ..Node::default()
+    };
+    let handler: Handler<App> = Arc::new(move |_app: &mut App, _inv: &Invocation<'_>| {
+        Ok(Reply::text(page.clone()))
+    });
+    Feed {
+        name: "keys".into(),
+        tree: Node {
+            children: BTreeMap::from([("keys".to_string(), node)]),
+            ..Node::default()
+        },
+        handlers: vec![(action.to_string(), handler)],
+    }
+}
+
+/// `/set model NAME`, `/model NAME` and `/set provider NAME` (at `path`)
+/// for every preset's model and name: choices to complete, each setting
+/// its value when chosen.
+fn choices(app: &App, feed: &str, key: &'static str, path: &[&str]) -> Feed<App> {
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     if let Ok(presets) = presets::presets_from(app.config()) {
         for preset in presets.all() {
@@ -163,7 +190,7 @@ fn choices(app: &App, feed: &str, key: &'static str) -> Feed<App> {
     }
     Feed {
         name: feed.to_string(),
-        tree: at(&["set", key], leaves),
+        tree: at(path, leaves),
         handlers,
     }
 }

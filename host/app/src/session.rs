@@ -14,7 +14,7 @@ use amber_core::hooks::HookRunner;
 use amber_core::policy::Policy;
 use amber_core::ports::{ModelClient, Tool};
 use amber_core::project::ProjectRoot;
-use amber_core::session::{self, SessionInfo, SessionStore, SessionWriter};
+use amber_core::session::{self, SessionInfo, SessionSettings, SessionStore, SessionWriter};
 use amber_core::{ContextChain, Ledger};
 use amber_runtime::manager::PluginManager;
 use amber_runtime::AmberDirs;
@@ -105,6 +105,28 @@ impl Resuming {
     pub fn info(&self) -> Option<&SessionInfo> {
         self.resumed.info.as_ref()
     }
+
+    /// What the session last ran with: its start, with the provider and
+    /// model its last recorded settings name (a `/model` mid-session).
+    pub fn last_run_with(&self) -> Option<SessionInfo> {
+        let mut info = self.resumed.info.clone()?;
+        if let Some(settings) = &self.resumed.settings {
+            if !settings.provider.is_empty() {
+                info.provider = settings.provider.clone();
+                info.model = settings.model.clone();
+            }
+        }
+        Some(info)
+    }
+
+    /// The policy mode the session last ran in, if it was recorded.
+    pub fn mode(&self) -> Option<Mode> {
+        self.resumed
+            .settings
+            .as_ref()
+            .and_then(|s| s.mode.as_deref())
+            .and_then(|m| m.parse().ok())
+    }
 }
 
 /// The sessions of this user, newest first in listings.
@@ -112,20 +134,22 @@ pub fn store(dirs: &AmberDirs) -> SessionStore {
     SessionStore::new(dirs.data.join("sessions"))
 }
 
-/// The id of the newest recorded session of `project`'s workspace: what
-/// `amber /compact` and `amber --resume` work on without an id.
+/// The id of the newest session of `project`'s workspace that has a
+/// turn: what `amber --resume`, `-c` and `amber /compact` work on without
+/// an id (an older amber left an empty session for each TUI opened and
+/// quit; none of those is picked).
 pub fn latest_in_workspace(dirs: &AmberDirs, project: &ProjectRoot) -> Result<Option<String>> {
     let workspace = project.root.display().to_string();
     let sessions = store(dirs).list()?;
     Ok(sessions
         .into_iter()
-        .find(|s| s.workspace == workspace)
+        .find(|s| s.workspace == workspace && s.turns > 0)
         .map(|s| s.id))
 }
 
-/// The preset: `options.provider`, then config, then the resumed
-/// session's, then a default that has a key set; its model and base URL
-/// overridden the same way.
+/// The preset: `options.provider`, then the resumed session's (what it
+/// last ran with), then config, then a default that has a key set; its
+/// model and base URL overridden the same way.
 pub fn choose_preset(
     options: &SessionOptions,
     config: &Config,
@@ -136,12 +160,12 @@ pub fn choose_preset(
     let name = options
         .provider
         .clone()
-        .or_else(|| config.model.provider.clone())
         .or_else(|| {
             resumed
                 .map(|s| s.provider.clone())
                 .filter(|p| !p.is_empty())
         })
+        .or_else(|| config.model.provider.clone())
         .unwrap_or_else(|| {
             if !env_set("OPENAI_API_KEY") && env_set("ANTHROPIC_API_KEY") {
                 "anthropic".into()
@@ -158,7 +182,7 @@ pub fn choose_preset(
     let resumed_model = resumed
         .filter(|s| s.provider == name && !s.model.is_empty())
         .map(|s| s.model.clone());
-    if let Some(model) = options.model.clone().or(config_model).or(resumed_model) {
+    if let Some(model) = options.model.clone().or(resumed_model).or(config_model) {
         preset.model = model;
     }
     if let Some(url) = &options.base_url {
@@ -205,9 +229,13 @@ pub fn open(host: &Host, options: &SessionOptions, project: &ProjectRoot) -> Res
     let preset = choose_preset(
         options,
         &config,
-        resuming.as_ref().and_then(|r| r.resumed.info.as_ref()),
+        resuming.as_ref().and_then(Resuming::last_run_with).as_ref(),
     )?;
-    let mode: Mode = options.mode.unwrap_or(config.policy.mode);
+    // A resumed session runs in the mode it had, unless told otherwise.
+    let mode: Mode = options
+        .mode
+        .or_else(|| resuming.as_ref().and_then(Resuming::mode))
+        .unwrap_or(config.policy.mode);
     let policy = host::policy(&host.front_end, &config, workspace, Some(mode), options.yes);
     let manager = host::loaded_with(host, workspace, &config, Some(policy.clone()))?;
     let trusting = if options.trust_hooks {
@@ -262,6 +290,9 @@ struct Opened {
     /// Call ids left without a result by a run that stopped mid-turn.
     interrupted: Vec<String>,
     resumed: bool,
+    /// The resumed session's token totals and last recorded settings.
+    usage: amber_core::ports::dialect::Usage,
+    settings: Option<SessionSettings>,
 }
 
 /// Starts the agent of a session under `preset`: a new session in the
@@ -296,6 +327,8 @@ pub fn start(
         writer,
         interrupted,
         resumed: is_resumed,
+        usage,
+        settings: last_settings,
     } = match resuming {
         Some(Resuming {
             path,
@@ -321,6 +354,8 @@ pub fn start(
                 writer,
                 interrupted: resumed.interrupted,
                 resumed: true,
+                usage: resumed.usage,
+                settings: resumed.settings,
             }
         }
         None => {
@@ -331,6 +366,8 @@ pub fn start(
                 writer,
                 interrupted: Vec::new(),
                 resumed: false,
+                usage: Default::default(),
+                settings: None,
             }
         }
     };
@@ -426,7 +463,18 @@ pub fn start(
         .following(ledger.clone())
         .with_reads(tracker, amber_coverage::MAIN)
         .with_hooks(Some(hooks), false)
-        .with_workspace_watch(Some(watch));
+        .with_workspace_watch(Some(watch))
+        .with_total_usage(usage);
+    // What it runs with, for a resume to restore (a new session's waits
+    // for its first message; a resumed one's is written when it changed).
+    let running_with = SessionSettings {
+        mode: Some(policy.mode().as_str().to_string()),
+        provider: preset.name.clone(),
+        model: preset.model.clone(),
+    };
+    if last_settings.as_ref() != Some(&running_with) {
+        agent.record_settings(&running_with)?;
+    }
     // A resumed session is told once what it had read.
     if is_resumed {
         if let Some(digest) = reads.as_ref().and_then(|r| r.digest()) {

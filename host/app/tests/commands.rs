@@ -22,6 +22,7 @@ use amber_app::session::SessionOptions;
 use amber_app::App;
 use amber_core::commands::{Effect, Outcome};
 use amber_core::engine::Mode;
+use amber_core::ports::dialect::{Message, Role};
 use amber_core::project::{ProjectRoot, RootRule};
 use amber_runtime::manager::{GrantChoice, NoTty};
 use amber_tests::{guest, repo_root};
@@ -181,6 +182,8 @@ fn set_in_a_session_changes_the_session_and_save_writes_the_file() {
     )
     .unwrap();
     let first = app.live().unwrap().info.id.clone();
+    // A session's file is made with its first message.
+    said_something(&mut app);
 
     let text = ok(&mut app, "/set policy read");
     assert!(text.contains("for this session"), "{text}");
@@ -277,6 +280,8 @@ fn no_confirm_holds_across_clear_and_a_resumed_session() {
     };
     let mut app = App::open_session(&scratch.host(), scratch.project.clone(), options).unwrap();
     let first = app.live().unwrap().info.id.clone();
+    // A session's file is made with its first message.
+    said_something(&mut app);
     assert_eq!(app.live().unwrap().agent.config().confirm, None);
     app.new_session().unwrap();
     assert_eq!(
@@ -298,4 +303,14 @@ fn no_confirm_holds_across_clear_and_a_resumed_session() {
     assert!(app.live().unwrap().agent.config().confirm.is_some());
     app.new_session().unwrap();
     assert!(app.live().unwrap().agent.config().confirm.is_some());
+}
+
+/// One message recorded in the open session, so it has a file to list,
+/// show and resume.
+fn said_something(app: &mut App) {
+    app.live_mut()
+        .unwrap()
+        .agent
+        .record_turn(vec![Message::text(Role::User, "hello")])
+        .unwrap();
 }

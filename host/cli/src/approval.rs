@@ -5,34 +5,52 @@
 //! calls never interleave their dialogs.
 
 use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use amber_core::ports::{
     answered, Approval, ApprovalRequest, Approver, Decision, HeadlessApprover, Scope,
 };
 
-/// The handler for this run.
-pub fn handler(yes: bool) -> Arc<dyn Approver> {
-    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+/// The handler for this run; an edit or a write is previewed against
+/// the files of `workspace`.
+pub fn handler(yes: bool, workspace: Option<PathBuf>) -> Arc<dyn Approver> {
+    // stdin may be a pipe (`git diff | amber -p …`): the dialog reads the
+    // terminal itself, so stderr on a terminal is what counts.
+    let interactive = std::io::stderr().is_terminal();
     if yes || !interactive {
         return Arc::new(HeadlessApprover { yes });
     }
     match std::fs::File::open("/dev/tty") {
-        Ok(tty) => Arc::new(Dialog::new(BufReader::new(tty), std::io::stderr())),
+        Ok(tty) => Arc::new(
+            Dialog::new(BufReader::new(tty), std::io::stderr()).previewing(workspace),
+        ),
         Err(_) => Arc::new(HeadlessApprover { yes: false }),
     }
 }
 
+/// Diff lines the terminal dialog prints before saying how many more
+/// there are: the choices must stay near the prompt.
+const PREVIEW_LINES: usize = 40;
+
 /// Asks on `output`, reads answers from `input`.
 pub struct Dialog<R, W> {
     io: Mutex<(R, W)>,
+    workspace: Option<PathBuf>,
 }
 
 impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
     pub fn new(input: R, output: W) -> Self {
         Dialog {
             io: Mutex::new((input, output)),
+            workspace: None,
         }
+    }
+
+    /// Shows the diff an edit or a write would make in `workspace`.
+    pub fn previewing(mut self, workspace: Option<PathBuf>) -> Self {
+        self.workspace = workspace;
+        self
     }
 }
 
@@ -75,6 +93,23 @@ impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
         if let Some(grants) = &request.grants {
             field("runs:", grants);
         }
+        let diff = self
+            .workspace
+            .as_deref()
+            .and_then(|w| amber_app::preview::diff(w, &request.action, &request.detail));
+        if let Some(diff) = diff {
+            let lines: Vec<&str> = diff.lines().collect();
+            for line in lines.iter().take(PREVIEW_LINES) {
+                let _ = writeln!(output, "    {}", amber_core::printable::printable_lines(line));
+            }
+            if lines.len() > PREVIEW_LINES {
+                let _ = writeln!(
+                    output,
+                    "    … {} more diff lines",
+                    lines.len() - PREVIEW_LINES
+                );
+            }
+        }
         // `s` the kind, then `f` its folder, or `a` all of its group
         // (every tool of an MCP server).
         let keys: Vec<char> = request
@@ -96,7 +131,7 @@ impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
                 scope.describe()
             );
         }
-        let _ = writeln!(output, "  [n] deny");
+        let _ = writeln!(output, "  [n] deny (then say why, for the model, or just enter)");
         loop {
             let _ = write!(
                 output,
@@ -112,7 +147,9 @@ impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
             let answer = answer.trim().to_lowercase();
             let chosen = match answer.as_str() {
                 "y" | "yes" => Some(Decision::ApproveOnce),
-                "n" | "no" | "" => Some(Decision::Deny),
+                "n" | "no" | "" => Some(Decision::Declined {
+                    reason: read_reason(input, output),
+                }),
                 other => keys
                     .iter()
                     .position(|k| other.len() == 1 && other.starts_with(*k))
@@ -128,6 +165,16 @@ impl<R: BufRead + Send, W: Write + Send> Dialog<R, W> {
             }
         }
     }
+}
+
+/// What the person says after `n`, for the model: a line, maybe empty.
+fn read_reason(input: &mut impl BufRead, output: &mut impl Write) -> Option<String> {
+    let _ = write!(output, "why, for the model (enter for no reason): ");
+    let _ = output.flush();
+    let mut reason = String::new();
+    input.read_line(&mut reason).ok()?;
+    let reason = reason.trim();
+    (!reason.is_empty()).then(|| reason.to_string())
 }
 
 #[cfg(test)]
@@ -180,7 +227,13 @@ mod tests {
             ask("f\n").0,
             Decision::ApproveForSession(Scope::Folder { .. })
         ));
-        assert_eq!(ask("n\n").0, Decision::Deny);
+        assert_eq!(ask("n\n").0, Decision::Declined { reason: None });
+        assert_eq!(
+            ask("n\nuse cargo test\n").0,
+            Decision::Declined {
+                reason: Some("use cargo test".into())
+            }
+        );
         let (decision, shown) = ask("maybe\ny\n");
         assert_eq!(decision, Decision::ApproveOnce);
         assert!(shown.contains("please answer one of the letters shown"));

@@ -30,6 +30,15 @@ fn protect_own_secrets() {
 /// amber: a terminal coding agent whose every extension is a sandboxed
 /// WebAssembly component.
 ///
+/// `amber` opens the TUI; `amber "fix the tests"` opens it with that
+/// prompt sent. The first word decides: a subcommand's name runs the
+/// subcommand (`amber index`); a word starting with / is a slash command
+/// (`amber /help`); anything else is a prompt. After `--` everything is a
+/// prompt: `amber -- index` sends the word "index". `-c` continues the
+/// workspace's latest session; `-p PROMPT` runs one request headless.
+/// What is piped in (`git diff | amber -p "review this"`) goes before
+/// the prompt.
+///
 /// State lives in the XDG dirs, or all under $AMBER_HOME when set.
 #[derive(Parser)]
 #[command(name = "amber", version, about, long_about)]
@@ -53,7 +62,7 @@ struct Cli {
     #[arg(long)]
     json: bool,
 
-    /// Without a subcommand, on a terminal: the TUI's options.
+    /// Without a subcommand: the session's options, for the TUI and -p.
     #[command(flatten)]
     tui: commands::tui::TuiArgs,
 
@@ -239,36 +248,56 @@ pub(crate) fn stale_temps_at_start() -> amber_core::atomic::StaleTemps {
 
 fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    // Read before clap parses, so its own help and errors follow it too.
-    let matches = Cli::command()
-        .color(color_choice(&args))
-        .get_matches_from(&args);
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    if cli.tui.any() && (cli.command.is_some() || cli.print.is_some()) {
+    let (cli, mut first_prompt) = parse(&args);
+    // `amber "fix the tests"`: a first word that is no subcommand and no
+    // slash command is a prompt for the TUI.
+    let mut command = cli.command;
+    if let Some(Command::Slash(words)) = &command {
+        if !words.first().is_some_and(|w| w.starts_with('/')) {
+            first_prompt = Some(words.join(" "));
+            command = None;
+        }
+    }
+    if cli.tui.any() && command.is_some() {
         Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
-                "--resume, --provider, --model and --mode before a subcommand or -p are the TUI's; give them to the subcommand (e.g. `amber exec --model M …`)",
+                "--resume, -c, --provider, --model, --base-url and --mode before a subcommand are the session's of the TUI or -p; give them to the subcommand (e.g. `amber exec --model M …`)",
             )
             .exit()
     }
-    let command = match (cli.command, cli.print) {
+    let command = match (command, cli.print) {
         (Some(_), Some(_)) => Cli::command()
             .error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "-p PROMPT runs `amber exec PROMPT`; it takes no subcommand",
             )
             .exit(),
+        (None, Some(_)) if first_prompt.is_some() => Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "-p takes the prompt: `amber -p \"…\"`, not a second one after it",
+            )
+            .exit(),
         (Some(command), None) => command,
-        (None, Some(prompt)) => Command::Exec(commands::exec::ExecArgs::with_prompt(prompt)),
+        (None, Some(prompt)) => Command::Exec(
+            commands::exec::ExecArgs::with_prompt(prompt).with_session_flags(cli.tui),
+        ),
         (None, None) if commands::tui::on_terminal() => {
             // The TUI answers approvals in its dialog, through the front
             // end handed to the host it opens.
             let (front_end, asks) = amber_tui::front_end();
             let host = Host::new(dirs, front_end);
-            let result = workspace::resolve(cli.workspace.as_deref())
-                .and_then(|project| commands::tui::run(&host, cli.tui, &project, asks));
+            let result = workspace::resolve(cli.workspace.as_deref()).and_then(|project| {
+                commands::tui::run(&host, cli.tui, &project, asks, first_prompt)
+            });
             return report(result);
+        }
+        (None, None) if first_prompt.is_some() => {
+            eprintln!(
+                "amber: without a terminal there is no TUI to send the prompt to; run it headless with `amber -p \"…\"` (or `amber exec \"…\"`)"
+            );
+            return ExitCode::from(2);
         }
         (None, None) => {
             let _ = Cli::command()
@@ -280,9 +309,14 @@ fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The terminal dialog previews an edit or a write against the
+    // workspace's files.
+    let preview_root = workspace::resolve(cli.workspace.as_deref())
+        .ok()
+        .map(|p| p.root);
     let host = Host::new(
         dirs,
-        FrontEnd::new(approval::handler)
+        FrontEnd::new(move |yes| approval::handler(yes, preview_root.clone()))
             .with_compile_progress(std::sync::Arc::new(compile_progress::CompileBar::new())),
     );
     let done = |r: anyhow::Result<()>| r.map(|()| ExitCode::SUCCESS);
@@ -316,15 +350,6 @@ fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
                     .map(|()| ExitCode::SUCCESS),
             );
         }
-        Command::Slash(words) if !words.first().is_some_and(|w| w.starts_with('/')) => {
-            let name = words.first().cloned().unwrap_or_default();
-            Cli::command()
-                .error(
-                    clap::error::ErrorKind::InvalidSubcommand,
-                    format!("unrecognized subcommand '{name}' (slash commands start with /: amber /help)"),
-                )
-                .exit()
-        }
         other => other,
     };
     let json = cli.json;
@@ -356,6 +381,34 @@ fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
         }
     });
     report(result)
+}
+
+/// The command line parsed, and the prompt after a top-level `--`
+/// (`amber -- index` sends "index"; `amber exec -- …` is exec's own).
+fn parse(args: &[std::ffi::OsString]) -> (Cli, Option<String>) {
+    // Read before clap parses, so its own help and errors follow it too.
+    let color = color_choice(args);
+    let parse_from = |args: &[std::ffi::OsString]| {
+        let matches = Cli::command().color(color).get_matches_from(args);
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    };
+    if let Some(split) = args.iter().position(|a| a == "--") {
+        let before = &args[..split];
+        let quiet = Cli::command().color(color).try_get_matches_from(before);
+        if let Ok(matches) = quiet {
+            if let Ok(cli) = Cli::from_arg_matches(&matches) {
+                if cli.command.is_none() && cli.print.is_none() {
+                    let words: Vec<String> = args[split + 1..]
+                        .iter()
+                        .map(|a| a.to_string_lossy().into_owned())
+                        .collect();
+                    let prompt = (!words.is_empty()).then(|| words.join(" "));
+                    return (cli, prompt);
+                }
+            }
+        }
+    }
+    (parse_from(args), None)
 }
 
 /// The exit code of a command's result; an error is printed first.

@@ -162,7 +162,7 @@ pub fn short_arguments(arguments: &str, max: usize) -> String {
     shorten(&text, max)
 }
 
-fn shorten(text: &str, max: usize) -> String {
+pub fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }

@@ -22,6 +22,8 @@ pub struct Drawer {
     pub line: String,
     pub candidates: Vec<Candidate>,
     pub selected: usize,
+    /// Completing an `@path` (the word at the cursor), not a command line.
+    pub mention: bool,
 }
 
 /// Whether `text` is a command line being typed: one line, after a `/`.
@@ -36,7 +38,26 @@ impl Drawer {
             line: line.to_string(),
             candidates,
             selected: 0,
+            mention: false,
         })
+    }
+
+    /// The drawer of workspace paths for the `@word` at the cursor.
+    pub fn mention(word: &str, candidates: Vec<Candidate>) -> Option<Drawer> {
+        Drawer::new(word, candidates).map(|d| Drawer {
+            mention: true,
+            ..d
+        })
+    }
+
+    /// The selected `@path`, with a space after a file (a folder's path
+    /// goes on being typed).
+    pub fn chosen(&self) -> String {
+        match self.candidates.get(self.selected) {
+            Some(c) if c.name.ends_with('/') => c.name.clone(),
+            Some(c) => format!("{} ", c.name),
+            None => self.line.clone(),
+        }
     }
 
     pub fn up(&mut self) {
@@ -50,6 +71,9 @@ impl Drawer {
 
     /// The word being typed: after the last space (empty after a space).
     fn typing(&self) -> &str {
+        if self.mention {
+            return &self.line;
+        }
         let line = self.line.trim_start();
         let line = line.strip_prefix('/').unwrap_or(line);
         line.rsplit(char::is_whitespace).next().unwrap_or_default()
@@ -135,7 +159,11 @@ impl Drawer {
             .borders(Borders::ALL)
             .border_style(theme::dim())
             .title(Span::styled(
-                " tab completes · enter runs · esc closes ",
+                if self.mention {
+                    " tab completes the path · esc closes "
+                } else {
+                    " tab completes · enter runs · esc closes "
+                },
                 theme::dim(),
             ))
             .title_bottom(Line::from(Span::styled(more, theme::dim())).right_aligned());

@@ -24,7 +24,7 @@ mod reload;
 use crate::approver::Ask;
 use crate::dialog::Dialog;
 use crate::history::{Cell, NoticeKind};
-use crate::preview;
+use amber_app::preview;
 use crate::terminal::Tty;
 use crate::ui::Ui;
 
@@ -47,6 +47,39 @@ fn stop(interrupt: &Interrupt) {
     amber_runtime::imports::exec::kill_running();
 }
 
+/// The open session on a fresh screen: a resumed one's conversation
+/// first (`App::transcript`), then its start, and its counters as they
+/// were.
+fn show_session(app: &App, ui: &mut Ui) {
+    let Some(live) = app.live() else {
+        return;
+    };
+    ui.history.clear();
+    ui.status = Default::default();
+    match app.transcript() {
+        Ok(replayed) => {
+            for cell in crate::replay::cells(replayed) {
+                ui.history.push(cell);
+            }
+        }
+        Err(e) => ui.notice(
+            NoticeKind::Warning,
+            format!("cannot show the session's earlier turns: {e:#}"),
+        ),
+    }
+    ui.apply(live.started.clone(), None);
+    let usage = live.agent.total_usage();
+    ui.status.tokens_in = usage.input_tokens;
+    ui.status.tokens_cached = usage.cached_input_tokens;
+    ui.status.tokens_out = usage.output_tokens;
+}
+
+/// How long an Enter waits for a key behind it. A terminal that does not
+/// bracket a paste (tmux's `paste-buffer` without `-p`, some SSH clients)
+/// sends its line breaks as CR, the Enter key: a paste's next character
+/// follows within a millisecond or two, a person's much later.
+const PASTE_GAP: Duration = Duration::from_millis(15);
+
 /// What a key asks of the loop.
 enum Action {
     None,
@@ -58,12 +91,38 @@ enum Action {
 enum Job {
     Turn(String),
     Compact(Option<String>),
+    /// `!command`: the person's own command, through the shell tool.
+    Shell(String),
 }
 
 /// What the job gave back.
 enum Done {
     Turn(Result<RunReport, AgentError>),
     Compact(Result<CompactionOutcome, AgentError>),
+    /// The command and what the shell tool said.
+    Shell(String, Result<String, String>),
+}
+
+/// The command of a `!command` line, if it is one.
+fn bang_command(text: &str) -> Option<String> {
+    let command = text.trim_start().strip_prefix('!')?.trim();
+    (!command.is_empty()).then(|| command.to_string())
+}
+
+/// Output of a `!command` the model is given at most, in bytes.
+const MAX_BANG_OUTPUT: usize = 32 * 1024;
+
+/// The shell tool run on `command`, as the model's calls run it: its
+/// `exec` import asks the policy about the exact command and runs it in
+/// the sandbox. Blocking: on the blocking pool.
+fn run_shell(tool: Option<std::sync::Arc<dyn amber_core::ports::Tool>>, command: &str) -> Result<String, String> {
+    let Some(tool) = tool else {
+        return Err("no `shell` tool is enabled (amber plugin list shows the plugins)".into());
+    };
+    let args = serde_json::json!({ "command": command });
+    tool.call(&args)
+        .map(|out| out.content)
+        .map_err(|e| e.to_string())
 }
 
 pub struct Driver {
@@ -73,24 +132,28 @@ pub struct Driver {
     workspace: PathBuf,
     /// Quit once the running turn has stopped.
     quit_after_turn: bool,
+    /// An Enter held until [`PASTE_GAP`] passes with no key behind it.
+    enter_at: Option<tokio::time::Instant>,
     /// Wakes the loop when the plugin directory changes (live reload).
     reloads: UnboundedReceiver<()>,
     _watcher: Option<amber_app::watch::PluginWatcher>,
 }
 
 impl Driver {
-    pub fn new(app: App, asks: UnboundedReceiver<Ask>) -> Self {
+    /// The loop over `app`; `first_prompt` (`amber "fix the tests"`) is
+    /// sent once the screen is up.
+    pub fn new(app: App, asks: UnboundedReceiver<Ask>, first_prompt: Option<String>) -> Self {
         let workspace = app.project.root.clone();
         let mut ui = Ui::new();
-        if let Some(live) = app.live() {
-            ui.apply(live.started.clone(), None);
-        }
+        show_session(&app, &mut ui);
+        ui.queued.extend(first_prompt);
         let mut driver = Driver {
             app,
             ui,
             asks,
             workspace,
             quit_after_turn: false,
+            enter_at: None,
             // Replaced once the first frame is up (see `run`).
             reloads: unbounded_channel().1,
             _watcher: None,
@@ -150,6 +213,7 @@ impl Driver {
                         self.plugin_dir_changed().await;
                         Action::None
                     }
+                    () = Self::held_enter(self.enter_at) => self.fire_enter(false),
                     _ = signals.recv() => Action::Quit,
                 },
             };
@@ -163,8 +227,12 @@ impl Driver {
                     if self.is_command(&text) {
                         self.command(text.trim(), term, &mut events, &mut signals)
                             .await?;
+                    } else if let Some(command) = bang_command(&text) {
+                        self.job(Job::Shell(command), term, &mut events, &mut signals)
+                            .await?;
                     } else {
                         self.ui.history.push(Cell::User(text.clone()));
+                        self.attach_mentions(&text);
                         self.job(Job::Turn(text), term, &mut events, &mut signals)
                             .await?;
                     }
@@ -276,6 +344,15 @@ impl Driver {
         let interrupt = live.agent.interrupt().clone();
         let (tx, mut rx) = unbounded_channel::<(AgentEvent, Option<String>)>();
         let workspace = self.workspace.clone();
+        let shell = self.app.manager().runtime().ledger().tool("shell");
+        if let Job::Shell(command) = &job {
+            self.ui.history.push(Cell::Tool(crate::cards::ToolCard::new(
+                "!".into(),
+                "!".into(),
+                serde_json::json!({ "command": command }).to_string(),
+                None,
+            )));
+        }
         let mut task = tokio::spawn(async move {
             let mut sink = |event: AgentEvent| {
                 // The file as it is before the call runs: the card's diff.
@@ -291,6 +368,18 @@ impl Driver {
                 Job::Turn(prompt) => Done::Turn(live.agent.run(&prompt, &mut sink).await),
                 Job::Compact(focus) => {
                     Done::Compact(live.agent.compact_now(focus.as_deref(), &mut sink).await)
+                }
+                Job::Shell(command) => {
+                    let cancel = live.agent.interrupt().current();
+                    let ran = {
+                        let command = command.clone();
+                        amber_core::blocking::run(&cancel, move || run_shell(shell, &command)).await
+                    };
+                    let result = match ran {
+                        Ok(result) => result,
+                        Err(e) => Err(e.to_string()),
+                    };
+                    Done::Shell(command, result)
                 }
             };
             (live, done)
@@ -324,6 +413,9 @@ impl Driver {
                 _ = signals.recv() => {
                     self.quit_after_turn = true;
                     stop(&interrupt);
+                }
+                () = Self::held_enter(self.enter_at) => {
+                    self.fire_enter(true);
                 }
                 _ = ticker.tick() => self.ui.tick += 1,
             }
@@ -359,10 +451,10 @@ impl Driver {
             if !queued.is_empty() {
                 let mut text = queued.join("\n");
                 if !self.ui.composer.is_empty() {
-                    text = format!("{text}\n{}", self.ui.composer.text());
+                    text = format!("{text}\n{}", self.ui.composer.full_text());
                 }
                 self.ui.composer.clear();
-                self.ui.composer.paste(&text);
+                self.ui.composer.insert_str(&text);
             }
         }
         self.app.put_live(live);
@@ -388,8 +480,62 @@ impl Driver {
             Done::Turn(Err(e)) | Done::Compact(Err(e)) => {
                 self.ui.notice(NoticeKind::Error, format!("{e}"))
             }
+            Done::Shell(command, result) => self.shell_done(&command, result),
         }
         self.refresh_status();
+    }
+
+    /// A `!command`'s card filled in, and its output given to the model
+    /// ahead of the next prompt.
+    fn shell_done(&mut self, command: &str, result: Result<String, String>) {
+        let (status, output) = match &result {
+            Ok(out) => (crate::cards::CardStatus::Ok, out.clone()),
+            Err(e) => (crate::cards::CardStatus::Error, e.clone()),
+        };
+        let number = self.ui.history.len();
+        if let Some(card) = self.ui.history.card_mut("!") {
+            card.status = status;
+            card.output = output.clone();
+            // Only the newest `!` card answers to the id.
+            card.id = format!("!{number}");
+        }
+        let mut end = output.len().min(MAX_BANG_OUTPUT);
+        while !output.is_char_boundary(end) {
+            end -= 1;
+        }
+        let (kept, cut) = (&output[..end], end < output.len());
+        let note = format!(
+            "The user ran `{command}` in the workspace ({}):\n<output>\n{kept}{}\n</output>",
+            if result.is_ok() { "it ran" } else { "it failed" },
+            if cut { "\n[cut: the output was longer]" } else { "" },
+        );
+        if let Some(live) = self.app.live_mut() {
+            live.agent.note_before_next_prompt(note);
+        }
+    }
+
+    /// The files and folders a prompt names with `@path`, attached for
+    /// the model ahead of it; what was cut or refused is said.
+    fn attach_mentions(&mut self, prompt: &str) {
+        if !prompt.contains('@') {
+            return;
+        }
+        let attached = amber_app::mentions::attach(&self.workspace, prompt);
+        for note in &attached.notes {
+            self.ui.notice(NoticeKind::Info, note.clone());
+        }
+        // What attach added after the prompt: the attachments.
+        let Some(blocks) = attached.prompt.strip_prefix(prompt) else {
+            return;
+        };
+        let blocks = blocks.trim();
+        if blocks.is_empty() {
+            return;
+        }
+        if let Some(live) = self.app.live_mut() {
+            live.agent
+                .note_before_next_prompt(format!("The user attached:\n{blocks}"));
+        }
     }
 
     fn open_dialog(&mut self, ask: Ask) {
@@ -404,7 +550,9 @@ impl Driver {
     fn on_event(&mut self, event: Event, running: Option<&Interrupt>) -> Action {
         match event {
             Event::Paste(text) => {
-                if self.ui.dialog.is_none() && self.ui.pane.is_none() {
+                if let Some(dialog) = &mut self.ui.dialog {
+                    dialog.paste(&text);
+                } else if self.ui.pane.is_none() {
                     self.ui.composer.paste(&text);
                     self.update_drawer();
                 }
@@ -416,20 +564,19 @@ impl Driver {
     }
 
     fn on_key(&mut self, key: KeyEvent, running: Option<&Interrupt>) -> Action {
+        // A key right behind a held Enter: a paste, and the Enter was its
+        // line break.
+        if self.enter_at.take().is_some() {
+            self.ui.composer.newline();
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if let Some(dialog) = &self.ui.dialog {
-            let modified = key
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-            let pressed = match key.code {
-                KeyCode::Esc => Some('\u{1b}'),
-                KeyCode::Char('c') if ctrl => Some('\u{1b}'),
-                // A key typed for the prompt as the dialog appeared does
-                // not answer it.
-                KeyCode::Char(c) if !modified && dialog.settled() => Some(c),
-                _ => None,
+        if let Some(dialog) = &mut self.ui.dialog {
+            let decision = if ctrl && key.code == KeyCode::Char('c') {
+                Some(amber_core::ports::Decision::Declined { reason: None })
+            } else {
+                dialog.key(key)
             };
-            if let Some(decision) = pressed.and_then(|c| dialog.decision_for(c)) {
+            if let Some(decision) = decision {
                 if let Some(dialog) = self.ui.dialog.take() {
                     dialog.answer(decision);
                 }
@@ -459,11 +606,44 @@ impl Driver {
         action
     }
 
+    /// The Enter held by [`Driver::composer_key`], now that no key came
+    /// right behind it: the prompt is sent (queued while a turn runs).
+    fn fire_enter(&mut self, running: bool) -> Action {
+        self.enter_at = None;
+        let composer = &mut self.ui.composer;
+        if composer.text().trim().is_empty() {
+            return Action::None;
+        }
+        let text = composer.take();
+        self.ui.scroll = 0;
+        self.update_drawer();
+        if running {
+            self.ui.queued.push_back(text);
+            return Action::None;
+        }
+        Action::Send(text)
+    }
+
+    /// When the held Enter fires, if one is held.
+    async fn held_enter(deadline: Option<tokio::time::Instant>) {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    }
+
     /// A key for the prompt editor.
     fn composer_key(&mut self, key: KeyEvent, running: Option<&Interrupt>) -> Action {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let composer = &mut self.ui.composer;
         match key.code {
+            // Esc stops a turn, as ctrl-c does; on an idle prompt it is
+            // kept free (esc esc is rewind's).
+            KeyCode::Esc => {
+                if let Some(interrupt) = running {
+                    stop(interrupt);
+                }
+            }
             KeyCode::Char('c') if ctrl => {
                 if let Some(interrupt) = running {
                     stop(interrupt);
@@ -495,18 +675,9 @@ impl Driver {
             {
                 composer.newline()
             }
-            KeyCode::Enter => {
-                if composer.text().trim().is_empty() {
-                    return Action::None;
-                }
-                let text = composer.take();
-                self.ui.scroll = 0;
-                if running.is_some() {
-                    self.ui.queued.push_back(text);
-                    return Action::None;
-                }
-                return Action::Send(text);
-            }
+            // Held for a moment: a key right behind it means a paste the
+            // terminal did not bracket, whose CR is a line break.
+            KeyCode::Enter => self.enter_at = Some(tokio::time::Instant::now() + PASTE_GAP),
             KeyCode::Char(c)
                 if !key
                     .modifiers

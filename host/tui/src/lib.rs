@@ -7,6 +7,7 @@
 
 mod approver;
 pub mod cards;
+pub mod choice_pane;
 pub mod composer;
 pub mod dialog;
 pub mod drawer;
@@ -17,8 +18,9 @@ pub mod markdown;
 pub mod pane;
 pub mod pane_frame;
 pub mod plugin_view;
-pub mod preview;
+pub mod replay;
 pub mod session_picker;
+pub mod tabs;
 mod terminal;
 pub mod theme;
 pub mod ui;
@@ -34,13 +36,14 @@ use anyhow::{Context, Result};
 pub use approver::front_end;
 
 /// Opens the session (a resume is verified first), takes the terminal
-/// and runs until the person quits. The terminal is restored on every
+/// and runs until the person quits; `first_prompt` is sent at once. The terminal is restored on every
 /// way out.
 pub fn run(
     host: &amber_app::host::Host,
     project: ProjectRoot,
     options: SessionOptions,
     asks: tokio::sync::mpsc::UnboundedReceiver<approver::Ask>,
+    first_prompt: Option<String>,
 ) -> Result<ExitCode> {
     // Two workers: the loop and the turn's task; a tool waiting for an
     // approval blocks its own thread only.
@@ -51,7 +54,7 @@ pub fn run(
         .context("cannot start the async runtime")?;
     let app = App::open_session(host, project, options)?;
     let (mut term, guard) = terminal::enter()?;
-    let result = runtime.block_on(driver::Driver::new(app, asks).run(&mut term));
+    let result = runtime.block_on(driver::Driver::new(app, asks, first_prompt).run(&mut term));
     drop(guard);
     // Commands a stopped turn started die with their process groups.
     amber_runtime::imports::exec::kill_running();

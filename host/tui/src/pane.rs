@@ -10,6 +10,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 pub use crate::pane_frame::{frame_block, PaneAction};
+use crate::choice_pane::ChoicePane;
 use crate::plugin_view::PluginView;
 use crate::session_picker::SessionPicker;
 use crate::theme;
@@ -18,6 +19,8 @@ pub enum Pane {
     Page(PagePane),
     Plugins(PluginView),
     Sessions(SessionPicker),
+    /// A list to pick one of (`/model`).
+    Choose(ChoicePane),
 }
 
 impl Pane {
@@ -29,6 +32,7 @@ impl Pane {
             Pane::Page(page) => page.key(key),
             Pane::Plugins(view) => view.key(key),
             Pane::Sessions(picker) => picker.key(key),
+            Pane::Choose(choices) => choices.key(key),
         }
     }
 
@@ -38,14 +42,18 @@ impl Pane {
             Pane::Page(page) => page.draw(frame, area),
             Pane::Plugins(view) => view.draw(frame, area),
             Pane::Sessions(picker) => picker.draw(frame, area),
+            Pane::Choose(choices) => choices.draw(frame, area),
         }
     }
 }
 
-/// A man page, scrollable.
+/// A man page, scrollable; also the approval dialog's view of a request
+/// whole (`o`).
 pub struct PagePane {
     pub title: String,
-    pub lines: Vec<String>,
+    /// The page's lines, styled; wrapped (and their tabs expanded) as
+    /// they are drawn.
+    pub lines: Vec<Line<'static>>,
     /// Rows scrolled past, of the page as wrapped at the last draw.
     pub scroll: usize,
     /// Rows of text the last draw showed, for page up and down.
@@ -55,8 +63,24 @@ pub struct PagePane {
 }
 
 impl PagePane {
+    /// A man page from its text: its unindented lines are its section
+    /// headings.
     pub fn new(title: impl Into<String>, text: &str) -> Self {
-        let lines: Vec<String> = text.lines().map(String::from).collect();
+        let lines = text
+            .lines()
+            .map(|l| {
+                if !l.is_empty() && !l.starts_with(' ') {
+                    Line::from(Span::styled(l.to_string(), theme::heading()))
+                } else {
+                    Line::from(l.to_string())
+                }
+            })
+            .collect();
+        PagePane::styled(title, lines)
+    }
+
+    /// A page of lines already styled (a coloured diff).
+    pub fn styled(title: impl Into<String>, lines: Vec<Line<'static>>) -> Self {
         PagePane {
             title: title.into(),
             rows: lines.len(),
@@ -66,7 +90,8 @@ impl PagePane {
         }
     }
 
-    fn key(&mut self, key: KeyEvent) -> PaneAction {
+    /// A key: scrolling, or `q` to close (Esc is the caller's).
+    pub(crate) fn key(&mut self, key: KeyEvent) -> PaneAction {
         let last = self.rows.saturating_sub(self.page);
         self.scroll = match key.code {
             KeyCode::Char('q') => return PaneAction::Close,
@@ -82,25 +107,13 @@ impl PagePane {
         PaneAction::None
     }
 
-    fn draw(&mut self, frame: &mut Frame<'_>, area: Rect) {
+    pub(crate) fn draw(&mut self, frame: &mut Frame<'_>, area: Rect) {
         let block = frame_block(&self.title, "↑↓ pgup pgdn scroll · q or esc closes");
         let inner = block.inner(area);
         self.page = usize::from(inner.height.max(1));
-        let styled: Vec<Line<'static>> = self
-            .lines
-            .iter()
-            .map(|l| {
-                // A man page's section headings are its unindented lines.
-                if !l.is_empty() && !l.starts_with(' ') {
-                    Line::from(Span::styled(l.clone(), theme::heading()))
-                } else {
-                    Line::from(l.clone())
-                }
-            })
-            .collect();
         // Wrapped here, so scrolling counts the rows the page really takes
-        // and its last row can always be reached.
-        let rows = crate::wrap::wrap_all(&styled, inner.width.max(1));
+        // and its last row can always be reached; wrapping expands tabs.
+        let rows = crate::wrap::wrap_all(&self.lines, inner.width.max(1));
         self.rows = rows.len();
         self.scroll = self.scroll.min(self.rows.saturating_sub(self.page));
         let shown: Vec<Line<'static>> =

@@ -22,6 +22,8 @@ pub enum PaneAction {
         granted: bool,
     },
     Resume(String),
+    /// Run this command line, as if typed (a picker's choice).
+    Run(String),
 }
 
 /// A titled frame with the pane's keys at the bottom.

@@ -28,7 +28,9 @@ impl SessionPicker {
     pub fn new(all: Vec<SessionSummary>, workspace: &str, open: &str) -> Self {
         let (mut sessions, others): (Vec<_>, Vec<_>) = all
             .into_iter()
-            .filter(|s| s.workspace == workspace)
+            // An empty session (an older amber left one per TUI opened
+            // and quit) has nothing to resume.
+            .filter(|s| s.workspace == workspace && (s.turns > 0 || s.id == open))
             .partition(|s| s.id == open);
         sessions.extend(others);
         SessionPicker {

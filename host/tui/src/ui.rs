@@ -10,6 +10,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::cards::{CardStatus, ToolCard};
 use crate::composer::Composer;
@@ -20,6 +21,61 @@ use crate::pane::Pane;
 use crate::theme;
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// A token count in a few columns: 950, 12.3k, 4.1M.
+fn count(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1_000.0),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
+/// The session id's tail (`20261205-051209-ab12` shows as `…ab12`): what
+/// tells this session from the others in a list.
+fn short_id(id: &str) -> String {
+    match id.rsplit_once('-') {
+        Some((_, tail)) if !tail.is_empty() => format!("…{tail}"),
+        _ => id.to_string(),
+    }
+}
+
+/// The status line's text, from the fullest to the shortest; the first
+/// that fits is shown.
+fn status_facts(s: &StatusInfo) -> Vec<String> {
+    let context = s
+        .context
+        .map(|share| format!("context {:.0}%", share * 100.0));
+    let join = |parts: Vec<Option<String>>| {
+        let parts: Vec<String> = parts.into_iter().flatten().collect();
+        format!(" {} ", parts.join(" · "))
+    };
+    let model = Some(format!("{} ({})", s.model, s.provider));
+    let bare_model = Some(s.model.clone());
+    let mode = Some(format!("mode {}", s.mode));
+    let tokens = Some(format!(
+        "in {} (cached {}) out {}",
+        count(s.tokens_in),
+        count(s.tokens_cached),
+        count(s.tokens_out)
+    ));
+    let few_tokens = Some(format!(
+        "in {} out {}",
+        count(s.tokens_in),
+        count(s.tokens_out)
+    ));
+    let session = (!s.session.is_empty()).then(|| format!("session {}", s.session));
+    let short_session = (!s.session.is_empty()).then(|| short_id(&s.session));
+    vec![
+        join(vec![model.clone(), mode.clone(), tokens.clone(), context.clone(), session]),
+        join(vec![model.clone(), mode.clone(), tokens, context.clone(), short_session.clone()]),
+        join(vec![model.clone(), mode.clone(), few_tokens.clone(), context.clone(), short_session.clone()]),
+        join(vec![bare_model.clone(), mode.clone(), few_tokens.clone(), context.clone(), short_session]),
+        join(vec![bare_model.clone(), mode.clone(), few_tokens, context.clone()]),
+        join(vec![bare_model.clone(), mode, context.clone()]),
+        join(vec![bare_model, Some(s.mode.clone()), context]),
+    ]
+}
 
 /// The status line's facts.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -237,35 +293,32 @@ impl Ui {
         self.status.tokens_out += usage.output_tokens;
     }
 
-    /// The status line.
-    pub fn status_line(&self) -> Line<'static> {
+    /// The status line, fitted to `width` columns: the model, the mode
+    /// and the context gauge stay longest; the tokens, the provider and
+    /// the session id (shortened first) give way, in that order.
+    pub fn status_line(&self, width: u16) -> Line<'static> {
         let s = &self.status;
-        let mut parts = vec![
-            format!("{} ({})", s.model, s.provider),
-            format!("mode {}", s.mode),
-            format!(
-                "in {} (cached {}) out {}",
-                s.tokens_in, s.tokens_cached, s.tokens_out
-            ),
-        ];
-        if let Some(share) = s.context {
-            parts.push(format!("context {:.0}%", share * 100.0));
-        }
-        parts.push(format!("session {}", s.session));
         let mut spans = Vec::new();
+        let mut used = 0;
         if let Some(flash) = &self.flash {
-            spans.push(Span::styled(format!(" {flash} "), theme::flash()));
+            let text = format!(" {flash} ");
+            used += text.width();
+            spans.push(Span::styled(text, theme::flash()));
         }
         if self.running {
-            spans.push(Span::styled(
-                format!(" {} working (ctrl-c interrupts) ", self.spinner()),
-                theme::status_bar(),
-            ));
+            let text = format!(" {} working · esc stops ", self.spinner());
+            used += text.width();
+            spans.push(Span::styled(text, theme::status_bar()));
         }
-        spans.push(Span::styled(
-            format!(" {} ", parts.join(" · ")),
-            theme::status_bar(),
-        ));
+        let room = usize::from(width).saturating_sub(used);
+        let facts = status_facts(s)
+            .into_iter()
+            .find(|f| f.width() <= room)
+            .unwrap_or_else(|| {
+                let short: String = format!(" {} · {} ", s.model, s.mode);
+                crate::cards::shorten(&short, room.max(1))
+            });
+        spans.push(Span::styled(facts, theme::status_bar()));
         Line::from(spans)
     }
 
@@ -286,7 +339,7 @@ impl Ui {
         self.draw_transcript(frame, transcript);
         self.draw_editor(frame, editor);
         frame.render_widget(
-            Paragraph::new(self.status_line()).style(theme::status_bar()),
+            Paragraph::new(self.status_line(status.width)).style(theme::status_bar()),
             status,
         );
         if let Some(pane) = &mut self.pane {
@@ -294,13 +347,54 @@ impl Ui {
         } else if let Some(drawer) = &self.drawer {
             drawer.draw(frame, transcript);
         }
-        if let Some(dialog) = &self.dialog {
+        if let Some(dialog) = &mut self.dialog {
             dialog.draw(frame, transcript);
         }
     }
 
+    /// The prompts typed during a turn, dimmed under the transcript until
+    /// they are sent.
+    fn queued_lines(&self, width: u16) -> Vec<Line<'static>> {
+        let lines: Vec<Line<'static>> = self
+            .queued
+            .iter()
+            .map(|q| {
+                let first = q.lines().next().unwrap_or_default();
+                let more = q.lines().count().saturating_sub(1);
+                let tail = if more > 0 {
+                    format!(" (+{more} lines)")
+                } else {
+                    String::new()
+                };
+                Line::from(Span::styled(
+                    format!("› {first}{tail}  (queued: sent after this turn)"),
+                    theme::dim(),
+                ))
+            })
+            .collect();
+        crate::wrap::wrap_all(&lines, width)
+    }
+
     fn draw_transcript(&mut self, frame: &mut Frame<'_>, area: Rect) {
         let spinner = self.spinner();
+        let queued = self.queued_lines(area.width);
+        // The queue takes at most a third of the transcript.
+        let queued: Vec<Line<'static>> = queued
+            .into_iter()
+            .take(usize::from(area.height / 3))
+            .collect();
+        let area = Rect {
+            height: area.height - queued.len() as u16,
+            ..area
+        };
+        if !queued.is_empty() {
+            let below = Rect {
+                y: area.y + area.height,
+                height: queued.len() as u16,
+                ..area
+            };
+            frame.render_widget(Paragraph::new(queued), below);
+        }
         let (lines, more) =
             self.history
                 .visible(area.width, usize::from(area.height), self.scroll, spinner);
@@ -340,10 +434,10 @@ impl Ui {
             .enumerate()
             .map(|(i, l)| {
                 let mark = if i == 0 { "› " } else { "  " };
-                Line::from(vec![
+                crate::tabs::expand_line(&Line::from(vec![
                     Span::styled(mark, theme::accent()),
                     Span::raw(l.clone()),
-                ])
+                ]))
             })
             .collect();
         // Keep the cursor's line in view.

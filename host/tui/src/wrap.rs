@@ -9,7 +9,16 @@ use unicode_width::UnicodeWidthChar;
 /// `line` broken into lines of at most `width` columns, at spaces where
 /// it can be and inside a word only when the word is wider than a line.
 /// Each piece keeps its span's style; the line's own style carries over.
+/// Tabs become spaces first ([`crate::tabs`]): drawn as they are they
+/// would show as nothing.
 pub fn wrap(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
+    let expanded;
+    let line = if crate::tabs::has_tabs(line) {
+        expanded = crate::tabs::expand_line(line);
+        &expanded
+    } else {
+        line
+    };
     let width = usize::from(width.max(1));
     // The line as (char, style index) cells, so a break can fall anywhere.
     let cells: Vec<(char, usize)> = line
@@ -107,6 +116,14 @@ mod tests {
         let wrapped = wrap(&line, 11);
         assert_eq!(texts(&wrapped), ["plain bold", "words here"]);
         assert_eq!(wrapped[1].spans[0].style, Style::new().bold());
+    }
+
+    #[test]
+    fn tabs_are_expanded_before_wrapping() {
+        let line = Line::from(vec!["  ".into(), "+\techo hi".green()]);
+        let wrapped = wrap(&line, 40);
+        assert_eq!(texts(&wrapped), ["  +     echo hi"]);
+        assert_eq!(wrapped[0].spans[1].style, Style::new().green());
     }
 
     #[test]

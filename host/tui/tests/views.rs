@@ -225,12 +225,36 @@ fn the_status_line_counts_tokens_and_the_context() {
         },
         None,
     );
-    let line = ui.status_line().to_string();
+    let line = ui.status_line(120).to_string();
     assert_eq!(
         line,
-        " gpt-5 (openai) · mode write · in 12400 (cached 11000) out 310 · context 23% · session 20261203-041500-ab12 "
+        " gpt-5 (openai) · mode write · in 12.4k (cached 11.0k) out 310 · context 23% · session 20261203-041500-ab12 "
     );
     insta::assert_snapshot!(draw(&mut ui, 110, 5).backend());
+}
+
+#[test]
+fn the_status_line_fits_80_columns_keeping_model_mode_and_context() {
+    let mut ui = ui();
+    ui.status.tokens_in = 1_234_567;
+    ui.status.tokens_out = 45_000;
+    let line = ui.status_line(80).to_string();
+    assert!(line.chars().count() <= 80, "{line}");
+    assert_eq!(
+        line,
+        " gpt-5 (openai) · mode write · in 1.2M out 45.0k · context 23% · …ab12 "
+    );
+    // A turn running takes room; the facts give way in order.
+    ui.running = true;
+    let line = ui.status_line(80).to_string();
+    assert!(line.chars().count() <= 80, "{line}");
+    assert!(
+        line.contains("gpt-5") && line.contains("write") && line.contains("23%"),
+        "{line}"
+    );
+    let line = ui.status_line(40).to_string();
+    assert!(line.chars().count() <= 40, "{line}");
+    insta::assert_snapshot!(draw(&mut ui, 80, 4).backend());
 }
 
 #[test]

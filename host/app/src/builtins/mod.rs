@@ -26,6 +26,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("set.value", settings::set_value),
     ("get.all", settings::get_all),
     ("get.value", settings::get_value),
+    ("model", settings::model),
     ("plugins.list", plugins::list),
     ("plugins.enable", plugins::enable),
     ("plugins.disable", plugins::disable),

@@ -52,6 +52,36 @@ pub fn set_value(app: &mut App, inv: &Invocation<'_>) -> Handled {
     set(app, inv.tree, key, &value, save)
 }
 
+/// `/model [NAME] [--save]`: NAME switches the model as `/set model`
+/// does; alone, the models the presets list, the one in use first.
+pub fn model(app: &mut App, inv: &Invocation<'_>) -> Handled {
+    let (words, save) = words_and_save(inv.arg);
+    if let Some(name) = words.first() {
+        if let Some(extra) = words.get(1) {
+            return Err(failed(format!(
+                "/model takes one model name, got `{extra}` too"
+            )));
+        }
+        return set(app, inv.tree, "model", name, save);
+    }
+    let current = app.settings();
+    let choices: Vec<String> = inv
+        .tree
+        .child("model")
+        .map(|n| n.children.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut text = format!("model {} ({})
+", current.model, current.provider);
+    for name in &choices {
+        let mark = if *name == current.model { "*" } else { " " };
+        text.push_str(&format!("{mark} {name}\n"));
+    }
+    text.push_str("/model <name> switches (any name the provider knows)");
+    Ok(Reply::text(text).with_data(json!({
+        "model": current.model, "provider": current.provider, "choices": choices,
+    })))
+}
+
 /// Sets `key` to `value`: in the session, and in the config file when
 /// `save` or when no session is open.
 pub fn set(app: &mut App, tree: &Node, key: &str, value: &str, save: bool) -> Handled {
@@ -63,6 +93,13 @@ pub fn set(app: &mut App, tree: &Node, key: &str, value: &str, save: bool) -> Ha
     let in_session = app.live().is_some();
     if in_session {
         apply(app, &parsed)?;
+        if matches!(
+            parsed,
+            Setting::Policy(_) | Setting::Model(_) | Setting::Provider(_)
+        ) {
+            app.record_settings()
+                .map_err(|e| failed(format!("{e:#}")))?;
+        }
     }
     let shown = show(&parsed);
     if save || !in_session {

@@ -54,6 +54,9 @@ pub struct ExecArgs {
     /// verified first.
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    /// Continue the workspace's latest session that has a turn.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    pub continue_latest: bool,
     /// Also write the final reply to FILE when the run completes (for
     /// scripts); a failed run leaves FILE as it was.
     #[arg(long, value_name = "FILE")]
@@ -101,6 +104,7 @@ impl ExecArgs {
             model: None,
             base_url: None,
             resume: None,
+            continue_latest: false,
             output_last_message: None,
             compact_at: None,
             trust_hooks: false,
@@ -127,15 +131,30 @@ impl From<ModeArg> for Mode {
 }
 
 impl ExecArgs {
-    /// What this run asks of its session.
-    fn session_options(&self) -> SessionOptions {
+    /// `amber -p PROMPT` with the session flags given before it
+    /// (`amber -m MODEL --mode read -p …`).
+    pub fn with_session_flags(mut self, flags: super::tui::TuiArgs) -> Self {
+        self.provider = flags.provider;
+        self.model = flags.model;
+        self.base_url = flags.base_url;
+        self.mode = flags.mode;
+        // `--resume` without an ID is `-c`.
+        self.continue_latest = flags.continue_latest || flags.resume.as_deref() == Some("");
+        self.resume = flags.resume.filter(|id| !id.is_empty());
+        self.no_confirm = flags.no_confirm;
+        self
+    }
+
+    /// What this run asks of its session; `resume` is the session
+    /// `--resume` or `-c` named.
+    fn session_options(&self, resume: Option<String>) -> SessionOptions {
         SessionOptions {
             provider: self.provider.clone(),
             model: self.model.clone(),
             base_url: self.base_url.clone(),
             mode: self.mode.map(Mode::from),
             yes: self.yes,
-            resume: self.resume.clone(),
+            resume,
             compress_threshold: self.compact_at,
             trust_hooks: self.trust_hooks,
             no_confirm: self.no_confirm,
@@ -159,7 +178,30 @@ fn prepare(
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
     }
-    let app = App::open_session(host, project.clone(), args.session_options())?;
+    // `git diff | amber -p "review this"`: what is piped in is context,
+    // put before the prompt (as a note, so the session's title and its
+    // resumed transcript show the prompt as typed).
+    let mut piped_block = None;
+    if args.prompt != "-" {
+        if let Some(piped) =
+            amber_app::piped::read_piped_stdin().context("cannot read what was piped to amber")?
+        {
+            let (with, note) = amber_app::piped::with_piped(&piped, &prompt);
+            if let Some(note) = note {
+                eprintln!("amber: {note}");
+            }
+            piped_block = with
+                .strip_suffix(prompt.as_str())
+                .map(|block| block.trim_end().to_string())
+                .filter(|block| !block.is_empty());
+        }
+    }
+    let resume =
+        super::tui::session_to_resume(host, args.resume.clone(), args.continue_latest, project)?;
+    let mut app = App::open_session(host, project.clone(), args.session_options(resume))?;
+    if let (Some(block), Some(live)) = (piped_block, app.live_mut()) {
+        live.agent.note_before_next_prompt(block);
+    }
     Ok(Prepared { app, prompt })
 }
 

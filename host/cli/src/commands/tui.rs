@@ -1,6 +1,7 @@
 //! `amber` with no subcommand: the TUI on a terminal (amber-tui), in the
-//! workspace, with `--provider`, `--model`, `--mode` as for `exec` and
-//! `--resume [ID]` (the workspace's latest session without an ID).
+//! workspace, with `--provider`, `-m/--model`, `--base-url`, `--mode` as
+//! for `exec`, `--resume [ID]` and `-c` (the workspace's latest session
+//! that has a turn), and a first prompt (`amber "fix the tests"`).
 //! Without a terminal there is nothing to draw on: the help, a pointer to
 //! `amber exec`, and exit status 2.
 
@@ -18,30 +19,40 @@ use super::exec::ModeArg;
 #[derive(Args, Default)]
 pub struct TuiArgs {
     /// Continue a session in the TUI (its chain is verified first); without
-    /// ID, the workspace's latest.
+    /// ID, the workspace's latest that has a turn.
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
-    /// A provider preset for the TUI's session (see `amber providers list`).
+    /// Continue the workspace's latest session (as `--resume` without an
+    /// ID): in the TUI, and with `-p`.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    pub continue_latest: bool,
+    /// A provider preset for the session (see `amber providers list`), in
+    /// the TUI and with `-p`.
     #[arg(long)]
     pub provider: Option<String>,
-    /// Another model than the preset's, for the TUI's session.
-    #[arg(long)]
+    /// Another model than the preset's, in the TUI and with `-p`.
+    #[arg(short = 'm', long)]
     pub model: Option<String>,
-    /// The policy mode of the TUI's session: read, write or yolo.
+    /// Another base URL than the preset's, in the TUI and with `-p`.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The policy mode of the session: read, write or yolo (the TUI and
+    /// `-p`).
     #[arg(long, value_parser = clap::value_parser!(ModeArg))]
     pub mode: Option<ModeArg>,
-    /// Leave out the silent confirm turn in the TUI's session (see `amber
-    /// exec --help`).
+    /// Leave out the silent confirm turn (see `amber exec --help`).
     #[arg(long)]
     pub no_confirm: bool,
 }
 
 impl TuiArgs {
-    /// Whether any of the TUI's flags was given.
+    /// Whether any of the session flags was given.
     pub fn any(&self) -> bool {
         self.resume.is_some()
+            || self.continue_latest
             || self.provider.is_some()
             || self.model.is_some()
+            || self.base_url.is_some()
             || self.mode.is_some()
             || self.no_confirm
     }
@@ -52,31 +63,44 @@ pub fn on_terminal() -> bool {
     std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
+/// The session `--resume [ID]` or `-c` names: an ID as given, or the
+/// workspace's latest session that has a turn.
+pub fn session_to_resume(
+    host: &amber_app::host::Host,
+    resume: Option<String>,
+    continue_latest: bool,
+    project: &ProjectRoot,
+) -> Result<Option<String>> {
+    match resume {
+        Some(id) if !id.is_empty() => Ok(Some(id)),
+        None if !continue_latest => Ok(None),
+        _ => Ok(Some(
+            amber_app::session::latest_in_workspace(&host.dirs, project)?.ok_or_else(|| {
+                anyhow!(
+                    "no session of the workspace {} to continue (amber sessions list shows every session)",
+                    project.root.display()
+                )
+            })?,
+        )),
+    }
+}
+
 pub fn run(
     host: &amber_app::host::Host,
     args: TuiArgs,
     project: &ProjectRoot,
     asks: tokio::sync::mpsc::UnboundedReceiver<amber_tui::Ask>,
+    first_prompt: Option<String>,
 ) -> Result<ExitCode> {
-    let resume = match args.resume {
-        Some(id) if id.is_empty() => Some(
-            amber_app::session::latest_in_workspace(&host.dirs, project)?
-                .ok_or_else(|| {
-                    anyhow!(
-                        "no recorded session of the workspace {} to resume (amber sessions list shows every session)",
-                        project.root.display()
-                    )
-                })?,
-        ),
-        other => other,
-    };
+    let resume = session_to_resume(host, args.resume, args.continue_latest, project)?;
     let options = SessionOptions {
         provider: args.provider,
         model: args.model,
+        base_url: args.base_url,
         mode: args.mode.map(Mode::from),
         resume,
         no_confirm: args.no_confirm,
         ..SessionOptions::default()
     };
-    amber_tui::run(host, project.clone(), options, asks)
+    amber_tui::run(host, project.clone(), options, asks, first_prompt)
 }

@@ -144,7 +144,9 @@ mod tests {
         let registry = SettingRegistry::new(&tree);
         assert_eq!(registry.resolve_key("set.model").unwrap().path, "set.model");
         assert_eq!(registry.resolve_key("plugins").unwrap().path, "plugins");
-        assert_eq!(registry.resolve_key("model").unwrap().path, "get.model");
+        // `/model` is a command of its own: exact first.
+        assert_eq!(registry.resolve_key("model").unwrap().path, "model");
+        assert_eq!(registry.resolve_key("policy").unwrap().path, "get.policy");
         assert_eq!(
             registry.resolve_key("only_set").unwrap().path,
             "set.only_set"

@@ -122,6 +122,9 @@ pub struct Agent {
     cancel: CancellationToken,
     interrupt: Interrupt,
     last_usage: Usage,
+    /// Every model call of the session summed, resumed ones included: the
+    /// counters a front end shows, recorded with each turn's head.
+    total_usage: Usage,
     warned_no_compressor: bool,
     /// Warnings already reported this run.
     warned: std::collections::HashSet<String>,
@@ -189,6 +192,7 @@ impl Agent {
             cancel: CancellationToken::new(),
             interrupt: Interrupt::default(),
             last_usage: Usage::default(),
+            total_usage: Usage::default(),
             warned_no_compressor: false,
             warned: Default::default(),
             recovery: Recovery::default(),
@@ -259,7 +263,12 @@ impl Agent {
     /// `text` goes to the model once, ahead of the next prompt, in the
     /// same message (so the roles still alternate).
     pub fn note_before_next_prompt(&mut self, text: String) {
-        self.note = Some(text);
+        // Notes add up: a resumed session's digest, then an attached
+        // file, then a command the person ran, all before one prompt.
+        self.note = Some(match self.note.take() {
+            Some(before) => format!("{before}\n\n{text}"),
+            None => text,
+        });
     }
 
     /// The read tracker, for the sub-agents it starts.
@@ -356,6 +365,30 @@ impl Agent {
         &self.last_usage
     }
 
+    /// The session's tokens so far, every model call summed (a resumed
+    /// session's earlier calls included).
+    pub fn total_usage(&self) -> Usage {
+        self.total_usage
+    }
+
+    /// Carries on a resumed session's totals.
+    pub fn with_total_usage(mut self, usage: Usage) -> Self {
+        self.total_usage = usage;
+        self
+    }
+
+    /// Records the settings the session runs with from here on, which a
+    /// resume restores (a new session's wait for its first message).
+    pub fn record_settings(
+        &mut self,
+        settings: &crate::session::SessionSettings,
+    ) -> Result<(), AgentError> {
+        if let Some(session) = &mut self.session {
+            session.settings(settings)?;
+        }
+        Ok(())
+    }
+
     /// Tokens in the context now, against the model's window: what the
     /// compression gate weighs, and `/status` shows.
     pub fn context_usage(&self) -> ContextUsage {
@@ -404,6 +437,10 @@ impl Agent {
                 self.seal()?;
                 return Ok(report);
             }
+        }
+        // The prompt as typed, for a resumed transcript to show.
+        if let Some(session) = &mut self.session {
+            session.prompt(prompt)?;
         }
         let mut message = Message::text(Role::User, prompt);
         if let Some(note) = self.note.take() {
@@ -488,6 +525,7 @@ impl Agent {
             };
             self.last_usage = reply.usage;
             add_usage(&mut report.usage, &reply.usage);
+            add_usage(&mut self.total_usage, &reply.usage);
             let calls = reply.tool_calls.clone();
             let empty = reply.text.trim().is_empty() && calls.is_empty();
             if empty && !confirming {
@@ -854,7 +892,7 @@ impl Agent {
             return Ok(());
         }
         if let Some(session) = &mut self.session {
-            session.end_turn(&self.chain)?;
+            session.end_turn_with(&self.chain, Some(self.total_usage))?;
         }
         self.unsealed = false;
         Ok(())

@@ -16,6 +16,12 @@ pub enum PolicyError {
     /// The person was asked and said no.
     #[error("not approved: `{kind}` ({class}) needs approval and was not given it; the user can rerun with --yes, or --mode yolo")]
     NotApproved { kind: String, class: String },
+    /// A person at a dialog said no; `reason` is what they typed.
+    #[error("the user declined this (`{kind}`){}", because(reason))]
+    Declined {
+        kind: String,
+        reason: Option<String>,
+    },
     /// Read mode, and the command is not read-only.
     #[error("read mode: `{command}` is not read-only ({label}: {reason})")]
     ReadMode {
@@ -32,6 +38,13 @@ pub enum PolicyError {
     /// The arguments do not fit the tool's schema.
     #[error("the arguments do not match the schema of `{tool}`: {}", problems.join("; "))]
     BadArguments { tool: String, problems: Vec<String> },
+}
+
+fn because(reason: &Option<String>) -> String {
+    match reason.as_deref().map(str::trim) {
+        Some(reason) if !reason.is_empty() => format!(": {reason}"),
+        _ => String::new(),
+    }
 }
 
 fn in_path(path: &Option<String>) -> String {
@@ -63,6 +76,14 @@ mod tests {
             (
                 PolicyError::NotApproved { kind: "exec:rm:deletes".into(), class: "deletes: rm".into() },
                 "not approved: `exec:rm:deletes` (deletes: rm) needs approval and was not given it; the user can rerun with --yes, or --mode yolo",
+            ),
+            (
+                PolicyError::Declined { kind: "write_file".into(), reason: Some(" use a patch ".into()) },
+                "the user declined this (`write_file`): use a patch",
+            ),
+            (
+                PolicyError::Declined { kind: "write_file".into(), reason: None },
+                "the user declined this (`write_file`)",
             ),
             (
                 PolicyError::ReadMode { command: "rm x".into(), label: "deletes".into(), reason: "rm".into() },

@@ -387,6 +387,10 @@ impl Policy {
                 kind: ask.kind.clone(),
                 class: ask.class.clone(),
             }),
+            Decision::Declined { reason } => Err(PolicyError::Declined {
+                kind: ask.kind.clone(),
+                reason,
+            }),
         }
     }
 

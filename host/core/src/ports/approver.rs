@@ -59,7 +59,14 @@ pub struct ApprovalRequest {
 pub enum Decision {
     ApproveOnce,
     ApproveForSession(Scope),
+    /// Nobody said yes: headless without `--yes`, a dialog closed or a
+    /// question that could not be put. The model is told how a person
+    /// could allow it (`--yes`, `--mode yolo`).
     Deny,
+    /// A person at a dialog said no, with what they typed after `n`, if
+    /// anything: the model is told the user declined, and why, never
+    /// the headless advice about flags the person did not ask for.
+    Declined { reason: Option<String> },
 }
 
 /// An approval on its way: ready when whoever was asked has answered.

@@ -14,6 +14,7 @@
 //! "interrupted" result for each and every call still has exactly one.
 
 mod store;
+mod transcript;
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -22,9 +23,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::context::{link, ChainHash, ContextChain};
-use crate::ports::dialect::{Message, Part, Role, ToolResult};
+use crate::ports::dialect::{Message, Part, Role, ToolResult, Usage};
 
 pub use store::{civil_date, SessionState, SessionStore, SessionSummary};
+pub use transcript::{transcript, Replayed};
 
 /// What a session was started with, recorded once on its first line.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,10 +73,34 @@ pub enum Record {
     Head {
         hash: String,
         len: usize,
+        /// The tokens the session has used so far, every model call of
+        /// every turn summed: a resume carries the counters on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
     },
     /// What a hook did (docs/hooks.md). Not part of the chain: resume
     /// reads past it.
     Hook(crate::hooks::HookOutcome),
+    /// The prompt as the person typed it, before the user message that
+    /// carries it (with notes and hook context around it). Not part of
+    /// the chain: a resumed transcript shows it.
+    Prompt { text: String },
+    /// The settings the session runs with from here on (its start, a
+    /// `/set`, `/model`): a resume restores the last. Not part of the
+    /// chain.
+    Settings(SessionSettings),
+}
+
+/// What a session runs with and a resume restores: the policy mode, the
+/// provider and the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub provider: String,
+    #[serde(default)]
+    pub model: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -163,6 +189,10 @@ pub struct Resumed {
     pub turns: usize,
     /// Bytes of the file that hold whole records: appending starts here.
     pub valid_len: u64,
+    /// The settings last recorded, if any (older sessions have none).
+    pub settings: Option<SessionSettings>,
+    /// The session's token totals at its last head.
+    pub usage: Usage,
 }
 
 /// One "interrupted" error result per call id, each its own tool message,
@@ -211,10 +241,15 @@ fn holder_pid(file: &mut File) -> Option<u32> {
 /// Appends records to one session file.
 pub struct SessionWriter {
     path: PathBuf,
-    file: File,
+    /// `None` while a new session has no message yet: see
+    /// [`SessionWriter::deferred`].
+    file: Option<File>,
+    /// A new session's start record and what came before its first
+    /// message (hooks, settings), written when that message is.
+    waiting: Option<(SessionInfo, Vec<Record>)>,
     /// Between a `clear` and the `head` that closes the rebuild.
     rebuilding: bool,
-    _lock: SessionLock,
+    _lock: Option<SessionLock>,
 }
 
 impl SessionWriter {
@@ -225,23 +260,34 @@ impl SessionWriter {
         Self::open_locked(path, lock)
     }
 
-    fn open_locked(path: &Path, lock: SessionLock) -> Result<Self, SessionError> {
-        let io = io_error(path);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(&io)?;
+    /// A new session at `path` whose file (and lock) is made with its
+    /// first message: a TUI opened and closed without a prompt leaves no
+    /// empty session behind for `--resume` to pick.
+    pub fn deferred(path: &Path, info: SessionInfo) -> Self {
+        SessionWriter {
+            path: path.to_path_buf(),
+            file: None,
+            waiting: Some((info, Vec::new())),
+            rebuilding: false,
+            _lock: None,
         }
-        let mut options = OpenOptions::new();
-        options.create(true).append(true);
-        // A session holds the user's code and words: only they may read it.
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options.open(path).map_err(&io)?;
+    }
+
+    fn open_locked(path: &Path, lock: SessionLock) -> Result<Self, SessionError> {
+        let file = open_for_append(path)?;
         Ok(SessionWriter {
             path: path.to_path_buf(),
-            file,
+            file: Some(file),
+            waiting: None,
             rebuilding: false,
-            _lock: lock,
+            _lock: Some(lock),
         })
+    }
+
+    /// Whether the file exists: a deferred session's appears with its
+    /// first message.
+    pub fn is_written(&self) -> bool {
+        self.file.is_some()
     }
 
     /// Opens a resumed session for appending after its last whole record,
@@ -255,7 +301,9 @@ impl SessionWriter {
         drop(file);
         let mut writer = SessionWriter::open_locked(path, lock)?;
         if resumed.valid_len > 0 && !ends_with_newline(path)? {
-            writer.file.write_all(b"\n").map_err(&io)?;
+            if let Some(file) = writer.file.as_mut() {
+                file.write_all(b"\n").map_err(&io)?;
+            }
         }
         Ok(writer)
     }
@@ -265,15 +313,55 @@ impl SessionWriter {
     }
 
     fn write(&mut self, record: &Record) -> Result<(), SessionError> {
+        if self.file.is_none() {
+            self.create()?;
+        }
+        self.append(record)
+    }
+
+    /// A record that does not make a deferred session's file by itself
+    /// (a hook's outcome, the settings): kept for the first message.
+    fn write_or_wait(&mut self, record: Record) -> Result<(), SessionError> {
+        match &mut self.waiting {
+            Some((_, records)) => {
+                records.push(record);
+                Ok(())
+            }
+            None => self.write(&record),
+        }
+    }
+
+    /// Makes a deferred session's file: locked, its start record, then
+    /// what waited for it.
+    fn create(&mut self) -> Result<(), SessionError> {
+        let Some((info, records)) = self.waiting.take() else {
+            return Err(SessionError::Io {
+                path: self.path.clone(),
+                reason: "the session file is not open".into(),
+            });
+        };
+        let lock = SessionLock::acquire(&self.path)?;
+        self.file = Some(open_for_append(&self.path)?);
+        self._lock = Some(lock);
+        self.start(&info)?;
+        for record in &records {
+            self.append(record)?;
+        }
+        Ok(())
+    }
+
+    fn append(&mut self, record: &Record) -> Result<(), SessionError> {
         let io = |e: String| SessionError::Io {
             path: self.path.clone(),
             reason: e,
         };
         let mut line = serde_json::to_string(record).map_err(|e| io(e.to_string()))?;
         line.push('\n');
+        let Some(file) = self.file.as_mut() else {
+            return Err(io("the session file is not open".into()));
+        };
         // One write per record: a crash leaves at most one partial line.
-        self.file
-            .write_all(line.as_bytes())
+        file.write_all(line.as_bytes())
             .map_err(|e| io(e.to_string()))?;
         if self.rebuilding {
             crate::crash_point::pass("rebuild-record");
@@ -287,7 +375,19 @@ impl SessionWriter {
             seal: Some(info.compute_seal()),
             ..info.clone()
         };
-        self.write(&Record::Start(sealed))
+        self.append(&Record::Start(sealed))
+    }
+
+    /// Records the prompt as typed, before the message that carries it.
+    pub fn prompt(&mut self, text: &str) -> Result<(), SessionError> {
+        self.write(&Record::Prompt {
+            text: text.to_string(),
+        })
+    }
+
+    /// Records the settings the session runs with from here on.
+    pub fn settings(&mut self, settings: &SessionSettings) -> Result<(), SessionError> {
+        self.write_or_wait(Record::Settings(settings.clone()))
     }
 
     /// Pushes `message` onto `chain` and records it.
@@ -320,21 +420,49 @@ impl SessionWriter {
 
     /// Records what a hook did; resume reads past it.
     pub fn hook(&mut self, outcome: &crate::hooks::HookOutcome) -> Result<(), SessionError> {
-        self.write(&Record::Hook(outcome.clone()))
+        self.write_or_wait(Record::Hook(outcome.clone()))
     }
 
     /// Ends a turn: writes the head record and fsyncs.
     pub fn end_turn(&mut self, chain: &ContextChain) -> Result<(), SessionError> {
+        self.end_turn_with(chain, None)
+    }
+
+    /// Ends a turn with the session's token totals so far, which a resume
+    /// carries on.
+    pub fn end_turn_with(
+        &mut self,
+        chain: &ContextChain,
+        usage: Option<Usage>,
+    ) -> Result<(), SessionError> {
         self.write(&Record::Head {
             hash: hex(&chain.head()),
             len: chain.len(),
+            usage,
         })?;
         self.rebuilding = false;
-        self.file.sync_all().map_err(|e| SessionError::Io {
+        let Some(file) = self.file.as_ref() else {
+            return Ok(());
+        };
+        file.sync_all().map_err(|e| SessionError::Io {
             path: self.path.clone(),
             reason: e.to_string(),
         })
     }
+}
+
+/// `path` opened to append, made (with its folder) if missing, readable
+/// by its owner only: a session holds the user's code and words.
+fn open_for_append(path: &Path) -> Result<File, SessionError> {
+    let io = io_error(path);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(&io)?;
+    }
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path).map_err(&io)
 }
 
 fn ends_with_newline(path: &Path) -> Result<bool, SessionError> {
@@ -356,6 +484,8 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
     };
     let mut chain = ContextChain::new();
     let mut info = None;
+    let mut settings = None;
+    let mut usage = Usage::default();
     let mut warnings = Vec::new();
     let mut turns = 0;
     let mut valid_len = 0u64;
@@ -386,9 +516,15 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
             Err(e) => return Err(tampered(number, format!("not a session record ({e})"))),
         };
         valid_len += raw.len() as u64;
-        // A hook's outcome is not part of the chain or of any turn.
-        if let Record::Hook(_) = record {
-            continue;
+        // A hook's outcome, a prompt as typed and the settings are not
+        // part of the chain or of any turn.
+        match record {
+            Record::Hook(_) | Record::Prompt { .. } => continue,
+            Record::Settings(recorded) => {
+                settings = Some(recorded);
+                continue;
+            }
+            _ => {}
         }
         let was_after_head = std::mem::replace(&mut after_head, false);
         match record {
@@ -434,8 +570,15 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                 chain.clear();
             }
             // Read past above.
-            Record::Hook(_) => {}
-            Record::Head { hash, len } => {
+            Record::Hook(_) | Record::Prompt { .. } | Record::Settings(_) => {}
+            Record::Head {
+                hash,
+                len,
+                usage: totals,
+            } => {
+                if let Some(totals) = totals {
+                    usage = totals;
+                }
                 if hex(&chain.head()) != hash || chain.len() != len {
                     return Err(tampered(
                         number,
@@ -473,6 +616,8 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         interrupted,
         turns,
         valid_len,
+        settings,
+        usage,
     })
 }
 
@@ -699,7 +844,12 @@ mod tests {
     fn an_edited_start_record_is_refused_on_resume() {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path());
-        let (info, writer) = store.create("/work/a", "openai", "gpt").unwrap();
+        let (info, mut writer) = store.create("/work/a", "openai", "gpt").unwrap();
+        // The file, with its start record, comes with the first message.
+        assert!(store.path(&info.id).is_err());
+        let mut chain = ContextChain::new();
+        writer.push(&mut chain, text(Role::User, "hi")).unwrap();
+        writer.end_turn(&chain).unwrap();
         drop(writer);
         let path = store.path(&info.id).unwrap();
         let warnings = resume(&path).unwrap().warnings;

@@ -76,7 +76,8 @@ impl SessionStore {
         }
     }
 
-    /// Creates a new session file and records its start.
+    /// Names a new session; its file, with its start record, is made with
+    /// its first message ([`SessionWriter::deferred`]).
     pub fn create(
         &self,
         workspace: &str,
@@ -102,8 +103,8 @@ impl SessionStore {
                 model: model.to_string(),
                 seal: None,
             };
-            let mut writer = SessionWriter::open(&path)?;
-            writer.start(&info)?;
+            // The file is made with the first message.
+            let writer = SessionWriter::deferred(&path, info.clone());
             return Ok((info, writer));
         }
     }
@@ -119,11 +120,17 @@ impl SessionStore {
         for entry in entries.flatten() {
             let path = entry.path();
             if path.extension().is_some_and(|e| e == "jsonl") {
-                sessions.push(summarise(&path)?);
+                // Sorted by the exact time of the last write: two sessions
+                // written in the same second still come in order (`-c`
+                // continues the one written last).
+                let exact = std::fs::metadata(&path)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(UNIX_EPOCH);
+                sessions.push((exact, summarise(&path)?));
             }
         }
-        sessions.sort_by(|a, b| (b.updated, &b.id).cmp(&(a.updated, &a.id)));
-        Ok(sessions)
+        sessions.sort_by(|(a_at, a), (b_at, b)| (b_at, &b.id).cmp(&(a_at, &a.id)));
+        Ok(sessions.into_iter().map(|(_, s)| s).collect())
     }
 }
 
@@ -196,8 +203,22 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             summary.state = SessionState::Unreadable;
             continue;
         };
-        if let Record::Hook(_) = record {
-            continue;
+        match record {
+            Record::Hook(_) => continue,
+            // The prompt as typed names the session better than the
+            // message around it (notes, hook context).
+            Record::Prompt { text } => {
+                if summary.title.is_empty() {
+                    summary.title = crate::text::one_line(&text, TITLE_CHARS);
+                }
+                continue;
+            }
+            Record::Settings(settings) => {
+                summary.provider = settings.provider;
+                summary.model = settings.model;
+                continue;
+            }
+            _ => {}
         }
         ended = false;
         match record {
@@ -222,7 +243,7 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
                 summary.messages = 0;
                 sizes.clear();
             }
-            Record::Hook(_) => {}
+            Record::Hook(_) | Record::Prompt { .. } | Record::Settings(_) => {}
             Record::Head { .. } => {
                 summary.turns += 1;
                 ended = true;

@@ -9,7 +9,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::Driver;
 use crate::drawer::{self, Drawer};
-use crate::history::NoticeKind;
+use crate::choice_pane::{Choice, ChoicePane};
+use crate::history::{Cell, NoticeKind};
 use crate::pane::{PagePane, Pane, PaneAction};
 use crate::plugin_view::{PluginRow, PluginView, LOG_TAIL};
 use crate::session_picker::SessionPicker;
@@ -21,14 +22,52 @@ impl Driver {
         match super::words(line).as_slice() {
             ["plugins"] => self.open_plugins(),
             ["sessions"] => self.open_sessions(false),
+            ["model"] => self.open_models(),
             _ => return false,
         }
         true
     }
 
-    /// A man page (`/help …`) in a scrollable pane.
+    /// `/model` alone: a picker of the models the presets name (the
+    /// tree's `/model` choices); Enter runs `/model NAME`.
+    fn open_models(&mut self) {
+        let current = self.app.settings().model;
+        let mut choices: Vec<Choice> = self
+            .app
+            .complete("/model ")
+            .into_iter()
+            .map(|c| Choice {
+                line: format!("/model {}", c.name),
+                name: c.name,
+                help: c.help,
+            })
+            .collect();
+        if !choices.iter().any(|c| c.name == current) {
+            choices.insert(
+                0,
+                Choice {
+                    line: format!("/model {current}"),
+                    name: current.clone(),
+                    help: "in use now".into(),
+                },
+            );
+        }
+        self.ui.pane = Some(Pane::Choose(ChoicePane::new(
+            "/model · any other name: /model NAME",
+            choices,
+            &current,
+        )));
+    }
+
+    /// A man page (`/help …`) in a scrollable pane; `/help` alone ends
+    /// with the key table.
     pub(super) fn open_page(&mut self, line: &str, text: &str) {
-        self.ui.pane = Some(Pane::Page(PagePane::new(line.trim(), text)));
+        let text = if super::words(line) == ["help"] {
+            format!("{text}\n{}", amber_app::keys::page())
+        } else {
+            text.to_string()
+        };
+        self.ui.pane = Some(Pane::Page(PagePane::new(line.trim(), &text)));
     }
 
     pub(super) fn open_plugins(&mut self) {
@@ -93,6 +132,10 @@ impl Driver {
                 granted,
             } => self.grant(&id, &permission, granted),
             PaneAction::Resume(id) => self.resume(&id, running),
+            PaneAction::Run(line) => {
+                self.ui.pane = None;
+                self.run_line(&line);
+            }
         }
     }
 
@@ -143,12 +186,9 @@ impl Driver {
             return;
         }
         match self.app.resume_session(id) {
-            Ok(started) => {
-                let started = started.clone();
+            Ok(_) => {
                 self.ui.pane = None;
-                self.ui.history.clear();
-                self.ui.status = Default::default();
-                self.ui.apply(started, None);
+                super::show_session(&self.app, &mut self.ui);
                 self.refresh_status();
             }
             Err(e) => self.ui.flash = Some(format!("cannot open session {id}: {e:#}")),
@@ -170,6 +210,18 @@ impl Driver {
         match key.code {
             KeyCode::Up if !browsing => drawer.up(),
             KeyCode::Down if !browsing => drawer.down(),
+            KeyCode::Tab if drawer.mention => {
+                let chosen = drawer.chosen();
+                self.ui.composer.replace_current_word(&chosen);
+            }
+            KeyCode::Enter if plain && drawer.mention => {
+                // Enter takes the path; a second one sends.
+                if drawer.typed_in_full() {
+                    return false;
+                }
+                let chosen = drawer.chosen();
+                self.ui.composer.replace_current_word(&chosen);
+            }
             KeyCode::Tab => {
                 let completed = drawer.completed();
                 self.ui.composer.replace(&completed);
@@ -190,6 +242,21 @@ impl Driver {
         true
     }
 
+    /// A command line a pane chose, run as if typed (no compaction or
+    /// turn follows from a picker).
+    fn run_line(&mut self, line: &str) {
+        let outcome = self.app.dispatch(line);
+        match &outcome {
+            amber_core::commands::Outcome::Ok { .. } => self.ui.history.push(Cell::Command {
+                line: line.to_string(),
+                output: outcome.text(),
+                ok: true,
+            }),
+            _ => self.ui.flash = Some(outcome.text()),
+        }
+        self.refresh_status();
+    }
+
     /// Opens, follows or closes the drawer after the prompt changed.
     pub(super) fn update_drawer(&mut self) {
         let text = self.ui.composer.text();
@@ -197,6 +264,21 @@ impl Driver {
             return;
         }
         self.ui.drawer_dismissed = None;
+        let (word, _) = self.ui.composer.current_word();
+        if let Some(query) = word.strip_prefix('@') {
+            if self.ui.drawer.as_ref().is_some_and(|d| d.line == word) {
+                return;
+            }
+            let candidates = amber_app::mentions::candidates(&self.workspace, query, 50)
+                .into_iter()
+                .map(|path| amber_core::commands::Candidate {
+                    help: if path.ends_with('/') { "folder" } else { "file" }.into(),
+                    name: format!("@{path}"),
+                })
+                .collect();
+            self.ui.drawer = Drawer::mention(&word, candidates);
+            return;
+        }
         if !drawer::is_command_line(&text) {
             self.ui.drawer = None;
             return;

@@ -2,7 +2,9 @@
 //! call's arguments and the file as it is now: the approval dialog shows
 //! it before the call runs, and the tool card of a write (whose result
 //! carries no diff, unlike an edit's) keeps it. Read-only: nothing here
-//! writes, and a preview that cannot be made is simply not shown.
+//! writes, and a preview that cannot be made is simply not shown. Both
+//! front ends show it: the TUI's dialog and cards, and `amber exec`'s
+//! terminal dialog.
 
 use std::path::Path;
 

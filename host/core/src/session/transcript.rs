@@ -1,0 +1,154 @@
+//! A session's conversation as a person saw it, for a front end to show
+//! again on resume: the prompts as typed, the model's messages and the
+//! tool results, and where the context was compacted. The chain a resume
+//! verifies is the context the model reads next (after a compaction, a
+//! summary); this is the whole history, read from the same records
+//! (`resume` has checked them; this only reads).
+
+use std::path::Path;
+
+use super::{io_error, Record, SessionError};
+use crate::ports::dialect::{Message, Part, Role};
+
+/// One step of a session's conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Replayed {
+    /// A prompt as the person typed it.
+    Prompt(String),
+    /// A message of the model (text, reasoning, tool calls) or a tool's
+    /// results.
+    Message(Message),
+    /// The context was compacted here.
+    Compacted,
+}
+
+/// The conversation recorded in the session file at `path`. A compaction's
+/// rebuild (the summary and the messages it kept) is not conversation: it
+/// shows as one [`Replayed::Compacted`]. A session written before prompts
+/// were recorded shows its user messages' text instead; an unreadable
+/// line ends the replay there.
+pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
+    let text = std::fs::read_to_string(path).map_err(io_error(path))?;
+    let records: Vec<Record> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map_while(|l| serde_json::from_str(l).ok())
+        .collect();
+    let has_prompts = records.iter().any(|r| matches!(r, Record::Prompt { .. }));
+    // Each message of the chain has a step here, shown or not (a system
+    // prompt, a user message whose prompt was recorded apart), so a pop
+    // takes back the right one; prompts and compactions are no message.
+    let mut steps: Vec<(bool, Option<Replayed>)> = Vec::new();
+    let mut rebuilding = false;
+    for record in records {
+        match record {
+            Record::Prompt { text } => steps.push((false, Some(Replayed::Prompt(text)))),
+            Record::Message { .. } if rebuilding => {}
+            Record::Message { message, .. } => {
+                let shown = match message.role {
+                    Role::System => None,
+                    Role::User if has_prompts => None,
+                    Role::User => {
+                        let typed = user_text(&message);
+                        (!typed.trim().is_empty()).then_some(Replayed::Prompt(typed))
+                    }
+                    Role::Assistant | Role::Tool => Some(Replayed::Message(message)),
+                };
+                steps.push((true, shown));
+            }
+            // The silent confirm turn's question and answer, taken back.
+            Record::Pop { .. } if !rebuilding => {
+                if let Some(i) = steps.iter().rposition(|(message, _)| *message) {
+                    steps.remove(i);
+                }
+            }
+            Record::Clear => {
+                if !rebuilding {
+                    steps.push((false, Some(Replayed::Compacted)));
+                }
+                rebuilding = true;
+            }
+            Record::Head { .. } => rebuilding = false,
+            Record::Pop { .. } | Record::Start(_) | Record::Hook(_) | Record::Settings(_) => {}
+        }
+    }
+    Ok(steps.into_iter().filter_map(|(_, step)| step).collect())
+}
+
+fn user_text(message: &Message) -> String {
+    message
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ContextChain;
+    use crate::session::SessionWriter;
+
+    fn text(role: Role, t: &str) -> Message {
+        Message::text(role, t)
+    }
+
+    #[test]
+    fn prompts_replies_and_a_compaction_replay_without_the_rebuild() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut chain = ContextChain::new();
+        let mut w = SessionWriter::open(&path).unwrap();
+        w.push(&mut chain, text(Role::System, "sys")).unwrap();
+        w.prompt("fix it").unwrap();
+        w.push(&mut chain, text(Role::User, "note\nfix it")).unwrap();
+        w.push(&mut chain, text(Role::Assistant, "done")).unwrap();
+        // The silent confirm turn, taken back.
+        w.push(&mut chain, text(Role::User, "are you finished?")).unwrap();
+        w.push(&mut chain, text(Role::Assistant, "yes")).unwrap();
+        w.pop(&mut chain).unwrap();
+        w.pop(&mut chain).unwrap();
+        w.end_turn(&chain).unwrap();
+        w.clear(&mut chain).unwrap();
+        w.push(&mut chain, text(Role::System, "sys")).unwrap();
+        w.push(&mut chain, text(Role::User, "summary")).unwrap();
+        w.end_turn(&chain).unwrap();
+        w.prompt("and again").unwrap();
+        w.push(&mut chain, text(Role::User, "and again")).unwrap();
+        w.push(&mut chain, text(Role::Assistant, "again done")).unwrap();
+        w.end_turn(&chain).unwrap();
+        let replayed = transcript(&path).unwrap();
+        assert_eq!(
+            replayed,
+            vec![
+                Replayed::Prompt("fix it".into()),
+                Replayed::Message(text(Role::Assistant, "done")),
+                Replayed::Compacted,
+                Replayed::Prompt("and again".into()),
+                Replayed::Message(text(Role::Assistant, "again done")),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_older_session_shows_its_user_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut chain = ContextChain::new();
+        let mut w = SessionWriter::open(&path).unwrap();
+        w.push(&mut chain, text(Role::User, "hi")).unwrap();
+        w.push(&mut chain, text(Role::Assistant, "hello")).unwrap();
+        w.end_turn(&chain).unwrap();
+        assert_eq!(
+            transcript(&path).unwrap(),
+            vec![
+                Replayed::Prompt("hi".into()),
+                Replayed::Message(text(Role::Assistant, "hello")),
+            ]
+        );
+    }
+}

@@ -1,0 +1,111 @@
+//! A resumed session shown again: its recorded conversation
+//! (`amber_core::session::transcript`) as transcript cells, the prompts
+//! as typed, the replies, the thinking and the tool cards folded, and
+//! where the context was compacted.
+
+use amber_core::ports::dialect::{Message, Part, Role};
+use amber_core::session::Replayed;
+
+use crate::cards::{CardStatus, ToolCard};
+use crate::history::{Cell, NoticeKind};
+
+/// The cells of a recorded conversation.
+pub fn cells(replayed: Vec<Replayed>) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for step in replayed {
+        match step {
+            Replayed::Prompt(text) => cells.push(Cell::User(text)),
+            Replayed::Compacted => cells.push(Cell::Notice {
+                kind: NoticeKind::Info,
+                text: "the context was compacted here".into(),
+            }),
+            Replayed::Message(message) => message_cells(message, &mut cells),
+        }
+    }
+    cells
+}
+
+fn message_cells(message: Message, cells: &mut Vec<Cell>) {
+    for part in message.parts {
+        match (message.role, part) {
+            (Role::Assistant, Part::Text { text }) if !text.trim().is_empty() => {
+                cells.push(Cell::Assistant(text))
+            }
+            (Role::Assistant, Part::Reasoning(reasoning)) if !reasoning.text.is_empty() => {
+                cells.push(Cell::Reasoning {
+                    text: reasoning.text,
+                    expanded: false,
+                })
+            }
+            (Role::Assistant, Part::ToolCall(call)) => {
+                cells.push(Cell::Tool(ToolCard::new(
+                    call.id,
+                    call.name,
+                    call.arguments,
+                    None,
+                )));
+            }
+            (Role::Tool, Part::ToolResult(result)) => {
+                // The card of its call, before it in the transcript.
+                let card = cells.iter_mut().rev().find_map(|c| match c {
+                    Cell::Tool(card) if card.id == result.call_id => Some(card),
+                    _ => None,
+                });
+                if let Some(card) = card {
+                    card.status = if result.is_error {
+                        CardStatus::Error
+                    } else {
+                        CardStatus::Ok
+                    };
+                    card.output = result.content;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use amber_core::ports::dialect::{ToolCall, ToolResult};
+
+    #[test]
+    fn a_prompt_a_call_its_result_and_a_reply_become_cells() {
+        let call = Message {
+            role: Role::Assistant,
+            parts: vec![Part::ToolCall(ToolCall {
+                id: "c1".into(),
+                name: "read_file".into(),
+                arguments: r#"{"path":"a.rs"}"#.into(),
+            })],
+        };
+        let result = Message {
+            role: Role::Tool,
+            parts: vec![Part::ToolResult(ToolResult {
+                call_id: "c1".into(),
+                content: "fn main() {}".into(),
+                is_error: false,
+            })],
+        };
+        let cells = cells(vec![
+            Replayed::Prompt("look".into()),
+            Replayed::Message(call),
+            Replayed::Message(result),
+            Replayed::Message(Message::text(Role::Assistant, "it is empty")),
+            Replayed::Compacted,
+        ]);
+        assert_eq!(cells.len(), 4);
+        assert_eq!(cells[0], Cell::User("look".into()));
+        match &cells[1] {
+            Cell::Tool(card) => {
+                assert_eq!(card.status, CardStatus::Ok);
+                assert_eq!(card.output, "fn main() {}");
+                assert!(!card.expanded);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(cells[2], Cell::Assistant("it is empty".into()));
+        assert!(matches!(cells[3], Cell::Notice { .. }));
+    }
+}
