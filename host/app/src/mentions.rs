@@ -308,8 +308,8 @@ fn file_block(root: &Path, real: &Path, name: &str) -> Result<Block, String> {
     }
     let mut note = None;
     if let Some(total) = head.total_lines {
-        let shown = grouped(line_count(kept));
-        let total = grouped(total);
+        let shown = amber_core::text::thousands(line_count(kept));
+        let total = amber_core::text::thousands(total);
         text.push_str(&format!(
             "[cut: showed {shown} of {total} lines; read_file reads the rest]\n"
         ));
@@ -334,7 +334,7 @@ fn folder_block(root: &Path, real: &Path) -> Block {
     let more = listing.len().saturating_sub(MAX_FOLDER_ENTRIES);
     listing.truncate(MAX_FOLDER_ENTRIES);
     if more > 0 {
-        listing.push(format!("… {} more", grouped(more)));
+        listing.push(format!("… {} more", amber_core::text::thousands(more)));
     }
     let mut body = listing.join("\n");
     if !body.is_empty() {
@@ -411,19 +411,6 @@ fn line_count(bytes: &[u8]) -> usize {
 /// `value` safe inside a double-quoted attribute.
 fn attribute(value: &str) -> String {
     value.replace('&', "&amp;").replace('"', "&quot;")
-}
-
-/// `n` with thousands separators, as a person reads counts: `5,678`.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -605,13 +592,5 @@ mod tests {
         let attached = attach(&ws, "what is @x.png");
         assert_eq!(attached.prompt, "what is @x.png");
         assert_eq!(attached.notes, vec!["@x.png is binary; not attached"]);
-    }
-
-    #[test]
-    fn grouped_separates_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1_234), "1,234");
-        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 }

@@ -64,7 +64,7 @@ struct Cli {
 
     /// Without a subcommand: the session's options, for the TUI and -p.
     #[command(flatten)]
-    tui: commands::tui::TuiArgs,
+    tui: commands::session_flags::TuiArgs,
 
     #[command(subcommand)]
     command: Option<Command>,

@@ -90,6 +90,20 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// `n` with a comma every three digits, as a person reads counts:
+/// `1,204`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Unix seconds as a UTC time a person reads, e.g. `2026-12-01 03:40Z`.
 /// Days to a civil date by Howard Hinnant's `civil_from_days`, so no
 /// calendar crate is needed for one line of output.

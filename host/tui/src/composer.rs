@@ -155,9 +155,9 @@ impl Composer {
             return;
         }
         let label = if lines > LARGE_LINES {
-            format!("pasted {} lines", thousands(lines))
+            format!("pasted {} lines", amber_core::text::thousands(lines))
         } else {
-            format!("pasted {} KB", thousands(text.len().div_ceil(1024)))
+            format!("pasted {} KB", amber_core::text::thousands(text.len().div_ceil(1024)))
         };
         // Two pastes of the same size get different placeholders, so each
         // stands for its own text.
@@ -386,18 +386,6 @@ fn expand(text: &str, pasted: &[Pasted]) -> String {
     out
 }
 
-/// `n` with a comma every three digits: 1,204.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {
@@ -573,13 +561,5 @@ mod tests {
         assert_eq!(start.current_word(), ("@ä".to_string(), 0));
         start.replace_current_word("@äb ");
         assert_eq!(start.text(), "@äb ");
-    }
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_204), "1,204");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -15,6 +15,7 @@ use amber_core::project::ProjectRoot;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::session_flags::ModeArg;
 use crate::render::Printer;
 
 /// Exit code of a hard stop (the loop stopped itself).
@@ -113,27 +114,10 @@ impl ExecArgs {
     }
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-pub enum ModeArg {
-    Read,
-    Write,
-    Yolo,
-}
-
-impl From<ModeArg> for Mode {
-    fn from(m: ModeArg) -> Mode {
-        match m {
-            ModeArg::Read => Mode::Read,
-            ModeArg::Write => Mode::Write,
-            ModeArg::Yolo => Mode::Yolo,
-        }
-    }
-}
-
 impl ExecArgs {
     /// `amber -p PROMPT` with the session flags given before it
     /// (`amber -m MODEL --mode read -p …`).
-    pub fn with_session_flags(mut self, flags: super::tui::TuiArgs) -> Self {
+    pub fn with_session_flags(mut self, flags: super::session_flags::TuiArgs) -> Self {
         self.provider = flags.provider;
         self.model = flags.model;
         self.base_url = flags.base_url;
@@ -197,7 +181,7 @@ fn prepare(
         }
     }
     let resume =
-        super::tui::session_to_resume(host, args.resume.clone(), args.continue_latest, project)?;
+        super::session_flags::session_to_resume(host, args.resume.clone(), args.continue_latest, project)?;
     let mut app = App::open_session(host, project.clone(), args.session_options(resume))?;
     if let (Some(block), Some(live)) = (piped_block, app.live_mut()) {
         live.agent.note_before_next_prompt(block);

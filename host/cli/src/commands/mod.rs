@@ -16,6 +16,7 @@ pub mod outcome;
 pub mod plugin;
 pub mod precompile;
 pub mod providers;
+pub mod session_flags;
 pub mod sessions;
 pub mod slash;
 pub mod tool;

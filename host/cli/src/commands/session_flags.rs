@@ -1,0 +1,90 @@
+//! The session flags the TUI, `-p` and `exec` share: which session
+//! (`--resume [ID]`, `-c`), the provider, model, base URL and mode.
+//! Apart from both commands so neither depends on the other.
+
+use amber_core::engine::Mode;
+use amber_core::project::ProjectRoot;
+use anyhow::{anyhow, Result};
+use clap::Args;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ModeArg {
+    Read,
+    Write,
+    Yolo,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Read => Mode::Read,
+            ModeArg::Write => Mode::Write,
+            ModeArg::Yolo => Mode::Yolo,
+        }
+    }
+}
+
+#[derive(Args, Default)]
+pub struct TuiArgs {
+    /// Continue a session in the TUI (its chain is verified first); without
+    /// ID, the workspace's latest that has a turn.
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    /// Continue the workspace's latest session (as `--resume` without an
+    /// ID): in the TUI, and with `-p`.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    pub continue_latest: bool,
+    /// A provider preset for the session (see `amber providers list`), in
+    /// the TUI and with `-p`.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Another model than the preset's, in the TUI and with `-p`.
+    #[arg(short = 'm', long)]
+    pub model: Option<String>,
+    /// Another base URL than the preset's, in the TUI and with `-p`.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The policy mode of the session: read, write or yolo (the TUI and
+    /// `-p`).
+    #[arg(long, value_parser = clap::value_parser!(ModeArg))]
+    pub mode: Option<ModeArg>,
+    /// Leave out the silent confirm turn (see `amber exec --help`).
+    #[arg(long)]
+    pub no_confirm: bool,
+}
+
+impl TuiArgs {
+    /// Whether any of the session flags was given.
+    pub fn any(&self) -> bool {
+        self.resume.is_some()
+            || self.continue_latest
+            || self.provider.is_some()
+            || self.model.is_some()
+            || self.base_url.is_some()
+            || self.mode.is_some()
+            || self.no_confirm
+    }
+}
+
+/// The session `--resume [ID]` or `-c` names: an ID as given, or the
+/// workspace's latest session that has a turn.
+pub fn session_to_resume(
+    host: &amber_app::host::Host,
+    resume: Option<String>,
+    continue_latest: bool,
+    project: &ProjectRoot,
+) -> Result<Option<String>> {
+    match resume {
+        Some(id) if !id.is_empty() => Ok(Some(id)),
+        None if !continue_latest => Ok(None),
+        _ => Ok(Some(
+            amber_app::session::latest_in_workspace(&host.dirs, project)?.ok_or_else(|| {
+                anyhow!(
+                    "no session of the workspace {} to continue (amber sessions list shows every session)",
+                    project.root.display()
+                )
+            })?,
+        )),
+    }
+}
+
