@@ -41,6 +41,18 @@ impl Env {
         env
     }
 
+    /// [`Env::new`] whose config leaves out the silent confirm turn, so
+    /// a script's turns are the prompts' own (the TUI's tests).
+    pub fn without_confirm_turn(bin: &str) -> Env {
+        let env = Env::new(bin);
+        std::fs::write(
+            env.home.join("config.toml"),
+            "[agent]\nconfirm_turn = false\n",
+        )
+        .unwrap();
+        env
+    }
+
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = amber_command(&self.bin, &self.home, &self.ws);
         cmd.args(args)

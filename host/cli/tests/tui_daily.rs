@@ -21,13 +21,7 @@ use amber_tests::tmux::Tmux;
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
 
 fn env() -> Env {
-    let env = Env::new(AMBER);
-    std::fs::write(
-        env.home.join("config.toml"),
-        "[agent]\nconfirm_turn = false\n",
-    )
-    .unwrap();
-    env
+    Env::without_confirm_turn(AMBER)
 }
 
 /// The dialog takes no letter for its first moments.

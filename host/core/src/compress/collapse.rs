@@ -179,14 +179,7 @@ mod tests {
     }
 
     fn texts(message: &Message) -> Vec<&str> {
-        message
-            .parts
-            .iter()
-            .filter_map(|p| match p {
-                Part::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
+        message.texts().collect()
     }
 
     #[test]

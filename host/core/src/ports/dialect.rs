@@ -79,6 +79,14 @@ impl Message {
             role,
             parts: vec![Part::Text { text: text.into() }],
         }
+
+    /// The text parts, in order.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+    }
     }
 }
 

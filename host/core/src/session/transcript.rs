@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::{io_error, Record, SessionError};
-use crate::ports::dialect::{Message, Part, Role};
+use crate::ports::dialect::{Message, Role};
 
 /// One step of a session's conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,15 +76,7 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
 }
 
 fn user_text(message: &Message) -> String {
-    message
-        .parts
-        .iter()
-        .filter_map(|p| match p {
-            Part::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    message.texts().collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]
