@@ -79,6 +79,7 @@ impl Message {
             role,
             parts: vec![Part::Text { text: text.into() }],
         }
+    }
 
     /// The text parts, in order.
     pub fn texts(&self) -> impl Iterator<Item = &str> {
@@ -86,7 +87,6 @@ impl Message {
             Part::Text { text } => Some(text.as_str()),
             _ => None,
         })
-    }
     }
 }
 
