@@ -240,4 +240,32 @@ mod tests {
         // End of input denies.
         assert_eq!(ask("").0, Decision::Deny);
     }
+
+    #[test]
+    fn an_edit_is_previewed_as_the_diff_it_would_make() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(ws.path().join("Makefile"), "all:\n\techo hi\n").unwrap();
+        let request = ApprovalRequest {
+            requester: "model".into(),
+            action: "edit_file".into(),
+            detail: r#"{"path":"Makefile","old_string":"echo hi","new_string":"echo bye"}"#.into(),
+            cwd: None,
+            class: Some("writes".into()),
+            scopes: vec![],
+            grants: None,
+        };
+        let mut shown = Vec::new();
+        let decision = Dialog::new("n\nkeep it\n".as_bytes(), &mut shown)
+            .previewing(Some(ws.path().to_path_buf()))
+            .ask(&request);
+        assert_eq!(
+            decision,
+            Decision::Declined {
+                reason: Some("keep it".into())
+            }
+        );
+        let shown = String::from_utf8(shown).unwrap();
+        // The tab is the file's own, kept.
+        assert!(shown.contains("-\techo hi") && shown.contains("+\techo bye"), "{shown}");
+    }
 }

@@ -394,16 +394,17 @@ fn a_tampered_session_is_refused_naming_its_first_bad_line() {
         .as_str()
         .unwrap()
         .to_string();
-    // Line 1 is the start record, 2 the system prompt, 3 the question.
+    // Line 1 is the start record, 2 the settings, 3 the system prompt, 4
+    // the question as typed, 5 the message that carries it.
     assert!(
         error.contains(&format!(
-            "{id}.jsonl:3: the message does not match its chain hash"
+            "{id}.jsonl:5: the message does not match its chain hash"
         )),
         "{error}"
     );
     assert!(server.received().is_empty());
     let show = env.run(&["sessions", "show", &id]);
-    assert!(!show.status.success() && text(&show.stderr).contains(".jsonl:3:"));
+    assert!(!show.status.success() && text(&show.stderr).contains(".jsonl:5:"));
 }
 
 /// Every call of session `id` has its result, and its file ends with a

@@ -250,10 +250,13 @@ reply = {{ text = "gone" }}
     let server = fake(&format!(
         "[[turns]]\nreply = {{ tool_calls = [{{ id = \"c1\", name = \"sh\", arguments = {{ command = \"rm -rf b1\" }} }}] }}\n[[turns]]\nreply = {{ text = \"kept\" }}\n{DONE}"
     ));
-    let shown = exec_on_a_tty(&env, &server.openai_base(), "n\n");
+    // `n`, then the reason the dialog asks for: it reaches the model as
+    // a person's, not as the headless advice about flags.
+    let shown = exec_on_a_tty(&env, &server.openai_base(), "n\nkeep b1\n");
     assert!(
-        shown.contains("not approved: `exec:rm:destructive`"),
+        shown.contains("the user declined this (`exec:rm:destructive`): keep b1"),
         "{shown}"
     );
+    assert!(!shown.contains("--yes, or --mode yolo"), "{shown}");
     assert!(env.ws.join("b1").exists());
 }

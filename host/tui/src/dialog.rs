@@ -593,7 +593,8 @@ mod tests {
     fn everything_shows_when_it_fits() {
         let mut d = dialog("exec", "cargo test", Some(long_diff(2)));
         let rows = texts(&d.layout(70, 40));
-        assert_eq!(rows[2], "command  cargo test");
+        assert_eq!(rows[0], "action   exec · from model");
+        assert_eq!(rows[1], "command  cargo test");
         assert!(rows.iter().any(|r| r == "  +line 2"));
         assert!(!rows.iter().any(|r| r.contains("lines 1–")), "{rows:?}");
         assert_eq!(rows[rows.len() - 4], "runs     in the sandbox");
@@ -638,7 +639,7 @@ mod tests {
     fn tabs_in_a_command_are_expanded() {
         let mut d = dialog("exec", "printf 'a\\tb'\n\techo", None);
         let rows = texts(&d.layout(70, 40));
-        assert_eq!(rows[3], "                 echo");
+        assert_eq!(rows[2], "                 echo");
     }
 
     #[test]

@@ -291,3 +291,43 @@ fn compression_notices() {
     );
     insta::assert_snapshot!(draw(&mut ui, 90, 12).backend());
 }
+
+/// The cells of row `y`, one string.
+fn row_text(terminal: &ratatui::Terminal<ratatui::backend::TestBackend>, y: u16) -> String {
+    let buffer = terminal.backend().buffer();
+    (0..buffer.area.width)
+        .map(|x| buffer[(x, y)].symbol().to_string())
+        .collect()
+}
+
+#[test]
+fn a_makefile_write_card_and_a_read_card_show_their_tabs_at_the_tab_stops() {
+    let mut ui = ui();
+    let diff = "--- a/Makefile\n+++ b/Makefile\n@@ -0,0 +1,2 @@\n+all:\n+\techo hi\n";
+    call(
+        &mut ui,
+        "w1",
+        "write_file",
+        r#"{"path":"Makefile","content":"all:\n\techo hi\n"}"#,
+        Some(diff.into()),
+    );
+    result(&mut ui, "w1", Status::Ok, "wrote Makefile", None);
+    call(&mut ui, "r1", "read_file", r#"{"path":"Makefile"}"#, None);
+    result(&mut ui, "r1", Status::Ok, "     1\tall:\n     2\t\techo hi", None);
+    let terminal = draw(&mut ui, 72, 16);
+    let rows: Vec<String> = (0..16).map(|y| row_text(&terminal, y)).collect();
+    // The diff line: "  +" then the tab to column 8.
+    assert!(
+        rows.iter().any(|r| r.starts_with("  +     echo hi")),
+        "{rows:#?}"
+    );
+    // The read card: "  │ " and the line number, the tab to column 16.
+    assert!(
+        rows.iter().any(|r| r.starts_with("  │      1      all:")),
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter().any(|r| r.starts_with("  │      2              echo hi")),
+        "{rows:#?}"
+    );
+}

@@ -485,6 +485,8 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
     let mut chain = ContextChain::new();
     let mut info = None;
     let mut settings = None;
+    // A prompt as typed, and its line, until its message is read.
+    let mut prompt: Option<(String, usize)> = None;
     let mut usage = Usage::default();
     let mut warnings = Vec::new();
     let mut turns = 0;
@@ -519,10 +521,25 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         // A hook's outcome, a prompt as typed and the settings are not
         // part of the chain or of any turn.
         match record {
-            Record::Hook(_) | Record::Prompt { .. } => continue,
+            Record::Hook(_) => continue,
+            // A prompt is checked against the message that carries it.
+            Record::Prompt { text } => {
+                prompt = Some((text, number));
+                continue;
+            }
             Record::Settings(recorded) => {
                 settings = Some(recorded);
                 continue;
+            }
+            Record::Message { ref message, .. } if message.role == Role::User => {
+                if let Some((typed, at)) = prompt.take() {
+                    if !message.texts().any(|t| t == typed) {
+                        return Err(tampered(
+                            at,
+                            "the prompt does not match the message that carries it".into(),
+                        ));
+                    }
+                }
             }
             _ => {}
         }
@@ -838,6 +855,28 @@ mod tests {
         );
         drop(first);
         assert!(SessionLock::acquire(&path).is_ok());
+    }
+
+    #[test]
+    fn a_prompt_record_edited_apart_from_its_message_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut chain = ContextChain::new();
+        let mut w = SessionWriter::open(&path).unwrap();
+        w.prompt("fix it").unwrap();
+        w.push(&mut chain, text(Role::User, "fix it")).unwrap();
+        w.end_turn(&chain).unwrap();
+        drop(w);
+        assert!(resume(&path).is_ok());
+        let edited = std::fs::read_to_string(&path)
+            .unwrap()
+            .replacen("fix it", "delete it", 1);
+        std::fs::write(&path, edited).unwrap();
+        let err = resume(&path).unwrap_err().to_string();
+        assert!(
+            err.contains(":1: the prompt does not match the message that carries it"),
+            "{err}"
+        );
     }
 
     #[test]
