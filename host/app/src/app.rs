@@ -122,6 +122,13 @@ impl App {
         self.config = config;
     }
 
+    /// The folders command files are read from, in shadowing order
+    /// (`file_commands::folders`).
+    pub fn command_folders(&self) -> Vec<(PathBuf, crate::file_commands::Origin)> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        crate::file_commands::folders(&self.dirs.config, &self.project.root, home.as_deref())
+    }
+
     /// Where `amber plugin add` keeps plugins (`<data>/plugins/<id>/`).
     pub fn plugin_dir(&self) -> PathBuf {
         self.dirs.data.join("plugins")

@@ -22,6 +22,7 @@ pub fn all(app: &App) -> Vec<Feed<App>> {
         choices(app, "model-picks", "model", &["model"]),
         choices(app, "providers", "provider", &["set", "provider"]),
         keys(),
+        file_commands(app),
         plugins(app),
         sessions(app),
         mcp_servers(app, "connect", builtins::mcp::connect),
@@ -122,6 +123,48 @@ fn leaf(help: String, action: &str) -> Node {
         help,
         action: Some(action.to_string()),
         ..Node::default()
+    }
+}
+
+/// The command files of the user and the workspace (`file_commands`),
+/// each a root command: `/fix`, `/frontend:test`.
+fn file_commands(app: &App) -> Feed<App> {
+    let (commands, _) = crate::file_commands::discover(&app.command_folders());
+    let mut roots = BTreeMap::new();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for command in commands {
+        // A built-in of the same name stays the built-in.
+        if amber_core::commands::is_builtin_root(&command.name) {
+            continue;
+        }
+        let action = format!("feed.file-commands.{}", command.name);
+        let help = match &command.argument_hint {
+            Some(hint) => format!("{} {hint} ({})", command.description, command.origin.describe()),
+            None => format!("{} ({})", command.description, command.origin.describe()),
+        };
+        roots.insert(
+            command.name.clone(),
+            Node {
+                help,
+                man: Some(command.man()),
+                action: Some(action.clone()),
+                ..Node::default()
+            },
+        );
+        let handler: Handler<App> = Arc::new(move |_app: &mut App, inv: &Invocation<'_>| {
+            let effect = command.effect(inv.arg);
+            Ok(Reply::text(format!("{} from {}", effect.command, effect.source))
+                .with_effect(amber_core::commands::Effect::Prompt(effect)))
+        });
+        handlers.push((action, handler));
+    }
+    Feed {
+        name: "file-commands".into(),
+        tree: Node {
+            children: roots,
+            ..Node::default()
+        },
+        handlers,
     }
 }
 

@@ -93,6 +93,8 @@ enum Job {
     Compact(Option<String>),
     /// `!command`: the person's own command, through the shell tool.
     Shell(String),
+    /// A command file's prompt: trust, its commands, then a turn.
+    Prompt(amber_core::commands::PromptEffect),
 }
 
 /// What the job gave back.
@@ -101,6 +103,8 @@ enum Done {
     Compact(Result<CompactionOutcome, AgentError>),
     /// The command and what the shell tool said.
     Shell(String, Result<String, String>),
+    /// A command's prompt was not sent, and why.
+    Refused(String),
 }
 
 /// The command of a `!command` line, if it is one.
@@ -304,6 +308,9 @@ impl Driver {
                 Effect::Compact { focus } => {
                     self.job(Job::Compact(focus), term, events, signals).await?;
                 }
+                Effect::Prompt(effect) => {
+                    self.job(Job::Prompt(effect), term, events, signals).await?;
+                }
             }
         }
         self.refresh_status();
@@ -345,6 +352,7 @@ impl Driver {
         let (tx, mut rx) = unbounded_channel::<(AgentEvent, Option<String>)>();
         let workspace = self.workspace.clone();
         let shell = self.app.manager().runtime().ledger().tool("shell");
+        let dirs = self.app.dirs.clone();
         if let Job::Shell(command) = &job {
             self.ui.history.push(Cell::Tool(crate::cards::ToolCard::new(
                 "!".into(),
@@ -368,6 +376,28 @@ impl Driver {
                 Job::Turn(prompt) => Done::Turn(live.agent.run(&prompt, &mut sink).await),
                 Job::Compact(focus) => {
                     Done::Compact(live.agent.compact_now(focus.as_deref(), &mut sink).await)
+                }
+                Job::Prompt(effect) => {
+                    let cancel = live.agent.interrupt().current();
+                    let policy = live.agent.policy().clone();
+                    let root = workspace.clone();
+                    let ready = amber_core::blocking::run(&cancel, move || {
+                        amber_app::prompt_effect::realize(&effect, &policy, shell, &dirs, &root)
+                    })
+                    .await;
+                    match ready {
+                        Ok(Ok(ready)) => {
+                            for note in ready.notes {
+                                sink(AgentEvent::Warning { message: note });
+                            }
+                            if let Some(attached) = ready.attached {
+                                live.agent.note_before_next_prompt(attached);
+                            }
+                            Done::Turn(live.agent.run(&ready.prompt, &mut sink).await)
+                        }
+                        Ok(Err(why)) => Done::Refused(why),
+                        Err(e) => Done::Refused(e.to_string()),
+                    }
                 }
                 Job::Shell(command) => {
                     let cancel = live.agent.interrupt().current();
@@ -481,6 +511,7 @@ impl Driver {
                 self.ui.notice(NoticeKind::Error, format!("{e}"))
             }
             Done::Shell(command, result) => self.shell_done(&command, result),
+            Done::Refused(why) => self.ui.notice(NoticeKind::Warning, why),
         }
         self.refresh_status();
     }

@@ -4,6 +4,7 @@
 //! handler without a documented node, or a documented action without a
 //! handler, fails it.
 
+pub(crate) mod file_commands;
 pub(crate) mod mcp;
 pub(crate) mod plugins;
 pub(crate) mod session;
@@ -41,6 +42,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("sessions.show", session::show),
     ("get.rules", settings::get_rules),
     ("status", session::status),
+    ("commands.list", file_commands::list),
     ("compact", session::compact),
     ("clear", session::clear),
     ("quit", session::quit),

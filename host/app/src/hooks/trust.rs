@@ -30,6 +30,9 @@ pub struct TrustStore {
 /// The store of hooks trusted to run in this workspace.
 const TRUSTED_FILE: &str = "hooks-trust.json";
 
+/// The store of workspace command files trusted to run their commands.
+const COMMANDS_FILE: &str = "commands-trust.json";
+
 /// The store of hooks allowed to run without an OS sandbox, on a machine
 /// that has none: asked separately, since trust was given to a hook in
 /// the sandbox.
@@ -44,6 +47,18 @@ impl TrustStore {
     /// The hooks allowed to run unsandboxed, in `data`.
     pub fn load_unsandboxed(data: &Path) -> Result<Self> {
         Self::load_file(data.join(UNSANDBOXED_FILE))
+    }
+
+    /// The workspace command files trusted to run their commands, in
+    /// `data` (`file_commands`): pinned the same way, in a file of their
+    /// own.
+    pub fn load_commands(data: &Path) -> Result<Self> {
+        Self::load_file(data.join(COMMANDS_FILE))
+    }
+
+    /// Pins `fingerprint` as trusted, with what it stands for.
+    pub fn pin(&mut self, fingerprint: String, trusted: Trusted) {
+        self.entries.insert(fingerprint, trusted);
     }
 
     fn load_file(path: PathBuf) -> Result<Self> {

@@ -186,7 +186,50 @@ fn prepare(
     if let (Some(block), Some(live)) = (piped_block, app.live_mut()) {
         live.agent.note_before_next_prompt(block);
     }
+    let prompt = match file_command(&mut app, &prompt, project)? {
+        Some(expanded) => expanded,
+        None => prompt,
+    };
     Ok(Prepared { app, prompt })
+}
+
+/// `amber exec "/fix the-widget"`: a command file's prompt, made ready
+/// as the TUI makes it (`prompt_effect::realize`); `None` for a prompt
+/// that is no command file's (a path such as `/etc/hosts is wrong` goes
+/// to the model as written).
+fn file_command(app: &mut App, prompt: &str, project: &ProjectRoot) -> Result<Option<String>> {
+    let Some(rest) = prompt.trim_start().strip_prefix('/') else {
+        return Ok(None);
+    };
+    let root = rest.split_whitespace().next().unwrap_or_default();
+    let is_file_command = app
+        .tree()
+        .child(root)
+        .and_then(|node| node.action.as_deref())
+        .is_some_and(|action| action.starts_with("feed.file-commands."));
+    if !is_file_command {
+        return Ok(None);
+    }
+    let effect = match app.dispatch(prompt.trim()) {
+        amber_core::commands::Outcome::Ok { reply, .. } => match reply.effect {
+            amber_core::commands::Effect::Prompt(effect) => effect,
+            _ => return Ok(None),
+        },
+        other => anyhow::bail!("{}", other.text()),
+    };
+    let shell = app.manager().runtime().ledger().tool("shell");
+    let dirs = app.dirs.clone();
+    let live = app.live_mut().context("the session did not open")?;
+    let policy = live.agent.policy().clone();
+    let ready = amber_app::prompt_effect::realize(&effect, &policy, shell, &dirs, &project.root)
+        .map_err(anyhow::Error::msg)?;
+    for note in &ready.notes {
+        eprintln!("amber: {note}");
+    }
+    if let Some(attached) = ready.attached {
+        live.agent.note_before_next_prompt(attached);
+    }
+    Ok(Some(ready.prompt))
 }
 
 pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) -> ExitCode {

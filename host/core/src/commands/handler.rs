@@ -70,6 +70,25 @@ pub enum Effect {
     },
     /// Leave amber.
     Quit,
+    /// Send a prompt a command made (a command file): the front end runs
+    /// its commands first, then a turn on the text.
+    Prompt(PromptEffect),
+}
+
+/// A prompt a command made, and what must happen before it is sent.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct PromptEffect {
+    /// The command, as typed: `/fix`.
+    pub command: String,
+    /// The prompt, its arguments put in; its `!` commands still in it.
+    pub text: String,
+    /// The commands to run first, whose output takes their place.
+    pub commands: Vec<String>,
+    /// Where it came from, for the person: a file's path.
+    pub source: String,
+    /// The fingerprint a person must have trusted first, when the source
+    /// is a workspace's and runs commands.
+    pub trust: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -28,7 +28,7 @@ mod tokenize;
 
 pub use builtin::{builtin_roots, builtin_tree, is_builtin_root, COMPLETIONS_JSON};
 pub use complete::Candidate;
-pub use handler::{handler, CommandError, Effect, Handler, Invocation, Reply};
+pub use handler::{handler, CommandError, Effect, Handler, Invocation, PromptEffect, Reply};
 pub use man::{help_handler, man_page};
 pub use merge::merge_completions_json;
 pub use node::{Node, Walk};

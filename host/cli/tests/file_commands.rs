@@ -1,0 +1,89 @@
+//! Commands written as files, end to end: a Claude Code command file in
+//! the workspace (`.claude/commands/fix.md`, `$ARGUMENTS` and a `!git
+//! status` line) becomes `/fix` in the TUI, completes in the drawer, asks
+//! for trust once, and its expanded prompt (the command's output in
+//! place) reaches the fake server; `amber exec "/fix …"` then runs it as
+//! the TUI does, without asking again, while a changed file is refused
+//! headless until trusted again. `/commands` lists the file and a broken
+//! one with its reason.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
+use std::time::Duration;
+
+use amber_tests::exec_env::{fake, text, Env};
+use amber_tests::tmux::Tmux;
+
+const AMBER: &str = env!("CARGO_BIN_EXE_amber");
+
+const FIX: &str = "---\ndescription: Fix a widget\nargument-hint: [widget]\nallowed-tools: Bash(git status:*), Read\n---\nFix $ARGUMENTS now.\nThe tree:\n!echo tree-is-clean\n";
+
+#[test]
+fn a_claude_code_command_file_completes_asks_trust_once_and_sends_its_prompt() {
+    let env = Env::without_confirm_turn(AMBER);
+    let commands = env.ws.join(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("fix.md"), FIX).unwrap();
+    std::fs::write(commands.join("broken.md"), "---\nnot a field\n---\n").unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { text = "Fixed the widget." }
+[[turns]]
+reply = { text = "Fixed it again." }
+[[turns]]
+reply = { text = "From exec." }
+"#,
+    );
+    let tui = Tmux::start(&env, &server, "amber-file-command", "");
+    tui.wait_for("mode write");
+    // The drawer offers it with its description and source.
+    tui.keys(&["-l", "/fi"]);
+    let drawer = tui.wait_for("Fix a widget");
+    assert!(drawer.contains("workspace, Claude Code"), "{drawer}");
+    tui.keys(&["Tab"]);
+    tui.wait_for("› /fix");
+    tui.keys(&["-l", "the-widget"]);
+    tui.keys(&["Enter"]);
+    // A workspace file that runs a command asks for trust first.
+    let dialog = tui.wait_for("approval needed");
+    assert!(dialog.contains("trust /fix") && dialog.contains("echo tree-is-clean"), "{dialog}");
+    std::thread::sleep(Duration::from_millis(600));
+    tui.keys(&["y"]);
+    tui.wait_for("Fixed the widget.");
+    let sent = server.received()[0].body.to_string();
+    assert!(sent.contains("Fix the-widget now."), "{sent}");
+    // The command's line is replaced by the command and its output.
+    assert!(sent.contains("$ echo tree-is-clean\\nexit code: 0\\ntree-is-clean"), "{sent}");
+    assert!(!sent.contains("!echo"), "{sent}");
+    // Trusted once: the second run does not ask.
+    tui.type_line("/fix another");
+    tui.wait_for("Fixed it again.");
+    assert!(!tui.screen().contains("approval needed"));
+    tui.keys(&["C-d"]);
+    tui.wait_for("amber exited 0");
+    drop(tui);
+
+    // exec runs it as the TUI does; trusted, so headless is fine.
+    let run = env.exec(&server, &[], "/fix from-exec");
+    run.assert_done("From exec.");
+    let sent = server.received()[2].body.to_string();
+    assert!(sent.contains("Fix from-exec now."), "{sent}");
+
+    // A changed file is a new file: refused headless until trusted again.
+    std::fs::write(commands.join("fix.md"), format!("{FIX}!echo more\n")).unwrap();
+    let server = fake("[[turns]]\nreply = { text = \"never\" }\n");
+    let run = env.exec(&server, &[], "/fix changed");
+    assert_eq!(run.code, Some(1));
+    assert!(server.received().is_empty());
+
+    // /commands lists it and the broken one with its reason.
+    let out = env.run(&["/commands"]);
+    let listed = text(&out.stdout);
+    assert!(listed.contains("/fix") && listed.contains(".claude/commands/fix.md"), "{listed}");
+    assert!(listed.contains("skipped") && listed.contains("broken.md") && listed.contains("line 2"), "{listed}");
+}
