@@ -196,6 +196,24 @@ impl Run {
         assert_eq!(done, Some(reply));
     }
 
+    /// The run ended right after a denial: status 4, the reply given, and
+    /// `session.completed` saying what was denied; the reason, returned.
+    pub fn assert_done_after_denial(&self, reply: &str) -> String {
+        assert_eq!(self.code, Some(4), "{:#?}\n{}", self.events, self.stderr);
+        let (done, denied) = self
+            .typed
+            .iter()
+            .find_map(|e| match e {
+                AgentEvent::SessionCompleted { reply, denied, .. } => {
+                    Some((reply.clone(), denied.clone()))
+                }
+                _ => None,
+            })
+            .expect("a session.completed event");
+        assert_eq!(done, reply);
+        denied.expect("session.completed says what was denied")
+    }
+
     /// Each tool result: its call id, status (`ok`, `error`, `denied`)
     /// and output.
     pub fn results(&self) -> Vec<(String, String, String)> {

@@ -112,6 +112,7 @@ impl App {
             return Outcome::Error {
                 action: String::new(),
                 message: "command error: a command is already running".into(),
+                usage: false,
             };
         };
         // The handler is found in the live registry first: a command of

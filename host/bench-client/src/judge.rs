@@ -431,6 +431,7 @@ max_tool_calls = 2
                     output_tokens: 20,
                     ..Usage::default()
                 },
+                denied: None,
             },
         ]
     }

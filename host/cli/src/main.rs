@@ -75,9 +75,10 @@ enum Command {
     /// Run the agent on one request, headless, and exit.
     ///
     /// Exit codes: 0 done, 1 error, 2 usage error, 3 hard stop (e.g.
-    /// max_tool_iterations reached), 130 interrupted (Ctrl-C; the session is
-    /// saved and can be resumed), 143 and 129 the same for SIGTERM and
-    /// SIGHUP.
+    /// max_tool_iterations reached), 4 done right after an action it asked
+    /// for was denied (session.completed's `denied` says why), 130
+    /// interrupted (Ctrl-C; the session is saved and can be resumed), 143
+    /// and 129 the same for SIGTERM and SIGHUP.
     ///
     /// Every shell command runs in an OS sandbox (bubblewrap, else Landlock
     /// and seccomp): the workspace writable but .git and .amber, the rest
@@ -256,6 +257,17 @@ fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
         if !words.first().is_some_and(|w| w.starts_with('/')) {
             first_prompt = Some(words.join(" "));
             command = None;
+        }
+    }
+    // `amber --resume exec`: a subcommand's name is no session id.
+    if let Some(id) = cli.tui.resume.as_deref() {
+        if Cli::command().find_subcommand(id).is_some() {
+            Cli::command()
+                .error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("`{id}` is a subcommand, not a session id: give --resume to it (`amber {id} --resume ID …`), or an id to --resume"),
+                )
+                .exit()
         }
     }
     if cli.tui.any() && command.is_some() {

@@ -200,7 +200,7 @@ reply = {{ text = "I forgot the text." }}
 {DONE}"#
     ));
     let run = env.exec(&server, &["--yes"], "write x");
-    run.assert_done("I forgot the text.");
+    run.assert_done_after_denial("I forgot the text.");
     let (_, status, output) = &run.results()[0];
     assert_eq!(status, "denied");
     assert!(
@@ -226,7 +226,7 @@ reply = {{ text = "ok" }}
 {DONE}"#
     ));
     let run = env.exec(&server, &[], "read twice");
-    run.assert_done("ok");
+    run.assert_done_after_denial("ok");
     let results = run.results();
     assert_eq!(results[0].1, "ok");
     assert_eq!(results[1].1, "denied");
@@ -301,18 +301,24 @@ reply = {{ tool_calls = [{{ id = "w", name = "write_note", arguments = {{ path =
 reply = {{ text = "ok" }}
 {DONE}"#
     );
-    let denied = |extra: &[&str]| {
+    let result = |extra: &[&str], was_denied: bool| {
         let server = fake(&script);
         let run = env.exec(&server, extra, "write");
-        run.assert_done("ok");
+        if was_denied {
+            // Exit status 4, and session.completed says what was denied.
+            let why = run.assert_done_after_denial("ok");
+            assert!(why.starts_with("write_note: "), "{why}");
+        } else {
+            run.assert_done("ok");
+        }
         run.results()[0].2.clone()
     };
-    assert!(denied(&[]).starts_with("not approved: `write_note`"));
-    assert!(denied(&["--mode", "read", "--yes"]).starts_with("read mode: `write_note`"));
+    assert!(result(&[], true).starts_with("not approved: `write_note`"));
+    assert!(result(&["--mode", "read", "--yes"], true).starts_with("read mode: `write_note`"));
     assert!(!env.ws.join("w.txt").exists());
-    assert_eq!(denied(&["--yes"]), "wrote 1 bytes to w.txt");
+    assert_eq!(result(&["--yes"], false), "wrote 1 bytes to w.txt");
     std::fs::remove_file(env.ws.join("w.txt")).unwrap();
-    assert_eq!(denied(&["--mode", "yolo"]), "wrote 1 bytes to w.txt");
+    assert_eq!(result(&["--mode", "yolo"], false), "wrote 1 bytes to w.txt");
 }
 
 #[test]

@@ -64,7 +64,7 @@ fn a_pre_tool_deny_is_the_tools_result_and_an_event() {
     let env = env(&[("pre-tool", "deny:no notes today")], "");
     let server = fake(&read_then_done("a.txt"));
     let run = env.exec(&server, &[], "Read a.txt.");
-    run.assert_done("done");
+    run.assert_done_after_denial("done");
     let results = run.results();
     assert_eq!(results[0].1, "denied", "{results:?}");
     assert!(
@@ -167,7 +167,7 @@ fn a_trapping_pre_tool_hook_denies_and_names_itself() {
     let env = env(&[("pre-tool", "trap")], "");
     let server = fake(&read_then_done("a.txt"));
     let run = env.exec(&server, &[], "Read a.txt.");
-    run.assert_done("done");
+    run.assert_done_after_denial("done");
     let results = run.results();
     assert_eq!(results[0].1, "denied", "{results:?}");
     assert!(
@@ -211,7 +211,7 @@ command = "cat > hook-input.json; echo 'not that file' >&2; exit 2"
     let env = env(&[], config);
     let server = fake(&read_then_done("a.txt"));
     let run = env.exec(&server, &["--mode", "yolo"], "Read a.txt.");
-    run.assert_done("done");
+    run.assert_done_after_denial("done");
     let results = run.results();
     assert_eq!(results[0].1, "denied", "{results:?}");
     assert!(

@@ -277,7 +277,7 @@ reply = {{ text = "done" }}
 "#
     ));
     let run = env.exec(&server, &["--yes"], "Read the note.");
-    run.assert_done("done");
+    run.assert_done_after_denial("done");
     let results = run.results();
     assert_eq!(results[0].1, "ok", "{results:?}");
     assert!(results[0].2.contains("scratch note"), "{results:?}");

@@ -83,7 +83,7 @@ fn read_mode_blocks_the_shell_tool_at_dispatch() {
         &["--mode", "read", "--yes"],
         "clean up",
     );
-    run.assert_done("ok");
+    run.assert_done_after_denial("ok");
     for (_, status, output) in run.results() {
         assert_eq!(status, "denied");
         assert!(
@@ -174,7 +174,7 @@ reply = {{ text = "ok" }}
 {DONE}"#
     );
     let run = env.exec(&fake(&script), &["--mode", "yolo"], "escape");
-    run.assert_done("ok");
+    run.assert_done_after_denial("ok");
     let results = run.results();
     assert_eq!(results[0].1, "denied");
     assert!(

@@ -122,7 +122,8 @@ fn set_writes_the_config_keeping_comments_and_refuses_a_bad_value_whole() {
     ] {
         let out = home.run(&args);
         let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        // A value the setting does not take is a usage error.
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains("command error: cannot set"), "{err}");
         assert!(err.contains(&format!("`{}`", args[2])), "{err}");
         assert!(err.contains(allowed), "{args:?}: {err}");
@@ -157,6 +158,24 @@ fn unknown_commands_suggest_the_nearest_and_json_gives_the_outcome() {
         page.contains("/set") && page.contains("compress_threshold"),
         "{page}"
     );
+
+    // A setting that does not exist: its page on stderr with the nearest
+    // name, and a usage error (scripts see it failed).
+    let out = home.run(&["/set", "temprature", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("did you mean /set temperature?"), "{err}");
+    let out = home.run(&["/set", "temprature", "1", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["unmatched"], "temprature");
+    // The session's flags before a subcommand are a usage error.
+    let out = home.run(&["--resume", "exec"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("`exec` is a subcommand"), "{}", text(&out.stderr));
+    let out = home.run(&["--mode", "read", "exec", "hi"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("give them to the subcommand"));
 
     // Not a subcommand and not a slash: a prompt for the TUI, which a
     // run without a terminal cannot open (usage, status 2, a pointer).

@@ -217,7 +217,7 @@ reply = { text = "DONE" }
 "#,
     );
     let run = env.exec(&server, &["--mode", "read"], "write");
-    run.assert_done("ok");
+    run.assert_done_after_denial("ok");
     assert!(run.results()[0]
         .2
         .starts_with("read mode: `write_file` can change things"));

@@ -157,6 +157,11 @@ pub enum AgentEvent {
         reply: String,
         turns: u32,
         usage: Usage,
+        /// The run ended right after an action it asked for was denied
+        /// (by the policy, a rule, a hook or the person): why. `amber
+        /// exec` then exits with status 4.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        denied: Option<String>,
     },
     #[serde(rename = "session.failed")]
     SessionFailed {

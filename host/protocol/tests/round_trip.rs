@@ -155,6 +155,7 @@ fn every_event() -> Vec<AgentEvent> {
             reply: "done".into(),
             turns: 2,
             usage: usage(),
+            denied: Some("write_file: the user declined this (`write_file`)".into()),
         },
         AgentEvent::SessionFailed {
             session_id: "s1".into(),

@@ -73,6 +73,11 @@ pub(crate) fn failed(message: impl Into<String>) -> CommandError {
     CommandError::Failed(message.into())
 }
 
+/// Words the command does not take: a usage error.
+pub(crate) fn invalid(message: impl Into<String>) -> CommandError {
+    CommandError::Invalid(message.into())
+}
+
 /// The argument's words, and whether `--save` was among them.
 pub(crate) fn words_and_save(arg: &str) -> (Vec<&str>, bool) {
     let mut save = false;

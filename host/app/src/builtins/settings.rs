@@ -11,7 +11,7 @@ use amber_core::printable::{has_hidden, printable};
 use serde_json::json;
 use toml_edit::Value;
 
-use super::{failed, words_and_save, Handled};
+use super::{failed, invalid, words_and_save, Handled};
 use crate::app::Settings;
 use crate::{compaction, config_file, presets, session, App};
 
@@ -88,7 +88,7 @@ pub fn set(app: &mut App, tree: &Node, key: &str, value: &str, save: bool) -> Ha
     let node = tree
         .child("set")
         .and_then(|s| s.child(key))
-        .ok_or_else(|| failed(format!("no setting `{key}` (see /help set)")))?;
+        .ok_or_else(|| invalid(format!("no setting `{key}` (see /help set)")))?;
     let parsed = parse(app, key, value, node)?;
     let in_session = app.live().is_some();
     if in_session {
@@ -130,24 +130,24 @@ fn parse(app: &App, key: &str, value: &str, node: &Node) -> Result<Setting, supe
     let value = value.trim();
     let allowed = allowed(key, node);
     if value.chars().count() > MAX_VALUE_CHARS {
-        return Err(failed(format!(
+        return Err(invalid(format!(
             "cannot set {key}: the value is {} characters long; at most {MAX_VALUE_CHARS}",
             value.chars().count()
         )));
     }
     if has_hidden(value) {
-        return Err(failed(format!(
+        return Err(invalid(format!(
             "cannot set {key} to `{}`: it holds control or invisible characters",
             printable(value)
         )));
     }
     let refuse = |why: &str| {
-        failed(format!(
+        invalid(format!(
             "cannot set {key} to `{value}`: {why}; allowed: {allowed}"
         ))
     };
     if value.is_empty() {
-        return Err(failed(format!(
+        return Err(invalid(format!(
             "/set {key} needs a value; allowed: {allowed}"
         )));
     }
@@ -187,7 +187,7 @@ fn parse(app: &App, key: &str, value: &str, node: &Node) -> Result<Setting, supe
             "false" | "off" => false,
             _ => return Err(refuse("not true or false")),
         }),
-        _ => return Err(failed(format!("no setting `{key}` (see /help set)"))),
+        _ => return Err(invalid(format!("no setting `{key}` (see /help set)"))),
     })
 }
 

@@ -103,6 +103,7 @@ fn compact(app: &mut App, focus: Option<&str>, json: bool, id: &str) -> Result<O
         | CompactionOutcome::Skipped(_) => Outcome::Error {
             action: "compact".into(),
             message: text,
+            usage: false,
         },
     })
 }

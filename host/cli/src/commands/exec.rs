@@ -1,7 +1,7 @@
 //! `amber exec "<prompt>"`: one headless run of the agent. The terminal
 //! gets the reply on stdout and progress on stderr; `--json` streams the
 //! events as JSONL on stdout (docs/exec-json.md). Exit codes: 0 done,
-//! 1 error, 2 usage, 3 hard stop, 130 interrupted.
+//! 1 error, 2 usage, 3 hard stop, 4 done after a denial, 130 interrupted.
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -20,6 +20,9 @@ use crate::render::Printer;
 
 /// Exit code of a hard stop (the loop stopped itself).
 pub const EXIT_HARD_STOP: u8 = 3;
+/// Exit code of a run that ended right after an action it asked for was
+/// denied: it finished, but without what it needed.
+pub const EXIT_DENIED: u8 = 4;
 /// Exit code after Ctrl-C, as shells expect.
 pub const EXIT_INTERRUPTED: u8 = 130;
 /// Stopped by SIGTERM (128 + 15) or SIGHUP (128 + 1), handled as Ctrl-C.
@@ -275,6 +278,7 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
         }
     };
     let cancel = agent.cancel_token();
+    let last_denied: std::sync::Mutex<Option<String>> = Default::default();
     let result = runtime.block_on(async {
         tokio::spawn(async move {
             let mut signals = StopSignals::new();
@@ -292,7 +296,20 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
                 std::process::exit(i32::from(code));
             }
         });
-        let mut sink = |event: AgentEvent| printer.event(&event);
+        let mut sink = |event: AgentEvent| {
+            // Whether the last tool result was a denial, and why: a run
+            // that ends right after one did not get what it asked for.
+            if let AgentEvent::ToolResult {
+                name, status, output, ..
+            } = &event
+            {
+                if let Ok(mut last) = last_denied.lock() {
+                    *last = (*status == amber_core::engine::Status::Denied)
+                        .then(|| format!("{name}: {}", amber_core::text::one_line(output, 300)));
+                }
+            }
+            printer.event(&event)
+        };
         let result = agent.run(&prompt, &mut sink).await;
         // What the MCP servers said while it ran (a restart, a tool held
         // back after a relisting).
@@ -324,7 +341,11 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
             );
         }
     }
-    let (event, code) = finish(result, &session_id);
+    let (event, code) = finish(
+        result,
+        &session_id,
+        last_denied.into_inner().unwrap_or_default(),
+    );
     printer.event(&event);
     if let (AgentEvent::SessionCompleted { reply, .. }, Some(file)) =
         (&event, &args.output_last_message)
@@ -357,9 +378,12 @@ async fn stop_signal(signals: &mut StopSignals) -> Option<u8> {
     }
 }
 
+/// The run's last event and exit code; `denied` is why the last tool
+/// result was a denial, when it was.
 fn finish(
     result: Result<RunReport, amber_core::engine::AgentError>,
     session_id: &str,
+    denied: Option<String>,
 ) -> (AgentEvent, ExitCode) {
     let failed = |kind, error: String, turns, usage| AgentEvent::SessionFailed {
         session_id: session_id.to_string(),
@@ -380,8 +404,13 @@ fn finish(
                 reply,
                 turns,
                 usage,
+                denied: denied.clone(),
             },
-            ExitCode::SUCCESS,
+            if denied.is_some() {
+                ExitCode::from(EXIT_DENIED)
+            } else {
+                ExitCode::SUCCESS
+            },
         ),
         Ok(RunReport {
             outcome: Outcome::HardStop(reason),

@@ -17,6 +17,9 @@ pub fn print(outcome: &Outcome, json: bool) -> Result<()> {
         return super::print_json(outcome);
     }
     match outcome {
+        Outcome::Man {
+            unmatched: Some(_), ..
+        } => errln!("amber: {}", outcome.text().trim_end()),
         Outcome::Ok { .. } | Outcome::Man { .. } => {
             let text = outcome.text();
             if !text.is_empty() {
@@ -31,11 +34,17 @@ pub fn print(outcome: &Outcome, json: bool) -> Result<()> {
 }
 
 /// 0 for a reply or a man page, 1 for a command error, 2 for an unknown
-/// command (as for a usage error).
+/// command, a word the command does not have (`/set nosuch 1`, which
+/// prints the page and the nearest name) or a value it does not take (as
+/// for a usage error).
 pub fn exit_code(outcome: &Outcome) -> ExitCode {
     match outcome {
+        Outcome::Man {
+            unmatched: Some(_), ..
+        } => ExitCode::from(EXIT_UNKNOWN),
         Outcome::Ok { .. } | Outcome::Man { .. } => ExitCode::SUCCESS,
         Outcome::Unknown { .. } => ExitCode::from(EXIT_UNKNOWN),
+        Outcome::Error { usage: true, .. } => ExitCode::from(EXIT_UNKNOWN),
         Outcome::Error { .. } => ExitCode::FAILURE,
     }
 }

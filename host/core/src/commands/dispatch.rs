@@ -23,6 +23,7 @@ impl<C> CommandSet<C> {
                 return Outcome::Error {
                     action: String::new(),
                     message: format!("command error: {e}"),
+                    usage: true,
                 }
             }
         };
@@ -43,16 +44,21 @@ impl<C> CommandSet<C> {
             return Outcome::Man {
                 text: super::man::man_page(&path, node),
                 path,
+                unmatched: None,
             };
         }
         let Some((action, handler)) = node
             .action()
             .and_then(|action| Some((action, self.handler(action)?)))
         else {
-            let unmatched = words.get(path.len()).map(String::as_str);
+            let unmatched = words
+                .get(path.len())
+                .filter(|_| !node.children.is_empty())
+                .cloned();
             return Outcome::Man {
-                text: page_after(&path, node, unmatched),
+                text: page_after(&path, node, unmatched.as_deref()),
                 path,
+                unmatched,
             };
         };
         let invocation = Invocation {
@@ -70,6 +76,12 @@ impl<C> CommandSet<C> {
             Ok(Err(CommandError::Failed(e))) => Outcome::Error {
                 action: action.to_string(),
                 message: format!("command error: {e}"),
+                usage: false,
+            },
+            Ok(Err(CommandError::Invalid(e))) => Outcome::Error {
+                action: action.to_string(),
+                message: format!("command error: {e}"),
+                usage: true,
             },
             // Disabled between the tree's rebuild and this call: to the
             // user the command no longer exists, which is the truth.
@@ -80,6 +92,7 @@ impl<C> CommandSet<C> {
                     "command error: the handler panicked: {}",
                     panic_text(payload.as_ref())
                 ),
+                usage: false,
             },
         }
     }
@@ -207,7 +220,7 @@ mod tests {
     fn a_node_without_an_action_prints_its_page() {
         let set = builtin_set();
         let outcome = set.dispatch(&mut Log::default(), "/set");
-        let Outcome::Man { path, text } = &outcome else {
+        let Outcome::Man { path, text, .. } = &outcome else {
             panic!("set is inert: {outcome:?}");
         };
         assert_eq!(path, &["set"]);
@@ -220,7 +233,7 @@ mod tests {
     fn an_action_nobody_registered_prints_the_page_instead() {
         let set = builtin_set();
         let mut log = Log::default();
-        let Outcome::Man { path, text } = set.dispatch(&mut log, "/sessions") else {
+        let Outcome::Man { path, text, .. } = set.dispatch(&mut log, "/sessions") else {
             panic!("sessions.list has no handler here");
         };
         assert_eq!(path, ["sessions"]);
@@ -232,7 +245,7 @@ mod tests {
     fn an_empty_line_prints_the_list_of_commands() {
         let set = builtin_set();
         for line in ["", "/", "  /  "] {
-            let Outcome::Man { path, text } = set.dispatch(&mut Log::default(), line) else {
+            let Outcome::Man { path, text, .. } = set.dispatch(&mut Log::default(), line) else {
                 panic!("{line:?} prints the root page");
             };
             assert!(path.is_empty());
@@ -278,6 +291,7 @@ mod tests {
             Outcome::Error {
                 action: "status".into(),
                 message: "command error: no session yet: send a prompt first".into(),
+                usage: false,
             }
         );
     }
@@ -293,6 +307,7 @@ mod tests {
             Outcome::Error {
                 action: "status".into(),
                 message: "command error: the handler panicked: boom 42".into(),
+                usage: false,
             }
         );
         let outcome = set.dispatch(&mut log, "/get model");
@@ -323,7 +338,11 @@ mod tests {
     #[test]
     fn a_line_that_cannot_be_read_is_a_command_error() {
         let set = builtin_set();
-        let Outcome::Error { action, message } = set.dispatch(&mut Log::default(), "/set model 'x")
+        let Outcome::Error {
+            action,
+            message,
+            usage: true,
+        } = set.dispatch(&mut Log::default(), "/set model 'x")
         else {
             panic!("an unclosed quote is an error");
         };
@@ -337,7 +356,7 @@ mod tests {
     #[test]
     fn a_word_past_an_inert_node_is_named_on_its_page() {
         let set = builtin_set();
-        let Outcome::Man { path, text } = set.dispatch(&mut Log::default(), "/set modle x") else {
+        let Outcome::Man { path, text, .. } = set.dispatch(&mut Log::default(), "/set modle x") else {
             panic!("set is inert");
         };
         assert_eq!(path, ["set"]);

@@ -96,6 +96,10 @@ pub enum CommandError {
     /// The command ran and failed; the text says what and what to do.
     #[error("{0}")]
     Failed(String),
+    /// The words are not ones the command takes (a value outside its
+    /// choices or range): a usage error, exit status 2 from the shell.
+    #[error("{0}")]
+    Invalid(String),
     /// The handler's target is gone (its plugin was disabled a moment
     /// ago): reported as an unknown command, never a call into a stale
     /// plugin.

@@ -22,7 +22,14 @@ pub enum Outcome {
     },
     /// The line named a node that is documented but not executable (no
     /// action, or no handler registered for it): its page.
-    Man { path: Vec<String>, text: String },
+    Man {
+        path: Vec<String>,
+        text: String,
+        /// A word the node does not have (`/set nosuch`): the page is
+        /// shown, and a script gets a usage error.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        unmatched: Option<String>,
+    },
     /// The line names no command. `message` is what to print; it ends with
     /// "did you mean /x?" when `suggestion` is set.
     Unknown {
@@ -32,7 +39,14 @@ pub enum Outcome {
     },
     /// The line could not be read, or its handler failed or panicked.
     /// `action` is empty when no handler was reached.
-    Error { action: String, message: String },
+    Error {
+        action: String,
+        message: String,
+        /// The words were not ones the command takes (a value out of its
+        /// choices or range): a usage error to a script, not a failure.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        usage: bool,
+    },
 }
 
 impl Outcome {
@@ -83,6 +97,7 @@ mod tests {
                 Outcome::Man {
                     path: vec![],
                     text: "page".into(),
+                    unmatched: None,
                 },
                 "man",
                 true,
@@ -100,6 +115,7 @@ mod tests {
                 Outcome::Error {
                     action: "a".into(),
                     message: "command error: no".into(),
+                    usage: false,
                 },
                 "error",
                 false,
