@@ -111,6 +111,14 @@ fn set_writes_the_config_keeping_comments_and_refuses_a_bad_value_whole() {
     }
     assert!(home.config().starts_with("# mine\n"), "{}", home.config());
 
+    // A provider saved with another provider's model would send that
+    // model to it: the provider's own model is saved with it, and said.
+    home.ok(&["/set", "model", "gpt-test"]);
+    let out = home.ok(&["/set", "provider", "anthropic"]);
+    assert!(out.contains("model = claude-sonnet-4-5, the provider's own"), "{out}");
+    assert!(home.config().contains("model = \"claude-sonnet-4-5\""), "{}", home.config());
+    assert_eq!(home.ok(&["/get", "model"]).trim(), "model = claude-sonnet-4-5");
+
     // A bad value: refused whole, naming the key, the value and what is
     // allowed; the file is as it was.
     let saved = home.config();

@@ -104,13 +104,26 @@ pub fn set(app: &mut App, tree: &Node, key: &str, value: &str, save: bool) -> Ha
     let shown = show(&parsed);
     if save || !in_session {
         let path = app.config_path();
-        let config = config_file::set(&path, config_key(&parsed), toml_value(&parsed))
+        let mut config = config_file::set(&path, config_key(&parsed), toml_value(&parsed))
             .map_err(|e| failed(format!("{e:#}")))?;
+        // A provider comes with its own model: a `model.model` saved for
+        // another provider would be sent to this one.
+        let mut also = String::new();
+        if let Setting::Provider(name) = &parsed {
+            let model = presets::presets_from(&config)
+                .ok()
+                .and_then(|p| p.get(name).ok().map(|p| p.model.clone()));
+            if let Some(model) = model {
+                config = config_file::set(&path, "model.model", model.as_str().into())
+                    .map_err(|e| failed(format!("{e:#}")))?;
+                also = format!(", and model = {model}, the provider's own");
+            }
+        }
         app.set_config(config);
         if let Setting::Policy(mode) = parsed {
             app.policy().set_mode(mode);
         }
-        let text = format!("{key} = {shown} (saved in {})", path.display());
+        let text = format!("{key} = {shown}{also} (saved in {})", path.display());
         return Ok(Reply::text(text).with_data(json!({
             "key": key, "value": shown, "saved": path.display().to_string(), "session": in_session,
         })));
