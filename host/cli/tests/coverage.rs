@@ -91,6 +91,10 @@ reply = { text = "Read everything." }
         .assert_done("Read everything.");
 
     let all = coverage(&env, &[]);
+    // `--json` is `--format json`, as for every command with JSON output.
+    let out = env.run(&["coverage", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), all);
     // Read whole, grep before and after: every symbol full.
     assert_eq!(row(&all, "src/lib.rs"), (2, 2, 2));
     // One symbol shown: only it.

@@ -33,6 +33,10 @@ pub struct CoverageArgs {
     /// table for people, json for scripts.
     #[arg(long, value_enum, default_value = "table")]
     format: ReportFormat,
+    /// JSON for scripts: `--format json` (for `digest` too), as every
+    /// command with JSON output takes it.
+    #[arg(long, global = true)]
+    json: bool,
     /// Only the reads that are stale (changed since) or gone.
     #[arg(long)]
     stale: bool,
@@ -105,7 +109,7 @@ fn session_id(
         .context("no session in this workspace yet (start one with `amber` or `amber exec`)")
 }
 
-pub fn run(host: &amber_app::host::Host, args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
+pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
     let dirs = &host.dirs;
     let workspace = project.root.as_path();
     let hook = matches!(
@@ -136,6 +140,12 @@ pub fn run(host: &amber_app::host::Host, args: CoverageArgs, project: &ProjectRo
     let manager = amber_app::host::loaded(host, workspace)?;
     let parsers = host::parsers(&manager)?;
     let fallback = IndexSymbols::new(workspace, parsers.clone(), &dirs.cache);
+    if args.json {
+        args.format = ReportFormat::Json;
+        if let Some(CoverageAction::Digest { format, .. }) = &mut args.action {
+            *format = DigestFormat::Json;
+        }
+    }
     if let Some(CoverageAction::Digest { format, budget }) = args.action {
         let reads: Vec<_> = classify(&ledger, Some(MAIN), &fallback)
             .into_iter()
