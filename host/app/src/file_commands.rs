@@ -7,7 +7,8 @@
 //! place. They join the command tree as a feed (`feeds.rs`), so the drawer,
 //! completion, `/help` and the man pages show them with their source.
 //!
-//! Where they are read from, later shadowing earlier by name: the user's
+//! Where they are read from, later shadowing earlier by name: amber's own
+//! (`/init`, `/review`, in `bundled_commands/`), the user's
 //! `~/.codex/prompts/`, `~/.claude/commands/` and amber's own
 //! `<config>/commands/`, then the workspace's `.claude/commands/` and
 //! `.amber/commands/`. A workspace file that runs commands is a
@@ -24,6 +25,9 @@ use crate::frontmatter;
 /// Where a command file was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
+    /// Shipped with amber (`/init`, `/review`): any file of the same name
+    /// replaces it.
+    Bundled,
     /// `~/.codex/prompts/`.
     Codex,
     /// `~/.claude/commands/`.
@@ -39,6 +43,7 @@ pub enum Origin {
 impl Origin {
     pub fn describe(self) -> &'static str {
         match self {
+            Origin::Bundled => "amber's own",
             Origin::Codex => "user, Codex prompts",
             Origin::ClaudeUser => "user, Claude Code",
             Origin::User => "user",
@@ -93,11 +98,27 @@ const MAX_FILES: usize = 500;
 /// Bytes a command file holds at most.
 const MAX_FILE: u64 = 256 * 1024;
 
-/// Every command found in `folders`, the later shadowing the earlier, and
-/// the files skipped with their reason.
+/// The command files amber ships, each replaced by a file of the same
+/// name in any folder (`review.md` of your own is your `/review`).
+const BUNDLED: &[(&str, &str)] = &[
+    ("init", include_str!("bundled_commands/init.md")),
+    ("review", include_str!("bundled_commands/review.md")),
+];
+
+/// Every command found in `folders` after the bundled ones, the later
+/// shadowing the earlier, and the files skipped with their reason.
 pub fn discover(folders: &[(PathBuf, Origin)]) -> (Vec<FileCommand>, Vec<Skipped>) {
     let mut found: std::collections::BTreeMap<String, FileCommand> = Default::default();
     let mut skipped = Vec::new();
+    for (name, text) in BUNDLED {
+        let path = PathBuf::from(format!("(amber)/{name}.md"));
+        match parse(&path, name.to_string(), text, Origin::Bundled) {
+            Ok(command) => {
+                found.insert(command.name.clone(), command);
+            }
+            Err(reason) => skipped.push(Skipped { path, reason }),
+        }
+    }
     for (folder, origin) in folders {
         let mut files = Vec::new();
         markdown_files(folder, folder, &mut files, 0);
@@ -154,7 +175,11 @@ fn read(path: &Path, name: String, origin: Origin) -> Result<FileCommand, String
         return Err(format!("{size} bytes; a command file holds at most {MAX_FILE}"));
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let doc = frontmatter::parse(&text).map_err(|e| e.to_string())?;
+    parse(path, name, &text, origin)
+}
+
+fn parse(path: &Path, name: String, text: &str, origin: Origin) -> Result<FileCommand, String> {
+    let doc = frontmatter::parse(text).map_err(|e| e.to_string())?;
     let description = doc
         .text("description")
         .filter(|d| !d.trim().is_empty())
@@ -385,7 +410,7 @@ mod tests {
         let folders = folders(&config, ws.path(), Some(home.path()));
         let (commands, skipped) = discover(&folders);
         let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["explain", "fix", "frontend:test"]);
+        assert_eq!(names, ["explain", "fix", "frontend:test", "init", "review"]);
         let fix = &commands[1];
         assert_eq!(fix.origin, Origin::ClaudeWorkspace);
         assert_eq!(fix.description, "Fix it");

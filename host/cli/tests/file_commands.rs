@@ -87,3 +87,67 @@ reply = { text = "From exec." }
     assert!(listed.contains("/fix") && listed.contains(".claude/commands/fix.md"), "{listed}");
     assert!(listed.contains("skipped") && listed.contains("broken.md") && listed.contains("line 2"), "{listed}");
 }
+
+fn git(ws: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(ws)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+}
+
+#[test]
+fn init_writes_agents_md_and_review_sends_the_diff() {
+    let env = Env::without_confirm_turn(AMBER);
+    git(&env.ws, &["init", "-q", "-b", "main"]);
+    std::fs::write(env.ws.join("lib.rs"), "fn add(a: i32, b: i32) -> i32 { a - b }\n").unwrap();
+    git(&env.ws, &["add", "-A"]);
+    git(&env.ws, &["commit", "-q", "-m", "first"]);
+    git(&env.ws, &["checkout", "-q", "-b", "topic"]);
+    std::fs::write(env.ws.join("lib.rs"), "fn add(a: i32, b: i32) -> i32 { a + b }\n").unwrap();
+    git(&env.ws, &["commit", "-q", "-am", "fix add"]);
+    std::fs::write(env.ws.join("notes.md"), "uncommitted words\n").unwrap();
+    git(&env.ws, &["add", "notes.md"]);
+
+    // /review: the uncommitted changes, and with a base the commits since.
+    let server = fake(
+        "[[turns]]\nreply = { text = \"Looks right.\" }\n[[turns]]\nreply = { text = \"The fix is right.\" }\n",
+    );
+    env.exec(&server, &[], "/review").assert_done("Looks right.");
+    let sent = server.received()[0].body.to_string();
+    assert!(sent.contains("Review these changes"), "{sent}");
+    assert!(sent.contains("+uncommitted words"), "{sent}");
+    assert!(!sent.contains("+fn add(a: i32, b: i32) -> i32 { a + b }"), "{sent}");
+    env.exec(&server, &[], "/review main").assert_done("The fix is right.");
+    let sent = server.received()[1].body.to_string();
+    assert!(sent.contains("-fn add(a: i32, b: i32) -> i32 { a - b }"), "{sent}");
+    assert!(sent.contains("+fn add(a: i32, b: i32) -> i32 { a + b }"), "{sent}");
+
+    // /init: the prompt asks for AGENTS.md, and the write it makes lands.
+    let server = fake(
+        r##"
+[[turns]]
+reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "AGENTS.md", content = "# Agents\n\nRun `cargo test`.\n" } }] }
+[[turns]]
+reply = { text = "Wrote AGENTS.md." }
+"##,
+    );
+    env.exec(&server, &["--yes"], "/init").assert_done("Wrote AGENTS.md.");
+    let sent = server.received()[0].body.to_string();
+    assert!(sent.contains("write an `AGENTS.md`"), "{sent}");
+    assert_eq!(
+        std::fs::read_to_string(env.ws.join("AGENTS.md")).unwrap(),
+        "# Agents\n\nRun `cargo test`.\n"
+    );
+
+    // A review.md of the user's own replaces amber's.
+    let own = env.ws.join(".amber/commands");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(own.join("review.md"), "My own review of $ARGUMENTS\n").unwrap();
+    let server = fake("[[turns]]\nreply = { text = \"Mine.\" }\n");
+    env.exec(&server, &[], "/review it").assert_done("Mine.");
+    let sent = server.received()[0].body.to_string();
+    assert!(sent.contains("My own review of it"), "{sent}");
+}
