@@ -337,3 +337,24 @@ fn man_writes_a_page_per_command_and_the_slash_commands() {
     assert!(slash.contains("/set policy"), "{slash}");
     assert!(home.ok(&["man"]).starts_with(".ie") || home.ok(&["man"]).contains(".TH"));
 }
+
+#[test]
+fn status_shows_the_sandbox_the_mcp_servers_and_the_hooks() {
+    let home = Home::new();
+    let path = home.config_path();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        "[[mcp.servers]]\nname = \"fs\"\ncommand = \"true\"\n\n[[hooks.command]]\nevent = \"stop\"\ncommand = \"true\"\n",
+    )
+    .unwrap();
+    let status = home.ok(&["/status"]);
+    for line in ["sandbox   ", "mcp       fs (stopped, 0 tools)", "hooks     1 hook"] {
+        assert!(status.contains(line), "{line:?} in\n{status}");
+    }
+    let out = home.run(&["/status", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["data"]["mcp"][0]["name"], "fs");
+    assert_eq!(v["data"]["hooks"]["running"], 1);
+    assert!(v["data"]["sandbox"].is_string());
+}

@@ -120,6 +120,44 @@ pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
         None => lines.push("session   none (from the shell each command runs alone)".into()),
     }
     lines.push(format!("tools     {}", count(tools, "tool")));
+    // How commands run, which servers are connected, which hooks run.
+    let sandbox = crate::host::spawner(app.config()).backend().describe();
+    lines.push(format!("sandbox   {sandbox}"));
+    data["sandbox"] = json!(sandbox);
+    let servers = match app.mcp().ok().flatten() {
+        Some(hub) => hub.statuses(),
+        None => Vec::new(),
+    };
+    if servers.is_empty() {
+        lines.push("mcp       no servers configured".into());
+    } else {
+        let each: Vec<String> = servers
+            .iter()
+            .map(|s| {
+                let state = serde_json::to_value(&s.state)
+                    .ok()
+                    .and_then(|v| v.get("state").and_then(|x| x.as_str()).map(String::from))
+                    .unwrap_or_default();
+                format!("{} ({state}, {})", s.name, count(s.tools.len(), "tool"))
+            })
+            .collect();
+        lines.push(format!("mcp       {}", each.join(", ")));
+    }
+    data["mcp"] = json!(servers);
+    let (hooks, _) = crate::hooks::list(
+        app.manager().runtime().ledger(),
+        app.config(),
+        &app.dirs,
+        &app.project.root,
+    );
+    let running = hooks.iter().filter(|h| h.trust != "untrusted").count();
+    let waiting = hooks.len() - running;
+    let mut said = count(running, "hook");
+    if waiting > 0 {
+        said.push_str(&format!(", {waiting} untrusted (amber hooks trust)"));
+    }
+    lines.push(format!("hooks     {said}"));
+    data["hooks"] = json!({ "running": running, "untrusted": waiting });
     Ok(Reply::text(lines.join("\n")).with_data(data))
 }
 
