@@ -15,6 +15,7 @@ pub mod coverage;
 mod feeds;
 pub mod file_commands;
 pub mod frontmatter;
+pub mod git;
 pub mod hooks;
 pub mod keys;
 pub mod host;

@@ -359,7 +359,10 @@ pub fn start(
             }
         }
         None => {
-            let (info, writer) = store.create(&workspace_text, &preset.name, &preset.model)?;
+            let (mut info, mut writer) =
+                store.create(&workspace_text, &preset.name, &preset.model)?;
+            info.git_head = crate::git::head(workspace);
+            writer.set_git_head(info.git_head.clone());
             Opened {
                 info,
                 chain: ContextChain::new(),

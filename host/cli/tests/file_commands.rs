@@ -151,3 +151,32 @@ reply = { text = "Wrote AGENTS.md." }
     let sent = server.received()[0].body.to_string();
     assert!(sent.contains("My own review of it"), "{sent}");
 }
+
+#[test]
+fn diff_shows_what_the_session_changed_since_it_began() {
+    let env = Env::without_confirm_turn(AMBER);
+    git(&env.ws, &["init", "-q", "-b", "main"]);
+    std::fs::write(env.ws.join("lib.rs"), "old body\n").unwrap();
+    git(&env.ws, &["add", "-A"]);
+    git(&env.ws, &["commit", "-q", "-m", "first"]);
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "e1", name = "edit_file", arguments = { path = "lib.rs", old_string = "old body", new_string = "new body" } }, { id = "w1", name = "write_file", arguments = { path = "fresh.txt", content = "a new file\n" } }] }
+[[turns]]
+reply = { text = "Changed." }
+"#,
+    );
+    env.exec(&server, &["--yes"], "change things").assert_done("Changed.");
+    // A commit made after the session began is still part of its diff.
+    git(&env.ws, &["commit", "-q", "-am", "later"]);
+    let out = env.run(&["/diff"]);
+    let shown = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(shown.contains("-old body") && shown.contains("+new body"), "{shown}");
+    assert!(shown.contains("+++ fresh.txt") && shown.contains("+a new file"), "{shown}");
+    let out = env.run(&["/diff", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["data"]["written"], serde_json::json!(["lib.rs", "fresh.txt"]));
+    assert!(v["data"]["since"].as_str().is_some_and(|h| h.len() == 40));
+}

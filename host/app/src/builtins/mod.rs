@@ -42,6 +42,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("sessions.show", session::show),
     ("get.rules", settings::get_rules),
     ("status", session::status),
+    ("diff", session::diff),
     ("commands.list", file_commands::list),
     ("compact", session::compact),
     ("clear", session::clear),

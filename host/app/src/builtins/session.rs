@@ -208,3 +208,86 @@ pub fn clear(app: &mut App, _inv: &Invocation<'_>) -> Handled {
 pub fn quit(_app: &mut App, _inv: &Invocation<'_>) -> Handled {
     Ok(Reply::text("bye").with_effect(Effect::Quit))
 }
+
+/// `/diff`: what the open session (from the shell, the workspace's latest)
+/// changed: tracked files against the commit HEAD was at when it began,
+/// and the new files its tools wrote.
+pub fn diff(app: &mut App, _inv: &Invocation<'_>) -> Handled {
+    let (info, replayed) = match app.live() {
+        Some(live) => (
+            live.info.clone(),
+            app.transcript().map_err(|e| failed(format!("{e:#}")))?,
+        ),
+        None => {
+            let id = crate::session::latest_in_workspace(&app.dirs, &app.project)
+                .map_err(|e| failed(format!("{e:#}")))?
+                .ok_or_else(|| failed("no session of this workspace has a turn yet"))?;
+            let path = crate::session::store(&app.dirs)
+                .path(&id)
+                .map_err(|e| failed(e.to_string()))?;
+            let resumed = amber_core::session::resume(&path).map_err(|e| failed(e.to_string()))?;
+            let replayed =
+                amber_core::session::transcript(&path).map_err(|e| failed(e.to_string()))?;
+            (resumed.info.unwrap_or_default(), replayed)
+        }
+    };
+    let workspace = app.project.root.clone();
+    let written = written_paths(&replayed);
+    let mut text = String::new();
+    match &info.git_head {
+        Some(head) => {
+            text.push_str(&crate::git::diff_since(&workspace, head).map_err(failed)?);
+            let untracked = crate::git::untracked(&workspace);
+            for path in written.iter().filter(|p| untracked.contains(p)) {
+                let Ok(now) = std::fs::read_to_string(workspace.join(path)) else {
+                    continue;
+                };
+                text.push_str(
+                    &similar::TextDiff::from_lines("", &now)
+                        .unified_diff()
+                        .header("/dev/null", path)
+                        .to_string(),
+                );
+            }
+        }
+        None => {
+            text.push_str("not a git workspace (or no commit yet when the session began): the files the tools wrote are listed, not diffed\n");
+            for path in &written {
+                text.push_str(&format!("  {path}\n"));
+            }
+        }
+    }
+    if text.trim().is_empty() {
+        text = "no changes since the session began".into();
+    }
+    Ok(Reply::text(text.trim_end()).with_data(json!({
+        "session": info.id,
+        "since": info.git_head,
+        "written": written,
+    })))
+}
+
+/// The workspace paths a transcript's write and edit calls named.
+fn written_paths(replayed: &[amber_core::session::Replayed]) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for step in replayed {
+        let amber_core::session::Replayed::Message(message) = step else {
+            continue;
+        };
+        for part in &message.parts {
+            let amber_core::ports::dialect::Part::ToolCall(call) = part else {
+                continue;
+            };
+            if !matches!(call.name.as_str(), "write_file" | "edit_file") {
+                continue;
+            }
+            let path = serde_json::from_str::<serde_json::Value>(&call.arguments)
+                .ok()
+                .and_then(|a| a.get("path")?.as_str().map(String::from));
+            if let Some(path) = path.filter(|p| !paths.contains(p)) {
+                paths.push(path);
+            }
+        }
+    }
+    paths
+}

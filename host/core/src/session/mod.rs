@@ -37,6 +37,10 @@ pub struct SessionInfo {
     pub workspace: String,
     pub provider: String,
     pub model: String,
+    /// The commit the workspace's HEAD was at when the session began, in
+    /// a git workspace: what `/diff` compares the work tree with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_head: Option<String>,
     /// A hash of the fields above, written with the start record: an edit
     /// of the workspace, provider or model is refused on resume. (The
     /// system prompt is the chain's first message, sealed by the chain.)
@@ -282,6 +286,14 @@ impl SessionWriter {
             rebuilding: false,
             _lock: Some(lock),
         })
+    }
+
+    /// Records where the workspace's git HEAD was as the session began,
+    /// in a new session's start record (before its file is made).
+    pub fn set_git_head(&mut self, head: Option<String>) {
+        if let Some((info, _)) = &mut self.waiting {
+            info.git_head = head;
+        }
     }
 
     /// Whether the file exists: a deferred session's appears with its

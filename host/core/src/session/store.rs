@@ -101,6 +101,7 @@ impl SessionStore {
                 workspace: workspace.to_string(),
                 provider: provider.to_string(),
                 model: model.to_string(),
+                git_head: None,
                 seal: None,
             };
             // The file is made with the first message.

@@ -23,9 +23,26 @@ impl Driver {
             ["plugins"] => self.open_plugins(),
             ["sessions"] => self.open_sessions(false),
             ["model"] => self.open_models(),
+            ["diff"] => self.open_diff(),
             _ => return false,
         }
         true
+    }
+
+    /// `/diff` in a pane, coloured as the cards' diffs are.
+    fn open_diff(&mut self) {
+        match self.app.dispatch("/diff") {
+            amber_core::commands::Outcome::Ok { reply, .. } => {
+                let lines = crate::cards::diff_lines(&amber_core::printable::printable_lines(
+                    &reply.text,
+                ));
+                self.ui.pane = Some(Pane::Page(PagePane::styled(
+                    "/diff · what this session changed",
+                    lines,
+                )));
+            }
+            other => self.ui.flash = Some(other.text()),
+        }
     }
 
     /// `/model` alone: a picker of the models the presets name (the
