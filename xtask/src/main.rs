@@ -165,6 +165,9 @@ fn test(extra: &[String]) -> Result<()> {
     setup::ensure_command("npm", "npm")?;
     // host/cli/tests/tui.rs drives the real binary in a real terminal.
     setup::ensure_debian_packages(&["tmux"])?;
+    // host/cli/tests/completion_shells.rs sources the completion scripts
+    // in real bash and zsh.
+    setup::ensure_debian_packages(&["zsh"])?;
     // host/cli/tests/plugin_authoring.rs: amber installs componentize-py
     // into a virtualenv of its own.
     setup::ensure_python_module("venv", "python3-venv")?;

@@ -46,17 +46,17 @@ pub struct ExecArgs {
     /// A provider preset (see `amber providers list`). Default: `model.provider`
     /// from config, else the resumed session's, else openai (anthropic when
     /// only ANTHROPIC_API_KEY is set).
-    #[arg(long)]
+    #[arg(long, add = clap_complete::engine::ArgValueCandidates::new(super::completers::presets))]
     pub provider: Option<String>,
     /// Another model than the preset's.
-    #[arg(short = 'm', long)]
+    #[arg(short = 'm', long, add = clap_complete::engine::ArgValueCandidates::new(super::completers::models))]
     pub model: Option<String>,
     /// Another base URL than the preset's.
     #[arg(long)]
     pub base_url: Option<String>,
     /// Continue session ID (see `amber sessions list`); its chain is
     /// verified first.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", add = clap_complete::engine::ArgValueCandidates::new(super::completers::session_ids))]
     pub resume: Option<String>,
     /// Continue the workspace's latest session that has a turn.
     #[arg(short = 'c', long = "continue", conflicts_with = "resume")]

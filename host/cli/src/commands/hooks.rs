@@ -24,6 +24,7 @@ pub enum HooksCommand {
     /// they change.
     Trust {
         /// The fingerprints, as `amber hooks list` shows them.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::hook_fingerprints))]
         fingerprints: Vec<String>,
         /// Every hook this workspace defines (with --unsandboxed: every
         /// hook).
@@ -42,6 +43,7 @@ pub enum HooksCommand {
     Untrust {
         /// The fingerprints, as `amber hooks list` shows them.
         #[arg(required = true)]
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::hook_fingerprints))]
         fingerprints: Vec<String>,
         /// Take back what `trust --unsandboxed` allowed.
         #[arg(long)]

@@ -57,22 +57,26 @@ pub enum McpCommand {
     /// Remove a server, and forget its tools' pins.
     Remove {
         /// The server's name, as `amber mcp list` shows it.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::mcp_servers))]
         name: String,
     },
     /// Enable a disabled server.
     Enable {
         /// The server's name, as `amber mcp list` shows it.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::mcp_servers))]
         name: String,
     },
     /// Disable a server: it is not started, and its tools are not offered.
     Disable {
         /// The server's name, as `amber mcp list` shows it.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::mcp_servers))]
         name: String,
     },
     /// Connect to a server and list its tools, resources and prompts,
     /// with the names the model sees.
     Tools {
         /// The server's name, as `amber mcp list` shows it.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::mcp_servers))]
         name: String,
         /// JSON for scripts.
         #[arg(long)]
@@ -81,6 +85,7 @@ pub enum McpCommand {
     /// Call a server's tool: `amber mcp call NAME TOOL '{"a": 1}'`.
     Call {
         /// The server's name, as `amber mcp list` shows it.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::mcp_servers))]
         name: String,
         /// The server's own name for the tool.
         tool: String,
@@ -111,6 +116,7 @@ pub enum McpCommand {
     /// diff, then offers the tool again with the new one pinned.
     Approve {
         /// The server's name, as `amber mcp list` shows it.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::mcp_servers))]
         name: String,
         /// The server's own name for the tool.
         tool: String,

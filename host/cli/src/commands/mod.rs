@@ -4,6 +4,7 @@ pub mod authoring;
 pub mod bench;
 pub mod code;
 pub mod compact;
+pub mod completers;
 pub mod completions;
 pub mod config;
 pub mod coverage;

@@ -46,6 +46,7 @@ pub enum PluginCommand {
     /// what it contributes, its hash.
     Info {
         /// The plugin's id (see `amber plugin list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
         /// Print JSON for scripts instead of text.
         #[arg(long)]
@@ -63,21 +64,25 @@ pub enum PluginCommand {
     /// Enable a plugin, now and in later runs.
     Enable {
         /// The plugin's id (see `amber plugin list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
     },
     /// Disable a plugin, now and in later runs; it stays installed.
     Disable {
         /// The plugin's id (see `amber plugin list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
     },
     /// Remove a plugin. A bundled one stays out until added again.
     Remove {
         /// The plugin's id (see `amber plugin list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
     },
     /// Grant a permission the plugin requests.
     Grant {
         /// The plugin's id (see `amber plugin list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
         /// workspace-read, workspace-write or exec; the plugin's manifest
         /// must request it (`amber plugin info ID` lists what it requests).
@@ -86,6 +91,7 @@ pub enum PluginCommand {
     /// Revoke a permission.
     Revoke {
         /// The plugin's id (see `amber plugin list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
         /// workspace-read, workspace-write or exec.
         permission: Permission,
@@ -157,6 +163,7 @@ pub enum PluginCommand {
     /// Print the plugin's log: its log() calls and its stderr.
     Logs {
         /// The plugin's id (see `amber plugin list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
         /// Only the last N lines.
         #[arg(long, value_name = "N")]

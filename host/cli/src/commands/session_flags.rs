@@ -28,7 +28,7 @@ impl From<ModeArg> for Mode {
 pub struct TuiArgs {
     /// Continue a session in the TUI (its chain is verified first); without
     /// ID, the workspace's latest that has a turn.
-    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "")]
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", add = clap_complete::engine::ArgValueCandidates::new(super::completers::session_ids))]
     pub resume: Option<String>,
     /// Continue the workspace's latest session (as `--resume` without an
     /// ID): in the TUI, and with `-p`.
@@ -36,10 +36,10 @@ pub struct TuiArgs {
     pub continue_latest: bool,
     /// A provider preset for the session (see `amber providers list`), in
     /// the TUI and with `-p`.
-    #[arg(long)]
+    #[arg(long, add = clap_complete::engine::ArgValueCandidates::new(super::completers::presets))]
     pub provider: Option<String>,
     /// Another model than the preset's, in the TUI and with `-p`.
-    #[arg(short = 'm', long)]
+    #[arg(short = 'm', long, add = clap_complete::engine::ArgValueCandidates::new(super::completers::models))]
     pub model: Option<String>,
     /// Another base URL than the preset's, in the TUI and with `-p`.
     #[arg(long, value_name = "URL")]

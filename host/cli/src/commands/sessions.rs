@@ -21,6 +21,7 @@ pub enum SessionsCommand {
     /// Verify a session's chain and print its messages.
     Show {
         /// A session id (see `amber sessions list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::session_ids))]
         id: String,
         /// Print JSON for scripts instead of text.
         #[arg(long)]

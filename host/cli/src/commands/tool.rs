@@ -43,6 +43,7 @@ pub struct CallArgs {
     #[arg(long)]
     raw: bool,
     /// The tool's name (see `amber tool list`).
+    #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::tool_names))]
     tool: String,
     /// The arguments, a JSON object.
     #[arg(default_value = "{}")]

@@ -90,6 +90,7 @@ pub enum MemoryCommand {
     /// Show a record with its full history and its edges.
     Show {
         /// The record id (see `amber memory list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(crate::commands::completers::memory_ids))]
         id: i64,
         /// Print JSON for scripts instead of text.
         #[arg(long)]
@@ -100,6 +101,7 @@ pub enum MemoryCommand {
     /// Fields not given keep their values. Only --status: a status change.
     Revise {
         /// The record id.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(crate::commands::completers::memory_ids))]
         id: i64,
         #[command(flatten)]
         fields: RecordFields,
@@ -118,10 +120,12 @@ pub enum MemoryCommand {
     /// `supersedes` also marks TO superseded.
     Link {
         /// The record the edge starts at.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(crate::commands::completers::memory_ids))]
         from: i64,
         /// supports, contradicts, supersedes or depends_on.
         kind: EdgeKind,
         /// The record the edge points to.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(crate::commands::completers::memory_ids))]
         to: i64,
         /// Print JSON for scripts instead of text.
         #[arg(long)]
@@ -131,6 +135,7 @@ pub enum MemoryCommand {
     /// tombstone keeps its id, lineage and edges.
     Forget {
         /// The record id.
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(crate::commands::completers::memory_ids))]
         id: i64,
         /// Why it is forgotten, kept in the history (at most 2 KiB).
         #[arg(long)]
