@@ -358,3 +358,30 @@ fn status_shows_the_sandbox_the_mcp_servers_and_the_hooks() {
     assert_eq!(v["data"]["hooks"]["running"], 1);
     assert!(v["data"]["sandbox"].is_string());
 }
+
+#[test]
+fn permissions_lists_stores_and_forgets_rules_in_the_config() {
+    let home = Home::new();
+    let path = home.config_path();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "# mine\n[policy]\nmode = \"write\"\n").unwrap();
+    let shown = home.ok(&["/permissions"]);
+    assert!(shown.contains("session grants") && shown.contains("stored rules"), "{shown}");
+    let stored = home.ok(&["/permissions", "allow", "exec:cargo", "crates"]);
+    assert_eq!(stored.trim(), "stored: allow `exec:cargo` inside crates");
+    home.ok(&["/permissions", "deny", "write_file"]);
+    let config = home.config();
+    assert!(config.starts_with("# mine\n"), "{config}");
+    assert!(config.contains("[[policy.rules]]") && config.contains("tool = \"exec:cargo\""), "{config}");
+    let shown = home.ok(&["/permissions"]);
+    assert!(shown.contains("1. allow `exec:cargo` inside crates"), "{shown}");
+    assert!(shown.contains("2. deny `write_file` anywhere"), "{shown}");
+    // The rule holds: /get rules reads the same config.
+    assert!(home.ok(&["/get", "rules"]).contains("write_file"));
+    let gone = home.ok(&["/permissions", "forget", "1"]);
+    assert_eq!(gone.trim(), "forgotten: allow `exec:cargo` inside crates");
+    assert!(!home.config().contains("exec:cargo"));
+    // A number not in the list, or words it does not take: usage errors.
+    assert_eq!(home.run(&["/permissions", "forget", "9"]).status.code(), Some(2));
+    assert_eq!(home.run(&["/permissions", "maybe"]).status.code(), Some(2));
+}

@@ -6,6 +6,7 @@
 
 pub(crate) mod file_commands;
 pub(crate) mod mcp;
+pub(crate) mod permissions;
 pub(crate) mod plugins;
 pub(crate) mod session;
 pub(crate) mod settings;
@@ -43,6 +44,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("get.rules", settings::get_rules),
     ("status", session::status),
     ("diff", session::diff),
+    ("permissions", permissions::permissions),
     ("commands.list", file_commands::list),
     ("compact", session::compact),
     ("clear", session::clear),

@@ -64,7 +64,7 @@ mod tests {
             builtin_roots(),
             [
                 "clear", "commands", "compact", "diff", "get", "help", "hooks", "mcp", "model",
-                "plugins", "quit", "sessions", "set", "status"
+                "permissions", "plugins", "quit", "sessions", "set", "status"
             ]
         );
         assert!(is_builtin_root("set"));

@@ -143,7 +143,9 @@ pub struct Policy {
     mode: RwLock<Mode>,
     sandbox: SandboxStance,
     root: PathBuf,
-    rules: Vec<Rule>,
+    /// The stored rules; `/permissions allow|deny|forget` changes them in
+    /// a running session.
+    rules: RwLock<Vec<Rule>>,
     granted: Mutex<Vec<Scope>>,
     handler: Option<Arc<dyn Approver>>,
     /// One question at a time: parallel calls do not interleave dialogs,
@@ -172,7 +174,7 @@ impl Policy {
             // command in write mode is asked about.
             sandbox: SandboxStance::default(),
             root,
-            rules,
+            rules: RwLock::new(rules),
             granted: Mutex::new(Vec::new()),
             handler,
             asking: Mutex::new(()),
@@ -223,8 +225,25 @@ impl Policy {
         !ask.open_paths && ask.places().iter().all(|p| p.starts_with(&folder))
     }
 
-    fn rule_for(&self, kind: &str, ask: &Ask, decision: RuleDecision) -> Option<&Rule> {
-        self.rules.iter().find(|r| {
+    /// The stored rules in effect.
+    pub fn rules(&self) -> Vec<Rule> {
+        self.rules.read().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Replaces the stored rules (the config file changed them).
+    pub fn set_rules(&self, rules: Vec<Rule>) {
+        *self.rules.write().unwrap_or_else(|e| e.into_inner()) = rules;
+    }
+
+    /// Takes back session grant `index` (as `grants` lists them).
+    pub fn revoke_grant(&self, index: usize) -> Option<Scope> {
+        let mut granted = self.granted.lock().ok()?;
+        (index < granted.len()).then(|| granted.remove(index))
+    }
+
+    fn rule_for(&self, kind: &str, ask: &Ask, decision: RuleDecision) -> Option<Rule> {
+        let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
+        rules.iter().cloned().find(|r| {
             r.decision == decision
                 && ask.covers(&r.tool, kind, false)
                 && r.path.as_deref().is_none_or(|p| self.inside(p, ask))
@@ -232,7 +251,7 @@ impl Policy {
     }
 
     /// A deny rule for any of the ask's kinds.
-    fn deny_rule(&self, ask: &Ask) -> Option<&Rule> {
+    fn deny_rule(&self, ask: &Ask) -> Option<Rule> {
         ask.kinds()
             .find_map(|k| self.rule_for(k, ask, RuleDecision::Deny))
     }

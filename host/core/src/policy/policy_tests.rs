@@ -357,3 +357,26 @@ fn without_a_sandbox_every_command_in_write_mode_is_asked_and_yolo_runs_unsandbo
             .workspace_writable
     );
 }
+
+#[test]
+fn a_revoked_grant_asks_again_and_new_rules_hold_at_once() {
+    let handler = scripted(vec![
+        Decision::ApproveForSession(Scope::Kind("fs__read".into())),
+        Decision::Deny,
+    ]);
+    let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), Some(handler.clone()));
+    assert_eq!(policy.authorize(&grouped("fs__read", "mcp:fs")), Ok(()));
+    assert_eq!(policy.grants(), [Scope::Kind("fs__read".into())]);
+    assert_eq!(policy.revoke_grant(1), None);
+    assert_eq!(policy.revoke_grant(0), Some(Scope::Kind("fs__read".into())));
+    // Asked again, and this time denied.
+    assert!(policy.authorize(&grouped("fs__read", "mcp:fs")).is_err());
+    assert_eq!(handler.asked.lock().unwrap().len(), 2);
+    policy.set_rules(vec![Rule {
+        tool: "fs__read".into(),
+        path: None,
+        decision: RuleDecision::Allow,
+    }]);
+    assert_eq!(policy.authorize(&grouped("fs__read", "mcp:fs")), Ok(()));
+    assert_eq!(handler.asked.lock().unwrap().len(), 2, "the rule answered");
+}
