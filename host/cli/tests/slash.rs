@@ -385,3 +385,23 @@ fn permissions_lists_stores_and_forgets_rules_in_the_config() {
     assert_eq!(home.run(&["/permissions", "forget", "9"]).status.code(), Some(2));
     assert_eq!(home.run(&["/permissions", "maybe"]).status.code(), Some(2));
 }
+
+#[test]
+fn memory_lists_adds_and_forgets_this_workspaces_memories() {
+    let home = Home::new();
+    assert!(home.ok(&["/memory"]).contains("none yet"));
+    let stored = home.ok(&["/memory", "add", "gotcha:", "the build needs protoc"]);
+    assert!(stored.starts_with("stored #1 (gotcha, a candidate)"), "{stored}");
+    home.ok(&["/memory", "add", "tabs in Makefiles"]);
+    let listed = home.ok(&["/memory"]);
+    assert!(listed.contains("#1") && listed.contains("gotcha") && listed.contains("the build needs protoc"), "{listed}");
+    assert!(listed.contains("domain-note") && listed.contains("tabs in Makefiles"), "{listed}");
+    // The same store as `amber memory`.
+    let out = home.run(&["memory", "list", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["records"].as_array().unwrap().len(), 2);
+    let forgot = home.ok(&["/memory", "forget", "1", "wrong"]);
+    assert!(forgot.starts_with("forgot #1"), "{forgot}");
+    assert!(!home.ok(&["/memory"]).contains("protoc"));
+    assert_eq!(home.run(&["/memory", "forget", "x"]).status.code(), Some(2));
+}

@@ -6,6 +6,7 @@
 
 pub(crate) mod file_commands;
 pub(crate) mod mcp;
+pub(crate) mod memory;
 pub(crate) mod permissions;
 pub(crate) mod plugins;
 pub(crate) mod session;
@@ -45,6 +46,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("status", session::status),
     ("diff", session::diff),
     ("permissions", permissions::permissions),
+    ("memory", memory::memory),
     ("commands.list", file_commands::list),
     ("compact", session::compact),
     ("clear", session::clear),

@@ -63,8 +63,8 @@ mod tests {
         assert_eq!(
             builtin_roots(),
             [
-                "clear", "commands", "compact", "diff", "get", "help", "hooks", "mcp", "model",
-                "permissions", "plugins", "quit", "sessions", "set", "status"
+                "clear", "commands", "compact", "diff", "get", "help", "hooks", "mcp", "memory",
+                "model", "permissions", "plugins", "quit", "sessions", "set", "status"
             ]
         );
         assert!(is_builtin_root("set"));

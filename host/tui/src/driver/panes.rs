@@ -24,9 +24,10 @@ impl Driver {
             ["sessions"] => self.open_sessions(false),
             ["model"] => self.open_models(),
             ["diff"] => self.open_diff(),
-            ["permissions"] => {
-                let outcome = self.app.dispatch("/permissions");
-                self.open_page("/permissions", &outcome.text());
+            [view @ ("permissions" | "memory")] => {
+                let line = format!("/{view}");
+                let outcome = self.app.dispatch(&line);
+                self.open_page(&line, &outcome.text());
             }
             _ => return false,
         }
