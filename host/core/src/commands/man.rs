@@ -156,8 +156,8 @@ mod tests {
         let tree = builtin_tree();
         let page = man_page(&[], &tree);
         assert!(page.starts_with("amber's slash commands\n\n"), "{page}");
-        assert!(page.contains("\n  /set       change a setting"), "{page}");
-        assert!(page.contains("\n  /quit      leave amber"), "{page}");
+        assert!(page.contains("\n  /set          change a setting"), "{page}");
+        assert!(page.contains("\n  /quit         leave amber"), "{page}");
     }
 
     #[test]
