@@ -56,7 +56,7 @@ pub fn realize(
             Ok(out) => out.content,
             Err(e) => format!("(it failed: {e})"),
         };
-        outputs.push((snippet, cut(&output)));
+        outputs.push((snippet, cut_output(&output, MAX_OUTPUT)));
     }
     let text = put_outputs(&effect.text, &outputs);
     let attached = crate::mentions::attach(workspace, &text);
@@ -117,11 +117,13 @@ fn ensure_trusted(
     store.save().map_err(|e| format!("{e:#}"))
 }
 
-fn cut(output: &str) -> String {
-    if output.len() <= MAX_OUTPUT {
+/// `output` cut to `max` bytes on a character boundary, with a line that
+/// says so: what the model is given of a command's output.
+pub fn cut_output(output: &str, max: usize) -> String {
+    if output.len() <= max {
         return output.to_string();
     }
-    let mut end = MAX_OUTPUT;
+    let mut end = max;
     while !output.is_char_boundary(end) {
         end -= 1;
     }

@@ -530,15 +530,10 @@ impl Driver {
             // Only the newest `!` card answers to the id.
             card.id = format!("!{number}");
         }
-        let mut end = output.len().min(MAX_BANG_OUTPUT);
-        while !output.is_char_boundary(end) {
-            end -= 1;
-        }
-        let (kept, cut) = (&output[..end], end < output.len());
+        let kept = amber_app::prompt_effect::cut_output(&output, MAX_BANG_OUTPUT);
         let note = format!(
-            "The user ran `{command}` in the workspace ({}):\n<output>\n{kept}{}\n</output>",
+            "The user ran `{command}` in the workspace ({}):\n<output>\n{kept}\n</output>",
             if result.is_ok() { "it ran" } else { "it failed" },
-            if cut { "\n[cut: the output was longer]" } else { "" },
         );
         if let Some(live) = self.app.live_mut() {
             live.agent.note_before_next_prompt(note);

@@ -17,6 +17,13 @@ fn context() -> Option<(Host, ProjectRoot)> {
     Some((host, project))
 }
 
+/// The plugins loaded as the shell's `amber` would load them.
+fn loaded() -> Option<(Host, ProjectRoot, amber_runtime::manager::PluginManager)> {
+    let (host, project) = context()?;
+    let manager = amber_app::host::loaded(&host, &project.root).ok()?;
+    Some((host, project, manager))
+}
+
 fn candidate(value: impl Into<String>, help: impl Into<String>) -> CompletionCandidate {
     let help: String = help.into();
     let candidate = CompletionCandidate::new(value.into());
@@ -29,10 +36,7 @@ fn candidate(value: impl Into<String>, help: impl Into<String>) -> CompletionCan
 
 /// Every plugin id, with its version and state.
 pub fn plugin_ids() -> Vec<CompletionCandidate> {
-    let Some((host, project)) = context() else {
-        return Vec::new();
-    };
-    let Ok(manager) = amber_app::host::loaded(&host, &project.root) else {
+    let Some((_, _, manager)) = loaded() else {
         return Vec::new();
     };
     manager
@@ -48,10 +52,7 @@ pub fn plugin_ids() -> Vec<CompletionCandidate> {
 
 /// The tools the enabled plugins offer.
 pub fn tool_names() -> Vec<CompletionCandidate> {
-    let Some((host, project)) = context() else {
-        return Vec::new();
-    };
-    let Ok(manager) = amber_app::host::loaded(&host, &project.root) else {
+    let Some((_, _, manager)) = loaded() else {
         return Vec::new();
     };
     manager
@@ -136,13 +137,10 @@ fn presets_or_models(models: bool) -> Vec<CompletionCandidate> {
 
 /// The fingerprints of the workspace's command hooks.
 pub fn hook_fingerprints() -> Vec<CompletionCandidate> {
-    let Some((host, project)) = context() else {
+    let Some((host, project, manager)) = loaded() else {
         return Vec::new();
     };
     let Ok(config) = host.config() else {
-        return Vec::new();
-    };
-    let Ok(manager) = amber_app::host::loaded(&host, &project.root) else {
         return Vec::new();
     };
     let (listed, _) = amber_app::hooks::list(

@@ -243,11 +243,14 @@ impl Policy {
 
     fn rule_for(&self, kind: &str, ask: &Ask, decision: RuleDecision) -> Option<Rule> {
         let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
-        rules.iter().cloned().find(|r| {
-            r.decision == decision
-                && ask.covers(&r.tool, kind, false)
-                && r.path.as_deref().is_none_or(|p| self.inside(p, ask))
-        })
+        rules
+            .iter()
+            .find(|r| {
+                r.decision == decision
+                    && ask.covers(&r.tool, kind, false)
+                    && r.path.as_deref().is_none_or(|p| self.inside(p, ask))
+            })
+            .cloned()
     }
 
     /// A deny rule for any of the ask's kinds.
