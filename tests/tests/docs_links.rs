@@ -90,3 +90,30 @@ fn the_link_reader_finds_links_and_skips_code() {
     let text = "see [a](docs/a.md) and [b](b.md#part)\n```\n[c](c.md)\n```\n[d](https://x)";
     assert_eq!(link_targets(text), ["docs/a.md", "b.md#part", "https://x"]);
 }
+
+/// The layouts in README.md and docs/architecture.md name every crate
+/// of the workspace, and every SDK: a crate added later cannot be left
+/// out of the map people read first.
+#[test]
+fn the_layouts_name_every_crate_and_sdk() {
+    let root = repo_root();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let members_line = manifest
+        .lines()
+        .find(|l| l.starts_with("members"))
+        .expect("the workspace lists its members");
+    let members: Vec<&str> = members_line
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .collect();
+    assert!(members.contains(&"host/core"), "{members:?}");
+    let sdks = ["sdk/rust", "sdk/python", "sdk/js", "sdk/examples/c"];
+    for page in ["README.md", "docs/architecture.md"] {
+        let text = std::fs::read_to_string(root.join(page)).unwrap();
+        for dir in members.iter().chain(sdks.iter()) {
+            let named = text.contains(&format!("{dir}/")) || text.contains(&format!("{dir},"));
+            assert!(named, "{page} does not name {dir}/ in its layout");
+        }
+    }
+}
