@@ -359,6 +359,7 @@ fn redacted_thinking_is_one_encrypted_reasoning_delta() {
                 text: String::new(),
                 signature: None,
                 encrypted: Some("EmwKAhgBEgy3va3pzix".into()),
+                flavor: None,
             }),
             StreamChunk::TextDelta("Done.".into()),
         ]
@@ -409,6 +410,7 @@ fn conversation() -> ChatRequest {
                 text: "I should look first.".into(),
                 signature: Some("sig-abc".into()),
                 encrypted: None,
+                flavor: None,
             }),
             Part::Text {
                 text: "Let me look.".into(),
@@ -531,6 +533,7 @@ fn a_request_sends_max_tokens_temperature_and_redacted_thinking_as_given() {
                     text: String::new(),
                     signature: None,
                     encrypted: Some("opaque".into()),
+                    flavor: None,
                 }),
                 // Unsigned reasoning cannot go back to Anthropic.
                 Part::Reasoning(Reasoning {
@@ -538,6 +541,7 @@ fn a_request_sends_max_tokens_temperature_and_redacted_thinking_as_given() {
                     text: "unsigned".into(),
                     signature: None,
                     encrypted: None,
+                    flavor: None,
                 }),
                 Part::Text {
                     text: "Hello.".into(),
@@ -783,6 +787,7 @@ fn a_mark_counts_messages_as_sent_and_lands_on_the_last_block_it_may() {
             text: "Later thoughts.".into(),
             signature: Some("sig-later".into()),
             encrypted: None,
+            flavor: None,
         }),
     ];
     request.messages.truncate(3);

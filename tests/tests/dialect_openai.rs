@@ -229,6 +229,7 @@ fn responses_reasoning_item_keeps_its_id_and_encrypted_content() {
             text: String::new(),
             signature: None,
             encrypted: Some(encrypted),
+            flavor: None,
         }]
     );
     assert_eq!(
@@ -485,6 +486,7 @@ fn conversation(flavor: &str) -> ChatRequest {
                         text: "Need the file.".into(),
                         signature: None,
                         encrypted: Some("gAAAA-opaque".into()),
+                        flavor: None,
                     }),
                     text("Reading it."),
                     Part::ToolCall(ToolCall {

@@ -181,11 +181,11 @@ pub fn precompile(amber: &Path, into: &Path) -> Result<()> {
 
 /// Builds the release binary; returns its path.
 pub fn build_release() -> Result<PathBuf> {
-    eprintln!("xtask: building amber in release");
+    // cargo's own progress shows: a release build takes minutes.
+    eprintln!("xtask: building amber in release (some minutes the first time)");
     run(cargo()?.current_dir(root()).args([
         "build",
         "--release",
-        "--quiet",
         "-p",
         "amber-cli",
         "--bin",

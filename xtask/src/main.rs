@@ -208,10 +208,11 @@ fn test(extra: &[String]) -> Result<()> {
 fn demo() -> Result<()> {
     ensure_sandbox()?;
     guests::build_all()?;
-    eprintln!("xtask: building amber and the fake LLM server");
+    // cargo's own progress shows: a first build takes minutes, and a
+    // person must see it move.
+    eprintln!("xtask: building amber and the fake LLM server (a first build takes some minutes)");
     run(cargo()?.current_dir(root()).args([
         "build",
-        "--quiet",
         "-p",
         "amber-cli",
         "-p",

@@ -433,3 +433,57 @@ fn hook_context_tells_the_model_the_branch_the_changes_and_the_failing_tests() {
     assert!(first.contains("a.txt"), "{first}");
     assert!(first.contains("parser::handles_tabs"), "{first}");
 }
+
+/// `amber exec` on a terminal (`script`), `answers` typed at it.
+fn exec_on_a_tty(env: &Env, base_url: &str, answers: &str) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let amber = format!("{AMBER} exec --json --base-url {base_url} hello");
+    let mut cmd = amber_tests::cli::amber_command("script", &env.home, &env.ws);
+    cmd.args(["-qec", &amber, "/dev/null"])
+        .env("OPENAI_API_KEY", "sk-test")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = cmd.spawn().expect("`script` (util-linux) runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(answers.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    String::from_utf8_lossy(&out.stdout).replace('\r', "")
+}
+
+#[test]
+fn a_workspaces_claude_code_hooks_are_offered_once_instead_of_ignored() {
+    let env = Env::without_confirm_turn(AMBER);
+    std::fs::create_dir_all(env.ws.join(".claude")).unwrap();
+    std::fs::write(
+        env.ws.join(".claude/settings.json"),
+        r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo offered-hook-ran > hook.out"}]}]}}"#,
+    )
+    .unwrap();
+    let script = "[[turns]]\nreply = { text = \"hi\" }\n[[turns]]\nreply = { text = \"hi again\" }\n";
+    // Headless: said once, not run, not asked again.
+    let server = fake(script);
+    let run = env.exec(&server, &[], "hello");
+    run.assert_done("hi");
+    assert!(run.stderr.contains(".claude/settings.json defines hooks"), "{}", run.stderr);
+    let again = env.exec(&server, &[], "hello");
+    assert!(!again.stderr.contains("defines hooks"), "{}", again.stderr);
+    assert!(!env.ws.join("hook.out").exists());
+
+    // At a terminal, in a workspace not offered yet: yes turns them on,
+    // and the hook itself is still asked about before it runs.
+    let other = Env::without_confirm_turn(AMBER);
+    std::fs::create_dir_all(other.ws.join(".claude")).unwrap();
+    std::fs::copy(env.ws.join(".claude/settings.json"), other.ws.join(".claude/settings.json")).unwrap();
+    let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
+    let shown = exec_on_a_tty(&other, &server.openai_base(), "y\ny\n");
+    assert!(shown.contains("Use this workspace's Claude Code hooks?"), "{shown}");
+    assert!(shown.contains("has not been trusted"), "{shown}");
+    let config = std::fs::read_to_string(other.home.join("config.toml")).unwrap();
+    assert!(config.contains("claude_settings = true"), "{config}");
+    assert_eq!(
+        std::fs::read_to_string(other.ws.join("hook.out")).unwrap().trim(),
+        "offered-hook-ran"
+    );
+}

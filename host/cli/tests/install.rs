@@ -340,6 +340,14 @@ fn doctor_reports_keys_without_values_reachable_servers_the_config_and_the_root(
     };
     assert_eq!(provider("up")["reachable"], true, "{report}");
     assert_eq!(provider("down")["reachable"], false, "{report}");
+    // A shipped preset with no key set and no config is not checked, so
+    // it is never reported unreachable; one whose key is set is.
+    assert_eq!(provider("anthropic")["reachable"], Value::Null, "{report}");
+    assert!(provider("ollama")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("no key set, not configured"));
+    assert!(provider("openai")["reachable"].is_boolean(), "{report}");
     assert_eq!(report["workspace"]["root"], ws_root.display().to_string());
     assert_eq!(report["workspace"]["rule"], "git-marker");
     assert_eq!(report["config"]["exists"], true);

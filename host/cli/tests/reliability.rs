@@ -411,7 +411,8 @@ reply = { text = "done" }
         &server.openai_base(),
         "hi \u{1b}[2J there",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    // It ended right after its call was refused: status 4.
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
     assert!(!raw_controls(&out.stderr), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("→ read_note\\u{1b}[2K"),

@@ -5,6 +5,7 @@
 pub mod claude;
 mod command;
 pub mod sources;
+pub mod offer;
 pub mod trust;
 
 use std::path::Path;
@@ -40,7 +41,11 @@ pub fn install(
     trusting: Trusting,
 ) -> Vec<String> {
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let (defs, mut warnings) = sources::gather(config, workspace, home.as_deref());
+    // A workspace's Claude Code hooks are offered once, never ignored
+    // without a word.
+    let (config, offered) = offer::offer(config, dirs, workspace);
+    let (defs, mut warnings) = sources::gather(&config, workspace, home.as_deref());
+    warnings.extend(offered);
     if defs.is_empty() {
         return warnings;
     }

@@ -347,15 +347,31 @@ fn keys_and_providers(
         });
     }
     let timeout = Duration::from_millis(args.timeout_ms);
+    // Only the presets this user could be using are checked: one they
+    // configured (or chose), or one whose key is set. A shipped preset
+    // for a service they never set up is not "unreachable", just unused.
+    let in_use = |p: &amber_wire::Preset| {
+        let configured = config.is_some_and(|c| {
+            c.providers.contains_key(&p.name) || c.model.provider.as_deref() == Some(p.name.as_str())
+        });
+        let keyed = p
+            .key_env
+            .as_deref()
+            .is_some_and(amber_wire::secrets::is_set);
+        configured || keyed
+    };
     // All at once: the slowest server bounds the wait, not their sum.
     let checks: Vec<_> = presets
         .all()
         .map(|p| {
             let (name, url) = (p.name.clone(), p.base_url.clone());
             let offline = args.offline;
+            let used = in_use(p);
             std::thread::spawn(move || {
                 let (reachable, detail) = if offline {
                     (None, "not checked (--offline)".to_string())
+                } else if !used {
+                    (None, "not checked (no key set, not configured)".to_string())
                 } else {
                     let (ok, detail) = reach(&url, timeout);
                     (Some(ok), detail)
@@ -586,6 +602,7 @@ fn render(report: &Report) -> String {
         };
         let detail = match p.reachable {
             Some(_) => format!(" ({})", p.detail),
+            None if p.detail.starts_with("not checked (no key") => " (no key set, not configured)".into(),
             None => String::new(),
         };
         out.push_str(&format!(

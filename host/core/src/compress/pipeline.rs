@@ -277,6 +277,8 @@ pub(crate) mod fake {
 
     pub enum Reply {
         Text(String),
+        /// Text after reasoning (an encrypted item, as Responses sends).
+        Thought(String, crate::ports::dialect::Reasoning),
         Calls(Vec<ToolCall>),
         Fail(ModelErrorKind),
         /// Never answers.
@@ -335,6 +337,11 @@ pub(crate) mod fake {
                     }
                     Some(Reply::Calls(tool_calls)) => ModelReply {
                         tool_calls,
+                        ..ModelReply::default()
+                    },
+                    Some(Reply::Thought(text, reasoning)) => ModelReply {
+                        text,
+                        reasoning: vec![reasoning],
                         ..ModelReply::default()
                     },
                 };

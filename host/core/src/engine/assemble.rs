@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::ports::dialect::{Message, Role};
+use crate::ports::dialect::{Message, Part, Role};
 use crate::ports::{BlockPosition, PromptBlock, RenderContext};
 
 /// The blocks' texts, grouped and ordered, and the blocks that failed (by
@@ -38,6 +38,22 @@ pub fn render_blocks(blocks: &[Arc<dyn PromptBlock>], render: &RenderContext) ->
         }
     }
     out
+}
+
+/// `messages` for a request to `flavor`: reasoning another flavor's
+/// model produced is left out, since only its own vendor can take it
+/// back (a session switched from Responses to Anthropic would otherwise
+/// send Responses' encrypted items as Anthropic thinking). Reasoning of
+/// no known flavor (older sessions) stays, for the dialect to filter by
+/// its shape.
+pub fn for_flavor(mut messages: Vec<Message>, flavor: &str) -> Vec<Message> {
+    for message in &mut messages {
+        message.parts.retain(|part| match part {
+            Part::Reasoning(r) => r.flavor.as_deref().is_none_or(|f| f == flavor),
+            _ => true,
+        });
+    }
+    messages
 }
 
 /// Builds the request's messages from the context and the rendered
@@ -156,5 +172,37 @@ mod tests {
         let context = vec![Message::text(Role::User, "hi")];
         let out = assemble(&context, "sys", &Rendered::default());
         assert_eq!(texts(&out), ["System:sys", "User:hi"]);
+    }
+
+    #[test]
+    fn reasoning_of_another_flavor_is_left_out_of_a_request() {
+        use crate::ports::dialect::Reasoning;
+        let reasoning = |flavor: Option<&str>| {
+            Part::Reasoning(Reasoning {
+                text: format!("{flavor:?}"),
+                flavor: flavor.map(String::from),
+                ..Reasoning::default()
+            })
+        };
+        let message = Message {
+            role: Role::Assistant,
+            parts: vec![
+                reasoning(Some("openai-responses")),
+                reasoning(Some("anthropic-messages")),
+                reasoning(None),
+                Part::Text { text: "done".into() },
+            ],
+        };
+        let sent = for_flavor(vec![message], "anthropic-messages");
+        let texts: Vec<String> = sent[0]
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Reasoning(r) => r.text.clone(),
+                Part::Text { text } => text.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        assert_eq!(texts, ["Some(\"anthropic-messages\")", "None", "done"]);
     }
 }

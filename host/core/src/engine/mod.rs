@@ -35,8 +35,8 @@ use crate::context::ContextChain;
 use crate::hooks::HookRunner;
 use crate::policy::Policy;
 use crate::ports::dialect::{
-    ChatRequest, Message, ModelReply, Part, Role, StopReason, StreamChunk, ToolCall, ToolDecl,
-    Usage,
+    ChatRequest, Message, ModelReply, Part, Reasoning, Role, StopReason, StreamChunk, ToolCall,
+    ToolDecl, Usage,
 };
 use crate::ports::{
     CompressionGate, Compressor, ContextUsage, Learner, ModelClient, ModelError, ModelErrorKind,
@@ -547,7 +547,7 @@ impl Agent {
                 self.recovery.on_reply(&reply.text, &calls)
             };
             let previous = self.last_assistant_calls();
-            self.push(assistant_message(&reply))?;
+            self.push(assistant_message(&reply, &self.config.flavor))?;
             self.counted = Some(Counted {
                 tokens: counted_tokens(&reply.usage),
                 covers: self.chain.len(),
@@ -671,7 +671,10 @@ impl Agent {
         ChatRequest {
             flavor: self.config.flavor.clone(),
             model: self.config.model.clone(),
-            messages: assemble(self.chain.get_all(), &self.config.system_prompt, &rendered),
+            messages: assemble::for_flavor(
+                assemble(self.chain.get_all(), &self.config.system_prompt, &rendered),
+                &self.config.flavor,
+            ),
             tools: self.decls.clone(),
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
@@ -901,12 +904,17 @@ impl Agent {
 
 /// The assistant message of a reply: reasoning (which some vendors need
 /// back), then text, then the tool calls.
-fn assistant_message(reply: &ModelReply) -> Message {
+fn assistant_message(reply: &ModelReply, flavor: &str) -> Message {
     let mut parts: Vec<Part> = reply
         .reasoning
         .iter()
         .cloned()
-        .map(Part::Reasoning)
+        .map(|r| {
+            Part::Reasoning(Reasoning {
+                flavor: Some(flavor.to_string()),
+                ..r
+            })
+        })
         .collect();
     if !reply.text.is_empty() {
         parts.push(Part::Text {
@@ -940,6 +948,46 @@ mod tests {
     use crate::compress::pipeline::fake::{text, FakeModel};
     use crate::ports::{BoxFuture, ThresholdGate};
     use crate::session::{self, SessionWriter};
+
+    #[tokio::test]
+    async fn reasoning_goes_back_to_its_own_flavor_only() {
+        use crate::compress::pipeline::fake::Reply;
+        let item = Reasoning {
+            id: Some("rs_1".into()),
+            encrypted: Some("opaque".into()),
+            ..Reasoning::default()
+        };
+        let model = Arc::new(FakeModel::new(
+            vec![
+                Reply::Thought("first".into(), item),
+                text("second"),
+                text("third"),
+            ],
+            10,
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let session = SessionWriter::open(&dir.path().join("s.jsonl")).unwrap();
+        let mut agent = agent_of(model.clone(), None, session);
+        agent.config_mut().flavor = "openai-responses".into();
+        let mut sink = |_: AgentEvent| {};
+        agent.run("one", &mut sink).await.unwrap();
+        // The same flavor gets its reasoning back.
+        agent.run("two", &mut sink).await.unwrap();
+        // Another flavor does not (Anthropic would refuse the item).
+        agent.config_mut().flavor = "anthropic-messages".into();
+        agent.run("three", &mut sink).await.unwrap();
+        let sent = model.sent.lock().unwrap();
+        let reasoning_in = |request: &ChatRequest| {
+            request
+                .messages
+                .iter()
+                .flat_map(|m| &m.parts)
+                .filter(|p| matches!(p, Part::Reasoning(_)))
+                .count()
+        };
+        assert_eq!(reasoning_in(&sent[1]), 1);
+        assert_eq!(reasoning_in(&sent[2]), 0);
+    }
 
     fn agent_of(
         model: Arc<dyn ModelClient>,

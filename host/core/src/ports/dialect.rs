@@ -55,6 +55,12 @@ pub struct Reasoning {
     pub text: String,
     pub signature: Option<String>,
     pub encrypted: Option<String>,
+    /// The flavor whose model produced it, as the agent records it: a
+    /// request to another flavor leaves it out (a Responses item sent to
+    /// Anthropic as `redacted_thinking` would be refused). Never sent to
+    /// a dialect; `None` in sessions written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -57,6 +57,7 @@ fn from_wit_reasoning(r: wit::Reasoning) -> Reasoning {
         text: r.text,
         signature: r.signature,
         encrypted: r.encrypted,
+        flavor: None,
     }
 }
 
