@@ -466,9 +466,13 @@ fn a_workspaces_claude_code_hooks_are_offered_once_instead_of_ignored() {
     let server = fake(script);
     let run = env.exec(&server, &[], "hello");
     run.assert_done("hi");
-    assert!(run.stderr.contains(".claude/settings.json defines hooks"), "{}", run.stderr);
+    // The run's start says so (its warnings, in the JSON stream).
+    let said = |run: &amber_tests::exec_env::Run| {
+        serde_json::to_string(&run.events).unwrap().contains(".claude/settings.json defines hooks")
+    };
+    assert!(said(&run), "{:#?}", run.events);
     let again = env.exec(&server, &[], "hello");
-    assert!(!again.stderr.contains("defines hooks"), "{}", again.stderr);
+    assert!(!said(&again), "{:#?}", again.events);
     assert!(!env.ws.join("hook.out").exists());
 
     // At a terminal, in a workspace not offered yet: yes turns them on,
