@@ -490,4 +490,14 @@ fn a_workspaces_claude_code_hooks_are_offered_once_instead_of_ignored() {
         std::fs::read_to_string(other.ws.join("hook.out")).unwrap().trim(),
         "offered-hook-ran"
     );
+    // The file the hook writes is its data, not its code: the hook stays
+    // trusted after writing it, and runs again headless.
+    std::fs::remove_file(other.ws.join("hook.out")).unwrap();
+    std::fs::write(other.ws.join("hook.out"), "changed by the hook\n").unwrap();
+    let server = fake("[[turns]]\nreply = { text = \"again\" }\n");
+    other.exec(&server, &[], "hello").assert_done("again");
+    assert_eq!(
+        std::fs::read_to_string(other.ws.join("hook.out")).unwrap().trim(),
+        "offered-hook-ran"
+    );
 }

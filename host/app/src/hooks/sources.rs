@@ -92,20 +92,35 @@ impl HookDef {
 /// The most of a script a hook names that its fingerprint reads.
 const SCRIPT_MAX: u64 = 16 << 20;
 
-/// The workspace files a command names: each word (quotes stripped, the
-/// project variables replaced by the workspace) that is a file inside it.
+/// The workspace files a command runs or reads as code: each word
+/// (quotes stripped, the project variables replaced by the workspace)
+/// that is a file inside it, except the files it writes, which are its
+/// data: a redirection's target (`> out.log`, `>>log`, `2> err`, `< in`)
+/// and what `tee` writes. A hook that logs to a file of the workspace
+/// would otherwise change its own fingerprint each time it ran, and be
+/// asked about again.
 fn named_files(command: &str, workspace: &Path) -> Vec<PathBuf> {
     let root = workspace.display().to_string();
-    let mut files: Vec<PathBuf> = command
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
-        .map(|word| {
-            word.replace(['"', '\''], "")
-                .replace("${CLAUDE_PROJECT_DIR}", &root)
-                .replace("$CLAUDE_PROJECT_DIR", &root)
-                .replace("${AMBER_PROJECT_DIR}", &root)
-                .replace("$AMBER_PROJECT_DIR", &root)
-        })
-        .filter(|word| !word.is_empty())
+    let mut code = Vec::new();
+    // Each command of a line on its own: `tee` covers its own words only.
+    for segment in command.split([';', '|', '(', ')', '\n']) {
+        // `2>&1` and `&>` keep their `&`; a lone `&` ends a command.
+        let words: Vec<String> = segment
+            .split(|c: char| c.is_whitespace())
+            .filter(|w| *w != "&" && *w != "&&")
+            .map(|word| {
+                word.replace(['"', '\''], "")
+                    .replace("${CLAUDE_PROJECT_DIR}", &root)
+                    .replace("$CLAUDE_PROJECT_DIR", &root)
+                    .replace("${AMBER_PROJECT_DIR}", &root)
+                    .replace("$AMBER_PROJECT_DIR", &root)
+            })
+            .filter(|word| !word.is_empty())
+            .collect();
+        code.extend(code_words(&words));
+    }
+    let mut files: Vec<PathBuf> = code
+        .into_iter()
         .map(|word| workspace.join(word))
         // `starts_with` is lexical: `ws/../x` would pass it.
         .filter(|path| {
@@ -118,6 +133,36 @@ fn named_files(command: &str, workspace: &Path) -> Vec<PathBuf> {
     files.sort();
     files.dedup();
     files
+}
+
+/// The words of one command that may be code: not a redirection's
+/// target, not a file `tee` writes.
+fn code_words(words: &[String]) -> Vec<String> {
+    let mut code = Vec::new();
+    let mut data_next = false;
+    let mut after_tee = false;
+    for word in words {
+        let redirect = word.trim_start_matches(|c: char| c.is_ascii_digit());
+        let is_operator = redirect.starts_with('>') || redirect.starts_with('<');
+        if is_operator {
+            let target = redirect.trim_start_matches(['>', '<', '&']);
+            // `>out` names its target in the same word; `>` the next.
+            data_next = target.is_empty();
+            continue;
+        }
+        if std::mem::take(&mut data_next) {
+            continue;
+        }
+        if word == "tee" {
+            after_tee = true;
+            continue;
+        }
+        if after_tee && !word.starts_with('-') {
+            continue;
+        }
+        code.push(word.clone());
+    }
+    code
 }
 
 /// Every command hook of `config` and, when it asks, of Claude Code's
@@ -319,6 +364,27 @@ fn read_settings(source: &Source, workspace: &Path) -> Result<(Vec<HookDef>, Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_fingerprints_the_scripts_it_runs_not_the_files_it_writes() {
+        let ws = tempfile::tempdir().unwrap();
+        let ws = ws.path();
+        for file in ["check.sh", "out.log", "err.log", "tee.log", "in.txt", "after.sh"] {
+            std::fs::write(ws.join(file), "x").unwrap();
+        }
+        let named = |command: &str| -> Vec<String> {
+            named_files(command, ws)
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            named("./check.sh > out.log 2>err.log < in.txt"),
+            ["check.sh"]
+        );
+        assert_eq!(named("echo hi | tee -a tee.log; ./after.sh"), ["after.sh"]);
+        assert_eq!(named("sh check.sh >> out.log 2>&1"), ["check.sh"]);
+    }
 
     #[test]
     fn claude_settings_hooks_are_read_with_their_matchers_and_seconds() {
