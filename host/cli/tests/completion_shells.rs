@@ -65,7 +65,7 @@ fn bash(env: &Env, line: &str) -> Vec<String> {
     // bash with amber's environment, the built amber first on its PATH.
     let bin_dir = std::path::Path::new(AMBER).parent().unwrap();
     let mut cmd = Command::new("bash");
-    cmd.args(["-c", &script]);
+    cmd.args(["-c", &script]).current_dir(&env.ws);
     for (key, value) in env.command(&[]).get_envs() {
         match value {
             Some(value) => cmd.env(key, value),
@@ -114,7 +114,9 @@ fn bash_completes_every_dynamic_kind() {
         ("amber hooks trust ", fingerprint),
         ("amber memory show ", memory.clone()),
         ("amber memory forget ", memory),
+        ("amber bench run scen", "scenario-fix.toml".into()),
     ];
+    std::fs::write(env.ws.join("scenario-fix.toml"), "# a scenario\n").unwrap();
     for (line, expected) in table {
         let got = bash(&env, line);
         assert!(got.contains(&expected), "`{line}`: {expected} not in {got:?}");

@@ -448,3 +448,45 @@ fn listings_have_column_headers_and_counts_have_plurals() {
         assert!(header.contains(column), "{header}");
     }
 }
+
+/// A plugin's folder: its descriptor, and its component in `dist/`.
+fn plugin_folder(home: &Home) -> PathBuf {
+    let dir = home.path().join("my-notes");
+    std::fs::create_dir_all(dir.join("dist")).unwrap();
+    std::fs::write(
+        dir.join("amber-plugin.toml"),
+        "[plugin]\nid = \"my-notes\"\nlang = \"c\"\nkind = \"tool\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("plugin.c"), "/* the source */\n").unwrap();
+    std::fs::copy(guest("notes-tool"), dir.join("dist/my-notes.wasm")).unwrap();
+    dir
+}
+
+#[test]
+fn plugin_add_of_a_folder_adds_its_built_component_and_rebuilds_one_out_of_date() {
+    let home = Home::new();
+    let dir = plugin_folder(&home);
+    // Built after its source: added as it is.
+    let added = home.ok(&["plugin", "add", dir.to_str().unwrap(), "--yes"]);
+    assert!(added.starts_with("added notes "), "{added}");
+    // A source newer than the component: it is built again first (a C
+    // plugin names the script to build it with, since amber has no C
+    // toolchain), and nothing stale is added.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(dir.join("plugin.c"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let out = home.run(&["plugin", "add", dir.to_str().unwrap(), "--yes"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("plugin.c changed since"), "{err}");
+    assert!(err.contains("no C toolchain"), "{err}");
+    // Without a component at all, it is built (here: told how).
+    std::fs::remove_file(dir.join("dist/my-notes.wasm")).unwrap();
+    let err = text(&home.run(&["plugin", "add", dir.to_str().unwrap()]).stderr);
+    assert!(err.contains("is not built yet"), "{err}");
+}

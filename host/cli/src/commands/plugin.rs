@@ -23,7 +23,9 @@ pub enum PluginCommand {
     /// changes nothing; a new build of a known plugin replaces it and asks
     /// only for what is new.
     Add {
-        /// The component (.wasm).
+        /// The component (.wasm), or a plugin's folder (with its
+        /// amber-plugin.toml): its built component, built first when it
+        /// is missing or older than the plugin's files.
         file: PathBuf,
         /// Grant this requested permission without asking (repeatable):
         /// workspace-read, workspace-write, exec.
@@ -264,6 +266,16 @@ fn add(
     as_json: bool,
     workspace: &Path,
 ) -> Result<()> {
+    // A plugin's folder (`amber plugin add .`): its built component,
+    // built first when it is missing or out of date.
+    let built;
+    let file = if file.is_dir() {
+        built = authoring::build::built(&host.dirs, file)
+            .with_context(|| format!("cannot add the plugin in {}", file.display()))?;
+        built.as_path()
+    } else {
+        file
+    };
     let mut manager = host::loaded(host, workspace)?;
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let report: AddReport = if interactive {

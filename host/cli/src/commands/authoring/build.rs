@@ -11,6 +11,66 @@ use serde_json::{json, Value};
 use super::toolchain::{self, run_quiet};
 use super::{artifact, check, sdk, Descriptor, Lang};
 
+/// The component of the plugin in `dir`, built first when it is missing
+/// or older than a file of the plugin's (`amber plugin add .`).
+pub fn built(dirs: &AmberDirs, dir: &Path) -> Result<PathBuf> {
+    let descriptor = Descriptor::load(dir)?;
+    let out = artifact(dir, &descriptor);
+    let built_at = std::fs::metadata(&out).and_then(|m| m.modified()).ok();
+    let newest = newest_source(dir, &out);
+    match (built_at, newest) {
+        (Some(at), Some((changed, path))) if changed > at => {
+            eprintln!(
+                "amber: {} changed since {} was built; building it again",
+                path.display(),
+                out.display()
+            );
+            build(dirs, dir)
+        }
+        (Some(_), _) => Ok(out),
+        (None, _) => {
+            eprintln!("amber: {} is not built yet; building it", out.display());
+            build(dirs, dir)
+        }
+    }
+}
+
+/// The newest file of the plugin in `dir` and when it changed: its
+/// sources, descriptor and tests, not what builds write (`target/`,
+/// `dist/`, `node_modules/`, caches, dot folders).
+pub fn newest_source(dir: &Path, out: &Path) -> Option<(std::time::SystemTime, PathBuf)> {
+    const SKIPPED: &[&str] = &["target", "dist", "node_modules", "__pycache__", "build"];
+    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+    let mut stack = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((folder, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                if depth < 8 && !name.starts_with('.') && !SKIPPED.contains(&name.as_str()) {
+                    stack.push((path, depth + 1));
+                }
+                continue;
+            }
+            if path == out {
+                continue;
+            }
+            if let Ok(changed) = meta.modified() {
+                if newest.as_ref().is_none_or(|(at, _)| changed > *at) {
+                    newest = Some((changed, path));
+                }
+            }
+        }
+    }
+    newest
+}
+
 /// Builds the plugin in `dir`; returns the component's path.
 pub fn build(dirs: &AmberDirs, dir: &Path) -> Result<PathBuf> {
     let descriptor = Descriptor::load(dir)?;
