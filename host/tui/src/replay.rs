@@ -3,6 +3,7 @@
 //! as typed, the replies, the thinking and the tool cards folded, and
 //! where the context was compacted.
 
+use amber_core::engine::{Envelope, Status};
 use amber_core::ports::dialect::{Message, Part, Role};
 use amber_core::session::Replayed;
 
@@ -52,12 +53,35 @@ fn message_cells(message: Message, cells: &mut Vec<Cell>) {
                     _ => None,
                 });
                 if let Some(card) = card {
-                    card.status = if result.is_error {
-                        CardStatus::Error
-                    } else {
-                        CardStatus::Ok
-                    };
-                    card.output = result.content;
+                    // The model read the result as an envelope: the card
+                    // shows what the live card showed, its status and
+                    // output, and a write's or an edit's diff.
+                    match serde_json::from_str::<Envelope>(&result.content) {
+                        Ok(envelope) => {
+                            card.status = match envelope.status {
+                                Status::Ok => CardStatus::Ok,
+                                Status::Error => CardStatus::Error,
+                                Status::Denied => CardStatus::Denied,
+                            };
+                            card.output = envelope.output;
+                            if let Some(diff) = envelope
+                                .meta
+                                .as_ref()
+                                .and_then(|m| m.get("diff"))
+                                .and_then(|d| d.as_str())
+                            {
+                                card.diff = Some(diff.to_string());
+                            }
+                        }
+                        Err(_) => {
+                            card.status = if result.is_error {
+                                CardStatus::Error
+                            } else {
+                                CardStatus::Ok
+                            };
+                            card.output = result.content;
+                        }
+                    }
                 }
             }
             _ => {}
@@ -107,5 +131,37 @@ mod tests {
         }
         assert_eq!(cells[2], Cell::Assistant("it is empty".into()));
         assert!(matches!(cells[3], Cell::Notice { .. }));
+    }
+
+    #[test]
+    fn a_results_envelope_gives_the_card_its_status_output_and_diff() {
+        let call = Message {
+            role: Role::Assistant,
+            parts: vec![Part::ToolCall(ToolCall {
+                id: "w1".into(),
+                name: "edit_file".into(),
+                arguments: "{}".into(),
+            })],
+        };
+        let envelope = serde_json::json!({
+            "status": "denied",
+            "output": "the user declined this (`edit_file`)",
+            "meta": {"diff": "@@ -1 +1 @@\n-a\n+b\n"},
+        });
+        let result = Message {
+            role: Role::Tool,
+            parts: vec![Part::ToolResult(ToolResult {
+                call_id: "w1".into(),
+                content: envelope.to_string(),
+                is_error: true,
+            })],
+        };
+        let cells = cells(vec![Replayed::Message(call), Replayed::Message(result)]);
+        let Cell::Tool(card) = &cells[0] else {
+            panic!("{cells:?}");
+        };
+        assert_eq!(card.status, CardStatus::Denied);
+        assert_eq!(card.output, "the user declined this (`edit_file`)");
+        assert!(card.diff.as_deref().is_some_and(|d| d.contains("+b")));
     }
 }
