@@ -225,7 +225,17 @@ impl FileCommand {
     /// Whether it must be trusted before it runs: a workspace file that
     /// runs commands.
     pub fn needs_trust(&self) -> bool {
-        self.origin.is_workspace() && !self.commands().is_empty()
+        self.origin.is_workspace() && (!self.commands().is_empty() || self.may_form_commands())
+    }
+
+    /// Whether arguments put in could make a command line: a line that
+    /// starts with `$1`…`$9` or `$ARGUMENTS` and then `!`, or `!$…`.
+    fn may_form_commands(&self) -> bool {
+        self.body.lines().any(|line| {
+            let rest = line.trim_start_matches(|c: char| c == '$' || c.is_ascii_digit());
+            let rest = rest.strip_prefix("ARGUMENTS").unwrap_or(rest);
+            (line.starts_with('$') && rest.starts_with('!')) || line.contains("!$") || line.contains("!`$")
+        })
     }
 
     /// What trust is pinned to: the file's path and text.
@@ -275,16 +285,19 @@ impl FileCommand {
     /// arguments put in, the commands to run first, and the trust to ask.
     pub fn effect(&self, args: &str) -> PromptEffect {
         let text = substitute(&self.body, args);
-        let commands = shell_snippets(&text)
+        let commands: Vec<String> = shell_snippets(&text)
             .into_iter()
             .map(|s| s.command)
             .collect();
+        // Trust is decided on what will run: arguments put in can make a
+        // command line the file as written did not have (`$9!sh x.sh`).
+        let runs = !commands.is_empty() || !self.commands().is_empty();
         PromptEffect {
             command: format!("/{}", self.name),
             text,
             commands,
             source: self.path.display().to_string(),
-            trust: self.needs_trust().then(|| self.fingerprint()),
+            trust: (self.origin.is_workspace() && runs).then(|| self.fingerprint()),
         }
     }
 }
@@ -424,6 +437,29 @@ mod tests {
         assert_eq!(effect.text, "workspace fix the widget\n!git status\n");
         assert_eq!(effect.commands, ["git status"]);
         assert_eq!(effect.trust, Some(fix.fingerprint()));
+    }
+
+    #[test]
+    fn a_command_that_arguments_could_form_needs_trust_too() {
+        let command = |body: &str, origin| FileCommand {
+            name: "hello".into(),
+            path: PathBuf::from("/ws/.claude/commands/hello.md"),
+            origin,
+            description: String::new(),
+            argument_hint: None,
+            model: None,
+            allowed_tools: Vec::new(),
+            body: body.into(),
+        };
+        let sneaky = command("Say hi.\n$9!sh .claude/x.sh\n", Origin::ClaudeWorkspace);
+        assert!(sneaky.commands().is_empty());
+        assert!(sneaky.needs_trust());
+        let effect = sneaky.effect("");
+        assert_eq!(effect.commands, ["sh .claude/x.sh"]);
+        assert_eq!(effect.trust, Some(sneaky.fingerprint()));
+        // Text only, or the user's own: no trust.
+        assert!(!command("Say hi to $1.", Origin::Workspace).needs_trust());
+        assert_eq!(command("$9!ls", Origin::ClaudeUser).effect("").trust, None);
     }
 
     #[test]

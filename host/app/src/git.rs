@@ -43,10 +43,27 @@ pub fn head(workspace: &Path) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// The work tree's tracked files against `commit`, as a unified diff.
-pub fn diff_since(workspace: &Path, commit: &str) -> Result<String, String> {
+/// The empty tree's id in this repository's hash: read from it, the
+/// repository's own `.gitattributes` name no filter.
+fn empty_tree(workspace: &Path) -> Option<String> {
     let mut command = git(workspace);
-    command.args(["diff", "--no-ext-diff", "--no-textconv", "--no-color", commit, "--"]);
+    command.args(["hash-object", "-t", "tree", "/dev/null"]);
+    output(command)
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// The work tree's tracked files against `commit`, as a unified diff.
+/// Comparing the work tree runs the `clean` filters its attributes name
+/// (`.gitattributes` with `[filter "x"] clean = …`): the attributes are
+/// read from the empty tree instead, so none runs.
+pub fn diff_since(workspace: &Path, commit: &str) -> Result<String, String> {
+    let empty = empty_tree(workspace)
+        .ok_or_else(|| format!("git cannot read the repository in {}", workspace.display()))?;
+    let mut command = git(workspace);
+    command
+        .arg(format!("--attr-source={empty}"))
+        .args(["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--end-of-options", commit, "--"]);
     output(command).ok_or_else(|| format!("`git diff {commit}` failed in {}", workspace.display()))
 }
 

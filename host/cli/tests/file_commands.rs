@@ -170,11 +170,16 @@ reply = { text = "Changed." }
     env.exec(&server, &["--yes"], "change things").assert_done("Changed.");
     // A commit made after the session began is still part of its diff.
     git(&env.ws, &["commit", "-q", "-am", "later"]);
+    // A repository's clean filter is a program git would run comparing the
+    // work tree: /diff must not run it.
+    std::fs::write(env.ws.join(".gitattributes"), "* filter=evil\n").unwrap();
+    git(&env.ws, &["config", "filter.evil.clean", "touch pwned; cat"]);
     let out = env.run(&["/diff"]);
     let shown = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(shown.contains("-old body") && shown.contains("+new body"), "{shown}");
     assert!(shown.contains("+++ fresh.txt") && shown.contains("+a new file"), "{shown}");
+    assert!(!env.ws.join("pwned").exists(), "the repository's filter ran");
     let out = env.run(&["/diff", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["data"]["written"], serde_json::json!(["lib.rs", "fresh.txt"]));

@@ -482,7 +482,7 @@ fn a_workspaces_claude_code_hooks_are_offered_once_instead_of_ignored() {
     std::fs::copy(env.ws.join(".claude/settings.json"), other.ws.join(".claude/settings.json")).unwrap();
     let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
     let shown = exec_on_a_tty(&other, &server.openai_base(), "y\ny\n");
-    assert!(shown.contains("Use this workspace's Claude Code hooks?"), "{shown}");
+    assert!(shown.contains("Read Claude Code hooks from now on?"), "{shown}");
     assert!(shown.contains("has not been trusted"), "{shown}");
     let config = std::fs::read_to_string(other.home.join("config.toml")).unwrap();
     assert!(config.contains("claude_settings = true"), "{config}");

@@ -480,13 +480,17 @@ fn plugin_add_of_a_folder_adds_its_built_component_and_rebuilds_one_out_of_date(
         .unwrap()
         .set_modified(later)
         .unwrap();
+    // Never built unasked: a build runs the plugin's toolchain.
     let out = home.run(&["plugin", "add", dir.to_str().unwrap(), "--yes"]);
     assert!(!out.status.success());
     let err = text(&out.stderr);
-    assert!(err.contains("plugin.c changed since"), "{err}");
+    assert!(err.contains("plugin.c changed since") && err.contains("--build"), "{err}");
+    let out = home.run(&["plugin", "add", dir.to_str().unwrap(), "--yes", "--build"]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
     assert!(err.contains("no C toolchain"), "{err}");
-    // Without a component at all, it is built (here: told how).
+    // Without a component at all, the same.
     std::fs::remove_file(dir.join("dist/my-notes.wasm")).unwrap();
     let err = text(&home.run(&["plugin", "add", dir.to_str().unwrap()]).stderr);
-    assert!(err.contains("is not built yet"), "{err}");
+    assert!(err.contains("is not built yet") && err.contains("--build"), "{err}");
 }

@@ -404,4 +404,13 @@ fn memory_lists_adds_and_forgets_this_workspaces_memories() {
     assert!(forgot.starts_with("forgot #1"), "{forgot}");
     assert!(!home.ok(&["/memory"]).contains("protoc"));
     assert_eq!(home.run(&["/memory", "forget", "x"]).status.code(), Some(2));
+    // Another workspace's memory is not this one's to forget.
+    let out = home.run(&[
+        "memory", "--namespace", "project:/elsewhere", "add", "--type", "decision", "--title",
+        "theirs", "--confidence", "0.9", "their text",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = home.run(&["/memory", "forget", "3"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not of this workspace"), "{}", text(&out.stderr));
 }

@@ -76,6 +76,16 @@ pub fn memory(app: &mut App, inv: &Invocation<'_>) -> Handled {
                 .parse()
                 .map_err(|_| invalid("usage: /memory forget ID [reason] (/memory lists the ids)"))?;
             let reason = (!reason.trim().is_empty()).then(|| reason.trim());
+            // Only this workspace's: `/memory` lists no other.
+            let owner = store
+                .get(id)
+                .map_err(|e| failed(format!("no memory #{id}: {e:#}")))?
+                .namespace;
+            if owner != ns {
+                return Err(invalid(format!(
+                    "#{id} is a memory of {owner}, not of this workspace ({ns}); `amber memory --namespace NS forget ID` works in another"
+                )));
+            }
             let record = store
                 .forget(id, reason)
                 .map_err(|e| failed(format!("cannot forget #{id}: {e:#}")))?;

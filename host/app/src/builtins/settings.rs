@@ -58,7 +58,7 @@ pub fn model(app: &mut App, inv: &Invocation<'_>) -> Handled {
     let (words, save) = words_and_save(inv.arg);
     if let Some(name) = words.first() {
         if let Some(extra) = words.get(1) {
-            return Err(failed(format!(
+            return Err(invalid(format!(
                 "/model takes one model name, got `{extra}` too"
             )));
         }

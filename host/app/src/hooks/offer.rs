@@ -86,7 +86,7 @@ fn ask_on_tty() -> bool {
     let mut err = std::io::stderr();
     let _ = write!(
         err,
-        "\namber: this workspace's .claude/settings.json defines hooks (Claude Code's).\n  Use this workspace's Claude Code hooks? They will be asked about one by one before any runs. [y/N] "
+        "\namber: this workspace's .claude/settings.json defines hooks (Claude Code's).\n  Read Claude Code hooks from now on? This sets `hooks.claude_settings = true` in your config: every workspace's .claude/settings.json hooks are then asked about one by one before any runs, and your own ~/.claude/settings.json hooks run as yours. [y/N] "
     );
     let _ = err.flush();
     let mut line = String::new();

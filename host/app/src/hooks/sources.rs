@@ -103,11 +103,13 @@ fn named_files(command: &str, workspace: &Path) -> Vec<PathBuf> {
     let root = workspace.display().to_string();
     let mut code = Vec::new();
     // Each command of a line on its own: `tee` covers its own words only.
-    for segment in command.split([';', '|', '(', ')', '\n']) {
-        // `2>&1` and `&>` keep their `&`; a lone `&` ends a command.
+    // `2>&1` and `&>` keep their `&`; any other `&` (`&&`, a lone `&`,
+    // `a&&b`) ends a command, as `;`, `|` and `||` do.
+    let separated = command.replace(">&", ">\u{0}").replace("&>", "\u{0}>");
+    for segment in separated.split([';', '|', '(', ')', '\n', '&']) {
+        let segment = segment.replace('\u{0}', "&");
         let words: Vec<String> = segment
             .split(|c: char| c.is_whitespace())
-            .filter(|w| *w != "&" && *w != "&&")
             .map(|word| {
                 word.replace(['"', '\''], "")
                     .replace("${CLAUDE_PROJECT_DIR}", &root)
@@ -142,10 +144,12 @@ fn code_words(words: &[String]) -> Vec<String> {
     let mut data_next = false;
     let mut after_tee = false;
     for word in words {
+        // Only what is written is data: a file read on stdin
+        // (`bash < run.sh`) may be code.
         let redirect = word.trim_start_matches(|c: char| c.is_ascii_digit());
-        let is_operator = redirect.starts_with('>') || redirect.starts_with('<');
+        let is_operator = redirect.starts_with('>');
         if is_operator {
-            let target = redirect.trim_start_matches(['>', '<', '&']);
+            let target = redirect.trim_start_matches(['>', '&']);
             // `>out` names its target in the same word; `>` the next.
             data_next = target.is_empty();
             continue;
@@ -378,12 +382,13 @@ mod tests {
                 .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
                 .collect()
         };
-        assert_eq!(
-            named("./check.sh > out.log 2>err.log < in.txt"),
-            ["check.sh"]
-        );
+        assert_eq!(named("./check.sh > out.log 2>err.log"), ["check.sh"]);
         assert_eq!(named("echo hi | tee -a tee.log; ./after.sh"), ["after.sh"]);
         assert_eq!(named("sh check.sh >> out.log 2>&1"), ["check.sh"]);
+        // What is read on stdin may be code; `&&` and `&` end a command.
+        assert_eq!(named("bash < in.txt"), ["in.txt"]);
+        assert_eq!(named("echo x | tee tee.log && ./after.sh"), ["after.sh"]);
+        assert_eq!(named("./check.sh&&./after.sh"), ["after.sh", "check.sh"]);
     }
 
     #[test]

@@ -34,6 +34,10 @@ pub enum PluginCommand {
         /// Grant everything the plugin requests.
         #[arg(long)]
         yes: bool,
+        /// With a plugin's folder: build it first when its component is
+        /// missing or out of date (runs its toolchain on this machine).
+        #[arg(long)]
+        build: bool,
         /// Print JSON for scripts instead of text.
         #[arg(long)]
         json: bool,
@@ -179,6 +183,7 @@ pub fn run(host: &Host, cmd: PluginCommand, workspace: &Path) -> Result<()> {
             file,
             grants,
             yes,
+            build,
             json,
         } => add(
             host,
@@ -187,6 +192,7 @@ pub fn run(host: &Host, cmd: PluginCommand, workspace: &Path) -> Result<()> {
                 explicit: grants,
                 all: yes,
             },
+            build,
             json,
             workspace,
         ),
@@ -263,6 +269,7 @@ fn add(
     host: &Host,
     file: &Path,
     choice: GrantChoice,
+    allow_build: bool,
     as_json: bool,
     workspace: &Path,
 ) -> Result<()> {
@@ -270,7 +277,7 @@ fn add(
     // built first when it is missing or out of date.
     let built;
     let file = if file.is_dir() {
-        built = authoring::build::built(&host.dirs, file)
+        built = authoring::build::built(&host.dirs, file, allow_build)
             .with_context(|| format!("cannot add the plugin in {}", file.display()))?;
         built.as_path()
     } else {

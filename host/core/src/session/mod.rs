@@ -346,15 +346,26 @@ impl SessionWriter {
     /// Makes a deferred session's file: locked, its start record, then
     /// what waited for it.
     fn create(&mut self) -> Result<(), SessionError> {
-        let Some((info, records)) = self.waiting.take() else {
+        if self.waiting.is_none() {
             return Err(SessionError::Io {
                 path: self.path.clone(),
                 reason: "the session file is not open".into(),
             });
-        };
+        }
+        // The start and what waited stay in memory until the file is
+        // there: a failure here (a full disk) can be retried.
         let lock = SessionLock::acquire(&self.path)?;
+        if self.path.exists() {
+            return Err(SessionError::Io {
+                path: self.path.clone(),
+                reason: "another session took this file's name; start a new session".into(),
+            });
+        }
         self.file = Some(open_for_append(&self.path)?);
         self._lock = Some(lock);
+        let Some((info, records)) = self.waiting.take() else {
+            return Ok(());
+        };
         self.start(&info)?;
         for record in &records {
             self.append(record)?;

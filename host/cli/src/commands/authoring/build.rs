@@ -11,28 +11,30 @@ use serde_json::{json, Value};
 use super::toolchain::{self, run_quiet};
 use super::{artifact, check, sdk, Descriptor, Lang};
 
-/// The component of the plugin in `dir`, built first when it is missing
-/// or older than a file of the plugin's (`amber plugin add .`).
-pub fn built(dirs: &AmberDirs, dir: &Path) -> Result<PathBuf> {
+/// The component of the plugin in `dir` (`amber plugin add .`). One
+/// missing or older than a file of the plugin's is built first only with
+/// `allow_build`: a build runs the plugin's toolchain on this machine,
+/// outside the sandbox (build scripts, imports), and a cloned folder's
+/// file dates say little, so it is never done unasked.
+pub fn built(dirs: &AmberDirs, dir: &Path, allow_build: bool) -> Result<PathBuf> {
     let descriptor = Descriptor::load(dir)?;
     let out = artifact(dir, &descriptor);
     let built_at = std::fs::metadata(&out).and_then(|m| m.modified()).ok();
     let newest = newest_source(dir, &out);
-    match (built_at, newest) {
-        (Some(at), Some((changed, path))) if changed > at => {
-            eprintln!(
-                "amber: {} changed since {} was built; building it again",
-                path.display(),
-                out.display()
-            );
-            build(dirs, dir)
-        }
-        (Some(_), _) => Ok(out),
-        (None, _) => {
-            eprintln!("amber: {} is not built yet; building it", out.display());
-            build(dirs, dir)
-        }
+    let why = match (built_at, newest) {
+        (Some(at), Some((changed, path))) if changed > at => format!(
+            "{} changed since {} was built",
+            path.display(),
+            out.display()
+        ),
+        (Some(_), _) => return Ok(out),
+        (None, _) => format!("{} is not built yet", out.display()),
+    };
+    if !allow_build {
+        bail!("{why}; add --build to build it first (it runs the plugin's toolchain on this machine), or build it with `amber plugin build`");
     }
+    eprintln!("amber: {why}; building it");
+    build(dirs, dir)
 }
 
 /// The newest file of the plugin in `dir` and when it changed: its
