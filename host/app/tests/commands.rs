@@ -314,3 +314,27 @@ fn said_something(app: &mut App) {
         .record_turn(vec![Message::text(Role::User, "hello")])
         .unwrap();
 }
+
+/// `/permissions` changes the rules the config file holds now, under its
+/// lock: a rule another amber (or a hand edit) stored since this session
+/// opened is kept, and holds in this session at once.
+#[test]
+fn permissions_keep_a_rule_stored_elsewhere_since_the_session_opened() {
+    let scratch = Scratch::new();
+    let mut app = App::open_session(
+        &scratch.host(),
+        scratch.project.clone(),
+        SessionOptions::default(),
+    )
+    .unwrap();
+    std::fs::write(
+        scratch.home.join("config.toml"),
+        "[[policy.rules]]\ntool = \"read_file\"\ndecision = \"allow\"\n",
+    )
+    .unwrap();
+    ok(&mut app, "/permissions deny shell");
+    let config = scratch.config();
+    assert!(config.contains("read_file") && config.contains("shell"), "{config}");
+    let rules = app.policy().rules();
+    assert_eq!(rules.len(), 2, "{rules:?}");
+}

@@ -107,15 +107,22 @@ fn list(app: &mut App) -> Handled {
     })))
 }
 
-/// Changes the stored rules: in the config file, then in the policy.
+/// Changes the stored rules: in the config file, then in the policy. The
+/// rules changed are the file's, read under its lock: another amber's
+/// edit, or a hand edit, made since this session started is kept.
 fn store(
     app: &mut App,
     change: impl FnOnce(&mut Vec<Rule>) -> Result<(), super::CommandError>,
 ) -> Result<(), super::CommandError> {
-    let mut rules = app.policy().rules();
-    change(&mut rules)?;
     let path = app.config_path();
-    let config = config_file::edit(&path, |doc| {
+    let mut refused = None;
+    let edited = config_file::edit(&path, |doc| {
+        let on_disk = amber_config::Config::parse(&doc.to_string(), &path)?;
+        let mut rules = on_disk.policy.rules;
+        if let Err(e) = change(&mut rules) {
+            refused = Some(e);
+            anyhow::bail!("unchanged");
+        }
         let policy = doc
             .as_table_mut()
             .entry("policy")
@@ -139,8 +146,11 @@ fn store(
         }
         policy.insert("rules", Item::ArrayOfTables(array));
         Ok(())
-    })
-    .map_err(|e| failed(format!("{e:#}")))?;
+    });
+    if let Some(refused) = refused {
+        return Err(refused);
+    }
+    let config = edited.map_err(|e| failed(format!("{e:#}")))?;
     app.policy().set_rules(config.policy.rules.clone());
     app.set_config(config);
     Ok(())
