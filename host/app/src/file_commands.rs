@@ -284,7 +284,7 @@ impl FileCommand {
     /// What `/name ARGS` asks of the front end: the prompt with its
     /// arguments put in, the commands to run first, and the trust to ask.
     pub fn effect(&self, args: &str) -> PromptEffect {
-        let text = substitute(&self.body, args);
+        let text = substitute_quoting_commands(&self.body, args);
         let commands: Vec<String> = shell_snippets(&text)
             .into_iter()
             .map(|s| s.command)
@@ -304,14 +304,50 @@ impl FileCommand {
 
 /// `$ARGUMENTS` as given, `$1`…`$9` the words (quotes group words).
 pub fn substitute(body: &str, args: &str) -> String {
-    let words = split_words(args);
-    let mut out = String::with_capacity(body.len() + args.len());
-    let mut rest = body;
+    substitute_with(body, args.trim(), &split_words(args))
+}
+
+/// [`substitute`], with what goes into a command (a `!` line, an inline
+/// `` !`…` ``) shell-quoted word by word: an argument is data to the
+/// command, never more shell (`/review 'main; rm -rf x'`).
+pub fn substitute_quoting_commands(body: &str, args: &str) -> String {
+    let words: Vec<String> = split_words(args).iter().map(|w| shell_quote(w)).collect();
+    let quoted_args = words.join(" ");
+    let mut out = Vec::new();
+    for line in body.split('\n') {
+        if line.starts_with('!') && !line.starts_with("!`") {
+            out.push(substitute_with(line, &quoted_args, &words));
+            continue;
+        }
+        // Inline commands quoted, the prose around them as typed.
+        let mut done = String::new();
+        let mut rest = line;
+        while let Some(at) = rest.find("!`") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find('`') else {
+                break;
+            };
+            done.push_str(&substitute(&rest[..at], args));
+            done.push_str("!`");
+            done.push_str(&substitute_with(&after[..end], &quoted_args, &words));
+            done.push('`');
+            rest = &after[end + 1..];
+        }
+        done.push_str(&substitute(rest, args));
+        out.push(done);
+    }
+    out.join("\n")
+}
+
+/// `text` with `$ARGUMENTS` as `all` and `$1`…`$9` as `words`.
+fn substitute_with(text: &str, all: &str, words: &[String]) -> String {
+    let mut out = String::with_capacity(text.len() + all.len());
+    let mut rest = text;
     while let Some(at) = rest.find('$') {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
         if let Some(tail) = after.strip_prefix("ARGUMENTS") {
-            out.push_str(args.trim());
+            out.push_str(all);
             rest = tail;
         } else if let Some(digit) = after.chars().next().filter(|c| ('1'..='9').contains(c)) {
             let i = digit as usize - '1' as usize;
@@ -324,6 +360,20 @@ pub fn substitute(body: &str, args: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `word` as one shell word: as it is when it is plain, else in single
+/// quotes.
+fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 fn split_words(args: &str) -> Vec<String> {
@@ -460,6 +510,18 @@ mod tests {
         // Text only, or the user's own: no trust.
         assert!(!command("Say hi to $1.", Origin::Workspace).needs_trust());
         assert_eq!(command("$9!ls", Origin::ClaudeUser).effect("").trust, None);
+    }
+
+    #[test]
+    fn arguments_are_data_to_the_commands_they_go_into() {
+        let body = "Review $1.\n!git diff $1...HEAD\nAnd !`git log $ARGUMENTS` too";
+        let text = substitute_quoting_commands(body, "'main; touch pwned'");
+        assert_eq!(
+            text,
+            "Review main; touch pwned.\n!git diff 'main; touch pwned'...HEAD\nAnd !`git log 'main; touch pwned'` too"
+        );
+        assert_eq!(substitute_quoting_commands("!git diff $1", "main"), "!git diff main");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
     }
 
     #[test]
