@@ -86,6 +86,26 @@ impl Env {
         child.wait_with_output().unwrap()
     }
 
+    /// `amber exec --json PROMPT` on a terminal (util-linux `script`)
+    /// against the server at `base_url`, with `answers` typed at it:
+    /// what a person at a terminal sees of its dialogs and its output.
+    pub fn exec_on_a_tty(&self, base_url: &str, prompt: &str, answers: &str) -> String {
+        use std::io::Write;
+        let amber = format!("{} exec --json --base-url {base_url} {prompt}", self.bin);
+        let mut cmd = amber_command("script", &self.home, &self.ws);
+        cmd.args(["-qec", &amber, "/dev/null"])
+            .env("OPENAI_API_KEY", "sk-test")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        let mut child = cmd.spawn().expect("`script` (util-linux) runs");
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(answers.as_bytes()).unwrap();
+        // Kept open until the run ends: an early EOF would end the session.
+        let out = child.wait_with_output().unwrap();
+        drop(stdin);
+        text(&out.stdout).replace('\r', "")
+    }
+
     /// `amber exec --json` against `server` (OpenAI chat), plus `extra`.
     pub fn exec(&self, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
         let base = server.openai_base();

@@ -434,24 +434,6 @@ fn hook_context_tells_the_model_the_branch_the_changes_and_the_failing_tests() {
     assert!(first.contains("parser::handles_tabs"), "{first}");
 }
 
-/// `amber exec` on a terminal (`script`), `answers` typed at it.
-fn exec_on_a_tty(env: &Env, base_url: &str, answers: &str) -> String {
-    use std::io::Write;
-    use std::process::Stdio;
-    let amber = format!("{AMBER} exec --json --base-url {base_url} hello");
-    let mut cmd = amber_tests::cli::amber_command("script", &env.home, &env.ws);
-    cmd.args(["-qec", &amber, "/dev/null"])
-        .env("OPENAI_API_KEY", "sk-test")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let mut child = cmd.spawn().expect("`script` (util-linux) runs");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(answers.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    drop(stdin);
-    String::from_utf8_lossy(&out.stdout).replace('\r', "")
-}
-
 #[test]
 fn a_workspaces_claude_code_hooks_are_offered_once_instead_of_ignored() {
     let env = Env::without_confirm_turn(AMBER);
@@ -481,7 +463,7 @@ fn a_workspaces_claude_code_hooks_are_offered_once_instead_of_ignored() {
     std::fs::create_dir_all(other.ws.join(".claude")).unwrap();
     std::fs::copy(env.ws.join(".claude/settings.json"), other.ws.join(".claude/settings.json")).unwrap();
     let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
-    let shown = exec_on_a_tty(&other, &server.openai_base(), "y\ny\n");
+    let shown = other.exec_on_a_tty(&server.openai_base(), "hello", "y\ny\n");
     assert!(shown.contains("Read Claude Code hooks from now on?"), "{shown}");
     assert!(shown.contains("has not been trusted"), "{shown}");
     let config = std::fs::read_to_string(other.home.join("config.toml")).unwrap();

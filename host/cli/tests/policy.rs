@@ -192,27 +192,6 @@ reply = {{ text = "ok" }}
     );
 }
 
-/// Runs `amber exec --json` under `script`, which gives it a real
-/// pseudo-terminal, answering the dialog with `answers`. Returns what the
-/// terminal showed, with the JSON events in it.
-fn exec_on_a_tty(env: &Env, base_url: &str, answers: &str) -> String {
-    use std::io::Write;
-    use std::process::Stdio;
-    let amber = format!("{AMBER} exec --json --base-url {base_url} clean");
-    let mut cmd = amber_tests::cli::amber_command("script", &env.home, &env.ws);
-    cmd.args(["-qec", &amber, "/dev/null"])
-        .env("OPENAI_API_KEY", "sk-test")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let mut child = cmd.spawn().expect("`script` (util-linux) runs");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(answers.as_bytes()).unwrap();
-    // Kept open until the run ends: an early EOF would end the session.
-    let out = child.wait_with_output().unwrap();
-    drop(stdin);
-    text(&out.stdout).replace('\r', "")
-}
-
 #[test]
 fn on_a_terminal_the_dialog_asks_once_and_a_session_grant_covers_the_next_command() {
     let env = env();
@@ -228,7 +207,7 @@ reply = {{ tool_calls = [{{ id = "c2", name = "sh", arguments = {{ command = "rm
 reply = {{ text = "gone" }}
 {DONE}"#
     ));
-    let shown = exec_on_a_tty(&env, &server.openai_base(), "s\n");
+    let shown = env.exec_on_a_tty(&server.openai_base(), "clean", "s\n");
     assert_eq!(
         shown.matches("amber: approval needed").count(),
         1,
@@ -252,7 +231,7 @@ reply = {{ text = "gone" }}
     ));
     // `n`, then the reason the dialog asks for: it reaches the model as
     // a person's, not as the headless advice about flags.
-    let shown = exec_on_a_tty(&env, &server.openai_base(), "n\nkeep b1\n");
+    let shown = env.exec_on_a_tty(&server.openai_base(), "clean", "n\nkeep b1\n");
     assert!(
         shown.contains("the user declined this (`exec:rm:destructive`): keep b1"),
         "{shown}"
