@@ -68,6 +68,21 @@ pub struct Attached {
     pub notes: Vec<String>,
 }
 
+/// The `@path` attachments of `prompt` as a note for the model to read
+/// ahead of it (`Agent::note_before_next_prompt`), so the prompt itself
+/// stays as typed; `None` when nothing was attached. With the notes for
+/// the person ([`Attached::notes`]).
+pub fn attachment_note(workspace: &Path, prompt: &str) -> (Option<String>, Vec<String>) {
+    let attached = attach(workspace, prompt);
+    let note = attached
+        .prompt
+        .strip_prefix(prompt)
+        .map(str::trim)
+        .filter(|blocks| !blocks.is_empty())
+        .map(|blocks| format!("The user attached:\n{blocks}"));
+    (note, attached.notes)
+}
+
 /// Attaches every file or folder `prompt` mentions as `@path` (at its start
 /// or after whitespace) inside `workspace`.
 ///

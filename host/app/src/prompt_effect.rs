@@ -59,16 +59,11 @@ pub fn realize(
         outputs.push((snippet, cut_output(&output, MAX_OUTPUT)));
     }
     let text = put_outputs(&effect.text, &outputs);
-    let attached = crate::mentions::attach(workspace, &text);
-    let blocks = attached
-        .prompt
-        .strip_prefix(text.as_str())
-        .map(|b| b.trim().to_string())
-        .filter(|b| !b.is_empty());
+    let (attached, notes) = crate::mentions::attachment_note(workspace, &text);
     Ok(Realized {
         prompt: text,
-        attached: blocks.map(|b| format!("The user attached:\n{b}")),
-        notes: attached.notes,
+        attached,
+        notes,
     })
 }
 

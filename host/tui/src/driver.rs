@@ -546,21 +546,12 @@ impl Driver {
         if !prompt.contains('@') {
             return;
         }
-        let attached = amber_app::mentions::attach(&self.workspace, prompt);
-        for note in &attached.notes {
-            self.ui.notice(NoticeKind::Info, note.clone());
+        let (note, notes) = amber_app::mentions::attachment_note(&self.workspace, prompt);
+        for note in notes {
+            self.ui.notice(NoticeKind::Info, note);
         }
-        // What attach added after the prompt: the attachments.
-        let Some(blocks) = attached.prompt.strip_prefix(prompt) else {
-            return;
-        };
-        let blocks = blocks.trim();
-        if blocks.is_empty() {
-            return;
-        }
-        if let Some(live) = self.app.live_mut() {
-            live.agent
-                .note_before_next_prompt(format!("The user attached:\n{blocks}"));
+        if let (Some(note), Some(live)) = (note, self.app.live_mut()) {
+            live.agent.note_before_next_prompt(note);
         }
     }
 
