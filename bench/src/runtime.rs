@@ -44,9 +44,9 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     let mut instance = pool.checkout()?;
     let args_text = args.to_string();
     let bare = per_call_us(31, 2000, || {
-        let tool = instance.tool.clone().expect("echo exports tool");
+        let tool = instance.tool.as_ref().expect("echo exports tool");
         let out = tool
-            .call_call(&mut instance.store, "echo", &args_text)
+            .call(&mut instance.store, "echo", &args_text)
             .expect("no trap");
         std::hint::black_box(out).ok();
     });

@@ -1,4 +1,4 @@
-// amber-plugin.d.ts: amber's WIT (`amber:plugin@0.1.0`) as TypeScript
+// amber-plugin.d.ts: amber's WIT (`amber:plugin@0.2.0`) as TypeScript
 // declarations, in the shapes componentize-js gives JavaScript plugins.
 // Written by `cargo xtask js-types` from wit/; do not edit.
 //

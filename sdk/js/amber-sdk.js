@@ -12,10 +12,10 @@
 // { tag, val }, and a `result` error is thrown: InvalidArgs and Failed
 // (or any other exception) become the interface's error.
 
-import { log as hostLog, setting as hostSetting } from "amber:plugin/host@0.1.0";
+import { log as hostLog, setting as hostSetting } from "amber:plugin/host@0.2.0";
 
 /** The `amber:plugin` package version this SDK speaks. */
-export const API_VERSION = "0.1.0";
+export const API_VERSION = "0.2.0";
 
 /** A tool's arguments were wrong: the model should retry differently. */
 export class InvalidArgs extends Error {}

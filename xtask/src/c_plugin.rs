@@ -21,19 +21,26 @@ const WORLD: &str = "tool-plugin";
 
 /// Builds the example; returns its component.
 pub fn build() -> Result<PathBuf> {
+    let example = root().join("sdk/examples/c");
+    let out = example.join("dist/c-word-count.wasm");
+    build_from(&example, &root().join("wit"), &out, &target_dir().join("c-example"))?;
+    Ok(out)
+}
+
+/// Builds the example in `example` against the WIT in `wit` into `out`,
+/// working in `work`: the compatibility fixtures build an older commit's
+/// example against that commit's WIT.
+pub fn build_from(example: &Path, wit: &Path, out: &Path, work: &Path) -> Result<()> {
     // clang and wasi-libc the parsers already use; wasm-ld and the wasm32
     // compiler builtins for linking.
     setup::ensure_debian_packages(&["clang", "wasi-libc", "lld", "libclang-rt-dev-wasm32"])?;
-    let example = root().join("sdk/examples/c");
-    let out = example.join("dist/c-word-count.wasm");
-    let work = target_dir().join("c-example");
-    std::fs::create_dir_all(&work)?;
+    std::fs::create_dir_all(work)?;
     let sources = [example.join("plugin.c")];
-    if up_to_date(&out, &sources)? {
-        return Ok(out);
+    if up_to_date(out, &sources, wit)? {
+        return Ok(());
     }
     eprintln!("xtask: building the C example plugin");
-    let bindings = generate_bindings(&work)?;
+    let bindings = generate_bindings(work, wit)?;
     let module = work.join("plugin.core.wasm");
     let mut clang = Command::new("clang");
     clang
@@ -47,7 +54,7 @@ pub fn build() -> Result<PathBuf> {
             "-fuse-ld=lld",
         ])
         .arg("-I")
-        .arg(&work)
+        .arg(work)
         .args(&sources)
         .args(&bindings)
         .arg("-o")
@@ -68,15 +75,15 @@ pub fn build() -> Result<PathBuf> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&out, component)?;
-    Ok(out)
+    std::fs::write(out, component)?;
+    Ok(())
 }
 
 /// The bindings' C file and type object, written into `work`.
-fn generate_bindings(work: &Path) -> Result<Vec<PathBuf>> {
+fn generate_bindings(work: &Path, wit: &Path) -> Result<Vec<PathBuf>> {
     let mut resolve = Resolve::default();
     let (package, _) = resolve
-        .push_dir(root().join("wit"))
+        .push_dir(wit)
         .context("reading amber's WIT")?;
     let world = resolve.select_world(&[package], Some(WORLD))?;
     let mut files = wit_bindgen_core::Files::default();
@@ -98,12 +105,12 @@ fn generate_bindings(work: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// `out` is newer than every source and than the WIT.
-fn up_to_date(out: &Path, sources: &[PathBuf]) -> Result<bool> {
+fn up_to_date(out: &Path, sources: &[PathBuf], wit: &Path) -> Result<bool> {
     let Ok(built) = std::fs::metadata(out).and_then(|m| m.modified()) else {
         return Ok(false);
     };
     let mut inputs: Vec<PathBuf> = sources.to_vec();
-    for entry in std::fs::read_dir(root().join("wit"))? {
+    for entry in std::fs::read_dir(wit)? {
         inputs.push(entry?.path());
     }
     for input in inputs {

@@ -210,7 +210,7 @@ pub fn generate() -> Result<String> {
         .push_dir(root().join("wit"))
         .context("reading amber's WIT")?;
     let mut out = String::from(
-        "// amber-plugin.d.ts: amber's WIT (`amber:plugin@0.1.0`) as TypeScript\n\
+        "// amber-plugin.d.ts: amber's WIT (`amber:plugin@0.2.0`) as TypeScript\n\
          // declarations, in the shapes componentize-js gives JavaScript plugins.\n\
          // Written by `cargo xtask js-types` from wit/; do not edit.\n\
          //\n\

@@ -20,6 +20,7 @@ mod python_component;
 mod sdk_tests;
 mod setup;
 mod toolchain;
+mod wit_compat;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -59,6 +60,10 @@ commands:
   fuzz [TARGET]... [--secs N]
            coverage-guided fuzzing (cargo-fuzz on nightly, both installed
            when missing) of the parsers of untrusted input, 60 s a target
+  wit-compat VERSION [--commit REV]
+           build the plugin contract's compatibility fixtures for one API
+           version into fixtures/wit-compat/VERSION/, with the SDKs and WIT
+           of commit REV (default HEAD); `test` loads and calls them
   toolchain
            install the pinned Rust (rust-version in Cargo.toml) when missing
            and print its name; `cargo +NAME build` then builds by hand
@@ -85,6 +90,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run_all(&args[1..]),
         Some("fuzz") => fuzz::run_all(&args[1..]),
         Some("toolchain") => toolchain::pinned().map(|t| println!("{}", t.name())),
+        Some("wit-compat") => wit_compat::build(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())

@@ -1,6 +1,8 @@
-//! Host bindings generated from the `full-plugin` world, the union of every
-//! capability. Exports are looked up one interface at a time
-//! (`GuestIndices::new`), so a plugin exporting only some of them loads.
+//! Host bindings generated from the latest version's `full-plugin` world,
+//! the union of every capability. Exports are looked up one interface at
+//! a time (`GuestIndices::new`), so a plugin exporting only some of them
+//! loads. Older versions have bindings of their own in `crate::api`,
+//! converted to these types.
 
 wasmtime::component::bindgen!({
     world: "full-plugin",

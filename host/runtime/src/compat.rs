@@ -1,6 +1,6 @@
 //! What a wasm file is, before any of its code runs: a component or a core
-//! module, which `amber:plugin` version it was built for, and which
-//! capability interfaces it exports.
+//! module, which `amber:plugin` version it was built for (`crate::api`),
+//! and which capability interfaces it exports.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -8,11 +8,9 @@ use std::path::Path;
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
+use crate::api::{self, ApiVersion, PACKAGE};
 use crate::error::LoadError;
-use crate::API_VERSION;
 use amber_core::CapabilityKind;
-
-const PACKAGE: &str = "amber:plugin/";
 
 /// Refuses bytes that are not a component, with a reason a user can act on.
 pub fn check_is_component(wasm: &[u8], origin: &Path) -> Result<(), LoadError> {
@@ -35,11 +33,25 @@ pub fn check_is_component(wasm: &[u8], origin: &Path) -> Result<(), LoadError> {
 }
 
 /// The exports of a component that belong to `amber:plugin`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExportSet {
+    /// The version of `amber:plugin` its interface names carry.
+    pub api: ApiVersion,
     pub capabilities: BTreeSet<CapabilityKind>,
     /// Every exported interface name, for `plugin info`.
     pub names: Vec<String>,
+}
+
+/// Stands in until the real exports are read, as the manifest's
+/// placeholder does.
+impl Default for ExportSet {
+    fn default() -> Self {
+        ExportSet {
+            api: api::LATEST,
+            capabilities: BTreeSet::new(),
+            names: Vec::new(),
+        }
+    }
 }
 
 impl ExportSet {
@@ -48,9 +60,9 @@ impl ExportSet {
     }
 }
 
-/// The interface name serving a capability kind, at the host's version.
-pub fn interface_name(kind: CapabilityKind) -> String {
-    format!("{PACKAGE}{kind}@{API_VERSION}")
+/// The interface name serving a capability kind, at a version.
+pub fn interface_name(kind: CapabilityKind, api: ApiVersion) -> String {
+    format!("{PACKAGE}{kind}@{api}")
 }
 
 /// Reads the export list and checks the API version.
@@ -59,21 +71,18 @@ pub fn read_exports(
     component: &Component,
     origin: &Path,
 ) -> Result<ExportSet, LoadError> {
-    let mut set = ExportSet::default();
+    let mut set = ExportSet {
+        api: api::version_of(engine, component, origin)?,
+        capabilities: BTreeSet::new(),
+        names: Vec::new(),
+    };
     let mut has_plugin = false;
     for (name, _) in component.component_type().exports(engine) {
         set.names.push(name.to_string());
         let Some(rest) = name.strip_prefix(PACKAGE) else {
             continue;
         };
-        let (interface, version) = rest.split_once('@').unwrap_or((rest, "unversioned"));
-        if version != API_VERSION {
-            return Err(LoadError::Incompatible {
-                path: origin.to_path_buf(),
-                found: version.to_string(),
-                host: API_VERSION.to_string(),
-            });
-        }
+        let interface = rest.split_once('@').map_or(rest, |(interface, _)| interface);
         match interface {
             "plugin" => has_plugin = true,
             "tool" => _ = set.capabilities.insert(CapabilityKind::Tool),

@@ -14,11 +14,22 @@ pub enum LoadError {
     NotAComponent { path: PathBuf, reason: String },
     #[error("{}: cannot compile: {reason}", path.display())]
     Compile { path: PathBuf, reason: String },
-    #[error("{}: incompatible: built for amber:plugin@{found}, host speaks @{host}", path.display())]
+    /// Built for a version of `amber:plugin` this host does not load;
+    /// `what_to_do` names the versions it does and the way out.
+    #[error("{}: incompatible: built for amber:plugin@{found}; {what_to_do}", path.display())]
     Incompatible {
         path: PathBuf,
         found: String,
-        host: String,
+        what_to_do: String,
+    },
+    /// Names two versions of `amber:plugin` at once: no host version can
+    /// serve both, so it is not a build any SDK makes.
+    #[error("{}: incompatible: it names amber:plugin@{first} and also amber:plugin/{interface}@{other}; build it against one version", path.display())]
+    MixedVersions {
+        path: PathBuf,
+        first: String,
+        interface: String,
+        other: String,
     },
     #[error("{}: not an amber plugin: it exports no amber:plugin/plugin interface", path.display())]
     NotAPlugin { path: PathBuf },

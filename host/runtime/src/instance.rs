@@ -13,7 +13,12 @@ use wasmtime::component::{InstancePre, ResourceTable};
 use wasmtime::{Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::bindings::{command, hook, parser, plugin, prompt, provider, tool, types};
+use crate::api::exports::{
+    CommandExport, ExportLoader, HookExport, ParserExport, PluginExport, PromptExport,
+    ProviderExport, ToolExport,
+};
+use crate::api::ApiVersion;
+use crate::bindings::types;
 use crate::error::CallError;
 use crate::limits::{DeadlineExceeded, GuestClock, GuestLimiter};
 pub use crate::plugin_context::{ArgumentTap, PluginContext};
@@ -25,11 +30,13 @@ pub const TRAPS_BEFORE_FAILED: u32 = 3;
 /// ones that are dropped afterwards.
 const MAX_IDLE: usize = 4;
 
-/// What `initialize` tells a plugin about its host and grants.
-fn init_context(plugin: &PluginContext) -> types::InitContext {
+/// What `initialize` tells a plugin about its host and grants. The API
+/// version is the one the host speaks to this plugin: its own, through an
+/// adapter when older.
+fn init_context(plugin: &PluginContext, api: ApiVersion) -> types::InitContext {
     types::InitContext {
         host_version: env!("CARGO_PKG_VERSION").to_string(),
-        api_version: crate::API_VERSION.to_string(),
+        api_version: api.to_string(),
         workspace: plugin
             .grants
             .can_read_workspace()
@@ -60,42 +67,41 @@ impl WasiView for HostState {
     }
 }
 
-/// Export handles, resolved once per plugin from its `InstancePre`.
+/// Export handles, resolved once per plugin from its `InstancePre`, for
+/// the version of the contract it was built for (`crate::api`).
 pub struct ExportIndices {
-    pub plugin: plugin::GuestIndices,
-    pub tool: Option<tool::GuestIndices>,
-    pub provider: Option<provider::GuestIndices>,
-    pub command: Option<command::GuestIndices>,
-    pub prompt: Option<prompt::GuestIndices>,
-    pub parser: Option<parser::GuestIndices>,
-    pub hook: Option<hook::GuestIndices>,
+    /// The version the component speaks.
+    pub api: ApiVersion,
+    loader: Box<dyn ExportLoader>,
 }
 
 impl ExportIndices {
     /// Absent interfaces are `None`; only `plugin` is required.
     pub fn resolve(pre: &InstancePre<HostState>) -> wasmtime::Result<Self> {
+        let version = crate::api::version_of(
+            pre.engine(),
+            pre.component(),
+            std::path::Path::new("the component"),
+        )
+        .map_err(wasmtime::Error::msg)?;
         Ok(ExportIndices {
-            plugin: plugin::GuestIndices::new(pre)?,
-            tool: tool::GuestIndices::new(pre).ok(),
-            provider: provider::GuestIndices::new(pre).ok(),
-            command: command::GuestIndices::new(pre).ok(),
-            prompt: prompt::GuestIndices::new(pre).ok(),
-            parser: parser::GuestIndices::new(pre).ok(),
-            hook: hook::GuestIndices::new(pre).ok(),
+            api: version,
+            loader: crate::api::exports::loader(pre, version)?,
         })
     }
 }
 
-/// One live instance: a Store and the exports loaded from it.
+/// One live instance: a Store and the exports loaded from it, in the
+/// latest version's types whichever version the component speaks.
 pub struct Instance {
     pub store: Store<HostState>,
-    pub plugin: plugin::Guest,
-    pub tool: Option<tool::Guest>,
-    pub provider: Option<provider::Guest>,
-    pub command: Option<command::Guest>,
-    pub prompt: Option<prompt::Guest>,
-    pub parser: Option<parser::Guest>,
-    pub hook: Option<hook::Guest>,
+    pub plugin: Box<dyn PluginExport>,
+    pub tool: Option<Box<dyn ToolExport>>,
+    pub provider: Option<Box<dyn ProviderExport>>,
+    pub command: Option<Box<dyn CommandExport>>,
+    pub prompt: Option<Box<dyn PromptExport>>,
+    pub parser: Option<Box<dyn ParserExport>>,
+    pub hook: Option<Box<dyn HookExport>>,
 }
 
 /// Called once when a plugin has failed [`TRAPS_BEFORE_FAILED`] calls in a
@@ -191,47 +197,16 @@ impl InstancePool {
         store.set_epoch_deadline(ticks);
         let loaded = (|| -> wasmtime::Result<Instance> {
             let instance = self.pre.instantiate(&mut store)?;
-            let i = &self.indices;
-            let plugin = i.plugin.load(&mut store, &instance)?;
-            let tool = i
-                .tool
-                .as_ref()
-                .map(|x| x.load(&mut store, &instance))
-                .transpose()?;
-            let provider = i
-                .provider
-                .as_ref()
-                .map(|x| x.load(&mut store, &instance))
-                .transpose()?;
-            let command = i
-                .command
-                .as_ref()
-                .map(|x| x.load(&mut store, &instance))
-                .transpose()?;
-            let prompt = i
-                .prompt
-                .as_ref()
-                .map(|x| x.load(&mut store, &instance))
-                .transpose()?;
-            let parser = i
-                .parser
-                .as_ref()
-                .map(|x| x.load(&mut store, &instance))
-                .transpose()?;
-            let hook = i
-                .hook
-                .as_ref()
-                .map(|x| x.load(&mut store, &instance))
-                .transpose()?;
+            let exports = self.indices.loader.load(&mut store, &instance)?;
             Ok(Instance {
                 store,
-                plugin,
-                tool,
-                provider,
-                command,
-                prompt,
-                parser,
-                hook,
+                plugin: exports.plugin,
+                tool: exports.tool,
+                provider: exports.provider,
+                command: exports.command,
+                prompt: exports.prompt,
+                parser: exports.parser,
+                hook: exports.hook,
             })
         })();
         loaded.map_err(|e| CallError::Instantiate {
@@ -250,10 +225,9 @@ impl InstancePool {
         let mut instance = self.instantiate_uninitialized_here()?;
         let ticks = instance.store.data_mut().clock.start_call();
         instance.store.set_epoch_deadline(ticks);
-        let ctx = init_context(&self.context);
-        let plugin = instance.plugin.clone();
+        let ctx = init_context(&self.context, self.indices.api);
         let mark = self.context.log.mark();
-        match plugin.call_initialize(&mut instance.store, &ctx) {
+        match instance.plugin.initialize(&mut instance.store, &ctx) {
             Ok(Ok(())) => Ok(instance),
             Ok(Err(reason)) => Err(CallError::Instantiate {
                 plugin: self.context.id.clone(),

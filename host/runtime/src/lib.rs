@@ -15,6 +15,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod adapters;
+pub mod api;
 pub mod bindings;
 pub mod cache;
 pub mod compat;
@@ -45,5 +46,6 @@ pub use lifecycle::{
 };
 pub use log::PluginLog;
 
-/// The `amber:plugin` package version this host speaks.
-pub const API_VERSION: &str = "0.1.0";
+/// The `amber:plugin` package version this host speaks natively; the
+/// older ones it still loads are in [`api::SUPPORTED`].
+pub const API_VERSION: &str = "0.2.0";

@@ -20,7 +20,7 @@ void exports_amber_plugin_plugin_manifest(exports_amber_plugin_plugin_plugin_man
   tool_plugin_string_dup(&ret->name, "c-word-count");
   tool_plugin_string_dup(&ret->version, "0.1.0");
   tool_plugin_string_dup(&ret->description, "Counts the words of a text (written in C).");
-  tool_plugin_string_dup(&ret->api_version, "0.1.0");
+  tool_plugin_string_dup(&ret->api_version, "0.2.0");
   ret->permissions.ptr = NULL;
   ret->permissions.len = 0;
 }

@@ -24,7 +24,7 @@ from componentize_py_types import Err
 from wit_world.imports import types as _types
 
 #: The `amber:plugin` package version this SDK speaks.
-API_VERSION = "0.1.0"
+API_VERSION = "0.2.0"
 
 #: The permissions a plugin may request (wit/types.wit).
 WORKSPACE_READ = "workspace-read"

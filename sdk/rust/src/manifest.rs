@@ -5,7 +5,7 @@
 use crate::{Manifest, Permission, PermissionRequest, ToolOutput, ToolSpec};
 
 /// The `amber:plugin` version this SDK is built against.
-pub const API_VERSION: &str = "0.1.0";
+pub const API_VERSION: &str = "0.2.0";
 
 impl Manifest {
     /// A manifest with `name` = `id`, the SDK's API version and no

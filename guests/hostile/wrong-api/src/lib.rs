@@ -1,9 +1,9 @@
 //! Built for an API version the host does not speak. The host must refuse
-//! it with "incompatible: built for amber:plugin@0.2.0, host speaks @0.1.0"
-//! before running any of its code.
+//! it before running any of its code, naming both versions: "incompatible:
+//! built for amber:plugin@9.0.0; this host speaks @0.2.0, …".
 wit_bindgen::generate!({
     inline: "
-        package amber:plugin@0.2.0;
+        package amber:plugin@9.0.0;
 
         interface plugin {
             manifest: func() -> string;

@@ -61,13 +61,28 @@ pub fn contributions(s: &PluginStatus) -> String {
     )
 }
 
+/// How the host speaks to a plugin built for an older API version.
+pub fn through_adapter(s: &PluginStatus) -> String {
+    if s.adapter {
+        format!(" (through the {} adapter)", s.api.line())
+    } else {
+        String::new()
+    }
+}
+
 /// One plugin in full: manifest, state, file, hash, exports, permissions
 /// and contributions (`amber plugin info`, `/plugins info`).
 pub fn status(s: &PluginStatus) -> String {
     let m = &s.manifest;
     let mut out = format!(
-        "{} {} ({}), amber:plugin@{}\n  {}\n  state    {}\n",
-        m.name, m.version, m.id, m.api_version, m.description, s.state
+        "{} {} ({}), amber:plugin@{}{}\n  {}\n  state    {}\n",
+        m.name,
+        m.version,
+        m.id,
+        s.api,
+        through_adapter(s),
+        m.description,
+        s.state
     );
     if let Some(reason) = &s.reason {
         let _ = writeln!(out, "  failed   {reason}");

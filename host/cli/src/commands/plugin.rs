@@ -418,12 +418,13 @@ fn build(host: &Host, dir: &Path, as_json: bool) -> Result<()> {
     }
     let status = &loaded.status;
     outln!(
-        "built {} ({:.1} MB): plugin `{}` {}, API {}, exports {}",
+        "built {} ({:.1} MB): plugin `{}` {}, API {}{}, exports {}",
         wasm.display(),
         loaded.size as f64 / 1e6,
         status.manifest.id,
         status.manifest.version,
-        status.manifest.api_version,
+        status.api,
+        amber_app::render::plugins::through_adapter(status),
         status.exports.join(", ")
     );
     for c in &status.contributions {

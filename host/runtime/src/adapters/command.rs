@@ -31,7 +31,7 @@ impl CommandTree for ComponentCommand {
         let nodes = self
             .pool
             .call(&self.label, |inst| match &inst.command {
-                Some(c) => c.call_spec(&mut inst.store, &self.root.root),
+                Some(c) => c.spec(&mut inst.store, &self.root.root),
                 None => Err(missing("command")),
             })
             .map_err(port_error)?;
@@ -66,7 +66,7 @@ impl CommandTree for ComponentCommand {
         let out = self
             .pool
             .call(&label, |inst| match &inst.command {
-                Some(c) => c.call_run(&mut inst.store, path, arg),
+                Some(c) => c.run(&mut inst.store, path, arg),
                 None => Err(missing("command")),
             })
             .map_err(port_error)?

@@ -82,16 +82,16 @@ impl Hook for ComponentHook {
                             StartSource::Resume => wit::StartSource::Resume,
                             StartSource::Compact => wit::StartSource::Compact,
                         };
-                        h.call_session_start(store, &cx, source)?.map(context)
+                        h.session_start(store, &cx, source)?.map(context)
                     }
                     Payload::UserPromptSubmit { prompt } => h
-                        .call_user_prompt_submit(store, &cx, prompt)?
+                        .user_prompt_submit(store, &cx, prompt)?
                         .map(|d| match d {
                             wit::PromptDecision::Allow(text) => context(text),
                             wit::PromptDecision::Block(reason) => Decision::Deny(reason),
                         }),
                     Payload::PreTool { tool, args } => h
-                        .call_pre_tool(store, &cx, &tool_call(tool, args))?
+                        .pre_tool(store, &cx, &tool_call(tool, args))?
                         .and_then(|d| {
                             Ok(match d {
                                 wit::PreToolDecision::Allow => Decision::Pass,
@@ -117,7 +117,7 @@ impl Hook for ComponentHook {
                         };
                         // A flag and context at once: the flag wins, with
                         // the context after it.
-                        h.call_post_tool(store, &cx, &result)?.map(|d| match (d.flag, d.context) {
+                        h.post_tool(store, &cx, &result)?.map(|d| match (d.flag, d.context) {
                             (Some(flag), Some(text)) if !text.trim().is_empty() => {
                                 Decision::Flag(format!("{flag}\n{text}"))
                             }
@@ -137,7 +137,7 @@ impl Hook for ComponentHook {
                             detail: detail.clone(),
                             class: class.clone(),
                         };
-                        h.call_permission_request(store, &cx, &ask)?.map(|d| match d {
+                        h.permission_request(store, &cx, &ask)?.map(|d| match d {
                             wit::PermissionDecision::Abstain => Decision::Pass,
                             wit::PermissionDecision::Approve => Decision::Approve,
                             wit::PermissionDecision::Deny(reason) => Decision::Deny(reason),
@@ -148,7 +148,7 @@ impl Hook for ComponentHook {
                             trigger: trigger(*t),
                             focus: focus.clone(),
                         };
-                        h.call_pre_compact(store, &cx, &request)?.map(|d| match d {
+                        h.pre_compact(store, &cx, &request)?.map(|d| match d {
                             wit::PreCompactDecision::Proceed(words) if words.trim().is_empty() => {
                                 Decision::Pass
                             }
@@ -166,14 +166,14 @@ impl Hook for ComponentHook {
                             tokens_before: *tokens_before,
                             tokens_after: *tokens_after,
                         };
-                        h.call_post_compact(store, &cx, done)?.map(context)
+                        h.post_compact(store, &cx, done)?.map(context)
                     }
                     Payload::Stop { reply, continued } => {
                         let request = wit::StopRequest {
                             reply: reply.clone(),
                             continued: *continued,
                         };
-                        h.call_stop(store, &cx, &request)?.map(|d| match d {
+                        h.stop(store, &cx, &request)?.map(|d| match d {
                             wit::StopDecision::Stop => Decision::Pass,
                             wit::StopDecision::ContinueWith(reason) => Decision::Continue(reason),
                         })
@@ -183,14 +183,14 @@ impl Hook for ComponentHook {
                             reply: reply.clone(),
                             continued: *continued,
                         };
-                        h.call_subagent_stop(store, &cx, &request)?
+                        h.subagent_stop(store, &cx, &request)?
                             .map(|()| Decision::Pass)
                     }
                     Payload::SessionEnd { reason } => h
-                        .call_session_end(store, &cx, reason)?
+                        .session_end(store, &cx, reason)?
                         .map(|()| Decision::Pass),
                     Payload::Notification { message } => h
-                        .call_notification(store, &cx, message)?
+                        .notification(store, &cx, message)?
                         .map(|()| Decision::Pass),
                 })
             })

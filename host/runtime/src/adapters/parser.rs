@@ -29,7 +29,7 @@ impl Parser for ComponentParser {
         let symbols = self
             .pool
             .call(&self.label, |inst| match &inst.parser {
-                Some(p) => p.call_outline(&mut inst.store, &self.spec.name, source),
+                Some(p) => p.outline(&mut inst.store, &self.spec.name, source),
                 None => Err(missing("parser")),
             })
             .map_err(port_error)?
@@ -60,7 +60,7 @@ impl Parser for ComponentParser {
         let calls = self
             .pool
             .call(&self.label, |inst| match &inst.parser {
-                Some(p) => p.call_references(&mut inst.store, &self.spec.name, source, name),
+                Some(p) => p.references(&mut inst.store, &self.spec.name, source, name),
                 None => Err(missing("parser")),
             })
             .map_err(port_error)?

@@ -37,7 +37,7 @@ impl PromptBlock for ComponentPromptBlock {
         let text = self
             .pool
             .call(&self.label, |inst| match &inst.prompt {
-                Some(p) => p.call_render(&mut inst.store, &self.spec.name, &ctx),
+                Some(p) => p.render(&mut inst.store, &self.spec.name, &ctx),
                 None => Err(missing("prompt")),
             })
             .map_err(port_error)?

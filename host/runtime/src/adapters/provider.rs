@@ -197,7 +197,7 @@ impl Dialect for ComponentDialect {
         let out = self
             .pool
             .call(&self.label, |inst| match &inst.provider {
-                Some(p) => p.call_build_request(&mut inst.store, &req),
+                Some(p) => p.build_request(&mut inst.store, &req),
                 None => Err(missing("provider")),
             })
             .map_err(port_error)?
@@ -227,7 +227,7 @@ impl Dialect for ComponentDialect {
         let handle = self
             .pool
             .call_on(&mut instance, &self.label, |inst| match &inst.provider {
-                Some(p) => p.decoder().call_constructor(&mut inst.store, &flavor),
+                Some(p) => p.new_decoder(&mut inst.store, &flavor),
                 None => Err(missing("provider")),
             })
             .map_err(port_error)?;
@@ -243,7 +243,7 @@ impl Dialect for ComponentDialect {
         let class = self
             .pool
             .call(&self.label, |inst| match &inst.provider {
-                Some(p) => p.call_classify_error(&mut inst.store, &self.flavor.name, status, body),
+                Some(p) => p.classify_error(&mut inst.store, &self.flavor.name, status, body),
                 None => Err(missing("provider")),
             })
             .map_err(port_error)?;
@@ -276,8 +276,8 @@ impl ComponentDecoder {
         let result = self
             .pool
             .call_on(instance, &self.label, |inst| match &inst.provider {
-                Some(p) if finish => p.decoder().call_finish(&mut inst.store, handle),
-                Some(p) => p.decoder().call_decode(&mut inst.store, handle, &batch),
+                Some(p) if finish => p.finish(&mut inst.store, handle),
+                Some(p) => p.decode(&mut inst.store, handle, &batch),
                 None => Err(missing("provider")),
             });
         let chunks = match result {

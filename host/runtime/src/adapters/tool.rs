@@ -33,7 +33,7 @@ impl Tool for ComponentTool {
         let result = self
             .pool
             .call(&self.label, |inst| match &inst.tool {
-                Some(tool) => tool.call_call(&mut inst.store, &self.spec.name, &args),
+                Some(tool) => tool.call(&mut inst.store, &self.spec.name, &args),
                 None => Err(missing("tool")),
             })
             .map_err(crashed)?;

@@ -12,11 +12,17 @@ use wasmtime::component::{HasSelf, Linker};
 use crate::bindings::FullPlugin;
 use crate::instance::HostState;
 
-/// Links WASI p2 and every amber import.
+/// Links WASI p2 and every amber import, at every supported version: an
+/// older version's imports are its adapter's (`crate::api`), which call
+/// the same implementations.
 pub fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<HostState>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     FullPlugin::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)?;
+    crate::api::since_v0_1::FullPlugin::add_to_linker::<HostState, HasSelf<HostState>>(
+        &mut linker,
+        |state| state,
+    )?;
     Ok(linker)
 }
 

@@ -174,8 +174,7 @@ impl PluginRuntime {
         })?;
         let capabilities = pool
             .call_on(&mut instance, "capabilities", |i| {
-                let plugin = i.plugin.clone();
-                plugin.call_capabilities(&mut i.store)
+                i.plugin.capabilities(&mut i.store)
             })
             .map_err(|e| e.to_string())?;
         pool.checkin(instance);
@@ -207,7 +206,7 @@ impl PluginRuntime {
             if !loaded.declared.exports.exports(kind) {
                 return Err(Failure::Reason(format!(
                     "declares {kind} capability `{name}` but does not export {}",
-                    compat::interface_name(kind)
+                    compat::interface_name(kind, loaded.declared.exports.api)
                 )));
             }
         }

@@ -452,10 +452,7 @@ impl PluginRuntime {
             // Only a plugin that ever started has anything to shut down. A
             // plugin that fails in shutdown is still disabled.
             if let Some(pool) = cell.materialized() {
-                let shut = pool.call("shutdown", |i| {
-                    let plugin = i.plugin.clone();
-                    plugin.call_shutdown(&mut i.store)
-                });
+                let shut = pool.call("shutdown", |i| i.plugin.shutdown(&mut i.store));
                 if let Err(e) = shut {
                     pool.context()
                         .log
@@ -528,6 +525,8 @@ impl PluginRuntime {
             state: entry.state,
             reason: entry.reason.clone(),
             manifest: loaded.manifest().clone(),
+            api: loaded.declared.exports.api,
+            adapter: loaded.declared.exports.api.route() == Some(crate::api::Route::Adapter),
             exports: loaded
                 .declared
                 .exports

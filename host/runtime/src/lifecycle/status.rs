@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use amber_core::Contribution;
 use serde::{Deserialize, Serialize};
 
+use crate::api::ApiVersion;
 use crate::bindings::types;
 use crate::grants::{Grants, Permission};
 
@@ -71,6 +72,12 @@ pub struct PluginStatus {
     /// Why the plugin is Failed, or what a Deactivated one waits for.
     pub reason: Option<String>,
     pub manifest: PluginManifest,
+    /// The version of `amber:plugin` the component was built for, read
+    /// from its interface names (the manifest's `api_version` is only
+    /// what the plugin says).
+    pub api: ApiVersion,
+    /// True when the host speaks to it through an older version's adapter.
+    pub adapter: bool,
     /// Capability kinds the component exports.
     pub exports: Vec<String>,
     /// blake3 of the wasm file.
