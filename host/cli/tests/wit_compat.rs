@@ -102,7 +102,8 @@ fn every_fixture_loads_and_answers_through_tool_call_and_the_model() {
             "[[turns]]\nreply = {{ tool_calls = [{}] }}\n[[turns]]\nreply = {{ text = \"All answered.\" }}\n",
             calls.join(", ")
         ));
-        let run = env.exec(&server, &[], "Call each tool.");
+        // `--yes`: the probe's tool writes, so it needs approval.
+        let run = env.exec(&server, &["--yes"], "Call each tool.");
         run.assert_done("All answered.");
         let results = run.results();
         assert_eq!(results.len(), FIXTURES.len(), "{version}: {results:?}");
@@ -180,17 +181,17 @@ fn a_0_1_component_uses_every_import_and_export_through_the_adapter() {
     let server = fake(
         r#"
 [[turns]]
-reply = { tool_calls = [{ id = "c1", name = "compat_probe", arguments = { op = "echo", text = "forbidden" } }, { id = "c2", name = "compat_probe", arguments = { op = "echo", text = "fine" } }] }
+reply = { tool_calls = [{ id = "c1", name = "compat_probe", arguments = { op = "echo", text = "fine" } }, { id = "c2", name = "compat_probe", arguments = { op = "echo", text = "forbidden" } }] }
 [[turns]]
 reply = { text = "One was refused." }
 "#,
     );
-    let run = env.exec(&server, &[], "probe-context: call it twice");
-    run.assert_done("One was refused.");
+    let run = env.exec(&server, &["--yes"], "probe-context: call it twice");
+    run.assert_done_after_denial("One was refused.");
     let results = run.results();
-    assert_eq!(results[0].1, "denied", "{results:?}");
-    assert!(results[0].2.contains("the probe refuses forbidden"), "{results:?}");
-    assert_eq!((results[1].1.as_str(), results[1].2.as_str()), ("ok", "fine"));
+    assert_eq!((results[0].1.as_str(), results[0].2.as_str()), ("ok", "fine"));
+    assert_eq!(results[1].1, "denied", "{results:?}");
+    assert!(results[1].2.contains("the probe refuses forbidden"), "{results:?}");
     let sent = sent_messages(&server.received()[0].body).join("\n");
     assert!(sent.contains("probe block for"), "{sent}");
     assert!(sent.contains("probe saw the prompt"), "{sent}");
