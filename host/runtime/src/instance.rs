@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 
 use wasmtime::component::{InstancePre, ResourceTable};
 use wasmtime::{Store, Trap};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::api::exports::{
     CommandExport, ExportLoader, HookExport, ParserExport, PluginExport, PromptExport,
@@ -21,6 +20,7 @@ use crate::api::ApiVersion;
 use crate::bindings::types;
 use crate::error::CallError;
 use crate::limits::{DeadlineExceeded, GuestClock, GuestLimiter};
+pub use crate::host_state::HostState;
 pub use crate::plugin_context::{ArgumentTap, PluginContext};
 use crate::sandbox::{self, WORKSPACE_MOUNT};
 
@@ -45,28 +45,6 @@ fn init_context(plugin: &PluginContext, api: ApiVersion) -> types::InitContext {
     }
 }
 
-/// The data of one Store.
-pub struct HostState {
-    wasi: WasiCtx,
-    pub(crate) table: ResourceTable,
-    pub(crate) limiter: GuestLimiter,
-    pub(crate) clock: GuestClock,
-    pub(crate) plugin: Arc<PluginContext>,
-    /// The workspace for the `files` import, opened on its first use.
-    pub(crate) workspace_dir: Option<amber_core::workspace_fs::WorkspaceDir>,
-    /// Walks of the `files` import this instance holds open.
-    pub(crate) open_walks: usize,
-}
-
-impl WasiView for HostState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
-}
-
 /// Export handles, resolved once per plugin from its `InstancePre`, for
 /// the version of the contract it was built for (`crate::api`).
 pub struct ExportIndices {
@@ -86,7 +64,7 @@ impl ExportIndices {
         .map_err(wasmtime::Error::msg)?;
         Ok(ExportIndices {
             api: version,
-            loader: crate::api::exports::loader(pre, version)?,
+            loader: crate::api::loader(pre, version)?,
         })
     }
 }

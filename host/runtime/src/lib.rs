@@ -24,6 +24,7 @@ pub mod engine;
 pub mod error;
 pub mod exec_policy;
 pub mod grants;
+pub mod host_state;
 pub mod imports;
 pub mod instance;
 pub mod lifecycle;

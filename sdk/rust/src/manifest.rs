@@ -4,7 +4,9 @@
 
 use crate::{Manifest, Permission, PermissionRequest, ToolOutput, ToolSpec};
 
-/// The `amber:plugin` version this SDK is built against.
+/// The `amber:plugin` version this SDK is built against. A plugin it
+/// builds keeps loading on later ambers that support this version
+/// (docs/wit.md, "Versioning").
 pub const API_VERSION: &str = "0.2.0";
 
 impl Manifest {

@@ -11,16 +11,15 @@
 //! defaulted and what it cannot express mapped down.
 
 use wasmtime::component::{Resource, ResourceAny};
-use wasmtime::Store;
 
 use super::adapt::{adapt_cases, adapt_record, Adapt};
 use super::exports::{
-    export_loader, CommandExport, HookExport, ParserExport, PluginExport, PromptExport,
-    ProviderExport, ToolExport,
+    export_loader, Call, CommandExport, HookExport, ParserExport, PluginExport, PromptExport,
+    ProviderExport, St, ToolExport,
 };
-use super::ApiVersion;
+use super::version::ApiVersion;
 use crate::bindings as now;
-use crate::instance::HostState;
+use crate::host_state::HostState;
 
 /// The version this module adapts.
 pub const VERSION: ApiVersion = ApiVersion::new(0, 1, 0);
@@ -218,8 +217,6 @@ impl old_files::HostWalk for HostState {
 
 // ---- the exports, in the latest types ----
 
-type Call<T> = wasmtime::Result<T>;
-type St<'a> = &'a mut Store<HostState>;
 
 impl PluginExport for old_plugin::Guest {
     fn manifest(&self, store: St<'_>) -> Call<now::types::PluginManifest> {
