@@ -12,8 +12,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const source = readFileSync(join(here, "..", "amber-sdk.js"), "utf8");
-const host = "amber:plugin/host@0.1.0";
-assert.ok(source.includes(`"${host}"`), "the SDK imports amber's host interface");
+// At whatever version the SDK targets: the import names it.
+const host = source.match(/amber:plugin\/host@\d+\.\d+\.\d+/)?.[0];
+assert.ok(host, "the SDK imports amber's host interface");
 const scratch = mkdtempSync(join(tmpdir(), "amber-sdk-test-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 writeFileSync(join(scratch, "host.mjs"), "export function log() {}\nexport function setting() { return undefined; }\n");

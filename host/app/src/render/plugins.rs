@@ -34,7 +34,7 @@ pub fn list(plugins: &[ListedPlugin]) -> String {
     out
 }
 
-/// What a plugin provides, counted by kind and named: "  provides 2 tool
+/// What a plugin provides, counted by kind and named: "  provides 2 tools
 /// (read, write)"; empty when it provides nothing.
 pub fn contributions(s: &PluginStatus) -> String {
     let count = |k: CapabilityKind| s.contributions.iter().filter(|c| c.kind == k).count();
@@ -44,11 +44,12 @@ pub fn contributions(s: &PluginStatus) -> String {
         CapabilityKind::Command,
         CapabilityKind::Prompt,
         CapabilityKind::Parser,
+        CapabilityKind::Hook,
     ];
     let declared: Vec<String> = kinds
         .into_iter()
         .filter(|k| count(*k) > 0)
-        .map(|k| format!("{} {k}", count(k)))
+        .map(|k| amber_core::text::count(count(k), &k.to_string()))
         .collect();
     if declared.is_empty() {
         return String::new();
