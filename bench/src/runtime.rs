@@ -6,7 +6,10 @@
 //!   handles (`instantiate_pre_product_store`);
 //! - enabling 10 plugins from the AOT cache vs their first compile;
 //! - enabling them again from their cached declarations, which loads no
-//!   code at all: no baseline does that work, so the row has none.
+//!   code at all: no baseline does that work, so the row has none;
+//! - a warm tool call of a plugin built for an older API version, through
+//!   its adapter, vs the same plugin built for the latest
+//!   (`fixtures/wit-compat/`): what keeping old plugins costs them.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -98,7 +101,40 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         .row(),
     )?;
 
+    adapted_call(rows, scratch.path())?;
     enable_ten(rows, scratch.path())
+}
+
+/// The compatibility probe's `echo` through the ledger, built for 0.1
+/// (through the adapter) and for 0.2 (native), each in its own runtime
+/// since they share an id.
+fn adapted_call(rows: &mut Rows, root: &std::path::Path) -> Result<()> {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/wit-compat");
+    let args = json!({"op": "echo", "text": "a b c"});
+    let warm_call = |version: &str| -> Result<f64> {
+        let home = root.join(format!("compat-{version}"));
+        let runtime = runtime_in(&home, &root.join("cache"))?;
+        let probe = fixtures.join(version).join("compat-rust.wasm");
+        let (id, _) = runtime.register_file(&probe)?;
+        runtime.enable(&id, Grants::none())?;
+        let tool = runtime.ledger().tool("compat_probe").context("the probe's tool")?;
+        Ok(per_call_us(31, 2000, || {
+            std::hint::black_box(tool.call(&args).expect("echo answers"));
+        }))
+    };
+    let native = warm_call(amber_runtime::API_VERSION)?;
+    let adapted = warm_call("0.1.0")?;
+    rows.push(
+        Figure {
+            name: "tool_call_through_0_1_adapter",
+            unit: "us",
+            value: adapted,
+            baseline: Some(("same_plugin_built_for_0_2", native)),
+            goal_value: None,
+            goal_ratio: Some(1.2),
+        }
+        .row(),
+    )
 }
 
 /// Ten distinct components: echo with a distinct custom section appended,

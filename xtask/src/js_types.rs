@@ -210,14 +210,16 @@ pub fn generate() -> Result<String> {
         .push_dir(root().join("wit"))
         .context("reading amber's WIT")?;
     let mut out = String::from(
-        "// amber-plugin.d.ts: amber's WIT (`amber:plugin@0.2.0`) as TypeScript\n\
+        "// amber-plugin.d.ts: amber's WIT (`PACKAGE`) as TypeScript\n\
          // declarations, in the shapes componentize-js gives JavaScript plugins.\n\
          // Written by `cargo xtask js-types` from wit/; do not edit.\n\
          //\n\
          // A function whose WIT result is `result<T, E>` returns T, and fails\n\
          // by throwing `{ payload: E }` (the SDK's define functions do it).\n\n\
          export type Result<T, E> = { tag: \"ok\"; val: T } | { tag: \"err\"; val: E };\n",
-    );
+    )
+    // The version is the WIT's own, so a bump needs no edit here.
+    .replacen("PACKAGE", &resolve.packages[package].name.to_string(), 1);
     let pkg = &resolve.packages[package];
     for (name, iface) in &pkg.interfaces {
         let iface = &resolve.interfaces[*iface];

@@ -61,10 +61,14 @@ pub fn build(args: &[String]) -> Result<()> {
         std::fs::copy(dir.join("dist").join(format!("{name}.wasm")), out.join(format!("{name}.wasm")))
             .with_context(|| format!("{name} built no dist/{name}.wasm"))?;
     }
+    // Built afresh: the archive's files carry the commit's time, which
+    // could make a fixture from another commit look up to date.
+    let c_fixture = out.join("c-word-count.wasm");
+    let _ = std::fs::remove_file(&c_fixture);
     c_plugin::build_from(
         &sdk.join("examples/c"),
         &checkout.join("wit"),
-        &out.join("c-word-count.wasm"),
+        &c_fixture,
         &work.join("c"),
     )?;
     write_record(&out, &version, &commit)?;

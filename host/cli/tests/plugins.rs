@@ -290,7 +290,7 @@ fn a_bad_file_gets_one_line_naming_it_and_nothing_changes() {
         ),
         (
             guest("wrong-api"),
-            "incompatible: built for amber:plugin@0.2.0",
+            "incompatible: built for amber:plugin@9.0.0",
         ),
     ] {
         let out = home.run(&["plugin", "add", &file]);

@@ -41,7 +41,12 @@ fn versions() -> Vec<(String, PathBuf)> {
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
         .filter(|(name, path)| name != "src" && path.is_dir())
         .collect();
-    found.sort();
+    // By version, not by text: 0.10.0 comes after 0.2.0.
+    found.sort_by_key(|(name, _)| {
+        name.split('.')
+            .map(|n| n.parse::<u32>().unwrap())
+            .collect::<Vec<_>>()
+    });
     found
 }
 

@@ -54,17 +54,13 @@ pub struct ExportIndices {
 }
 
 impl ExportIndices {
-    /// Absent interfaces are `None`; only `plugin` is required.
-    pub fn resolve(pre: &InstancePre<HostState>) -> wasmtime::Result<Self> {
-        let version = crate::api::version_of(
-            pre.engine(),
-            pre.component(),
-            std::path::Path::new("the component"),
-        )
-        .map_err(wasmtime::Error::msg)?;
+    /// For a component of `api` (read when it was registered, by
+    /// `compat::read_exports`): absent interfaces are `None`; only
+    /// `plugin` is required.
+    pub fn resolve(pre: &InstancePre<HostState>, api: ApiVersion) -> wasmtime::Result<Self> {
         Ok(ExportIndices {
-            api: version,
-            loader: crate::api::loader(pre, version)?,
+            api,
+            loader: crate::api::loader(pre, api)?,
         })
     }
 }

@@ -62,13 +62,18 @@ pub fn contributions(s: &PluginStatus) -> String {
     )
 }
 
-/// How the host speaks to a plugin built for an older API version.
+/// How the host speaks to a plugin built for an older API version, and
+/// what its manifest claims when that is not what its interfaces say.
 pub fn through_adapter(s: &PluginStatus) -> String {
+    let mut out = String::new();
     if s.adapter {
-        format!(" (through the {} adapter)", s.api.line())
-    } else {
-        String::new()
+        out.push_str(&format!(" (through the {} adapter)", s.api.line()));
     }
+    let says = &s.manifest.api_version;
+    if !says.is_empty() && *says != s.api.to_string() {
+        out.push_str(&format!(" (its manifest says {says})"));
+    }
+    out
 }
 
 /// One plugin in full: manifest, state, file, hash, exports, permissions

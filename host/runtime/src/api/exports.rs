@@ -7,10 +7,11 @@
 //! down and results up. The adapters in `crate::adapters` hold trait
 //! objects and never learn which version answered.
 
-use wasmtime::component::ResourceAny;
+use wasmtime::component::{InstancePre, ResourceAny};
 use wasmtime::Store;
 
 use crate::bindings::{command, hook, parser, prompt, provider, tool, types};
+use super::version::{ApiVersion, PACKAGE};
 use crate::host_state::HostState;
 
 /// What a guest call returns: a trap or limit as the error.
@@ -184,6 +185,25 @@ pub trait ExportLoader: Send + Sync {
     ) -> wasmtime::Result<Exports>;
 }
 
+/// An optional export's handles: absent when the component does not
+/// export the interface at all, an error when it does but the interface
+/// lacks a function or has the wrong types. Before, any failure read as
+/// absent, and a plugin that declared a tool it half-exported was
+/// installed, then failed on every call.
+pub fn optional<T>(
+    pre: &InstancePre<HostState>,
+    interface: &str,
+    api: ApiVersion,
+    found: wasmtime::Result<T>,
+) -> wasmtime::Result<Option<T>> {
+    let name = format!("{PACKAGE}{interface}@{api}");
+    match found {
+        Ok(indices) => Ok(Some(indices)),
+        Err(_) if pre.component().get_export_index(None, &name).is_none() => Ok(None),
+        Err(e) => Err(e.context(format!("{name} is exported but not as the WIT says"))),
+    }
+}
+
 /// Writes, inside one version's module, the [`ExportLoader`] over that
 /// version's generated `GuestIndices`: absent interfaces are `None`, and
 /// only `plugin` is required. Each version's `Guest`s must implement the
@@ -204,15 +224,17 @@ macro_rules! export_loader {
         impl Indices {
             pub fn resolve(
                 pre: &wasmtime::component::InstancePre<$crate::host_state::HostState>,
+                api: $crate::api::ApiVersion,
             ) -> wasmtime::Result<Self> {
+                use $crate::api::exports::optional;
                 Ok(Indices {
                     plugin: $($exports)::+::plugin::GuestIndices::new(pre)?,
-                    tool: $($exports)::+::tool::GuestIndices::new(pre).ok(),
-                    provider: $($exports)::+::provider::GuestIndices::new(pre).ok(),
-                    command: $($exports)::+::command::GuestIndices::new(pre).ok(),
-                    prompt: $($exports)::+::prompt::GuestIndices::new(pre).ok(),
-                    parser: $($exports)::+::parser::GuestIndices::new(pre).ok(),
-                    hook: $($exports)::+::hook::GuestIndices::new(pre).ok(),
+                    tool: optional(pre, "tool", api, $($exports)::+::tool::GuestIndices::new(pre))?,
+                    provider: optional(pre, "provider", api, $($exports)::+::provider::GuestIndices::new(pre))?,
+                    command: optional(pre, "command", api, $($exports)::+::command::GuestIndices::new(pre))?,
+                    prompt: optional(pre, "prompt", api, $($exports)::+::prompt::GuestIndices::new(pre))?,
+                    parser: optional(pre, "parser", api, $($exports)::+::parser::GuestIndices::new(pre))?,
+                    hook: optional(pre, "hook", api, $($exports)::+::hook::GuestIndices::new(pre))?,
                 })
             }
         }

@@ -33,9 +33,9 @@ pub fn loader(
     version: ApiVersion,
 ) -> wasmtime::Result<Box<dyn ExportLoader>> {
     match version.route() {
-        Some(Route::Native) => Ok(Box::new(latest::Indices::resolve(pre)?)),
+        Some(Route::Native) => Ok(Box::new(latest::Indices::resolve(pre, version)?)),
         Some(Route::Adapter) if version == since_v0_1::VERSION => {
-            Ok(Box::new(since_v0_1::Indices::resolve(pre)?))
+            Ok(Box::new(since_v0_1::Indices::resolve(pre, version)?))
         }
         _ => Err(wasmtime::format_err!(
             "amber:plugin@{version} has no adapter in this host"

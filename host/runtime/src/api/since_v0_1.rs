@@ -192,26 +192,20 @@ impl old_files::Host for HostState {
 
 /// A walk handle is an index into the store's table, the same in both
 /// versions: only its Rust type differs.
-fn walk_now(walk: Resource<old_files::Walk>) -> Resource<now::amber::plugin::files::Walk> {
-    if walk.owned() {
-        Resource::new_own(walk.rep())
-    } else {
-        Resource::new_borrow(walk.rep())
-    }
-}
+use crate::imports::files::retype;
 
 impl old_files::HostWalk for HostState {
     fn start(&mut self, root: String) -> Result<Resource<old_files::Walk>, String> {
         let walk = now::amber::plugin::files::HostWalk::start(self, root)?;
-        Ok(Resource::new_own(walk.rep()))
+        Ok(retype(&walk))
     }
 
     fn next(&mut self, walk: Resource<old_files::Walk>, max: u32) -> Vec<old_files::WalkEntry> {
-        now::amber::plugin::files::HostWalk::next(self, walk_now(walk), max).adapt()
+        now::amber::plugin::files::HostWalk::next(self, retype(&walk), max).adapt()
     }
 
     fn drop(&mut self, walk: Resource<old_files::Walk>) -> wasmtime::Result<()> {
-        now::amber::plugin::files::HostWalk::drop(self, walk_now(walk))
+        now::amber::plugin::files::HostWalk::drop(self, retype(&walk))
     }
 }
 

@@ -139,6 +139,31 @@ fn contract_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, &'a
         .collect()
 }
 
+/// Two versions named by one component: the first, and an interface of
+/// another.
+#[derive(Debug, PartialEq)]
+struct Mixed<'a> {
+    first: &'a str,
+    interface: &'a str,
+    other: &'a str,
+}
+
+/// The one version every named interface carries; `None` when none is
+/// named.
+fn one_version<'a>(named: &[(&'a str, &'a str)]) -> Result<Option<&'a str>, Mixed<'a>> {
+    let Some((_, first)) = named.first() else {
+        return Ok(None);
+    };
+    match named.iter().find(|(_, v)| v != first) {
+        Some((interface, other)) => Err(Mixed {
+            first,
+            interface,
+            other,
+        }),
+        None => Ok(Some(first)),
+    }
+}
+
 /// The one version a component's exports and imports of the contract all
 /// carry. A component that names two versions, or one the host does not
 /// load, is refused with both versions named and what to do.
@@ -156,19 +181,22 @@ pub fn version_of(
         found: found.to_string(),
         what_to_do: what_to_do(found),
     };
-    let Some((_, first)) = named.first() else {
-        return Err(LoadError::NotAPlugin {
-            path: origin.to_path_buf(),
-        });
+    let first = match one_version(&named) {
+        Ok(Some(first)) => first,
+        Ok(None) => {
+            return Err(LoadError::NotAPlugin {
+                path: origin.to_path_buf(),
+            })
+        }
+        Err(Mixed { first, interface, other }) => {
+            return Err(LoadError::MixedVersions {
+                path: origin.to_path_buf(),
+                first: first.to_string(),
+                interface: interface.to_string(),
+                other: other.to_string(),
+            })
+        }
     };
-    if let Some((interface, other)) = named.iter().find(|(_, v)| v != first) {
-        return Err(LoadError::MixedVersions {
-            path: origin.to_path_buf(),
-            first: first.to_string(),
-            interface: interface.to_string(),
-            other: other.to_string(),
-        });
-    }
     let version: ApiVersion = first.parse().map_err(|_| incompatible(first))?;
     match version.route() {
         Some(_) => Ok(version),
@@ -212,6 +240,43 @@ mod tests {
         assert!(older.contains("support for 0.0 ended"), "{older}");
         let garbage = what_to_do("unversioned");
         assert!(garbage.contains("rebuild the plugin"), "{garbage}");
+    }
+
+    #[test]
+    fn a_component_names_one_version_or_is_mixed() {
+        assert_eq!(one_version(&[]), Ok(None));
+        let same = [("plugin", "0.1.0"), ("host", "0.1.0")];
+        assert_eq!(one_version(&same), Ok(Some("0.1.0")));
+        let mixed = [("plugin", "0.2.0"), ("tool", "0.2.0"), ("host", "0.1.0")];
+        assert_eq!(
+            one_version(&mixed),
+            Err(Mixed {
+                first: "0.2.0",
+                interface: "host",
+                other: "0.1.0"
+            })
+        );
+    }
+
+    /// One version everywhere it is written: the host's constants, the
+    /// WIT's package line, and each SDK's.
+    #[test]
+    fn the_latest_version_is_written_the_same_everywhere() {
+        let latest = LATEST.to_string();
+        assert_eq!(crate::API_VERSION, latest);
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
+        let expected = [
+            ("wit/worlds.wit", format!("package amber:plugin@{latest};")),
+            ("sdk/rust/src/manifest.rs", format!("API_VERSION: &str = \"{latest}\";")),
+            ("sdk/python/amber_sdk/__init__.py", format!("API_VERSION = \"{latest}\"")),
+            ("sdk/js/amber-sdk.js", format!("API_VERSION = \"{latest}\";")),
+            ("sdk/js/amber-sdk.js", format!("amber:plugin/host@{latest}")),
+            ("sdk/examples/c/plugin.c", format!("api_version, \"{latest}\"")),
+        ];
+        for (path, text) in expected {
+            assert!(read(path).contains(&text), "{path} does not say {text}");
+        }
     }
 
     #[test]

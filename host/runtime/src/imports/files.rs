@@ -227,6 +227,17 @@ impl Host for HostState {
     }
 }
 
+/// The same table index as another Rust type, owned or borrowed as it
+/// was: a plugin's handle names the [`Walk`] we stored, and a handle of
+/// an older API version's `walk` names the same one.
+pub(crate) fn retype<A: 'static, B: 'static>(handle: &Resource<A>) -> Resource<B> {
+    if handle.owned() {
+        Resource::new_own(handle.rep())
+    } else {
+        Resource::new_borrow(handle.rep())
+    }
+}
+
 /// The table entry behind a plugin's handle: what we stored is a [`Walk`].
 fn entry(handle: &Resource<files::Walk>) -> Resource<Walk> {
     Resource::new_borrow(handle.rep())

@@ -213,7 +213,8 @@ impl Loaded {
             reason,
         };
         let pre = self.pre(inner).map_err(|e| instantiate(e.to_string()))?;
-        let indices = ExportIndices::resolve(&pre).map_err(|e| instantiate(format!("{e:#}")))?;
+        let indices = ExportIndices::resolve(&pre, self.declared.exports.api)
+            .map_err(|e| instantiate(format!("{e:#}")))?;
         Ok(Arc::new(InstancePool::new(pre, indices, context, sink)))
     }
 }
@@ -240,7 +241,8 @@ fn read_declared(
         path: origin.to_path_buf(),
         reason,
     };
-    let indices = ExportIndices::resolve(pre).map_err(|e| not_loaded(format!("{e:#}")))?;
+    let indices =
+        ExportIndices::resolve(pre, exports.api).map_err(|e| not_loaded(format!("{e:#}")))?;
     // Nothing granted and no settings: reading a manifest needs neither.
     let context = inner.context("(loading)", Grants::none(), PluginLog::in_memory());
     let quiet: FailureSink = Arc::new(|_, _| {});
