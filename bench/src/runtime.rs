@@ -47,7 +47,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     let mut instance = pool.checkout()?;
     let args_text = args.to_string();
     let bare = per_call_us(31, 2000, || {
-        let tool = instance.tool.as_ref().expect("echo exports tool");
+        let tool = instance.exports.tool.as_ref().expect("echo exports tool");
         let out = tool
             .call(&mut instance.store, "echo", &args_text)
             .expect("no trap");

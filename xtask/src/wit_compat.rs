@@ -15,7 +15,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::{c_plugin, cargo, root, run, target_dir};
+use crate::{c_plugin, cargo, copy_tree, root, run, target_dir};
 
 /// The fixture plugins, each in `fixtures/wit-compat/src/<name>/`.
 const SOURCES: [&str; 3] = ["compat-rust", "compat-python", "compat-js"];
@@ -115,20 +115,6 @@ fn extract(commit: &str, into: &Path) -> Result<()> {
         .args([commit, "wit", "sdk"]))?;
     run(Command::new("tar").arg("-xf").arg(&archive).arg("-C").arg(into))?;
     std::fs::remove_file(&archive)?;
-    Ok(())
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
     Ok(())
 }
 

@@ -12,10 +12,7 @@ use std::sync::{Arc, Mutex};
 use wasmtime::component::{InstancePre, ResourceTable};
 use wasmtime::{Store, Trap};
 
-use crate::api::exports::{
-    CommandExport, ExportLoader, HookExport, ParserExport, PluginExport, PromptExport,
-    ProviderExport, ToolExport,
-};
+use crate::api::exports::{ExportLoader, Exports};
 use crate::api::ApiVersion;
 use crate::bindings::types;
 use crate::error::CallError;
@@ -69,13 +66,7 @@ impl ExportIndices {
 /// latest version's types whichever version the component speaks.
 pub struct Instance {
     pub store: Store<HostState>,
-    pub plugin: Box<dyn PluginExport>,
-    pub tool: Option<Box<dyn ToolExport>>,
-    pub provider: Option<Box<dyn ProviderExport>>,
-    pub command: Option<Box<dyn CommandExport>>,
-    pub prompt: Option<Box<dyn PromptExport>>,
-    pub parser: Option<Box<dyn ParserExport>>,
-    pub hook: Option<Box<dyn HookExport>>,
+    pub exports: Exports,
 }
 
 /// Called once when a plugin has failed [`TRAPS_BEFORE_FAILED`] calls in a
@@ -172,16 +163,7 @@ impl InstancePool {
         let loaded = (|| -> wasmtime::Result<Instance> {
             let instance = self.pre.instantiate(&mut store)?;
             let exports = self.indices.loader.load(&mut store, &instance)?;
-            Ok(Instance {
-                store,
-                plugin: exports.plugin,
-                tool: exports.tool,
-                provider: exports.provider,
-                command: exports.command,
-                prompt: exports.prompt,
-                parser: exports.parser,
-                hook: exports.hook,
-            })
+            Ok(Instance { store, exports })
         })();
         loaded.map_err(|e| CallError::Instantiate {
             plugin: self.context.id.clone(),
@@ -201,7 +183,7 @@ impl InstancePool {
         instance.store.set_epoch_deadline(ticks);
         let ctx = init_context(&self.context, self.indices.api);
         let mark = self.context.log.mark();
-        match instance.plugin.initialize(&mut instance.store, &ctx) {
+        match instance.exports.plugin.initialize(&mut instance.store, &ctx) {
             Ok(Ok(())) => Ok(instance),
             Ok(Err(reason)) => Err(CallError::Instantiate {
                 plugin: self.context.id.clone(),

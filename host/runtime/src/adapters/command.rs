@@ -30,7 +30,7 @@ impl CommandTree for ComponentCommand {
     fn spec(&self) -> Result<Vec<CommandNode>, PortError> {
         let nodes = self
             .pool
-            .call(&self.label, |inst| match &inst.command {
+            .call(&self.label, |inst| match &inst.exports.command {
                 Some(c) => c.spec(&mut inst.store, &self.root.root),
                 None => Err(missing("command")),
             })
@@ -65,7 +65,7 @@ impl CommandTree for ComponentCommand {
         self.pool.context().tap(&label, &(path, arg));
         let out = self
             .pool
-            .call(&label, |inst| match &inst.command {
+            .call(&label, |inst| match &inst.exports.command {
                 Some(c) => c.run(&mut inst.store, path, arg),
                 None => Err(missing("command")),
             })

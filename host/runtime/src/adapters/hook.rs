@@ -71,7 +71,7 @@ impl Hook for ComponentHook {
         let answer = self
             .pool
             .call(&self.label, |inst| {
-                let Some(h) = &inst.hook else {
+                let Some(h) = &inst.exports.hook else {
                     return Err(missing("hook"));
                 };
                 let store = &mut inst.store;

@@ -28,7 +28,7 @@ impl Parser for ComponentParser {
     fn outline(&self, source: &str) -> Result<Vec<Symbol>, PortError> {
         let symbols = self
             .pool
-            .call(&self.label, |inst| match &inst.parser {
+            .call(&self.label, |inst| match &inst.exports.parser {
                 Some(p) => p.outline(&mut inst.store, &self.spec.name, source),
                 None => Err(missing("parser")),
             })
@@ -59,7 +59,7 @@ impl Parser for ComponentParser {
     fn references(&self, source: &str, name: &str) -> Result<Calls, PortError> {
         let calls = self
             .pool
-            .call(&self.label, |inst| match &inst.parser {
+            .call(&self.label, |inst| match &inst.exports.parser {
                 Some(p) => p.references(&mut inst.store, &self.spec.name, source, name),
                 None => Err(missing("parser")),
             })

@@ -36,7 +36,7 @@ impl PromptBlock for ComponentPromptBlock {
         };
         let text = self
             .pool
-            .call(&self.label, |inst| match &inst.prompt {
+            .call(&self.label, |inst| match &inst.exports.prompt {
                 Some(p) => p.render(&mut inst.store, &self.spec.name, &ctx),
                 None => Err(missing("prompt")),
             })

@@ -196,7 +196,7 @@ impl Dialect for ComponentDialect {
         self.pool.context().tap("build-request", &req);
         let out = self
             .pool
-            .call(&self.label, |inst| match &inst.provider {
+            .call(&self.label, |inst| match &inst.exports.provider {
                 Some(p) => p.build_request(&mut inst.store, &req),
                 None => Err(missing("provider")),
             })
@@ -226,7 +226,7 @@ impl Dialect for ComponentDialect {
         self.pool.context().tap("decoder", &flavor);
         let handle = self
             .pool
-            .call_on(&mut instance, &self.label, |inst| match &inst.provider {
+            .call_on(&mut instance, &self.label, |inst| match &inst.exports.provider {
                 Some(p) => p.new_decoder(&mut inst.store, &flavor),
                 None => Err(missing("provider")),
             })
@@ -242,7 +242,7 @@ impl Dialect for ComponentDialect {
         self.pool.context().tap("classify-error", &(status, body));
         let class = self
             .pool
-            .call(&self.label, |inst| match &inst.provider {
+            .call(&self.label, |inst| match &inst.exports.provider {
                 Some(p) => p.classify_error(&mut inst.store, &self.flavor.name, status, body),
                 None => Err(missing("provider")),
             })
@@ -275,7 +275,7 @@ impl ComponentDecoder {
         self.pool.context().tap("decode", &batch);
         let result = self
             .pool
-            .call_on(instance, &self.label, |inst| match &inst.provider {
+            .call_on(instance, &self.label, |inst| match &inst.exports.provider {
                 Some(p) if finish => p.finish(&mut inst.store, handle),
                 Some(p) => p.decode(&mut inst.store, handle, &batch),
                 None => Err(missing("provider")),

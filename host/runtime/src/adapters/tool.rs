@@ -32,7 +32,7 @@ impl Tool for ComponentTool {
         let crashed = |e: crate::CallError| ToolError::Crashed(e.to_string());
         let result = self
             .pool
-            .call(&self.label, |inst| match &inst.tool {
+            .call(&self.label, |inst| match &inst.exports.tool {
                 Some(tool) => tool.call(&mut inst.store, &self.spec.name, &args),
                 None => Err(missing("tool")),
             })

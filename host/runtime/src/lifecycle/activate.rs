@@ -174,7 +174,7 @@ impl PluginRuntime {
         })?;
         let capabilities = pool
             .call_on(&mut instance, "capabilities", |i| {
-                i.plugin.capabilities(&mut i.store)
+                i.exports.plugin.capabilities(&mut i.store)
             })
             .map_err(|e| e.to_string())?;
         pool.checkin(instance);

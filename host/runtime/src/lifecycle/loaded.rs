@@ -252,7 +252,7 @@ fn read_declared(
         .instantiate_uninitialized()
         .map_err(|e| not_loaded(e.to_string()))?;
     let manifest = pool
-        .call_on(&mut instance, "manifest", |i| i.plugin.manifest(&mut i.store))
+        .call_on(&mut instance, "manifest", |i| i.exports.plugin.manifest(&mut i.store))
         .map_err(|e| not_loaded(e.to_string()))?;
     let manifest = PluginManifest::from(manifest);
     if !valid_id(&manifest.id) {

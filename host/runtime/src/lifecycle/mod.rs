@@ -452,7 +452,7 @@ impl PluginRuntime {
             // Only a plugin that ever started has anything to shut down. A
             // plugin that fails in shutdown is still disabled.
             if let Some(pool) = cell.materialized() {
-                let shut = pool.call("shutdown", |i| i.plugin.shutdown(&mut i.store));
+                let shut = pool.call("shutdown", |i| i.exports.plugin.shutdown(&mut i.store));
                 if let Err(e) = shut {
                     pool.context()
                         .log
