@@ -300,6 +300,7 @@ impl App {
             &self.policy,
             preset,
             resuming,
+            self.live.as_ref().and_then(|live| live.skills.clone()),
         )
     }
 

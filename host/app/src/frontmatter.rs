@@ -109,9 +109,13 @@ fn fields(block: &[(usize, &str)]) -> Result<BTreeMap<String, Value>, FrontMatte
             });
         };
         let value = value.trim();
-        // What follows, indented: `- item` lines, or a folded text.
+        // What follows, indented: `- item` lines, or a folded text. YAML
+        // also lets a list's items start at the key's own column.
         let mut more: Vec<&str> = Vec::new();
-        while i < block.len() && (block[i].1.starts_with([' ', '\t']) || block[i].1.is_empty()) {
+        let item = |line: &str| value.is_empty() && (line == "-" || line.starts_with("- "));
+        while i < block.len()
+            && (block[i].1.starts_with([' ', '\t']) || block[i].1.is_empty() || item(block[i].1))
+        {
             let next = block[i].1.trim();
             if !next.is_empty() {
                 more.push(next);
@@ -223,6 +227,10 @@ mod tests {
         assert_eq!(doc.list("allowed-tools"), ["Read", "Grep"]);
         assert_eq!(doc.text("description").as_deref(), Some("one two"));
         assert_eq!(doc.body, "body");
+        // Items at the key's own column, as YAML allows.
+        let flush = parse("---\nallowed-tools:\n- read_file\n- grep\nname: y\n---\n").unwrap();
+        assert_eq!(flush.list("allowed-tools"), ["read_file", "grep"]);
+        assert_eq!(flush.text("name").as_deref(), Some("y"));
         let plain = parse("just a prompt\n").unwrap();
         assert!(plain.fields.is_empty());
         assert_eq!(plain.body, "just a prompt\n");

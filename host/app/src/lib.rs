@@ -29,6 +29,7 @@ pub mod recall;
 pub mod render;
 pub mod run_report;
 pub mod session;
+pub mod skills;
 pub mod stop_signals;
 pub mod watch;
 

@@ -38,6 +38,8 @@ pub struct Live {
     /// The ledger's [`amber_core::Ledger::agent_generation`] the agent's
     /// tools and prompt blocks were taken at (`session::sync_tools`).
     pub tools_generation: u64,
+    /// The skills the index and the `skill` tool serve (docs/skills.md).
+    pub skills: Option<Arc<crate::skills::SkillSet>>,
 }
 
 /// What the command line (or the TUI's flags) asks of a session.
@@ -262,7 +264,7 @@ pub fn open(host: &Host, options: &SessionOptions, project: &ProjectRoot) -> Res
     if let Some(hub) = &mcp {
         hub.start();
     }
-    let mut live = start(dirs, project, &config, &manager, &policy, preset, resuming)?;
+    let mut live = start(dirs, project, &config, &manager, &policy, preset, resuming, None)?;
     // The first request waits for each server's tools
     // (`App::wait_for_mcp`), not the opening: the TUI draws meanwhile.
     if let Some(threshold) = options.compress_threshold {
@@ -297,6 +299,7 @@ struct Opened {
 
 /// Starts the agent of a session under `preset`: a new session in the
 /// store, or the one `resuming` names.
+#[allow(clippy::too_many_arguments)]
 pub fn start(
     dirs: &AmberDirs,
     project: &ProjectRoot,
@@ -305,6 +308,7 @@ pub fn start(
     policy: &Arc<Policy>,
     preset: Preset,
     resuming: Option<Resuming>,
+    skills: Option<Arc<crate::skills::SkillSet>>,
 ) -> Result<Live> {
     let ledger = manager.runtime().ledger();
     let parsers = host::parsers(manager)?;
@@ -422,6 +426,9 @@ pub fn start(
             &config.memory,
         ));
     }
+    let (skills, skills_warning) =
+        crate::skills::install(ledger, skills, dirs, workspace, &config.skills, policy);
+    warnings.extend(skills_warning);
     // The hooks follow the ledger: a hook plugin enabled mid-session
     // counts from its next event.
     let hooks = Arc::new(
@@ -508,6 +515,7 @@ pub fn start(
         compression,
         started,
         tools_generation,
+        skills,
     };
     compaction::install(&mut live.agent, live.compression);
     Ok(live)

@@ -134,6 +134,10 @@ enum Command {
     /// trust or untrust the hooks a workspace defines (docs/hooks.md).
     #[command(subcommand)]
     Hooks(commands::hooks::HooksCommand),
+    /// Skills: list the skills found for this workspace with their source,
+    /// show one, or promote a candidate compression wrote (docs/skills.md).
+    #[command(subcommand)]
+    Skills(commands::skills::SkillsCommand),
     /// MCP servers: add, list, remove, enable or disable them; list a
     /// server's tools, call one, or approve one that changed since it was
     /// pinned (docs/mcp.md).
@@ -383,6 +387,7 @@ fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
             Command::Memory(args) => done(commands::memory::run(&host, args, &root)),
             Command::Coverage(args) => done(commands::coverage::run(&host, args, &project)),
             Command::Hooks(cmd) => done(commands::hooks::run(&host, cmd, &project)),
+            Command::Skills(cmd) => done(commands::skills::run(&host, cmd, &project)),
             Command::Mcp(cmd) => done(commands::mcp::run(&host, cmd, &project)),
             Command::Doctor(args) => commands::doctor::run(&host, args, &project),
             Command::Bench(cmd) => commands::bench::run(&host, cmd),

@@ -32,6 +32,7 @@ pub struct Config {
     pub exec: ExecConfig,
     pub agent: AgentConfig,
     pub memory: MemoryConfig,
+    pub skills: SkillsConfig,
     pub coverage: CoverageConfig,
     pub wire: WireConfig,
     pub sandbox: SandboxConfig,
@@ -166,6 +167,27 @@ impl Default for WireConfig {
             max_attempts: 4,
             max_retry_delay_ms: 30_000,
             max_reply_mib: 64,
+        }
+    }
+}
+
+/// Skills (docs/skills.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SkillsConfig {
+    /// Tokens the skills index (names and descriptions) may use in each
+    /// request (64-16384); the skills that do not fit are named.
+    pub index_tokens: u32,
+    /// Skills by name that are neither listed nor loadable (`/skills
+    /// disable NAME`).
+    pub disabled: Vec<String>,
+}
+
+impl Default for SkillsConfig {
+    fn default() -> Self {
+        SkillsConfig {
+            index_tokens: 1024,
+            disabled: Vec::new(),
         }
     }
 }
@@ -599,6 +621,11 @@ impl Config {
                 (64..=8192).contains(&self.memory.recall_budget),
                 "memory.recall_budget",
                 "must be between 64 and 8192",
+            ),
+            (
+                (64..=16_384).contains(&self.skills.index_tokens),
+                "skills.index_tokens",
+                "must be between 64 and 16384",
             ),
             (
                 (100..=20_000).contains(&self.coverage.digest_tokens),

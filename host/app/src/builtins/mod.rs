@@ -11,6 +11,7 @@ pub(crate) mod permissions;
 pub(crate) mod plugins;
 pub(crate) mod session;
 pub(crate) mod settings;
+pub(crate) mod skills;
 
 use std::sync::Arc;
 
@@ -48,6 +49,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("permissions", permissions::permissions),
     ("memory", memory::memory),
     ("commands.list", file_commands::list),
+    ("skills", skills::skills),
     ("compact", session::compact),
     ("clear", session::clear),
     ("quit", session::quit),

@@ -3,3 +3,4 @@
 
 pub mod plugins;
 pub mod sessions;
+pub mod skills;

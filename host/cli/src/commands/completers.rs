@@ -181,3 +181,16 @@ pub fn memory_ids() -> Vec<CompletionCandidate> {
         .map(|r| candidate(r.id.to_string(), r.draft.title))
         .collect()
 }
+
+/// Every skill of the workspace, with its description.
+pub fn skill_names() -> Vec<CompletionCandidate> {
+    let Some((host, project)) = context() else {
+        return Vec::new();
+    };
+    let config = host.config().unwrap_or_default();
+    amber_app::skills::catalog(&host.dirs, &project.root, &config.skills)
+        .skills
+        .into_iter()
+        .map(|s| candidate(s.name, amber_core::text::one_line(&s.description, 60)))
+        .collect()
+}

@@ -98,6 +98,8 @@ struct Workspace {
 struct Report {
     amber_version: String,
     wit_version: String,
+    /// The older API versions still loaded, each through its adapter.
+    wit_adapters: Vec<String>,
     bundle: Bundle,
     precompiled_cache: Option<Cache>,
     user_cache: Cache,
@@ -444,6 +446,10 @@ pub fn run(
     let report = Report {
         amber_version: env!("CARGO_PKG_VERSION").into(),
         wit_version: format!("amber:plugin@{}", amber_runtime::API_VERSION),
+        wit_adapters: amber_runtime::api::SUPPORTED[1..]
+            .iter()
+            .map(|v| format!("amber:plugin@{v}"))
+            .collect(),
         bundle,
         precompiled_cache,
         user_cache,
@@ -542,8 +548,13 @@ fn render_processes(p: &Processes) -> String {
 }
 
 fn render(report: &Report) -> String {
+    let adapters = match report.wit_adapters.as_slice() {
+        [] => String::new(),
+        [one] => format!(" (and {one} through an adapter)"),
+        older => format!(" (and {} through adapters)", older.join(", ")),
+    };
     let mut out = format!(
-        "amber {}, plugin API {}\n\n",
+        "amber {}, plugin API {}{adapters}\n\n",
         report.amber_version, report.wit_version
     );
     match (&report.bundle.dir, &report.bundle.found_by) {

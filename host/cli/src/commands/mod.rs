@@ -11,6 +11,7 @@ pub mod coverage;
 pub mod doctor;
 pub mod exec;
 pub mod hooks;
+pub mod skills;
 pub mod mcp;
 pub mod memory;
 pub mod outcome;

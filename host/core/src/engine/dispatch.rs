@@ -331,6 +331,16 @@ impl Dispatcher {
             confine_arguments(&mut args, self.policy.root())
         }
         .map_err(Envelope::denied)?;
+        if let Some(narrowing) = self.policy.narrowing() {
+            if !narrowing.allows(&call.name) {
+                return Err(Envelope::denied(format!(
+                    "skill `{}` allows only {} until this request ends; `{}` is not among them",
+                    narrowing.by.join("` and `"),
+                    narrowing.tools.join(", "),
+                    call.name
+                )));
+            }
+        }
         match self.policy.mode() {
             Mode::Read if !spec.read_only => {
                 return Err(Envelope::denied(format!(

@@ -414,6 +414,11 @@ impl Agent {
         sink: &mut EventSink<'_>,
     ) -> Result<RunReport, AgentError> {
         self.cancel = self.interrupt.current();
+        // A skill's narrowing lasts to the end of the request that loaded
+        // it; a sub-agent's run is part of its parent's request.
+        if self.agent_id == "main" {
+            self.policy().end_narrowing();
+        }
         let mut report = RunReport {
             outcome: Outcome::Interrupted,
             turns: 0,

@@ -154,6 +154,23 @@ pub struct Policy {
     /// Permission-request hooks, asked before the user (and notification
     /// hooks, told that the user is being asked).
     hooks: RwLock<Option<Arc<HookRunner>>>,
+    /// The tools a loaded skill allows, until the user's request ends.
+    narrowing: RwLock<Option<Narrowing>>,
+}
+
+/// What a skill's `allowed-tools` leaves callable: it narrows what the
+/// mode allows and never widens it; a second skill narrows further.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Narrowing {
+    /// The skills that narrowed, in order.
+    pub by: Vec<String>,
+    pub tools: Vec<String>,
+}
+
+impl Narrowing {
+    pub fn allows(&self, tool: &str) -> bool {
+        self.tools.iter().any(|t| t == tool)
+    }
 }
 
 /// `exec`, `exec:git` and `exec:git:network` all match `exec:git:network`.
@@ -179,7 +196,40 @@ impl Policy {
             handler,
             asking: Mutex::new(()),
             hooks: RwLock::new(None),
+            narrowing: RwLock::new(None),
         }
+    }
+
+    /// Narrows the callable tools to `tools` (within any narrowing in
+    /// force) for skill `by`; returns what is now in force.
+    pub fn narrow(&self, by: &str, tools: &[String]) -> Narrowing {
+        let mut slot = self.narrowing.write().unwrap_or_else(|e| e.into_inner());
+        let next = match slot.take() {
+            Some(mut now) => {
+                now.tools.retain(|t| tools.contains(t));
+                now.by.push(by.to_string());
+                now
+            }
+            None => Narrowing {
+                by: vec![by.to_string()],
+                tools: tools.to_vec(),
+            },
+        };
+        *slot = Some(next.clone());
+        next
+    }
+
+    /// The narrowing in force, if a skill set one.
+    pub fn narrowing(&self) -> Option<Narrowing> {
+        self.narrowing
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Ends a skill's narrowing: a new user request starts without it.
+    pub fn end_narrowing(&self) {
+        *self.narrowing.write().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Approval questions go to `hooks`' permission-request hooks first.

@@ -380,3 +380,18 @@ fn a_revoked_grant_asks_again_and_new_rules_hold_at_once() {
     assert_eq!(policy.authorize(&grouped("fs__read", "mcp:fs")), Ok(()));
     assert_eq!(handler.asked.lock().unwrap().len(), 2, "the rule answered");
 }
+
+#[test]
+fn a_skill_narrows_a_second_narrows_further_and_a_new_request_ends_it() {
+    let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), None);
+    assert_eq!(policy.narrowing(), None);
+    let tools = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    let first = policy.narrow("a", &tools(&["read_file", "grep", "skill"]));
+    assert!(first.allows("grep") && !first.allows("shell"));
+    // A second skill cannot widen: it keeps what both allow.
+    let second = policy.narrow("b", &tools(&["grep", "shell", "skill"]));
+    assert_eq!(second.tools, ["grep", "skill"]);
+    assert_eq!(second.by, ["a", "b"]);
+    policy.end_narrowing();
+    assert_eq!(policy.narrowing(), None);
+}
