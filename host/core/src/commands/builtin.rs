@@ -64,7 +64,7 @@ mod tests {
             builtin_roots(),
             [
                 "clear", "commands", "compact", "diff", "get", "help", "hooks", "mcp", "memory",
-                "model", "permissions", "plugins", "quit", "sessions", "set", "status"
+                "model", "permissions", "plugins", "quit", "sessions", "set", "skills", "status"
             ]
         );
         assert!(is_builtin_root("set"));
