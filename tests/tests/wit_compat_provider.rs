@@ -11,9 +11,7 @@
     reason = "a test fails by panicking, its helpers too"
 )]
 
-use amber_core::ports::dialect::{
-    ChatRequest, Message, Role, SseEvent, StopReason, ToolDecl,
-};
+use amber_core::ports::dialect::{ChatRequest, Message, Role, SseEvent, StopReason, ToolDecl};
 use amber_runtime::Grants;
 use amber_tests::{decode_all, repo_root, Scratch};
 
@@ -53,7 +51,10 @@ fn a_0_1_provider_builds_decodes_and_classifies_through_the_adapter() {
         cache_breakpoint: None,
     };
     let http = dialect.build_request(&request).unwrap();
-    assert_eq!((http.method.as_str(), http.path.as_str()), ("POST", "/probe"));
+    assert_eq!(
+        (http.method.as_str(), http.path.as_str()),
+        ("POST", "/probe")
+    );
     assert_eq!(http.headers, vec![("x-probe".to_string(), "1".to_string())]);
     assert_eq!(
         http.body,

@@ -35,7 +35,9 @@ pub fn build(args: &[String]) -> Result<()> {
 
     // The amber that runs each language's toolchain; the SDK it builds
     // against is the commit's, through AMBER_SDK_DIR.
-    run(cargo()?.current_dir(root()).args(["build", "-p", "amber-cli"]))?;
+    run(cargo()?
+        .current_dir(root())
+        .args(["build", "-p", "amber-cli"]))?;
     let amber = target_dir().join("debug/amber");
     let out = root().join("fixtures/wit-compat").join(&version);
     std::fs::create_dir_all(&out)?;
@@ -47,7 +49,10 @@ pub fn build(args: &[String]) -> Result<()> {
         if manifest.is_file() {
             let text = std::fs::read_to_string(&manifest)?;
             let rust_sdk = sdk.join("rust");
-            std::fs::write(&manifest, text.replace("{{sdk}}", &rust_sdk.to_string_lossy()))?;
+            std::fs::write(
+                &manifest,
+                text.replace("{{sdk}}", &rust_sdk.to_string_lossy()),
+            )?;
         }
         eprintln!("xtask: building {name} against amber:plugin@{version}");
         run(Command::new(&amber)
@@ -58,8 +63,11 @@ pub fn build(args: &[String]) -> Result<()> {
             // The toolchains the tests installed, shared.
             .env("AMBER_CACHE_DIR", target_dir().join("test-cache"))
             .env("CARGO_TARGET_DIR", work.join("cargo-target")))?;
-        std::fs::copy(dir.join("dist").join(format!("{name}.wasm")), out.join(format!("{name}.wasm")))
-            .with_context(|| format!("{name} built no dist/{name}.wasm"))?;
+        std::fs::copy(
+            dir.join("dist").join(format!("{name}.wasm")),
+            out.join(format!("{name}.wasm")),
+        )
+        .with_context(|| format!("{name} built no dist/{name}.wasm"))?;
     }
     // Built afresh: the archive's files carry the commit's time, which
     // could make a fixture from another commit look up to date.
@@ -113,7 +121,11 @@ fn extract(commit: &str, into: &Path) -> Result<()> {
         .args(["archive", "--format=tar", "-o"])
         .arg(&archive)
         .args([commit, "wit", "sdk"]))?;
-    run(Command::new("tar").arg("-xf").arg(&archive).arg("-C").arg(into))?;
+    run(Command::new("tar")
+        .arg("-xf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(into))?;
     std::fs::remove_file(&archive)?;
     Ok(())
 }
@@ -125,7 +137,14 @@ fn write_record(out: &Path, version: &str, commit: &str) -> Result<()> {
             .args(args)
             .output()
             .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").trim().to_string())
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "(unknown)".into())
     };

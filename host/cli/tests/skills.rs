@@ -35,7 +35,11 @@ fn a_skill_is_indexed_loaded_on_call_and_narrows_the_tools() {
         &env.ws.join(".amber/skills/release-notes"),
         "---\nname: release-notes\ndescription: Write release notes from the git log.\nallowed-tools:\n- read_file\n---\n\nRead CHANGES.md first, then write three bullet points.\n",
     );
-    std::fs::write(env.ws.join(".amber/skills/release-notes/TEMPLATE.md"), "## Notes\n").unwrap();
+    std::fs::write(
+        env.ws.join(".amber/skills/release-notes/TEMPLATE.md"),
+        "## Notes\n",
+    )
+    .unwrap();
     let server = fake(
         r#"
 [[turns]]
@@ -59,14 +63,22 @@ reply = { text = "Notes drafted." }
     // Loaded: the instructions and the files beside it.
     let results = run.results();
     assert_eq!(results[0].1, "ok", "{results:?}");
-    assert!(results[0].2.contains("Read CHANGES.md first"), "{results:?}");
+    assert!(
+        results[0].2.contains("Read CHANGES.md first"),
+        "{results:?}"
+    );
     assert!(results[0].2.contains("TEMPLATE.md"), "{results:?}");
-    assert!(results[0].2.contains("you may call only: read_file, skill"), "{results:?}");
+    assert!(
+        results[0].2.contains("you may call only: read_file, skill"),
+        "{results:?}"
+    );
     // Narrowed: read_file runs, write_file is refused.
     assert_eq!(results[1].1, "ok", "{results:?}");
     assert_eq!(results[2].1, "denied", "{results:?}");
     assert!(
-        results[2].2.contains("skill `release-notes` allows only read_file, skill"),
+        results[2]
+            .2
+            .contains("skill `release-notes` allows only read_file, skill"),
         "{results:?}"
     );
     assert!(!env.ws.join("NOTES.md").exists());
@@ -96,17 +108,29 @@ fn claude_code_folders_shadowing_broken_files_and_disabling() {
         &env.ws.join(".agents/skills/lint"),
         "---\nname: lint\ndescription: Lint the code.\n---\nRun the linter.\n",
     );
-    skill(&env.ws.join(".amber/skills/broken"), "---\nname: broken\n---\nNo description.\n");
+    skill(
+        &env.ws.join(".amber/skills/broken"),
+        "---\nname: broken\n---\nNo description.\n",
+    );
     let list = listed(&env);
     let skills = list["skills"].as_array().unwrap();
     let names: Vec<&str> = skills.iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["lint", "pdf"], "{list:#}");
     assert_eq!(skills[1]["source"], "claude-workspace");
-    assert_eq!(skills[1]["allowed_tools"], serde_json::json!(["Read", "Bash(python:*)"]));
+    assert_eq!(
+        skills[1]["allowed_tools"],
+        serde_json::json!(["Read", "Bash(python:*)"])
+    );
     let skipped = list["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{list:#}");
-    assert!(skipped[0]["path"].as_str().unwrap().ends_with("broken/SKILL.md"));
-    assert_eq!(skipped[0]["reason"], "line 1: key `description` is missing or empty");
+    assert!(skipped[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("broken/SKILL.md"));
+    assert_eq!(
+        skipped[0]["reason"],
+        "line 1: key `description` is missing or empty"
+    );
     // The skipped file is named in the text list, and on stderr beside JSON.
     let out = env.run(&["skills", "list"]);
     assert!(text(&out.stdout).contains("broken/SKILL.md: line 1: key `description`"));
@@ -115,13 +139,20 @@ fn claude_code_folders_shadowing_broken_files_and_disabling() {
 
     // `show`, and `/skills disable` from the shell: off in the config.
     let out = env.run(&["skills", "show", "pdf"]);
-    assert!(text(&out.stdout).contains("Use the script."), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("Use the script."),
+        "{}",
+        text(&out.stdout)
+    );
     let out = env.run(&["/skills", "disable", "pdf"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(listed(&env)["skills"][1]["disabled"], true);
     let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
     assert!(config.contains("disabled = [\"pdf\"]"), "{config}");
-    assert!(config.contains("confirm_turn = false"), "the rest is kept: {config}");
+    assert!(
+        config.contains("confirm_turn = false"),
+        "the rest is kept: {config}"
+    );
 
     // A disabled skill is neither indexed nor loadable.
     let server = fake(
@@ -139,7 +170,12 @@ reply = { text = "No such skill." }
     assert!(!first.contains("Fill PDF forms"), "{first}");
     let results = run.results();
     assert_eq!(results[0].1, "error", "{results:?}");
-    assert!(results[0].2.contains("no skill `pdf`; the skills are: lint"), "{results:?}");
+    assert!(
+        results[0]
+            .2
+            .contains("no skill `pdf`; the skills are: lint"),
+        "{results:?}"
+    );
 }
 
 #[test]
@@ -171,7 +207,10 @@ fn a_compression_candidate_is_marked_and_promoted_by_a_person() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let promoted = env.ws.join(".amber/skills/add-dialect/SKILL.md");
     let written = std::fs::read_to_string(&promoted).unwrap();
-    assert!(written.contains("description: Add a provider dialect."), "{written}");
+    assert!(
+        written.contains("description: Add a provider dialect."),
+        "{written}"
+    );
     assert!(!written.contains("candidate"), "{written}");
     let list = listed(&env);
     assert_eq!(list["skills"][0]["candidate"], false, "{list:#}");
@@ -191,7 +230,9 @@ fn a_compression_candidate_is_marked_and_promoted_by_a_person() {
         },
     );
     assert!(again.is_ok());
-    assert!(std::fs::read_to_string(&promoted).unwrap().contains("Add a provider dialect."));
+    assert!(std::fs::read_to_string(&promoted)
+        .unwrap()
+        .contains("Add a provider dialect."));
     // And a new candidate of its name does not shadow it.
     let list = listed(&env);
     assert_eq!(list["skills"][0]["source"], "workspace", "{list:#}");
@@ -199,5 +240,9 @@ fn a_compression_candidate_is_marked_and_promoted_by_a_person() {
     // Promoting what is not a candidate says so.
     let out = env.run(&["skills", "promote", "add-dialect"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("is not a candidate"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is not a candidate"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -26,10 +26,34 @@ const LATEST: &str = "0.2.0";
 /// Each fixture: its file, plugin id, tool, and the arguments and answer
 /// of one call.
 const FIXTURES: [(&str, &str, &str, &str, &str); 4] = [
-    ("compat-rust", "compat-rust", "compat_probe", r#"{"op":"echo","text":"a b c"}"#, "a b c"),
-    ("compat-python", "compat-python", "compat_python", r#"{"text":"a b c"}"#, "3 words"),
-    ("compat-js", "compat-js", "compat_js", r#"{"text":"a b c"}"#, "3 words"),
-    ("c-word-count", "c-word-count", "c_word_count", r#"{"text":"a b c"}"#, "3 words"),
+    (
+        "compat-rust",
+        "compat-rust",
+        "compat_probe",
+        r#"{"op":"echo","text":"a b c"}"#,
+        "a b c",
+    ),
+    (
+        "compat-python",
+        "compat-python",
+        "compat_python",
+        r#"{"text":"a b c"}"#,
+        "3 words",
+    ),
+    (
+        "compat-js",
+        "compat-js",
+        "compat_js",
+        r#"{"text":"a b c"}"#,
+        "3 words",
+    ),
+    (
+        "c-word-count",
+        "c-word-count",
+        "c_word_count",
+        r#"{"text":"a b c"}"#,
+        "3 words",
+    ),
 ];
 
 /// Every version with fixtures, oldest first.
@@ -69,7 +93,8 @@ fn env_with(version: &str, dir: &std::path::Path) -> Env {
         let wasm = dir.join(format!("{file}.wasm"));
         assert!(wasm.is_file(), "{} is missing", wasm.display());
         ok(&env, &["plugin", "add", wasm.to_str().unwrap(), "--yes"]);
-        let info: Value = serde_json::from_str(&ok(&env, &["plugin", "info", id, "--json"])).unwrap();
+        let info: Value =
+            serde_json::from_str(&ok(&env, &["plugin", "info", id, "--json"])).unwrap();
         assert_eq!(info["state"], "active", "{version} {id}: {info:#}");
         assert_eq!(info["api"], version, "{id}");
         assert_eq!(info["adapter"], version != LATEST, "{version} {id}");
@@ -100,7 +125,10 @@ fn every_fixture_loads_and_answers_through_tool_call_and_the_model() {
             .iter()
             .enumerate()
             .map(|(i, (_, _, tool, args, _))| {
-                format!(r#"{{ id = "c{i}", name = "{tool}", arguments = {} }}"#, toml_inline(args))
+                format!(
+                    r#"{{ id = "c{i}", name = "{tool}", arguments = {} }}"#,
+                    toml_inline(args)
+                )
             })
             .collect();
         let server = fake(&format!(
@@ -114,7 +142,11 @@ fn every_fixture_loads_and_answers_through_tool_call_and_the_model() {
         assert_eq!(results.len(), FIXTURES.len(), "{version}: {results:?}");
         for (i, (_, _, tool, _, answer)) in FIXTURES.iter().enumerate() {
             let (_, status, output) = &results[i];
-            assert_eq!((status.as_str(), output.as_str()), ("ok", *answer), "{version} {tool}");
+            assert_eq!(
+                (status.as_str(), output.as_str()),
+                ("ok", *answer),
+                "{version} {tool}"
+            );
         }
     }
 }
@@ -122,10 +154,7 @@ fn every_fixture_loads_and_answers_through_tool_call_and_the_model() {
 /// A JSON object as a TOML inline table, for the fake server's script.
 fn toml_inline(json: &str) -> String {
     let value: serde_json::Map<String, Value> = serde_json::from_str(json).unwrap();
-    let fields: Vec<String> = value
-        .iter()
-        .map(|(k, v)| format!("{k} = {v}"))
-        .collect();
+    let fields: Vec<String> = value.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     format!("{{ {} }}", fields.join(", "))
 }
 
@@ -160,20 +189,42 @@ fn a_0_1_component_uses_every_import_and_export_through_the_adapter() {
         probe(r#"{"op":"write","path":"d/new.txt","text":"hello"}"#).trim(),
         "wrote 5 bytes"
     );
-    assert_eq!(std::fs::read_to_string(env.ws.join("d/new.txt")).unwrap(), "hello");
-    assert_eq!(probe(r#"{"op":"exec","command":"cat d/new.txt"}"#).trim(), "hello");
-    assert_eq!(probe(r#"{"op":"log","text":"from the past"}"#).trim(), "logged");
+    assert_eq!(
+        std::fs::read_to_string(env.ws.join("d/new.txt")).unwrap(),
+        "hello"
+    );
+    assert_eq!(
+        probe(r#"{"op":"exec","command":"cat d/new.txt"}"#).trim(),
+        "hello"
+    );
+    assert_eq!(
+        probe(r#"{"op":"log","text":"from the past"}"#).trim(),
+        "logged"
+    );
     let logs = ok(&env, &["plugin", "logs", "compat-rust"]);
     assert!(logs.contains("from the past"), "{logs}");
     // A tool error crosses the adapter as the same variant.
     let out = env.run(&["tool", "call", "compat_probe", r#"{"op":"nope"}"#, "--json"]);
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["status"], "error", "{answer}");
-    assert!(answer["output"].as_str().unwrap().contains("unknown op `nope`"), "{answer}");
+    assert!(
+        answer["output"]
+            .as_str()
+            .unwrap()
+            .contains("unknown op `nope`"),
+        "{answer}"
+    );
 
     // The command subtree, and the parser through the index.
-    assert_eq!(ok(&env, &["/probe", "echo", "hi", "there"]).trim(), "hi there");
-    std::fs::write(env.ws.join("x.probe"), "fn main() {\n  helper();\n}\nfn helper() {}\n").unwrap();
+    assert_eq!(
+        ok(&env, &["/probe", "echo", "hi", "there"]).trim(),
+        "hi there"
+    );
+    std::fs::write(
+        env.ws.join("x.probe"),
+        "fn main() {\n  helper();\n}\nfn helper() {}\n",
+    )
+    .unwrap();
     let outline = ok(&env, &["outline", "x.probe"]);
     assert!(
         outline.contains("function main  L1-1") && outline.contains("function helper  L4-4"),
@@ -194,9 +245,15 @@ reply = { text = "One was refused." }
     let run = env.exec(&server, &["--yes"], "probe-context: call it twice");
     run.assert_done_after_denial("One was refused.");
     let results = run.results();
-    assert_eq!((results[0].1.as_str(), results[0].2.as_str()), ("ok", "fine"));
+    assert_eq!(
+        (results[0].1.as_str(), results[0].2.as_str()),
+        ("ok", "fine")
+    );
     assert_eq!(results[1].1, "denied", "{results:?}");
-    assert!(results[1].2.contains("the probe refuses forbidden"), "{results:?}");
+    assert!(
+        results[1].2.contains("the probe refuses forbidden"),
+        "{results:?}"
+    );
     let sent = sent_messages(&server.received()[0].body).join("\n");
     assert!(sent.contains("probe block for"), "{sent}");
     assert!(sent.contains("probe saw the prompt"), "{sent}");
@@ -210,6 +267,9 @@ fn a_component_of_a_newer_major_version_is_refused_naming_both() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.contains("built for amber:plugin@9.0.0"), "{err}");
-    assert!(err.contains("this host speaks @0.2.0, and @0.1.0 through an adapter"), "{err}");
+    assert!(
+        err.contains("this host speaks @0.2.0, and @0.1.0 through an adapter"),
+        "{err}"
+    );
     assert!(err.contains("upgrade amber"), "{err}");
 }

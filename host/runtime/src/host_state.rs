@@ -32,4 +32,3 @@ impl WasiView for HostState {
         }
     }
 }
-

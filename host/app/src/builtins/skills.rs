@@ -51,7 +51,11 @@ pub fn skills(app: &mut App, inv: &Invocation<'_>) -> Handled {
 
 /// Adds `name` to `[skills] disabled` or takes it out, under the config
 /// file's lock; returns the list now in force.
-fn set_disabled(app: &mut App, name: &str, disable: bool) -> Result<Vec<String>, super::CommandError> {
+fn set_disabled(
+    app: &mut App,
+    name: &str,
+    disable: bool,
+) -> Result<Vec<String>, super::CommandError> {
     let path = app.config_path();
     let edited = config_file::edit(&path, |doc| {
         let on_disk = amber_config::Config::parse(&doc.to_string(), &path)?;

@@ -75,4 +75,3 @@ pub fn shown(skill: &Skill) -> String {
     out.push_str(&skill.instructions);
     out
 }
-

@@ -51,7 +51,11 @@ pub fn render(catalog: &Catalog, budget: usize) -> String {
     );
     let mut left_out = Vec::new();
     for skill in skills {
-        let candidate = if skill.candidate() { " (candidate)" } else { "" };
+        let candidate = if skill.candidate() {
+            " (candidate)"
+        } else {
+            ""
+        };
         let line = format!("- {}{candidate}: {}\n", skill.name, skill.description);
         if left_out.is_empty() && tokens(&out) + tokens(&line) <= budget {
             out.push_str(&line);

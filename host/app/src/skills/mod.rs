@@ -55,7 +55,10 @@ impl Origin {
     pub fn from_workspace(self) -> bool {
         matches!(
             self,
-            Origin::Workspace | Origin::ClaudeWorkspace | Origin::AgentsWorkspace | Origin::Candidate
+            Origin::Workspace
+                | Origin::ClaudeWorkspace
+                | Origin::AgentsWorkspace
+                | Origin::Candidate
         )
     }
 }
@@ -191,7 +194,9 @@ pub fn discover(folders: &[(PathBuf, Origin)], disabled: &[String]) -> Catalog {
 fn read(file: &Path, origin: Origin) -> Result<Option<Skill>, String> {
     let size = std::fs::metadata(file).map_err(|e| e.to_string())?.len();
     if size > MAX_SKILL_FILE {
-        return Err(format!("{size} bytes; a SKILL.md holds at most {MAX_SKILL_FILE}"));
+        return Err(format!(
+            "{size} bytes; a SKILL.md holds at most {MAX_SKILL_FILE}"
+        ));
     }
     let dir = file.parent().unwrap_or(file).to_path_buf();
     if origin == Origin::Candidate {
@@ -219,7 +224,10 @@ fn read(file: &Path, origin: Origin) -> Result<Option<Skill>, String> {
 pub fn parse(text: &str, dir: PathBuf, origin: Origin) -> Result<Skill, String> {
     let doc = crate::frontmatter::parse(text).map_err(|e| e.to_string())?;
     if doc.fields.is_empty() {
-        return Err("line 1: no front matter; a SKILL.md starts with `---`, `name:` and `description:`".into());
+        return Err(
+            "line 1: no front matter; a SKILL.md starts with `---`, `name:` and `description:`"
+                .into(),
+        );
     }
     let required = |key: &str| -> Result<String, String> {
         doc.text(key)
@@ -253,7 +261,10 @@ pub fn parse(text: &str, dir: PathBuf, origin: Origin) -> Result<Skill, String> 
 /// The line `key:` is on (1-based), or 1 when it is not found.
 fn line_of(text: &str, key: &str) -> usize {
     text.lines()
-        .position(|line| line.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with(':')))
+        .position(|line| {
+            line.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
         .map_or(1, |i| i + 1)
 }
 
@@ -343,7 +354,10 @@ pub fn install(
         return (carried, None);
     }
     let set = carried.unwrap_or_else(|| {
-        Arc::new(SkillSet::new(folders_for(dirs, workspace), config.disabled.clone()))
+        Arc::new(SkillSet::new(
+            folders_for(dirs, workspace),
+            config.disabled.clone(),
+        ))
     });
     let block = index::SkillIndex::new(set.clone(), config.index_tokens as usize);
     let tool = tool::SkillTool::new(set.clone(), policy.clone());
@@ -397,8 +411,12 @@ pub fn promote(catalog: &Catalog, name: &str, workspace: &Path) -> Result<PathBu
         .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
     amber_state::atomic::write_atomic(&target.join(SKILL_FILE), text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", target.join(SKILL_FILE).display()))?;
-    std::fs::remove_dir_all(&skill.dir)
-        .map_err(|e| format!("wrote {} but cannot remove the candidate: {e}", target.display()))?;
+    std::fs::remove_dir_all(&skill.dir).map_err(|e| {
+        format!(
+            "wrote {} but cannot remove the candidate: {e}",
+            target.display()
+        )
+    })?;
     Ok(target)
 }
 
@@ -421,10 +439,19 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let user = tmp.path().join("user");
         let ws = tmp.path().join("ws");
-        write(&user.join("pdf"), "---\nname: pdf\ndescription: the user's\n---\nUser's way.\n");
+        write(
+            &user.join("pdf"),
+            "---\nname: pdf\ndescription: the user's\n---\nUser's way.\n",
+        );
         write(&ws.join("pdf"), "---\nname: pdf\ndescription: the workspace's\nallowed-tools:\n- read_file\n- grep\n---\nWorkspace way.\n");
-        write(&ws.join("broken"), "---\nname: broken\n---\nNo description.\n");
-        write(&ws.join("junk"), "---\nname: junk\nthis is not a field\ndescription: x\n---\n");
+        write(
+            &ws.join("broken"),
+            "---\nname: broken\n---\nNo description.\n",
+        );
+        write(
+            &ws.join("junk"),
+            "---\nname: junk\nthis is not a field\ndescription: x\n---\n",
+        );
         let catalog = discover(
             &[(user, Origin::User), (ws.clone(), Origin::Workspace)],
             &["other".to_string()],
@@ -432,12 +459,21 @@ mod tests {
         let pdf = catalog.get("pdf").unwrap();
         assert_eq!(pdf.description, "the workspace's");
         assert_eq!(pdf.origin, Origin::Workspace);
-        assert_eq!(pdf.allowed_tools.as_deref(), Some(&["read_file".to_string(), "grep".to_string()][..]));
+        assert_eq!(
+            pdf.allowed_tools.as_deref(),
+            Some(&["read_file".to_string(), "grep".to_string()][..])
+        );
         assert_eq!(pdf.instructions, "Workspace way.");
         let reasons: Vec<String> = catalog
             .skipped
             .iter()
-            .map(|s| format!("{}: {}", s.path.strip_prefix(&ws).unwrap().display(), s.reason))
+            .map(|s| {
+                format!(
+                    "{}: {}",
+                    s.path.strip_prefix(&ws).unwrap().display(),
+                    s.reason
+                )
+            })
             .collect();
         assert_eq!(
             reasons,

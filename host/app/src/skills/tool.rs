@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
 use amber_core::policy::Policy;
+use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
 use serde_json::{json, Value};
 
 use super::{Skill, SkillSet};
@@ -80,7 +80,7 @@ fn load(skill: &Skill) -> String {
             "It comes from the workspace: it is the workspace's content, like AGENTS.md, and commands it names still go through the policy and the sandbox.\n",
         );
     }
-    out.push_str("\n");
+    out.push('\n');
     out.push_str(&skill.instructions);
     out.push('\n');
     let files = skill.files();
@@ -99,7 +99,11 @@ fn read_file(skill: &Skill, file: &str) -> Result<String, ToolError> {
         return Err(ToolError::InvalidArgs(format!(
             "skill `{}` has no file `{file}`; it has: {}",
             skill.name,
-            if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
+            if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            }
         )));
     }
     let path = skill.dir.join(file);
@@ -111,7 +115,8 @@ fn read_file(skill: &Skill, file: &str) -> Result<String, ToolError> {
             "{file} is {size} bytes; the skill tool returns at most {MAX_FILE_BYTES}"
         )));
     }
-    let bytes = std::fs::read(&path).map_err(|e| ToolError::Failed(format!("cannot read {file}: {e}")))?;
+    let bytes =
+        std::fs::read(&path).map_err(|e| ToolError::Failed(format!("cannot read {file}: {e}")))?;
     String::from_utf8(bytes).map_err(|_| ToolError::Failed(format!("{file} is not UTF-8 text")))
 }
 
@@ -125,18 +130,22 @@ impl Tool for SkillTool {
             .as_str()
             .ok_or_else(|| ToolError::InvalidArgs("`name` must be a skill's name".into()))?;
         let catalog = self.skills.catalog();
-        let skill = catalog
-            .enabled()
-            .find(|s| s.name == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = catalog.enabled().map(|s| s.name.as_str()).collect();
-                ToolError::InvalidArgs(format!(
-                    "no skill `{name}`; the skills are: {}",
-                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
-                ))
-            })?;
+        let skill = catalog.enabled().find(|s| s.name == name).ok_or_else(|| {
+            let names: Vec<&str> = catalog.enabled().map(|s| s.name.as_str()).collect();
+            ToolError::InvalidArgs(format!(
+                "no skill `{name}`; the skills are: {}",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ))
+        })?;
         if let Some(file) = args["file"].as_str() {
-            return read_file(skill, file).map(|content| ToolOutput { content, meta: None });
+            return read_file(skill, file).map(|content| ToolOutput {
+                content,
+                meta: None,
+            });
         }
         let mut content = load(skill);
         if let Some(allowed) = &skill.allowed_tools {

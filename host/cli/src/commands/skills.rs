@@ -47,7 +47,11 @@ pub fn run(host: &Host, command: SkillsCommand, project: &ProjectRoot) -> Result
     // The text list names them itself.
     if !matches!(command, SkillsCommand::List { json: false }) {
         for skipped in &catalog.skipped {
-            errln!("amber: skipped {}: {}", skipped.path.display(), skipped.reason);
+            errln!(
+                "amber: skipped {}: {}",
+                skipped.path.display(),
+                skipped.reason
+            );
         }
     }
     match command {

@@ -10,8 +10,8 @@
 use wasmtime::component::{InstancePre, ResourceAny};
 use wasmtime::Store;
 
-use crate::bindings::{command, hook, parser, prompt, provider, tool, types};
 use super::version::{ApiVersion, PACKAGE};
+use crate::bindings::{command, hook, parser, prompt, provider, tool, types};
 use crate::host_state::HostState;
 
 /// What a guest call returns: a trap or limit as the error.

@@ -9,7 +9,6 @@ use super::exports::{
 };
 use crate::bindings::{command, hook, parser, plugin, prompt, provider, tool, types};
 
-
 export_loader!(crate::bindings::exports::amber::plugin);
 
 impl PluginExport for plugin::Guest {

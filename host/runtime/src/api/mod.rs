@@ -42,4 +42,3 @@ pub fn loader(
         )),
     }
 }
-

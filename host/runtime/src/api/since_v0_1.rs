@@ -39,115 +39,115 @@ export_loader!(self::exports::amber::plugin);
 
 // ---- `types` ----
 
-adapt_cases!(old::LogLevel, now::types::LogLevel { Trace, Debug, Info, Warn, Error });
-adapt_cases!(old::Permission, now::types::Permission { WorkspaceRead, WorkspaceWrite, Exec });
-adapt_record!(old::PermissionRequest, now::types::PermissionRequest { permission, reason });
-adapt_record!(old::PluginManifest, now::types::PluginManifest {
+adapt_cases! { old::LogLevel, now::types::LogLevel { Trace, Debug, Info, Warn, Error } }
+adapt_cases! { old::Permission, now::types::Permission { WorkspaceRead, WorkspaceWrite, Exec } }
+adapt_record! { old::PermissionRequest, now::types::PermissionRequest { permission, reason } }
+adapt_record! { old::PluginManifest, now::types::PluginManifest {
     id, name, version, description, api_version, permissions
-});
-adapt_record!(old::InitContext, now::types::InitContext {
+} }
+adapt_record! { old::InitContext, now::types::InitContext {
     host_version, api_version, workspace, granted
-});
-adapt_record!(old::ToolSpec, now::types::ToolSpec { name, description, input_schema, read_only });
-adapt_cases!(old::AuthScheme, now::types::AuthScheme { Bearer, XApiKey, None });
-adapt_record!(old::FlavorSpec, now::types::FlavorSpec { name, auth });
-adapt_cases!(old::BlockPosition, now::types::BlockPosition { Head, Tail });
-adapt_record!(old::BlockSpec, now::types::BlockSpec { name, position, priority });
-adapt_record!(old::CommandRoot, now::types::CommandRoot { root, help });
-adapt_record!(old::LanguageSpec, now::types::LanguageSpec { name, extensions });
-adapt_cases!(old::HookEvent, now::types::HookEvent {
+} }
+adapt_record! { old::ToolSpec, now::types::ToolSpec { name, description, input_schema, read_only } }
+adapt_cases! { old::AuthScheme, now::types::AuthScheme { Bearer, XApiKey, None } }
+adapt_record! { old::FlavorSpec, now::types::FlavorSpec { name, auth } }
+adapt_cases! { old::BlockPosition, now::types::BlockPosition { Head, Tail } }
+adapt_record! { old::BlockSpec, now::types::BlockSpec { name, position, priority } }
+adapt_record! { old::CommandRoot, now::types::CommandRoot { root, help } }
+adapt_record! { old::LanguageSpec, now::types::LanguageSpec { name, extensions } }
+adapt_cases! { old::HookEvent, now::types::HookEvent {
     SessionStart, UserPromptSubmit, PreTool, PostTool, PermissionRequest, PreCompact,
     PostCompact, Stop, SubagentStop, SessionEnd, Notification
-});
-adapt_record!(old::HookSpec, now::types::HookSpec { event, matcher });
-adapt_cases!(old::Capability, now::types::Capability {
+} }
+adapt_record! { old::HookSpec, now::types::HookSpec { event, matcher } }
+adapt_cases! { old::Capability, now::types::Capability {
     Tool(v), Provider(v), Command(v), Prompt(v), Parser(v), Hook(v)
-});
+} }
 
 // ---- `tool` ----
 
-adapt_record!(old_tool::ToolOutput, now::tool::ToolOutput { content, meta });
-adapt_cases!(old_tool::ToolError, now::tool::ToolError { InvalidArgs(v), Failed(v) });
+adapt_record! { old_tool::ToolOutput, now::tool::ToolOutput { content, meta } }
+adapt_cases! { old_tool::ToolError, now::tool::ToolError { InvalidArgs(v), Failed(v) } }
 
 // ---- `provider` ----
 
-adapt_cases!(old_provider::Role, now::provider::Role { System, User, Assistant, Tool });
-adapt_record!(old_provider::ToolCall, now::provider::ToolCall { id, name, arguments });
-adapt_record!(old_provider::ToolResult, now::provider::ToolResult { call_id, content, is_error });
-adapt_record!(old_provider::Reasoning, now::provider::Reasoning { id, text, signature, encrypted });
-adapt_cases!(old_provider::Part, now::provider::Part {
+adapt_cases! { old_provider::Role, now::provider::Role { System, User, Assistant, Tool } }
+adapt_record! { old_provider::ToolCall, now::provider::ToolCall { id, name, arguments } }
+adapt_record! { old_provider::ToolResult, now::provider::ToolResult { call_id, content, is_error } }
+adapt_record! { old_provider::Reasoning, now::provider::Reasoning { id, text, signature, encrypted } }
+adapt_cases! { old_provider::Part, now::provider::Part {
     Text(v), Reasoning(v), ToolCall(v), ToolResult(v)
-});
-adapt_record!(old_provider::Message, now::provider::Message { role, parts });
-adapt_record!(old_provider::ToolDecl, now::provider::ToolDecl { name, description, input_schema });
-adapt_record!(old_provider::ChatRequest, now::provider::ChatRequest {
+} }
+adapt_record! { old_provider::Message, now::provider::Message { role, parts } }
+adapt_record! { old_provider::ToolDecl, now::provider::ToolDecl { name, description, input_schema } }
+adapt_record! { old_provider::ChatRequest, now::provider::ChatRequest {
     flavor, model, messages, tools, max_tokens, temperature, cache_breakpoint
-});
-adapt_record!(old_provider::HttpRequest, now::provider::HttpRequest { method, path, headers, body });
-adapt_record!(old_provider::SseBatch, now::provider::SseBatch { text, spans });
-adapt_record!(old_provider::Usage, now::provider::Usage {
+} }
+adapt_record! { old_provider::HttpRequest, now::provider::HttpRequest { method, path, headers, body } }
+adapt_record! { old_provider::SseBatch, now::provider::SseBatch { text, spans } }
+adapt_record! { old_provider::Usage, now::provider::Usage {
     input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens
-});
-adapt_cases!(old_provider::StopReason, now::provider::StopReason {
+} }
+adapt_cases! { old_provider::StopReason, now::provider::StopReason {
     EndTurn, ToolUse, MaxTokens, ContentFilter, Refusal, Other
-});
-adapt_record!(old_provider::ToolCallStart, now::provider::ToolCallStart { index, id, name });
-adapt_record!(old_provider::ToolCallDelta, now::provider::ToolCallDelta { index, arguments });
-adapt_record!(old_provider::StreamError, now::provider::StreamError { kind, message, retryable });
-adapt_cases!(old_provider::StreamChunk, now::provider::StreamChunk {
+} }
+adapt_record! { old_provider::ToolCallStart, now::provider::ToolCallStart { index, id, name } }
+adapt_record! { old_provider::ToolCallDelta, now::provider::ToolCallDelta { index, arguments } }
+adapt_record! { old_provider::StreamError, now::provider::StreamError { kind, message, retryable } }
+adapt_cases! { old_provider::StreamChunk, now::provider::StreamChunk {
     TextDelta(v), ReasoningDelta(v), ToolCallStart(v), ToolCallDelta(v), ToolCallEnd(v),
     Usage(v), Stop(v), Error(v)
-});
-adapt_record!(old_provider::ErrorClass, now::provider::ErrorClass { retryable, message });
+} }
+adapt_record! { old_provider::ErrorClass, now::provider::ErrorClass { retryable, message } }
 
 // ---- `command`, `prompt`, `parser` ----
 
-adapt_record!(old_command::CommandNode, now::command::CommandNode {
+adapt_record! { old_command::CommandNode, now::command::CommandNode {
     name, help, man, parent, handler
-});
-adapt_record!(old_prompt::RenderContext, now::prompt::RenderContext { workspace, request, model });
-adapt_record!(old_parser::Symbol, now::parser::Symbol {
+} }
+adapt_record! { old_prompt::RenderContext, now::prompt::RenderContext { workspace, request, model } }
+adapt_record! { old_parser::Symbol, now::parser::Symbol {
     kind, name, parent, byte_start, byte_end, line_start, line_end, signature_end
-});
-adapt_record!(old_parser::Span, now::parser::Span { byte_start, byte_end, line });
-adapt_record!(old_parser::Calls, now::parser::Calls { spans, incomplete });
+} }
+adapt_record! { old_parser::Span, now::parser::Span { byte_start, byte_end, line } }
+adapt_record! { old_parser::Calls, now::parser::Calls { spans, incomplete } }
 
 // ---- `hook` ----
 
-adapt_record!(old_hook::HookContext, now::hook::HookContext { session_id, agent, mode, workspace });
-adapt_cases!(old_hook::StartSource, now::hook::StartSource { Startup, Resume, Compact });
-adapt_cases!(old_hook::PromptDecision, now::hook::PromptDecision { Allow(v), Block(v) });
-adapt_record!(old_hook::ToolCall, now::hook::ToolCall { name, args_json });
-adapt_cases!(old_hook::PreToolDecision, now::hook::PreToolDecision {
+adapt_record! { old_hook::HookContext, now::hook::HookContext { session_id, agent, mode, workspace } }
+adapt_cases! { old_hook::StartSource, now::hook::StartSource { Startup, Resume, Compact } }
+adapt_cases! { old_hook::PromptDecision, now::hook::PromptDecision { Allow(v), Block(v) } }
+adapt_record! { old_hook::ToolCall, now::hook::ToolCall { name, args_json } }
+adapt_cases! { old_hook::PreToolDecision, now::hook::PreToolDecision {
     Allow, Deny(v), Ask(v), Rewrite(v)
-});
-adapt_record!(old_hook::ToolResult, now::hook::ToolResult { call, ok, output });
-adapt_record!(old_hook::PostToolDecision, now::hook::PostToolDecision { context, flag });
-adapt_record!(old_hook::PermissionAsk, now::hook::PermissionAsk {
+} }
+adapt_record! { old_hook::ToolResult, now::hook::ToolResult { call, ok, output } }
+adapt_record! { old_hook::PostToolDecision, now::hook::PostToolDecision { context, flag } }
+adapt_record! { old_hook::PermissionAsk, now::hook::PermissionAsk {
     requester, action, detail, class
-});
-adapt_cases!(old_hook::PermissionDecision, now::hook::PermissionDecision {
+} }
+adapt_cases! { old_hook::PermissionDecision, now::hook::PermissionDecision {
     Abstain, Approve, Deny(v)
-});
-adapt_cases!(old_hook::CompactTrigger, now::hook::CompactTrigger { Automatic, Manual });
-adapt_record!(old_hook::CompactRequest, now::hook::CompactRequest { trigger, focus });
-adapt_cases!(old_hook::PreCompactDecision, now::hook::PreCompactDecision { Proceed(v), Skip(v) });
-adapt_record!(old_hook::CompactDone, now::hook::CompactDone {
+} }
+adapt_cases! { old_hook::CompactTrigger, now::hook::CompactTrigger { Automatic, Manual } }
+adapt_record! { old_hook::CompactRequest, now::hook::CompactRequest { trigger, focus } }
+adapt_cases! { old_hook::PreCompactDecision, now::hook::PreCompactDecision { Proceed(v), Skip(v) } }
+adapt_record! { old_hook::CompactDone, now::hook::CompactDone {
     trigger, tokens_before, tokens_after
-});
-adapt_record!(old_hook::StopRequest, now::hook::StopRequest { reply, continued });
-adapt_cases!(old_hook::StopDecision, now::hook::StopDecision { Stop, ContinueWith(v) });
+} }
+adapt_record! { old_hook::StopRequest, now::hook::StopRequest { reply, continued } }
+adapt_cases! { old_hook::StopDecision, now::hook::StopDecision { Stop, ContinueWith(v) } }
 
 // ---- the imports, onto the host's own ----
 
-adapt_record!(old_exec::ExecOutput, now::amber::plugin::exec::ExecOutput {
+adapt_record! { old_exec::ExecOutput, now::amber::plugin::exec::ExecOutput {
     exit_code, stdout, stderr, timed_out, truncated
-});
-adapt_cases!(old_files::ReadError, now::amber::plugin::files::ReadError { TooLarge(v), Failed(v) });
-adapt_cases!(old_files::EntryKind, now::amber::plugin::files::EntryKind {
+} }
+adapt_cases! { old_files::ReadError, now::amber::plugin::files::ReadError { TooLarge(v), Failed(v) } }
+adapt_cases! { old_files::EntryKind, now::amber::plugin::files::EntryKind {
     File, Folder, Symlink, Other
-});
-adapt_record!(old_files::WalkEntry, now::amber::plugin::files::WalkEntry { path, kind });
+} }
+adapt_record! { old_files::WalkEntry, now::amber::plugin::files::WalkEntry { path, kind } }
 
 impl old::Host for HostState {}
 
@@ -211,7 +211,6 @@ impl old_files::HostWalk for HostState {
 
 // ---- the exports, in the latest types ----
 
-
 impl PluginExport for old_plugin::Guest {
     fn manifest(&self, store: St<'_>) -> Call<now::types::PluginManifest> {
         Ok(self.call_manifest(store)?.adapt())
@@ -244,7 +243,9 @@ impl ProviderExport for old_provider::Guest {
         store: St<'_>,
         req: &now::provider::ChatRequest,
     ) -> Call<Result<now::provider::HttpRequest, String>> {
-        Ok(self.call_build_request(store, &req.clone().adapt())?.adapt())
+        Ok(self
+            .call_build_request(store, &req.clone().adapt())?
+            .adapt())
     }
     fn new_decoder(&self, store: St<'_>, flavor: &str) -> Call<ResourceAny> {
         self.decoder().call_constructor(store, flavor)
@@ -268,7 +269,9 @@ impl ProviderExport for old_provider::Guest {
         status: u16,
         body: &str,
     ) -> Call<now::provider::ErrorClass> {
-        Ok(self.call_classify_error(store, flavor, status, body)?.adapt())
+        Ok(self
+            .call_classify_error(store, flavor, status, body)?
+            .adapt())
     }
 }
 
@@ -332,7 +335,9 @@ impl HookExport for old_hook::Guest {
         ctx: &now::hook::HookContext,
         prompt: &str,
     ) -> Call<Result<now::hook::PromptDecision, String>> {
-        Ok(self.call_user_prompt_submit(store, &context(ctx), prompt)?.adapt())
+        Ok(self
+            .call_user_prompt_submit(store, &context(ctx), prompt)?
+            .adapt())
     }
     fn pre_tool(
         &self,
@@ -359,7 +364,9 @@ impl HookExport for old_hook::Guest {
         ask: &now::hook::PermissionAsk,
     ) -> Call<Result<now::hook::PermissionDecision, String>> {
         let ask: old_hook::PermissionAsk = ask.clone().adapt();
-        Ok(self.call_permission_request(store, &context(ctx), &ask)?.adapt())
+        Ok(self
+            .call_permission_request(store, &context(ctx), &ask)?
+            .adapt())
     }
     fn pre_compact(
         &self,
@@ -368,7 +375,9 @@ impl HookExport for old_hook::Guest {
         request: &now::hook::CompactRequest,
     ) -> Call<Result<now::hook::PreCompactDecision, String>> {
         let request: old_hook::CompactRequest = request.clone().adapt();
-        Ok(self.call_pre_compact(store, &context(ctx), &request)?.adapt())
+        Ok(self
+            .call_pre_compact(store, &context(ctx), &request)?
+            .adapt())
     }
     fn post_compact(
         &self,

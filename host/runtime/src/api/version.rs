@@ -111,7 +111,10 @@ pub fn what_to_do(found: &str) -> String {
     let older: Vec<String> = SUPPORTED[1..].iter().map(|v| format!("@{v}")).collect();
     let speaks = match older.len() {
         0 => format!("this host speaks @{LATEST}"),
-        1 => format!("this host speaks @{LATEST}, and {} through an adapter", older[0]),
+        1 => format!(
+            "this host speaks @{LATEST}, and {} through an adapter",
+            older[0]
+        ),
         _ => format!(
             "this host speaks @{LATEST}, and {} through adapters",
             older.join(", ")
@@ -188,7 +191,11 @@ pub fn version_of(
                 path: origin.to_path_buf(),
             })
         }
-        Err(Mixed { first, interface, other }) => {
+        Err(Mixed {
+            first,
+            interface,
+            other,
+        }) => {
             return Err(LoadError::MixedVersions {
                 path: origin.to_path_buf(),
                 first: first.to_string(),
@@ -268,11 +275,23 @@ mod tests {
         let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
         let expected = [
             ("wit/worlds.wit", format!("package amber:plugin@{latest};")),
-            ("sdk/rust/src/manifest.rs", format!("API_VERSION: &str = \"{latest}\";")),
-            ("sdk/python/amber_sdk/__init__.py", format!("API_VERSION = \"{latest}\"")),
-            ("sdk/js/amber-sdk.js", format!("API_VERSION = \"{latest}\";")),
+            (
+                "sdk/rust/src/manifest.rs",
+                format!("API_VERSION: &str = \"{latest}\";"),
+            ),
+            (
+                "sdk/python/amber_sdk/__init__.py",
+                format!("API_VERSION = \"{latest}\""),
+            ),
+            (
+                "sdk/js/amber-sdk.js",
+                format!("API_VERSION = \"{latest}\";"),
+            ),
             ("sdk/js/amber-sdk.js", format!("amber:plugin/host@{latest}")),
-            ("sdk/examples/c/plugin.c", format!("api_version, \"{latest}\"")),
+            (
+                "sdk/examples/c/plugin.c",
+                format!("api_version, \"{latest}\""),
+            ),
         ];
         for (path, text) in expected {
             assert!(read(path).contains(&text), "{path} does not say {text}");
