@@ -95,15 +95,11 @@ impl Skill {
     }
 }
 
-/// A folder that is not a skill, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
-    pub path: PathBuf,
-    pub reason: String,
-}
+/// A `SKILL.md` that is not a skill, and why: as a command file is.
+pub use crate::file_commands::Skipped;
 
 /// Every skill found, by name, and what was skipped.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Catalog {
     pub skills: Vec<Skill>,
     pub skipped: Vec<Skipped>,
