@@ -157,10 +157,17 @@ pub fn discover(folders: &[(PathBuf, Origin)], disabled: &[String]) -> Catalog {
         let Ok(entries) = std::fs::read_dir(folder) else {
             continue;
         };
+        // A workspace's skill folder that is a symlink is not followed:
+        // the workspace cannot make amber read a folder outside it. Your
+        // own folders may link to your dotfiles.
+        let real_dir = |p: &PathBuf| match origin.from_workspace() {
+            true => std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()),
+            false => p.is_dir(),
+        };
         let mut dirs: Vec<PathBuf> = entries
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.is_dir())
+            .filter(real_dir)
             .collect();
         dirs.sort();
         for dir in dirs.into_iter().take(MAX_SKILLS) {
@@ -478,6 +485,20 @@ mod tests {
                 "junk/SKILL.md: line 3: `this is not a field` is not a `key: value` line of front matter",
             ]
         );
+    }
+
+    #[test]
+    fn a_workspace_skill_folder_that_is_a_symlink_is_not_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside/s");
+        write(&outside, "---\nname: s\ndescription: from outside\n---\n");
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::os::unix::fs::symlink(&outside, ws.join("s")).unwrap();
+        assert!(discover(&[(ws.clone(), Origin::Workspace)], &[])
+            .skills
+            .is_empty());
+        assert_eq!(discover(&[(ws, Origin::User)], &[]).skills.len(), 1);
     }
 
     #[test]

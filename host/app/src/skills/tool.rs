@@ -107,9 +107,22 @@ fn read_file(skill: &Skill, file: &str) -> Result<String, ToolError> {
         )));
     }
     let path = skill.dir.join(file);
-    let size = std::fs::metadata(&path)
-        .map_err(|e| ToolError::Failed(format!("cannot read {file}: {e}")))?
-        .len();
+    // Only a regular file inside the skill's folder: a symlink (to a key
+    // under ~/.ssh, say) is refused, and so is a path whose real location
+    // is elsewhere, so a skill cannot reach past what the file tools may.
+    let meta = std::fs::symlink_metadata(&path)
+        .map_err(|e| ToolError::Failed(format!("cannot read {file}: {e}")))?;
+    let inside = match (path.canonicalize(), skill.dir.canonicalize()) {
+        (Ok(real), Ok(dir)) => real.starts_with(dir),
+        _ => false,
+    };
+    if !meta.is_file() || !inside {
+        return Err(ToolError::Failed(format!(
+            "{file} is not a regular file inside skill `{}`'s folder",
+            skill.name
+        )));
+    }
+    let size = meta.len();
     if size > MAX_FILE_BYTES {
         return Err(ToolError::Failed(format!(
             "{file} is {size} bytes; the skill tool returns at most {MAX_FILE_BYTES}"
@@ -169,6 +182,32 @@ impl Tool for SkillTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skill_file_is_read_only_when_it_is_a_regular_file_inside() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(tmp.path().join("secret"), "key").unwrap();
+        std::fs::write(dir.join("sub/ok.md"), "fine").unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("secret"), dir.join("link")).unwrap();
+        let skill = super::super::parse(
+            "---\nname: s\ndescription: d\n---\n",
+            dir,
+            super::super::Origin::Workspace,
+        )
+        .unwrap();
+        assert_eq!(read_file(&skill, "sub/ok.md").unwrap(), "fine");
+        let err = read_file(&skill, "link").unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Failed(m) if m.contains("not a regular file inside")),
+            "{err:?}"
+        );
+        assert!(matches!(
+            read_file(&skill, "../secret"),
+            Err(ToolError::InvalidArgs(_))
+        ));
+    }
 
     #[test]
     fn claude_code_tool_names_map_to_amber_s() {
