@@ -71,6 +71,26 @@ impl Scratch {
     fn config(&self) -> String {
         std::fs::read_to_string(self.home.join("config.toml")).unwrap_or_default()
     }
+
+    /// The host without a session, as `amber /cmd` from the shell opens it.
+    fn app(&self) -> App {
+        App::open(
+            &self.host(),
+            self.project.clone(),
+            SessionOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// The host with a new session open.
+    fn session_app(&self) -> App {
+        App::open_session(
+            &self.host(),
+            self.project.clone(),
+            SessionOptions::default(),
+        )
+        .unwrap()
+    }
 }
 
 fn ok(app: &mut App, line: &str) -> String {
@@ -83,12 +103,7 @@ fn ok(app: &mut App, line: &str) -> String {
 #[test]
 fn a_plugin_subtree_comes_and_goes_with_enable_and_disable_in_one_process() {
     let scratch = Scratch::new();
-    let mut app = App::open(
-        &scratch.host(),
-        scratch.project.clone(),
-        SessionOptions::default(),
-    )
-    .unwrap();
+    let mut app = scratch.app();
     assert!(app.tree().child("git").is_some(), "bundled command-git");
     let before = app.tree().count();
 
@@ -126,12 +141,7 @@ fn a_plugin_subtree_comes_and_goes_with_enable_and_disable_in_one_process() {
 #[test]
 fn a_disabled_plugins_command_is_unknown_even_before_the_tree_is_rebuilt() {
     let scratch = Scratch::new();
-    let mut app = App::open(
-        &scratch.host(),
-        scratch.project.clone(),
-        SessionOptions::default(),
-    )
-    .unwrap();
+    let mut app = scratch.app();
     let tree_had_git = app.tree().child("git").is_some();
     // Behind the App's back: the tree still shows /git, the registry not.
     app.manager().runtime().disable("git").unwrap();
@@ -145,12 +155,7 @@ fn a_disabled_plugins_command_is_unknown_even_before_the_tree_is_rebuilt() {
 #[test]
 fn a_trapping_handler_is_a_command_error_and_the_next_command_works() {
     let scratch = Scratch::new();
-    let mut app = App::open(
-        &scratch.host(),
-        scratch.project.clone(),
-        SessionOptions::default(),
-    )
-    .unwrap();
+    let mut app = scratch.app();
     let choice = GrantChoice {
         explicit: Vec::new(),
         all: true,
@@ -175,12 +180,7 @@ fn a_trapping_handler_is_a_command_error_and_the_next_command_works() {
 #[test]
 fn set_in_a_session_changes_the_session_and_save_writes_the_file() {
     let scratch = Scratch::new();
-    let mut app = App::open_session(
-        &scratch.host(),
-        scratch.project.clone(),
-        SessionOptions::default(),
-    )
-    .unwrap();
+    let mut app = scratch.session_app();
     let first = app.live().unwrap().info.id.clone();
     // A session's file is made with its first message.
     said_something(&mut app);
@@ -294,12 +294,7 @@ fn no_confirm_holds_across_clear_and_a_resumed_session() {
     assert_eq!(app.live().unwrap().agent.config().confirm, None, "resumed");
     drop(app);
 
-    let mut app = App::open_session(
-        &scratch.host(),
-        scratch.project.clone(),
-        SessionOptions::default(),
-    )
-    .unwrap();
+    let mut app = scratch.session_app();
     assert!(app.live().unwrap().agent.config().confirm.is_some());
     app.new_session().unwrap();
     assert!(app.live().unwrap().agent.config().confirm.is_some());
@@ -321,12 +316,7 @@ fn said_something(app: &mut App) {
 #[test]
 fn permissions_keep_a_rule_stored_elsewhere_since_the_session_opened() {
     let scratch = Scratch::new();
-    let mut app = App::open_session(
-        &scratch.host(),
-        scratch.project.clone(),
-        SessionOptions::default(),
-    )
-    .unwrap();
+    let mut app = scratch.session_app();
     std::fs::write(
         scratch.home.join("config.toml"),
         "[[policy.rules]]\ntool = \"read_file\"\ndecision = \"allow\"\n",
@@ -334,7 +324,10 @@ fn permissions_keep_a_rule_stored_elsewhere_since_the_session_opened() {
     .unwrap();
     ok(&mut app, "/permissions deny shell");
     let config = scratch.config();
-    assert!(config.contains("read_file") && config.contains("shell"), "{config}");
+    assert!(
+        config.contains("read_file") && config.contains("shell"),
+        "{config}"
+    );
     let rules = app.policy().rules();
     assert_eq!(rules.len(), 2, "{rules:?}");
 }

@@ -62,9 +62,10 @@ pub fn contributions(s: &PluginStatus) -> String {
     )
 }
 
-/// How the host speaks to a plugin built for an older API version, and
-/// what its manifest claims when that is not what its interfaces say.
-pub fn through_adapter(s: &PluginStatus) -> String {
+/// What follows a plugin's API version: how the host speaks to one built
+/// for an older version, and what its manifest claims when that is not
+/// what its interfaces say.
+pub fn api_note(s: &PluginStatus) -> String {
     let mut out = String::new();
     if s.adapter {
         out.push_str(&format!(" (through the {} adapter)", s.api.line()));
@@ -86,7 +87,7 @@ pub fn status(s: &PluginStatus) -> String {
         m.version,
         m.id,
         s.api,
-        through_adapter(s),
+        api_note(s),
         m.description,
         s.state
     );

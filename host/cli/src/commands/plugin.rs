@@ -424,7 +424,7 @@ fn build(host: &Host, dir: &Path, as_json: bool) -> Result<()> {
         status.manifest.id,
         status.manifest.version,
         status.api,
-        amber_app::render::plugins::through_adapter(status),
+        amber_app::render::plugins::api_note(status),
         status.exports.join(", ")
     );
     for c in &status.contributions {
