@@ -276,6 +276,15 @@ impl App {
 
     /// Records the mode, provider and model the open session runs with
     /// now, which a resume restores (after a `/set` or `/model`).
+    /// Switches the session's mode (`/plan`, Shift-Tab, an accepted
+    /// plan) and records it, so a resume runs in it too. While a turn
+    /// runs the session is out of the App: the mode changes at once (the
+    /// next tool call follows it) and is recorded with the next change.
+    pub fn switch_mode(&mut self, mode: amber_core::engine::Mode) -> Result<()> {
+        self.policy.set_mode(mode);
+        self.record_settings()
+    }
+
     pub fn record_settings(&mut self) -> Result<()> {
         let settings = self.settings();
         if let Some(live) = self.live.as_mut() {

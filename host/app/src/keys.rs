@@ -13,6 +13,8 @@ pub enum Place {
     Turn,
     /// The approval dialog.
     Dialog,
+    /// "Execute this plan?", after plan mode proposed one.
+    Plan,
     /// A pane over the transcript: a man page, the plugin view, the
     /// session picker, the model picker, the diff pager.
     Pane,
@@ -24,6 +26,7 @@ impl Place {
             Place::Prompt => "prompt",
             Place::Turn => "turn",
             Place::Dialog => "dialog",
+            Place::Plan => "plan",
             Place::Pane => "pane",
         }
     }
@@ -52,6 +55,8 @@ pub const TABLE: &[Key] = &[
     key("pageup, pagedown", Place::Prompt, "scroll the transcript"),
     key("ctrl-o", Place::Prompt, "expand or fold the tool cards"),
     key("ctrl-t", Place::Prompt, "expand or fold the thinking"),
+    key("ctrl-g", Place::Prompt, "show the whole todo list, or fold it to one line"),
+    key("shift-tab", Place::Prompt, "cycle the mode: write → plan → read → write"),
     key("ctrl-p", Place::Prompt, "the plugin view"),
     key("ctrl-r", Place::Prompt, "the session picker"),
     key("ctrl-c", Place::Prompt, "clear the prompt; on an empty one, twice to quit"),
@@ -64,6 +69,8 @@ pub const TABLE: &[Key] = &[
     key("esc, ctrl-c", Place::Dialog, "deny"),
     key("up, down, j, k, pageup, pagedown", Place::Dialog, "scroll the diff"),
     key("o", Place::Dialog, "open the whole diff in a pager (q or esc returns)"),
+    key("y", Place::Plan, "execute the plan: write mode, and the plan is the next prompt"),
+    key("n, esc", Place::Plan, "keep planning: type what to change"),
     key("up, down, j, k, pageup, pagedown", Place::Pane, "scroll or move the selection"),
     key("enter", Place::Pane, "choose (a session, a model, a plugin's switch)"),
     key("q, esc, ctrl-c", Place::Pane, "close the pane"),
@@ -75,7 +82,7 @@ pub fn page() -> String {
     let mut out = String::from(
         "The TUI's keys. Typing @ completes workspace paths; ! runs a command.\n",
     );
-    for place in [Place::Prompt, Place::Turn, Place::Dialog, Place::Pane] {
+    for place in [Place::Prompt, Place::Turn, Place::Dialog, Place::Plan, Place::Pane] {
         out.push_str(&format!("\n{}\n", heading(place)));
         for k in TABLE.iter().filter(|k| k.place == place) {
             out.push_str(&format!("  {:<width$}  {}\n", k.keys, k.does));
@@ -89,6 +96,7 @@ fn heading(place: Place) -> &'static str {
         Place::Prompt => "At the prompt",
         Place::Turn => "While a turn runs",
         Place::Dialog => "In the approval dialog",
+        Place::Plan => "When a plan is proposed",
         Place::Pane => "In a pane",
     }
 }

@@ -6,6 +6,7 @@
 // A library reports what happened; its front end decides what to print.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agents;
 mod app;
 pub mod builtins;
 mod commands;
@@ -31,6 +32,7 @@ pub mod run_report;
 pub mod session;
 pub mod skills;
 pub mod stop_signals;
+pub mod subagents;
 pub mod watch;
 
 pub use app::{App, Settings};

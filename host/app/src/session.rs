@@ -4,15 +4,17 @@
 
 use std::sync::Arc;
 
-use amber_config::{Config, SubagentMode};
+use amber_config::Config;
 use amber_core::engine::instructions;
-use amber_core::engine::task::{Execution, TaskContext, TaskTool};
+use amber_core::engine::side_events::side_channel;
+use amber_core::engine::task::{ChildSessions, TaskContext};
+use amber_core::engine::todo::{Todo, TodoList};
 use amber_core::engine::{
     Agent, AgentConfig, AgentEvent, AgentPorts, Interrupt, Mode, CONFIRM_PROMPT,
 };
 use amber_core::hooks::HookRunner;
 use amber_core::policy::Policy;
-use amber_core::ports::{ModelClient, Tool};
+use amber_core::ports::ModelClient;
 use amber_core::project::ProjectRoot;
 use amber_core::session::{self, SessionInfo, SessionSettings, SessionStore, SessionWriter};
 use amber_core::{ContextChain, Ledger};
@@ -24,6 +26,7 @@ use anyhow::Result;
 use crate::compaction::{self, Compression};
 use crate::host::{self, Host};
 use crate::presets::presets_from;
+use crate::subagents::{main_tools, MainTools, SubAgents};
 
 /// An open session: the agent and what it was opened with.
 pub struct Live {
@@ -40,6 +43,8 @@ pub struct Live {
     pub tools_generation: u64,
     /// The skills the index and the `skill` tool serve (docs/skills.md).
     pub skills: Option<Arc<crate::skills::SkillSet>>,
+    /// The custom agents and where sub-agents' sessions go.
+    pub subagents: SubAgents,
 }
 
 /// What the command line (or the TUI's flags) asks of a session.
@@ -145,7 +150,8 @@ pub fn latest_in_workspace(dirs: &AmberDirs, project: &ProjectRoot) -> Result<Op
     let sessions = store(dirs).list()?;
     Ok(sessions
         .into_iter()
-        .find(|s| s.workspace == workspace && s.turns > 0)
+        // A sub-agent's session is its parent's part, not one to go on.
+        .find(|s| s.workspace == workspace && s.turns > 0 && s.parent.is_none())
         .map(|s| s.id))
 }
 
@@ -295,6 +301,8 @@ struct Opened {
     /// The resumed session's token totals and last recorded settings.
     usage: amber_core::ports::dialect::Usage,
     settings: Option<SessionSettings>,
+    /// The resumed session's todo list.
+    todos: Vec<Todo>,
 }
 
 /// Starts the agent of a session under `preset`: a new session in the
@@ -333,6 +341,7 @@ pub fn start(
         resumed: is_resumed,
         usage,
         settings: last_settings,
+        todos,
     } = match resuming {
         Some(Resuming {
             path,
@@ -360,6 +369,7 @@ pub fn start(
                 resumed: true,
                 usage: resumed.usage,
                 settings: resumed.settings,
+                todos: resumed.todos,
             }
         }
         None => {
@@ -375,6 +385,7 @@ pub fn start(
                 resumed: false,
                 usage: Default::default(),
                 settings: None,
+                todos: Vec::new(),
             }
         }
     };
@@ -443,8 +454,32 @@ pub fn start(
     // Read before the tools: a change in between is seen at the first turn.
     let tools_generation = ledger.agent_generation();
     let blocks = ledger.prompt_blocks();
-    let tools = with_task(
-        config,
+    let agents = crate::agents::catalog(dirs, workspace);
+    warnings.extend(
+        agents
+            .skipped
+            .iter()
+            .map(|s| format!("agent file {} skipped: {}", s.path.display(), s.reason)),
+    );
+    let subagents = SubAgents {
+        profiles: agents.agents.iter().map(|a| a.profile()).collect(),
+        sessions: Some(ChildSessions {
+            dir: store.dir().to_path_buf(),
+            parent: info.id.clone(),
+            workspace: workspace_text.clone(),
+            provider: preset.name.clone(),
+        }),
+    };
+    let (side_tx, side_rx) = side_channel();
+    let todo_list = TodoList::new(todos, side_tx.clone());
+    let tools = main_tools(
+        MainTools {
+            config,
+            ledger,
+            preset: &preset,
+            subagents: &subagents,
+            todos: &todo_list,
+        },
         TaskContext {
             config: settings.clone(),
             model: model.clone(),
@@ -456,6 +491,10 @@ pub fn start(
             interrupt: interrupt.clone(),
             reads: tracker.clone(),
             hooks: Some(hooks.clone()),
+            profiles: Vec::new(),
+            models: None,
+            sessions: None,
+            events: side_tx.clone(),
         },
     );
     let ports = AgentPorts {
@@ -474,7 +513,9 @@ pub fn start(
         .with_reads(tracker, amber_coverage::MAIN)
         .with_hooks(Some(hooks), false)
         .with_workspace_watch(Some(watch))
-        .with_total_usage(usage);
+        .with_total_usage(usage)
+        .with_side_channel((side_tx, side_rx))
+        .with_todos(Some(todo_list));
     // What it runs with, for a resume to restore (a new session's waits
     // for its first message; a resumed one's is written when it changed).
     let running_with = SessionSettings {
@@ -516,38 +557,17 @@ pub fn start(
         started,
         tools_generation,
         skills,
+        subagents,
     };
     compaction::install(&mut live.agent, live.compression);
     Ok(live)
-}
-
-/// `context.tools` and, after them, the `task` tool, whose sub-agents get
-/// those tools (never `task` itself) and the parent's settings.
-fn with_task(config: &Config, context: TaskContext) -> Vec<Arc<dyn Tool>> {
-    let agent_config = &config.agent;
-    let mut tools = context.tools.clone();
-    let task = TaskTool::new(
-        TaskContext {
-            config: AgentConfig {
-                system_prompt: String::new(),
-                ..context.config
-            },
-            ..context
-        },
-        match agent_config.subagents {
-            SubagentMode::Serial => Execution::Serial,
-            SubagentMode::Parallel => Execution::Parallel(agent_config.subagent_max as usize),
-        },
-    );
-    tools.push(Arc::new(task));
-    tools
 }
 
 /// Gives the session the ledger's tools and prompt blocks when they
 /// changed since it took them (a plugin enabled, disabled or replaced
 /// while it ran), so the next request declares what is there now; or at
 /// once with `force` (another model, which sub-agents must use too).
-pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool) {
+pub fn sync_tools(live: &mut Live, ledger: &Arc<Ledger>, config: &Config, force: bool) {
     let generation = ledger.agent_generation();
     if generation == live.tools_generation && !force {
         return;
@@ -555,8 +575,17 @@ pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool
     live.tools_generation = generation;
     let agent = &live.agent;
     let blocks = ledger.prompt_blocks();
-    let tools = with_task(
-        config,
+    let Some(todos) = agent.todos().cloned() else {
+        return;
+    };
+    let tools = main_tools(
+        MainTools {
+            config,
+            ledger,
+            preset: &live.preset,
+            subagents: &live.subagents,
+            todos: &todos,
+        },
         TaskContext {
             config: agent.config().clone(),
             model: agent.model_client().clone(),
@@ -568,6 +597,10 @@ pub fn sync_tools(live: &mut Live, ledger: &Ledger, config: &Config, force: bool
             interrupt: agent.interrupt().clone(),
             reads: agent.reads().cloned(),
             hooks: agent.hooks().cloned(),
+            profiles: Vec::new(),
+            models: None,
+            sessions: None,
+            events: agent.side_sender(),
         },
     );
     live.agent.set_tools(&tools, blocks);

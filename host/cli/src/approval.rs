@@ -187,6 +187,7 @@ mod tests {
             requester: "shell".into(),
             action: "exec:rm:destructive".into(),
             grants: Some("in the sandbox".into()),
+            agent: "main".into(),
             detail: "rm -rf build".into(),
             cwd: Some("/ws".into()),
             class: Some("destructive: `rm` deletes files".into()),
@@ -252,6 +253,7 @@ mod tests {
             cwd: None,
             class: Some("writes".into()),
             scopes: vec![],
+            agent: "main".into(),
             grants: None,
         };
         let mut shown = Vec::new();

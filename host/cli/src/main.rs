@@ -138,6 +138,22 @@ enum Command {
     /// show one, or promote a candidate compression wrote (docs/skills.md).
     #[command(subcommand)]
     Skills(commands::skills::SkillsCommand),
+    /// Custom agents: list the agent files found for this workspace with
+    /// their source, or show one with its prompt (docs/agents.md).
+    ///
+    /// A custom agent is a Markdown file: front matter with `name` and
+    /// `description`, optionally `tools`, `model`, `mode` and
+    /// `max_iterations`, then its system prompt. The model runs one
+    /// through the `task` tool's `agent` argument; what it sets can only
+    /// narrow the parent's mode, tools and cap.
+    ///
+    /// The `*.md` files are read from, in this order, a later one
+    /// shadowing an earlier one of the same name: `agents/` under amber's
+    /// config dir, `~/.claude/agents/`, the workspace's `.amber/agents/`,
+    /// then the workspace's `.claude/agents/`. A file that cannot be read
+    /// as an agent is skipped, with its line and key.
+    #[command(subcommand)]
+    Agents(commands::agents::AgentsCommand),
     /// MCP servers: add, list, remove, enable or disable them; list a
     /// server's tools, call one, or approve one that changed since it was
     /// pinned (docs/mcp.md).
@@ -388,6 +404,7 @@ fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
             Command::Coverage(args) => done(commands::coverage::run(&host, args, &project)),
             Command::Hooks(cmd) => done(commands::hooks::run(&host, cmd, &project)),
             Command::Skills(cmd) => done(commands::skills::run(&host, cmd, &project)),
+            Command::Agents(cmd) => done(commands::agents::run(&host, cmd, &project)),
             Command::Mcp(cmd) => done(commands::mcp::run(&host, cmd, &project)),
             Command::Doctor(args) => commands::doctor::run(&host, args, &project),
             Command::Bench(cmd) => commands::bench::run(&host, cmd),

@@ -97,6 +97,33 @@ impl Printer {
         }
     }
 
+    /// A sub-agent's own event, on stderr and indented under its id: its
+    /// tool calls and results, and what it warns of. Its text is its
+    /// reply to the main agent, shown as the `task` call's result.
+    fn sub_agent(&mut self, agent: &str, event: &AgentEvent) {
+        match event {
+            AgentEvent::ToolCall {
+                name, arguments, ..
+            } => {
+                self.break_line();
+                say!("  [{agent}] → {name} {}", clip(arguments));
+            }
+            AgentEvent::ToolResult { status, output, .. } => {
+                let mark = match status {
+                    Status::Ok => "✓",
+                    Status::Error => "✗ error:",
+                    Status::Denied => "✗ denied:",
+                };
+                say!("  [{agent}]   {mark} {}", clip(output));
+            }
+            AgentEvent::Warning { message } => {
+                self.break_line();
+                say!("  [{agent}] warning: {message}");
+            }
+            _ => {}
+        }
+    }
+
     fn human(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::SessionStarted {
@@ -193,6 +220,47 @@ impl Printer {
             AgentEvent::Steer { message, .. } => {
                 self.break_line();
                 say!("amber: steering the model: {message}");
+            }
+            AgentEvent::SubAgentStarted {
+                agent,
+                profile,
+                mode,
+                session_id,
+                ..
+            } => {
+                self.break_line();
+                let named = profile
+                    .as_ref()
+                    .map_or_else(String::new, |p| format!(" as agent {p}"));
+                let session = session_id
+                    .as_ref()
+                    .map_or_else(String::new, |s| format!(" · session {s}"));
+                say!("amber: sub-agent {agent} started{named} ({mode} mode){session}");
+            }
+            AgentEvent::SubAgent { agent, event } => self.sub_agent(agent, event),
+            AgentEvent::SubAgentFinished {
+                agent,
+                outcome,
+                turns,
+                ..
+            } => {
+                say!(
+                    "amber: sub-agent {agent} {} after {}",
+                    outcome.replace('_', " "),
+                    amber_core::text::count(*turns as usize, "model call")
+                );
+            }
+            AgentEvent::PlanProposed { plan } => {
+                // The plan is the run's answer: stdout, like a reply.
+                self.break_line();
+                self.text(&format!("{plan}\n"));
+            }
+            AgentEvent::TodoUpdated { todos } => {
+                self.break_line();
+                say!("amber: todo list:");
+                for todo in todos {
+                    say!("  {} {}", todo.status.mark(), todo.content);
+                }
             }
             AgentEvent::Warning { message } => {
                 self.break_line();

@@ -16,6 +16,7 @@
 
 pub mod blocking;
 pub mod bounded;
+pub mod call_scope;
 pub mod commands;
 pub mod compress;
 pub mod context;

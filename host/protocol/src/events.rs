@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    CompressionStats, HookOutcome, ModelError, ProtectedChange, Status, StopReason, Usage,
+    CompressionStats, HookOutcome, ModelError, ProtectedChange, Status, StopReason, Todo, Usage,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +151,50 @@ pub enum AgentEvent {
     /// on.
     #[serde(rename = "compaction.failed")]
     CompactionFailed { reason: String },
+    /// A sub-agent began (the `task` tool): its own session, linked to
+    /// this one, whose events follow tagged with `agent`.
+    #[serde(rename = "subagent.started")]
+    SubAgentStarted {
+        /// `task-1`, `task-2`, …: unique in the session.
+        agent: String,
+        /// The `task` call that started it.
+        call_id: String,
+        /// The custom agent it runs as (docs/agents.md), if any.
+        profile: Option<String>,
+        description: String,
+        /// Its own session, and that session's file.
+        session_id: Option<String>,
+        path: Option<String>,
+        /// Its policy mode: its parent's, or stricter.
+        mode: String,
+        model: String,
+    },
+    /// One event of a running sub-agent, as its own run reports it.
+    #[serde(rename = "subagent")]
+    SubAgent {
+        agent: String,
+        event: Box<AgentEvent>,
+    },
+    /// A sub-agent ended; its reply (or why it did not finish) is the
+    /// `task` call's result.
+    #[serde(rename = "subagent.finished")]
+    SubAgentFinished {
+        agent: String,
+        session_id: Option<String>,
+        /// `done`, `hard_stop`, `interrupted` or `failed`.
+        outcome: String,
+        /// The reply, or why it stopped.
+        text: String,
+        turns: u32,
+        usage: Usage,
+    },
+    /// Plan mode: the model proposed a plan (`exit_plan`) and the run
+    /// ended for the person to accept it (docs/plan-mode.md).
+    #[serde(rename = "plan.proposed")]
+    PlanProposed { plan: String },
+    /// The session's todo list, whole, after `todo_write` replaced it.
+    #[serde(rename = "todo.updated")]
+    TodoUpdated { todos: Vec<Todo> },
     #[serde(rename = "session.completed")]
     SessionCompleted {
         session_id: String,
@@ -194,6 +238,11 @@ impl AgentEvent {
             AgentEvent::CompactionStarted { .. } => "compaction.started",
             AgentEvent::CompactionCompleted { .. } => "compaction.completed",
             AgentEvent::CompactionFailed { .. } => "compaction.failed",
+            AgentEvent::SubAgentStarted { .. } => "subagent.started",
+            AgentEvent::SubAgent { .. } => "subagent",
+            AgentEvent::SubAgentFinished { .. } => "subagent.finished",
+            AgentEvent::PlanProposed { .. } => "plan.proposed",
+            AgentEvent::TodoUpdated { .. } => "todo.updated",
             AgentEvent::SessionCompleted { .. } => "session.completed",
             AgentEvent::SessionFailed { .. } => "session.failed",
         }

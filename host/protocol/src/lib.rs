@@ -18,6 +18,7 @@ mod model_error;
 mod protected;
 mod report;
 mod status;
+mod todo;
 mod usage;
 
 pub use compression::CompressionStats;
@@ -28,4 +29,5 @@ pub use model_error::{ModelError, ModelErrorKind};
 pub use protected::{ProtectedChange, ProtectedChangeKind};
 pub use report::{Outcome, RunReport};
 pub use status::Status;
+pub use todo::{Todo, TodoStatus};
 pub use usage::{StopReason, Usage};

@@ -150,6 +150,43 @@ fn every_event() -> Vec<AgentEvent> {
         AgentEvent::CompactionFailed {
             reason: "why".into(),
         },
+        AgentEvent::SubAgentStarted {
+            agent: "task-1".into(),
+            call_id: "call_7".into(),
+            profile: Some("reviewer".into()),
+            description: "review the parser".into(),
+            session_id: Some("s2".into()),
+            path: Some("/sessions/s2.jsonl".into()),
+            mode: "read".into(),
+            model: "m".into(),
+        },
+        AgentEvent::SubAgent {
+            agent: "task-1".into(),
+            event: Box::new(AgentEvent::ToolCall {
+                turn: 1,
+                id: "c1".into(),
+                name: "read_file".into(),
+                arguments: r#"{"path":"a"}"#.into(),
+            }),
+        },
+        AgentEvent::SubAgentFinished {
+            agent: "task-1".into(),
+            session_id: Some("s2".into()),
+            outcome: "done".into(),
+            text: "looks right".into(),
+            turns: 2,
+            usage: usage(),
+        },
+        AgentEvent::PlanProposed {
+            plan: "1. read\n2. write".into(),
+        },
+        AgentEvent::TodoUpdated {
+            todos: vec![amber_protocol::Todo {
+                id: "1".into(),
+                content: "read".into(),
+                status: amber_protocol::TodoStatus::InProgress,
+            }],
+        },
         AgentEvent::SessionCompleted {
             session_id: "s1".into(),
             reply: "done".into(),
@@ -193,6 +230,11 @@ fn name(event: &AgentEvent) -> &'static str {
         AgentEvent::CompactionStarted { .. } => "compaction.started",
         AgentEvent::CompactionCompleted { .. } => "compaction.completed",
         AgentEvent::CompactionFailed { .. } => "compaction.failed",
+        AgentEvent::SubAgentStarted { .. } => "subagent.started",
+        AgentEvent::SubAgent { .. } => "subagent",
+        AgentEvent::SubAgentFinished { .. } => "subagent.finished",
+        AgentEvent::PlanProposed { .. } => "plan.proposed",
+        AgentEvent::TodoUpdated { .. } => "todo.updated",
         AgentEvent::SessionCompleted { .. } => "session.completed",
         AgentEvent::SessionFailed { .. } => "session.failed",
     }
@@ -203,7 +245,7 @@ fn every_event_round_trips_through_a_line_of_json() {
     let events = every_event();
     let mut names: Vec<&str> = events.iter().map(name).collect();
     names.dedup();
-    assert_eq!(names.len(), 16, "one of each variant: {names:?}");
+    assert_eq!(names.len(), 21, "one of each variant: {names:?}");
     for event in events {
         let line = to_line(&event);
         assert!(!line.contains('\n'), "one line: {line}");

@@ -356,9 +356,19 @@ fn off_the_async_runtime<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     match Handle::try_current().map(|h| h.runtime_flavor()) {
         Err(_) => f(),
         Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
-        Ok(_) => std::thread::scope(|scope| match scope.spawn(f).join() {
-            Ok(value) => value,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }),
+        // The call's scope (whose call, under which policy) goes along:
+        // the `exec` import asks the policy it names.
+        Ok(_) => {
+            let call = amber_core::call_scope::current();
+            std::thread::scope(|scope| {
+                match scope
+                    .spawn(move || amber_core::call_scope::within(call, f))
+                    .join()
+                {
+                    Ok(value) => value,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            })
+        }
     }
 }

@@ -576,6 +576,7 @@ mod tests {
             class: Some("destructive".into()),
             scopes: vec![Scope::Kind("shell".into())],
             grants: Some("in the sandbox".into()),
+            agent: "main".into(),
         };
         Dialog::new(request, diff, tokio::sync::oneshot::channel().0)
     }

@@ -68,6 +68,7 @@ fn show_session(app: &App, ui: &mut Ui) {
         ),
     }
     ui.apply(live.started.clone(), None);
+    ui.todos = live.agent.todos().map(|t| t.items()).unwrap_or_default();
     let usage = live.agent.total_usage();
     ui.status.tokens_in = usage.input_tokens;
     ui.status.tokens_cached = usage.cached_input_tokens;
@@ -614,6 +615,11 @@ impl Driver {
         if !(ctrl && key.code == KeyCode::Char('c')) {
             self.ui.quit_armed = false;
         }
+        if self.ui.plan.is_some() && running.is_none() {
+            if let Some(action) = self.plan_key(key) {
+                return action;
+            }
+        }
         if self.drawer_key(key) {
             self.update_drawer();
             return Action::None;
@@ -621,6 +627,41 @@ impl Driver {
         let action = self.composer_key(key, running);
         self.update_drawer();
         action
+    }
+
+    /// A key while "execute this plan?" is asked: y runs the plan in
+    /// write mode, n (or esc) keeps planning; others go to the prompt.
+    fn plan_key(&mut self, key: KeyEvent) -> Option<Action> {
+        if !self.ui.composer.is_empty() {
+            return None;
+        }
+        match key.code {
+            KeyCode::Char('y') => {
+                let plan = self.ui.plan.take()?;
+                self.set_mode(amber_core::engine::Mode::Write);
+                Some(Action::Send(format!(
+                    "The plan is accepted; carry it out now:\n\n{plan}"
+                )))
+            }
+            KeyCode::Char('n') | KeyCode::Esc => {
+                self.ui.plan = None;
+                self.ui.notice(
+                    NoticeKind::Info,
+                    "still in plan mode: say what to change, and the model plans again",
+                );
+                Some(Action::None)
+            }
+            _ => None,
+        }
+    }
+
+    /// Switches the session's mode and shows it.
+    fn set_mode(&mut self, mode: amber_core::engine::Mode) {
+        if let Err(e) = self.app.switch_mode(mode) {
+            self.ui
+                .notice(NoticeKind::Warning, format!("the mode is not recorded: {e:#}"));
+        }
+        self.refresh_status();
     }
 
     /// The Enter held by [`Driver::composer_key`], now that no key came
@@ -684,6 +725,12 @@ impl Driver {
             KeyCode::Char('r') if ctrl => self.open_sessions(running.is_some()),
             KeyCode::Char('o') if ctrl => self.ui.history.toggle_expanded(false),
             KeyCode::Char('t') if ctrl => self.ui.history.toggle_expanded(true),
+            KeyCode::Char('g') if ctrl => self.ui.todo_panel = !self.ui.todo_panel,
+            KeyCode::BackTab => {
+                let next = self.app.policy().mode().cycled();
+                self.set_mode(next);
+                self.ui.flash = Some(format!("mode {}", next.as_str()));
+            }
             KeyCode::Char('j') if ctrl => composer.newline(),
             KeyCode::Enter
                 if key

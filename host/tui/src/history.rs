@@ -28,6 +28,10 @@ pub enum Cell {
         expanded: bool,
     },
     Tool(ToolCard),
+    /// A sub-agent, with its own calls inside.
+    SubAgent(crate::subagent_card::SubAgentCard),
+    /// A plan proposed in plan mode (markdown), waiting for the person.
+    Plan(String),
     Notice {
         kind: NoticeKind,
         text: String,
@@ -81,6 +85,15 @@ impl Cell {
                 }
             }
             Cell::Tool(card) => card.lines(spinner),
+            Cell::SubAgent(card) => card.lines(spinner),
+            Cell::Plan(plan) => {
+                let mut lines = vec![Line::from(Span::styled(
+                    "Proposed plan",
+                    theme::accent().add_modifier(Modifier::BOLD),
+                ))];
+                lines.extend(markdown::render(plan));
+                lines
+            }
             Cell::Notice { kind, text } => {
                 let style = match kind {
                     NoticeKind::Info => theme::dim(),
@@ -106,7 +119,11 @@ impl Cell {
     }
 
     fn is_running(&self) -> bool {
-        matches!(self, Cell::Tool(card) if card.status == crate::cards::CardStatus::Running)
+        match self {
+            Cell::Tool(card) => card.status == crate::cards::CardStatus::Running,
+            Cell::SubAgent(card) => card.is_running(),
+            _ => false,
+        }
     }
 }
 
@@ -162,11 +179,27 @@ impl History {
         }
     }
 
+    /// The card of sub-agent `agent`, to change.
+    pub fn sub_agent_mut(&mut self, agent: &str) -> Option<&mut crate::subagent_card::SubAgentCard> {
+        let i = self
+            .cells
+            .iter()
+            .rposition(|c| matches!(c, Cell::SubAgent(card) if card.agent == agent))?;
+        match self.get_mut(i) {
+            Some(Cell::SubAgent(card)) => Some(card),
+            _ => None,
+        }
+    }
+
     /// Expands or folds every tool card and reasoning cell.
     pub fn toggle_expanded(&mut self, reasoning: bool) {
         for i in 0..self.cells.len() {
             let touched = match &mut self.cells[i] {
                 Cell::Tool(card) if !reasoning => {
+                    card.expanded = !card.expanded;
+                    true
+                }
+                Cell::SubAgent(card) if !reasoning => {
                     card.expanded = !card.expanded;
                     true
                 }

@@ -18,6 +18,7 @@ use crate::dialog::Dialog;
 use crate::drawer::Drawer;
 use crate::history::{Cell, History, NoticeKind};
 use crate::pane::Pane;
+use crate::subagent_card::SubAgentCard;
 use crate::theme;
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -117,6 +118,11 @@ pub struct Ui {
     pub quit_armed: bool,
     /// Prompts typed while a turn ran, sent in order after it.
     pub queued: VecDeque<String>,
+    /// The session's todo list, and whether it shows whole (ctrl-g).
+    pub todos: Vec<amber_core::engine::todo::Todo>,
+    pub todo_panel: bool,
+    /// A plan proposed in plan mode, waiting for "execute this plan?".
+    pub plan: Option<String>,
 }
 
 impl Ui {
@@ -254,6 +260,41 @@ impl Ui {
                 NoticeKind::Warning,
                 format!("compaction failed, the context is unchanged: {reason}"),
             ),
+            AgentEvent::SubAgentStarted {
+                agent,
+                profile,
+                description,
+                session_id,
+                mode,
+                ..
+            } => self.history.push(Cell::SubAgent(SubAgentCard::new(
+                agent,
+                profile,
+                description,
+                mode,
+                session_id,
+            ))),
+            AgentEvent::SubAgent { agent, event } => {
+                if let Some(card) = self.history.sub_agent_mut(&agent) {
+                    card.apply(&event);
+                }
+            }
+            AgentEvent::SubAgentFinished {
+                agent,
+                outcome,
+                text,
+                turns,
+                ..
+            } => {
+                if let Some(card) = self.history.sub_agent_mut(&agent) {
+                    card.finish(outcome, text, turns);
+                }
+            }
+            AgentEvent::PlanProposed { plan } => {
+                self.history.push(Cell::Plan(plan.clone()));
+                self.plan = Some(plan);
+            }
+            AgentEvent::TodoUpdated { todos } => self.todos = todos,
             AgentEvent::TurnStarted { .. }
             | AgentEvent::SessionCompleted { .. }
             | AgentEvent::SessionFailed { .. } => {}
@@ -330,13 +371,23 @@ impl Ui {
         let editor_height = (self.composer.lines().len() as u16 + 2)
             .min((area.height / 2).max(3))
             .min(area.height.saturating_sub(1));
-        let [transcript, editor, status] = Layout::vertical([
+        let todo_lines = crate::todo_view::lines(&self.todos, self.todo_panel, area.width);
+        // The list gives way to the transcript on a small screen.
+        let todo_height = (todo_lines.len() as u16).min(area.height.saturating_sub(editor_height + 1) / 3);
+        let [transcript, todo, editor, status] = Layout::vertical([
             Constraint::Min(1),
+            Constraint::Length(todo_height),
             Constraint::Length(editor_height),
             Constraint::Length(1),
         ])
         .areas(area);
         self.draw_transcript(frame, transcript);
+        if todo_height > 0 {
+            frame.render_widget(Paragraph::new(todo_lines), todo);
+        }
+        if self.plan.is_some() && !self.running {
+            self.draw_plan_question(frame, transcript);
+        }
         self.draw_editor(frame, editor);
         frame.render_widget(
             Paragraph::new(self.status_line(status.width)).style(theme::status_bar()),
@@ -350,6 +401,30 @@ impl Ui {
         if let Some(dialog) = &mut self.dialog {
             dialog.draw(frame, transcript);
         }
+    }
+
+    /// "Execute this plan?", over the transcript's last rows.
+    fn draw_plan_question(&self, frame: &mut Frame<'_>, area: Rect) {
+        if area.height < 3 {
+            return;
+        }
+        let question = Rect {
+            y: area.y + area.height - 3,
+            height: 3,
+            ..area
+        };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme::accent())
+            .title(Span::styled(" execute this plan? ", theme::accent()));
+        let text = Line::from(vec![
+            Span::styled("y", theme::accent()),
+            Span::raw(": yes, in write mode · "),
+            Span::styled("n", theme::accent()),
+            Span::raw(": no, keep planning (type what to change)"),
+        ]);
+        frame.render_widget(ratatui::widgets::Clear, question);
+        frame.render_widget(Paragraph::new(text).block(block), question);
     }
 
     /// The prompts typed during a turn, dimmed under the transcript until

@@ -43,6 +43,7 @@ fn request(action: &str, detail: &str) -> ApprovalRequest {
             },
         ],
         grants: None,
+        agent: "main".into(),
     }
 }
 

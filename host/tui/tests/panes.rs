@@ -146,6 +146,8 @@ fn summary(id: &str, title: &str, turns: usize, tokens: u64, updated: u64) -> Se
         turns,
         approx_tokens: tokens,
         state: SessionState::Complete,
+        parent: None,
+        children: Vec::new(),
     }
 }
 

@@ -183,6 +183,7 @@ fn the_approval_dialog_with_a_diff() {
             },
         ],
         grants: None,
+        agent: "main".into(),
     };
     let dialog = Dialog::new(
         request,

@@ -4,10 +4,12 @@
 //! handler without a documented node, or a documented action without a
 //! handler, fails it.
 
+pub(crate) mod agents;
 pub(crate) mod file_commands;
 pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod permissions;
+pub(crate) mod planning;
 pub(crate) mod plugins;
 pub(crate) mod session;
 pub(crate) mod settings;
@@ -50,6 +52,9 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("memory", memory::memory),
     ("commands.list", file_commands::list),
     ("skills", skills::skills),
+    ("agents", agents::agents),
+    ("plan", planning::plan),
+    ("todos", planning::todos),
     ("compact", session::compact),
     ("clear", session::clear),
     ("quit", session::quit),

@@ -182,6 +182,7 @@ fn parse(app: &App, key: &str, value: &str, node: &Node) -> Result<Setting, supe
             Setting::Provider(value.to_string())
         }
         "policy" => Setting::Policy(match value {
+            "plan" => Mode::Plan,
             "read" => Mode::Read,
             "write" => Mode::Write,
             "yolo" => Mode::Yolo,

@@ -88,7 +88,7 @@ pub fn stdin_json(ctx: &HookContext, payload: &Payload, transcript: Option<&str>
 
 fn permission_mode(ctx: &HookContext) -> &'static str {
     match ctx.mode {
-        amber_core::engine::Mode::Read => "plan",
+        amber_core::engine::Mode::Plan | amber_core::engine::Mode::Read => "plan",
         amber_core::engine::Mode::Write => "default",
         amber_core::engine::Mode::Yolo => "bypassPermissions",
     }

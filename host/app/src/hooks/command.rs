@@ -8,7 +8,6 @@
 
 use std::path::PathBuf;
 
-use amber_core::engine::Mode;
 use amber_core::hooks::{Decision, Hook, HookContext, HookSpec, Payload};
 use amber_core::ports::{CommandPermit, PortError};
 use amber_runtime::imports::exec::ExecPolicy;
@@ -49,7 +48,7 @@ impl Hook for CommandHook {
         let input = claude::stdin_json(ctx, payload, None).to_string();
         let permit = CommandPermit {
             unsandboxed: !self.exec.spawner.backend().is_available(),
-            workspace_writable: ctx.mode != Mode::Read,
+            workspace_writable: !ctx.mode.read_only(),
             ..CommandPermit::default()
         };
         let mut env = self.exec.environment();

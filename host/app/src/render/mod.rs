@@ -1,6 +1,7 @@
 //! The text both front ends show for the same thing: `amber plugin list`
 //! and `/plugins list` print one rendering, made here once.
 
+pub mod agents;
 pub mod plugins;
 pub mod sessions;
 pub mod skills;

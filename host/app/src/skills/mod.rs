@@ -261,8 +261,9 @@ pub fn parse(text: &str, dir: PathBuf, origin: Origin) -> Result<Skill, String> 
     })
 }
 
-/// The line `key:` is on (1-based), or 1 when it is not found.
-fn line_of(text: &str, key: &str) -> usize {
+/// The line `key:` is on (1-based), or 1 when it is not found. Custom
+/// agents name their lines with it too.
+pub(crate) fn line_of(text: &str, key: &str) -> usize {
     text.lines()
         .position(|line| {
             line.strip_prefix(key)
@@ -271,7 +272,8 @@ fn line_of(text: &str, key: &str) -> usize {
         .map_or(1, |i| i + 1)
 }
 
-fn valid_name(name: &str) -> bool {
+/// A skill's or a custom agent's name: 1 to 64 of a-z, 0-9, `-`, `_`.
+pub(crate) fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && name

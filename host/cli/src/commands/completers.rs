@@ -194,3 +194,15 @@ pub fn skill_names() -> Vec<CompletionCandidate> {
         .map(|s| candidate(s.name, amber_core::text::one_line(&s.description, 60)))
         .collect()
 }
+
+/// Every custom agent of the workspace, with its description.
+pub fn agent_names() -> Vec<CompletionCandidate> {
+    let Some((host, project)) = context() else {
+        return Vec::new();
+    };
+    amber_app::agents::catalog(&host.dirs, &project.root)
+        .agents
+        .into_iter()
+        .map(|a| candidate(a.name, amber_core::text::one_line(&a.description, 60)))
+        .collect()
+}

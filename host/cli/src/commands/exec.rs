@@ -36,10 +36,16 @@ pub struct ExecArgs {
     /// Stream JSONL events on stdout instead of text (see docs/exec-json.md).
     #[arg(long)]
     pub json: bool,
+    /// plan: read-only tools, and the run ends with a proposed plan.
     /// read: only read-only tools run. write: the rest need approval.
     /// yolo: everything runs. Default: `policy.mode` from config, else write.
-    #[arg(long, value_parser = clap::value_parser!(ModeArg))]
+    #[arg(long, value_parser = clap::value_parser!(ModeArg), conflicts_with = "plan")]
     pub mode: Option<ModeArg>,
+    /// Plan mode (`--mode plan`): the model reads what it needs and ends
+    /// with a plan (`exit_plan`), printed on stdout (with `--json`, a
+    /// `plan.proposed` event); nothing is changed (docs/plan-mode.md).
+    #[arg(long)]
+    pub plan: bool,
     /// Approve every approval prompt of this run.
     #[arg(long)]
     pub yes: bool,
@@ -103,6 +109,7 @@ impl ExecArgs {
             prompt,
             json: false,
             mode: None,
+            plan: false,
             yes: false,
             provider: None,
             model: None,
@@ -125,6 +132,7 @@ impl ExecArgs {
         self.model = flags.model;
         self.base_url = flags.base_url;
         self.mode = flags.mode;
+        self.plan = flags.plan;
         // `--resume` without an ID is `-c`.
         self.continue_latest = flags.continue_latest || flags.resume.as_deref() == Some("");
         self.resume = flags.resume.filter(|id| !id.is_empty());
@@ -139,7 +147,11 @@ impl ExecArgs {
             provider: self.provider.clone(),
             model: self.model.clone(),
             base_url: self.base_url.clone(),
-            mode: self.mode.map(Mode::from),
+            mode: if self.plan {
+                Some(Mode::Plan)
+            } else {
+                self.mode.map(Mode::from)
+            },
             yes: self.yes,
             resume,
             compress_threshold: self.compact_at,

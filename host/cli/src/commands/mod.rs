@@ -1,5 +1,6 @@
 //! One module per command group.
 
+pub mod agents;
 pub mod authoring;
 pub mod bench;
 pub mod code;

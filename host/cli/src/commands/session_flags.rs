@@ -9,6 +9,7 @@ use clap::Args;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum ModeArg {
+    Plan,
     Read,
     Write,
     Yolo,
@@ -17,6 +18,7 @@ pub enum ModeArg {
 impl From<ModeArg> for Mode {
     fn from(m: ModeArg) -> Mode {
         match m {
+            ModeArg::Plan => Mode::Plan,
             ModeArg::Read => Mode::Read,
             ModeArg::Write => Mode::Write,
             ModeArg::Yolo => Mode::Yolo,
@@ -44,16 +46,28 @@ pub struct TuiArgs {
     /// Another base URL than the preset's, in the TUI and with `-p`.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    /// The policy mode of the session: read, write or yolo (the TUI and
-    /// `-p`).
-    #[arg(long, value_parser = clap::value_parser!(ModeArg))]
+    /// The policy mode of the session: plan, read, write or yolo (the TUI
+    /// and `-p`).
+    #[arg(long, value_parser = clap::value_parser!(ModeArg), conflicts_with = "plan")]
     pub mode: Option<ModeArg>,
+    /// Plan mode (`--mode plan`): the model may only read, and proposes a
+    /// plan for you to accept before anything changes (docs/plan-mode.md).
+    #[arg(long)]
+    pub plan: bool,
     /// Leave out the silent confirm turn (see `amber exec --help`).
     #[arg(long)]
     pub no_confirm: bool,
 }
 
 impl TuiArgs {
+    /// The mode asked for: `--plan` is `--mode plan`.
+    pub fn mode(&self) -> Option<Mode> {
+        if self.plan {
+            return Some(Mode::Plan);
+        }
+        self.mode.map(Mode::from)
+    }
+
     /// Whether any of the session flags was given.
     pub fn any(&self) -> bool {
         self.resume.is_some()
@@ -62,6 +76,7 @@ impl TuiArgs {
             || self.model.is_some()
             || self.base_url.is_some()
             || self.mode.is_some()
+            || self.plan
             || self.no_confirm
     }
 }

@@ -9,7 +9,6 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use amber_app::session::SessionOptions;
-use amber_core::engine::Mode;
 use amber_core::project::ProjectRoot;
 use anyhow::Result;
 
@@ -27,12 +26,13 @@ pub fn run(
     asks: tokio::sync::mpsc::UnboundedReceiver<amber_tui::Ask>,
     first_prompt: Option<String>,
 ) -> Result<ExitCode> {
+    let mode = args.mode();
     let resume = session_to_resume(host, args.resume, args.continue_latest, project)?;
     let options = SessionOptions {
         provider: args.provider,
         model: args.model,
         base_url: args.base_url,
-        mode: args.mode.map(Mode::from),
+        mode,
         resume,
         no_confirm: args.no_confirm,
         ..SessionOptions::default()

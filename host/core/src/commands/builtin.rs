@@ -63,8 +63,9 @@ mod tests {
         assert_eq!(
             builtin_roots(),
             [
-                "clear", "commands", "compact", "diff", "get", "help", "hooks", "mcp", "memory",
-                "model", "permissions", "plugins", "quit", "sessions", "set", "skills", "status"
+                "agents", "clear", "commands", "compact", "diff", "get", "help", "hooks", "mcp",
+                "memory", "model", "permissions", "plan", "plugins", "quit", "sessions", "set",
+                "skills", "status", "todos"
             ]
         );
         assert!(is_builtin_root("set"));
@@ -82,7 +83,7 @@ mod tests {
         let policy = set.child("policy").unwrap();
         assert_eq!(
             policy.children.keys().collect::<Vec<_>>(),
-            ["read", "write", "yolo"]
+            ["plan", "read", "write", "yolo"]
         );
         assert!(set.man.as_deref().unwrap().contains("--save"));
         assert_eq!(set.child("temperature").unwrap().range, Some([0.0, 2.0]));

@@ -128,6 +128,12 @@ impl Agent {
             // A resumed session's pending digest is this one now.
             self.note = None;
         }
+        // The todo list outlives the rebuild: the digest carries it.
+        let todos = self.todos.as_ref().and_then(|t| t.describe());
+        let digest = match (digest, todos) {
+            (Some(read), Some(todos)) => Some(format!("{read}\n\n{todos}")),
+            (read, todos) => read.or(todos),
+        };
         self.clear()?;
         let mut digest = digest.map(|text| Message::text(Role::User, text));
         for message in result.messages {

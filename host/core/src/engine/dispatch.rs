@@ -201,8 +201,15 @@ impl Dispatcher {
                             .insert(call.id.clone(), allowed.args.clone());
                     }
                     let Allowed { tool, args } = allowed;
+                    let scope = crate::call_scope::CallScope {
+                        call_id: call.id.clone(),
+                        agent: self.policy.agent().to_string(),
+                        policy: self.policy.clone(),
+                    };
                     Slot::Running(Box::pin(blocking::run(cancel, move || {
-                        Envelope::from_tool(tool.call(&args))
+                        crate::call_scope::within(Some(scope), || {
+                            Envelope::from_tool(tool.call(&args))
+                        })
                     })))
                 }
                 Err(denied) => Slot::Done(denied),
@@ -348,6 +355,12 @@ impl Dispatcher {
                     call.name
                 )))
             }
+            Mode::Plan if !spec.read_only => {
+                return Err(Envelope::denied(format!(
+                    "plan mode: `{}` can change things; read what you need, then propose your plan with `exit_plan`",
+                    call.name
+                )))
+            }
             // A tool that writes only through `exec` is asked about there,
             // on each exact command.
             // A hook's ask below puts it to the user; once is enough.
@@ -367,7 +380,7 @@ impl Dispatcher {
                 let policy = self.policy.clone();
                 settle(blocking::run(cancel, move || policy.authorize(&ask)).await)?;
             }
-            Mode::Read | Mode::Write | Mode::Yolo => {}
+            Mode::Plan | Mode::Read | Mode::Write | Mode::Yolo => {}
         }
         // A hook's `ask` puts the call to the user in every mode, past
         // any "for the session" approval.

@@ -18,8 +18,11 @@ pub mod events;
 mod hooked;
 pub mod instructions;
 mod interrupt;
+pub mod plan;
 pub mod recovery;
+pub mod side_events;
 pub mod task;
+pub mod todo;
 
 use std::sync::Arc;
 
@@ -148,6 +151,13 @@ pub struct Agent {
     /// What commands did to guarded paths, shown at the end of each turn
     /// (a sub-agent has none: its parent's turn shows them).
     watch: Option<Arc<dyn crate::ports::WorkspaceWatch>>,
+    /// What its tools report while they run (sub-agents, the todo
+    /// list): the sender is handed to the tools, the receiver drained
+    /// while calls run.
+    side_tx: side_events::SideSender,
+    side_rx: side_events::SideReceiver,
+    /// The session's todo list, when it keeps one.
+    todos: Option<Arc<todo::TodoList>>,
 }
 
 /// What the model is told of `tools`.
@@ -175,6 +185,7 @@ impl Agent {
     ) -> Self {
         let decls = declarations(&ports.tools);
         let dispatcher = Dispatcher::new(&ports.tools, ports.policy);
+        let (side_tx, side_rx) = side_events::side_channel();
         Agent {
             config,
             model: ports.model,
@@ -204,14 +215,46 @@ impl Agent {
             sub_agent: false,
             started: false,
             stop_continues: 0,
+            side_tx,
+            side_rx,
+            todos: None,
         }
+    }
+
+    /// Its tools report through this channel (made before the tools, so
+    /// they could be given its sender).
+    pub fn with_side_channel(
+        mut self,
+        (tx, rx): (side_events::SideSender, side_events::SideReceiver),
+    ) -> Self {
+        self.side_tx = tx;
+        self.side_rx = rx;
+        self
+    }
+
+    /// Where its tools send what they report, for tools made later.
+    pub fn side_sender(&self) -> side_events::SideSender {
+        self.side_tx.clone()
+    }
+
+    /// Keeps `todos` in the session (its tools are among the agent's).
+    pub fn with_todos(mut self, todos: Option<Arc<todo::TodoList>>) -> Self {
+        self.todos = todos;
+        self
+    }
+
+    /// The session's todo list, if it keeps one.
+    pub fn todos(&self) -> Option<&Arc<todo::TodoList>> {
+        self.todos.as_ref()
     }
 
     /// Its events go to `hooks` (docs/hooks.md); a sub-agent's
     /// (`sub_agent`) are its tool calls and its end. Set after
     /// [`Self::with_reads`], whose agent id the hooks are told.
     pub fn with_hooks(mut self, hooks: Option<Arc<HookRunner>>, sub_agent: bool) -> Self {
-        if let (Some(hooks), Some(id)) = (&hooks, self.session_id()) {
+        // The runner is the parent's too: a sub-agent's own session does
+        // not rename the one its hooks are told of.
+        if let (Some(hooks), Some(id), false) = (&hooks, self.session_id(), sub_agent) {
             hooks.set_session(id);
         }
         self.dispatcher
@@ -615,6 +658,12 @@ impl Agent {
             }
             let results = self.dispatch(turn, &calls, &previous, sink).await?;
             self.turn_completed(turn, &reply, sink);
+            // A plan proposed ends the run: the person answers it.
+            if let Some(plan) = proposed_plan(&calls, &results) {
+                sink(AgentEvent::PlanProposed { plan: plan.clone() });
+                self.seal()?;
+                return Ok(Outcome::Done(plan));
+            }
             // Steers go after the results: a tool message must follow the
             // assistant message that called it.
             if let Verdict::Steer(steer) = verdict {
@@ -673,6 +722,18 @@ impl Agent {
                 });
             }
         }
+        let mut rendered = rendered;
+        let planning = self.policy().mode() == Mode::Plan;
+        if planning {
+            rendered.tail.push(plan::PLAN_MODE_PROMPT.to_string());
+        }
+        // `exit_plan` is offered only while there is a plan to propose.
+        let tools = self
+            .decls
+            .iter()
+            .filter(|d| planning || d.name != plan::PLAN_TOOL)
+            .cloned()
+            .collect();
         ChatRequest {
             flavor: self.config.flavor.clone(),
             model: self.config.model.clone(),
@@ -680,7 +741,7 @@ impl Agent {
                 assemble(self.chain.get_all(), &self.config.system_prompt, &rendered),
                 &self.config.flavor,
             ),
-            tools: self.decls.clone(),
+            tools,
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
             cache_breakpoint: None,
@@ -788,10 +849,24 @@ impl Agent {
                 arguments: call.arguments.clone(),
             });
         }
-        let envelopes = self
-            .dispatcher
-            .dispatch(calls, previous, &self.cancel)
-            .await;
+        // What the tools report while they run reaches the sink as it
+        // comes, and the session records what belongs there.
+        let envelopes = {
+            let running = self.dispatcher.dispatch(calls, previous, &self.cancel);
+            tokio::pin!(running);
+            loop {
+                tokio::select! {
+                    biased;
+                    Some(event) = self.side_rx.0.recv() => {
+                        side_event(&mut self.session, event, sink)?;
+                    }
+                    envelopes = &mut running => break envelopes,
+                }
+            }
+        };
+        while let Ok(event) = self.side_rx.0.try_recv() {
+            side_event(&mut self.session, event, sink)?;
+        }
         for message in self.dispatcher.take_warnings() {
             sink(AgentEvent::Warning { message });
         }
@@ -905,6 +980,38 @@ impl Agent {
         self.unsealed = false;
         Ok(())
     }
+}
+
+/// Passes on one event a tool reported, recording in the session what
+/// belongs there: a sub-agent's session, linked; the todo list.
+fn side_event(
+    session: &mut Option<SessionWriter>,
+    event: AgentEvent,
+    sink: &mut EventSink<'_>,
+) -> Result<(), AgentError> {
+    if let Some(session) = session {
+        match &event {
+            AgentEvent::SubAgentStarted {
+                agent,
+                call_id,
+                session_id: Some(child),
+                ..
+            } => session.child(child, call_id, agent)?,
+            AgentEvent::TodoUpdated { todos } => session.todos(todos)?,
+            _ => {}
+        }
+    }
+    sink(event);
+    Ok(())
+}
+
+/// The plan of this turn's `exit_plan` call, when it was accepted.
+fn proposed_plan(calls: &[ToolCall], results: &[Envelope]) -> Option<String> {
+    calls
+        .iter()
+        .zip(results)
+        .find(|(call, result)| call.name == plan::PLAN_TOOL && result.status == Status::Ok)
+        .and_then(|(call, _)| plan::plan_of(&call.arguments))
 }
 
 /// The assistant message of a reply: reasoning (which some vendors need

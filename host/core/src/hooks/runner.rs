@@ -444,8 +444,13 @@ impl HookRunner {
 
     /// `permission-request`: what the hooks answered, or `None` to leave
     /// it to the user. A deny beats an approve.
-    pub fn permission(&self, mode: Mode, payload: &Payload) -> Option<PermissionAnswer> {
-        let fired = self.fire("main", mode, payload);
+    pub fn permission(
+        &self,
+        agent: &str,
+        mode: Mode,
+        payload: &Payload,
+    ) -> Option<PermissionAnswer> {
+        let fired = self.fire(agent, mode, payload);
         if let Some(reason) = fired.denied() {
             return Some(PermissionAnswer::Denied { reason });
         }

@@ -156,6 +156,9 @@ pub struct Policy {
     hooks: RwLock<Option<Arc<HookRunner>>>,
     /// The tools a loaded skill allows, until the user's request ends.
     narrowing: RwLock<Option<Narrowing>>,
+    /// Whose view this is: `main`, or a sub-agent's id (`task-1`), which
+    /// its approval questions and permission hooks carry.
+    agent: String,
 }
 
 /// What a skill's `allowed-tools` leaves callable: it narrows what the
@@ -197,7 +200,33 @@ impl Policy {
             asking: Mutex::new(()),
             hooks: RwLock::new(None),
             narrowing: RwLock::new(None),
+            agent: "main".into(),
         }
+    }
+
+    /// A sub-agent's own view, taken as it starts: `mode` (the caller
+    /// passes the parent's or stricter), the rules, grants and skill
+    /// narrowing in force now, and the same person and hooks to ask. A
+    /// later `/set policy`, grant or rule change on this policy does not
+    /// reach the view, so nothing loosens a running sub-agent.
+    pub fn view(&self, agent: &str, mode: Mode) -> Policy {
+        Policy {
+            mode: RwLock::new(mode),
+            sandbox: self.sandbox.clone(),
+            root: self.root.clone(),
+            rules: RwLock::new(self.rules()),
+            granted: Mutex::new(self.grants()),
+            handler: self.handler.clone(),
+            asking: Mutex::new(()),
+            hooks: RwLock::new(self.hooks.read().unwrap_or_else(|e| e.into_inner()).clone()),
+            narrowing: RwLock::new(self.narrowing()),
+            agent: agent.to_string(),
+        }
+    }
+
+    /// Whose view this is: `main`, or a sub-agent's id.
+    pub fn agent(&self) -> &str {
+        &self.agent
     }
 
     /// Narrows the callable tools to `tools` (within any narrowing in
@@ -411,7 +440,7 @@ impl Policy {
         };
         if let Some(hooks) = hooks.filter(|h| h.handles(HookEvent::Notification)) {
             let message = format!("amber needs your approval: `{}` ({})", ask.kind, ask.class);
-            hooks.fire("main", self.mode(), &Payload::Notification { message });
+            hooks.fire(&self.agent, self.mode(), &Payload::Notification { message });
         }
         let _turn = self.asking.lock().unwrap_or_else(|e| e.into_inner());
         // A grant made while this one waited for the lock covers it.
@@ -433,6 +462,7 @@ impl Policy {
             class: Some(ask.class.clone()),
             scopes,
             grants: ask.grants.clone(),
+            agent: self.agent.clone(),
         };
         // The policy runs on a blocking thread (dispatch hands it there;
         // the exec import asks from a guest's), so it may wait here.
@@ -478,7 +508,7 @@ impl Policy {
             class: Some(ask.class.clone()),
         };
         hooks
-            .permission(self.mode(), &payload)
+            .permission(&self.agent, self.mode(), &payload)
             .map(|answer| match answer {
                 PermissionAnswer::Approved { .. } => Ok(()),
                 PermissionAnswer::Denied { reason } => Err(PolicyError::DeniedByHook { reason }),
@@ -511,7 +541,7 @@ impl Policy {
             Mode::Yolo if !self.sandbox.always => Ok(unsandboxed),
             Mode::Yolo if sandboxed => Ok(escalation(&class)),
             Mode::Yolo => Err(PolicyError::NoSandbox),
-            Mode::Read if class.class == ShellClass::ReadOnly => Ok(if sandboxed {
+            Mode::Read | Mode::Plan if class.class == ShellClass::ReadOnly => Ok(if sandboxed {
                 in_sandbox(false)
             } else {
                 CommandPermit {
@@ -519,7 +549,7 @@ impl Policy {
                     ..unsandboxed
                 }
             }),
-            Mode::Read => Err(PolicyError::ReadMode {
+            Mode::Read | Mode::Plan => Err(PolicyError::ReadMode {
                 command: command.to_string(),
                 label: class.label().to_string(),
                 reason: class.reason.clone(),
@@ -587,13 +617,20 @@ fn escalation(class: &Classification) -> CommandPermit {
 }
 
 impl CommandGate for Policy {
+    /// A command a tool call runs is checked by the policy of the agent
+    /// that made the call (crate::call_scope): a sub-agent's own view.
     fn check(
         &self,
         requester: &str,
         command: &str,
         cwd: &Path,
     ) -> Result<CommandPermit, PolicyError> {
-        self.check_command(requester, command, cwd)
+        match crate::call_scope::current() {
+            Some(scope) if !std::ptr::eq(Arc::as_ptr(&scope.policy), self) => {
+                scope.policy.check_command(requester, command, cwd)
+            }
+            _ => self.check_command(requester, command, cwd),
+        }
     }
 }
 

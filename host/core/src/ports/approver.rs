@@ -53,6 +53,8 @@ pub struct ApprovalRequest {
     /// For a command: how it will run if approved, e.g. "in the sandbox,
     /// with network" or "unsandboxed", so the user sees what is granted.
     pub grants: Option<String>,
+    /// Which agent asks: `main`, or a sub-agent's id (`task-1`).
+    pub agent: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,6 +228,7 @@ mod tests {
             class: None,
             scopes: Vec::new(),
             grants: None,
+            agent: "main".into(),
         }
     }
 

@@ -41,6 +41,10 @@ pub struct SessionInfo {
     /// a git workspace: what `/diff` compares the work tree with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_head: Option<String>,
+    /// A sub-agent's session names its parent's and the call that
+    /// started it (docs/agents.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<ParentLink>,
     /// A hash of the fields above, written with the start record: an edit
     /// of the workspace, provider or model is refused on resume. (The
     /// system prompt is the chain's first message, sealed by the chain.)
@@ -60,6 +64,20 @@ impl SessionInfo {
             .to_hex()
             .to_string()
     }
+}
+
+/// Where a sub-agent's session came from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParentLink {
+    /// The parent session's id.
+    pub session: String,
+    /// The `task` call that started the sub-agent.
+    pub call_id: String,
+    /// Its id in the parent's run (`task-1`).
+    pub agent: String,
+    /// The custom agent it ran as, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -93,6 +111,15 @@ pub enum Record {
     /// `/set`, `/model`): a resume restores the last. Not part of the
     /// chain.
     Settings(SessionSettings),
+    /// A sub-agent began, in a session of its own. Not part of the chain.
+    Child {
+        session: String,
+        call_id: String,
+        agent: String,
+    },
+    /// The todo list after a change, whole; a resume restores the last.
+    /// Not part of the chain.
+    Todos { todos: Vec<crate::engine::todo::Todo> },
 }
 
 /// What a session runs with and a resume restores: the policy mode, the
@@ -197,6 +224,8 @@ pub struct Resumed {
     pub settings: Option<SessionSettings>,
     /// The session's token totals at its last head.
     pub usage: Usage,
+    /// The todo list last recorded (empty when none was).
+    pub todos: Vec<crate::engine::todo::Todo>,
 }
 
 /// One "interrupted" error result per call id, each its own tool message,
@@ -441,6 +470,22 @@ impl SessionWriter {
         self.write(&Record::Clear)
     }
 
+    /// Records that a sub-agent began in session `session`.
+    pub fn child(&mut self, session: &str, call_id: &str, agent: &str) -> Result<(), SessionError> {
+        self.write_or_wait(Record::Child {
+            session: session.to_string(),
+            call_id: call_id.to_string(),
+            agent: agent.to_string(),
+        })
+    }
+
+    /// Records the todo list, whole, after a change.
+    pub fn todos(&mut self, todos: &[crate::engine::todo::Todo]) -> Result<(), SessionError> {
+        self.write_or_wait(Record::Todos {
+            todos: todos.to_vec(),
+        })
+    }
+
     /// Records what a hook did; resume reads past it.
     pub fn hook(&mut self, outcome: &crate::hooks::HookOutcome) -> Result<(), SessionError> {
         self.write_or_wait(Record::Hook(outcome.clone()))
@@ -508,6 +553,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
     let mut chain = ContextChain::new();
     let mut info = None;
     let mut settings = None;
+    let mut todos = Vec::new();
     // A prompt as typed, and its line, until its message is read.
     let mut prompt: Option<(String, usize)> = None;
     let mut usage = Usage::default();
@@ -544,7 +590,11 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         // A hook's outcome, a prompt as typed and the settings are not
         // part of the chain or of any turn.
         match record {
-            Record::Hook(_) => continue,
+            Record::Hook(_) | Record::Child { .. } => continue,
+            Record::Todos { todos: recorded } => {
+                todos = recorded;
+                continue;
+            }
             // A prompt is checked against the message that carries it.
             Record::Prompt { text } => {
                 prompt = Some((text, number));
@@ -610,7 +660,11 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                 chain.clear();
             }
             // Read past above.
-            Record::Hook(_) | Record::Prompt { .. } | Record::Settings(_) => {}
+            Record::Hook(_)
+            | Record::Prompt { .. }
+            | Record::Settings(_)
+            | Record::Child { .. }
+            | Record::Todos { .. } => {}
             Record::Head {
                 hash,
                 len,
@@ -658,6 +712,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         valid_len,
         settings,
         usage,
+        todos,
     })
 }
 

@@ -41,6 +41,12 @@ pub struct SessionSummary {
     #[serde(default)]
     pub approx_tokens: u64,
     pub state: SessionState,
+    /// A sub-agent's session: its parent's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The sub-agents' sessions it started, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<String>,
 }
 
 pub struct SessionStore {
@@ -102,12 +108,29 @@ impl SessionStore {
                 provider: provider.to_string(),
                 model: model.to_string(),
                 git_head: None,
+                parent: None,
                 seal: None,
             };
             // The file is made with the first message.
             let writer = SessionWriter::deferred(&path, info.clone());
             return Ok((info, writer));
         }
+    }
+
+    /// A new sub-agent's session under `parent`, with the parent's
+    /// workspace; like [`Self::create`], its file is made with its first
+    /// message.
+    pub fn create_child(
+        &self,
+        workspace: &str,
+        provider: &str,
+        model: &str,
+        parent: super::ParentLink,
+    ) -> Result<(SessionInfo, SessionWriter), SessionError> {
+        let (mut info, _) = self.create(workspace, provider, model)?;
+        info.parent = Some(parent);
+        let path = self.dir.join(format!("{}.jsonl", info.id));
+        Ok((info.clone(), SessionWriter::deferred(&path, info)))
     }
 
     /// Every session, newest first. A missing folder means none yet.
@@ -192,6 +215,8 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
         model: String::new(),
         title: String::new(),
         messages: 0,
+        parent: None,
+        children: Vec::new(),
         turns: 0,
         approx_tokens: 0,
         state: SessionState::Complete,
@@ -205,7 +230,11 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             continue;
         };
         match record {
-            Record::Hook(_) => continue,
+            Record::Hook(_) | Record::Todos { .. } => continue,
+            Record::Child { session, .. } => {
+                summary.children.push(session);
+                continue;
+            }
             // The prompt as typed names the session better than the
             // message around it (notes, hook context).
             Record::Prompt { text } => {
@@ -228,6 +257,7 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
                 summary.workspace = info.workspace;
                 summary.provider = info.provider;
                 summary.model = info.model;
+                summary.parent = info.parent.map(|p| p.session);
             }
             Record::Message { message, .. } => {
                 summary.messages += 1;
@@ -244,7 +274,11 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
                 summary.messages = 0;
                 sizes.clear();
             }
-            Record::Hook(_) | Record::Prompt { .. } | Record::Settings(_) => {}
+            Record::Hook(_)
+            | Record::Prompt { .. }
+            | Record::Settings(_)
+            | Record::Child { .. }
+            | Record::Todos { .. } => {}
             Record::Head { .. } => {
                 summary.turns += 1;
                 ended = true;

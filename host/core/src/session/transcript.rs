@@ -69,7 +69,12 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
                 rebuilding = true;
             }
             Record::Head { .. } => rebuilding = false,
-            Record::Pop { .. } | Record::Start(_) | Record::Hook(_) | Record::Settings(_) => {}
+            Record::Pop { .. }
+            | Record::Start(_)
+            | Record::Hook(_)
+            | Record::Settings(_)
+            | Record::Child { .. }
+            | Record::Todos { .. } => {}
         }
     }
     Ok(steps.into_iter().filter_map(|(_, step)| step).collect())
