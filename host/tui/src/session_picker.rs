@@ -30,7 +30,7 @@ impl SessionPicker {
             .into_iter()
             // An empty session (an older amber left one per TUI opened
             // and quit) has nothing to resume.
-            .filter(|s| s.workspace == workspace && (s.turns > 0 || s.id == open))
+            .filter(|s| s.workspace == workspace && s.parent.is_none() && (s.turns > 0 || s.id == open))
             .partition(|s| s.id == open);
         sessions.extend(others);
         SessionPicker {

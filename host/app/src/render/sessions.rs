@@ -16,9 +16,14 @@ pub fn list(sessions: &[SessionSummary]) -> String {
             SessionState::Interrupted => " (interrupted)",
             SessionState::Unreadable => " (unreadable)",
         };
+        let family = match (&s.parent, s.children.len()) {
+            (Some(parent), _) => format!(" (sub-agent of {parent})"),
+            (None, 0) => String::new(),
+            (None, n) => format!(" (+{})", amber_core::text::count(n, "sub-agent")),
+        };
         let _ = writeln!(
             out,
-            "{}  {}  {:>3} msgs  {:<10} {}{state}",
+            "{}  {}  {:>3} msgs  {:<10} {}{state}{family}",
             s.id,
             timestamp(s.updated),
             s.messages,

@@ -54,6 +54,7 @@ fn show(dirs: &AmberDirs, id: &str, as_json: bool) -> Result<()> {
     let path = store.path(id)?;
     let resumed = session::resume(&path)?;
     let messages = resumed.chain.get_all();
+    let sub_agents = sub_agents(&store, &resumed);
     if as_json {
         return print_json(&json!({
             "id": id,
@@ -64,6 +65,7 @@ fn show(dirs: &AmberDirs, id: &str, as_json: bool) -> Result<()> {
             "turns": resumed.turns,
             "warnings": resumed.warnings,
             "unanswered_calls": resumed.interrupted,
+            "sub_agents": sub_agents,
             "messages": messages,
         }));
     }
@@ -88,6 +90,24 @@ fn show(dirs: &AmberDirs, id: &str, as_json: bool) -> Result<()> {
     for message in messages {
         print_message(message);
     }
+    if !sub_agents.is_empty() {
+        outln!("\nsub-agents:");
+        for child in &sub_agents {
+            let state = match &child["error"] {
+                serde_json::Value::String(e) => format!("NOT verified: {e}"),
+                _ => format!(
+                    "verified, {}",
+                    amber_core::text::count(child["turns"].as_u64().unwrap_or(0) as usize, "turn")
+                ),
+            };
+            outln!(
+                "  {} (call {}) → session {} · {state}",
+                child["agent"].as_str().unwrap_or_default(),
+                child["call_id"].as_str().unwrap_or_default(),
+                child["session"].as_str().unwrap_or_default(),
+            );
+        }
+    }
     if !resumed.interrupted.is_empty() {
         let n = resumed.interrupted.len();
         let verb = if n == 1 { "has" } else { "have" };
@@ -97,6 +117,42 @@ fn show(dirs: &AmberDirs, id: &str, as_json: bool) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The sessions of the sub-agents `resumed` started, each verified as
+/// its parent was, with its link back checked.
+fn sub_agents(store: &SessionStore, resumed: &session::Resumed) -> Vec<serde_json::Value> {
+    let parent = resumed.info.as_ref().map(|i| i.id.as_str());
+    resumed
+        .children
+        .iter()
+        .map(|(id, call_id, agent)| {
+            let checked = store
+                .path(id)
+                .map_err(|e| e.to_string())
+                .and_then(|path| session::resume(&path).map_err(|e| e.to_string()))
+                .and_then(|child| {
+                    let link = child.info.as_ref().and_then(|i| i.parent.as_ref());
+                    match link {
+                        Some(link) if Some(link.session.as_str()) == parent && &link.call_id == call_id => {
+                            Ok(child)
+                        }
+                        _ => Err("its start record does not name this session and call as its parent".into()),
+                    }
+                });
+            match checked {
+                Ok(child) => json!({
+                    "session": id, "call_id": call_id, "agent": agent, "verified": true,
+                    "turns": child.turns,
+                    "profile": child.info.and_then(|i| i.parent).and_then(|p| p.profile),
+                }),
+                Err(error) => json!({
+                    "session": id, "call_id": call_id, "agent": agent, "verified": false,
+                    "error": error,
+                }),
+            }
+        })
+        .collect()
 }
 
 fn print_message(message: &Message) {

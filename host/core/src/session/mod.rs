@@ -226,6 +226,8 @@ pub struct Resumed {
     pub usage: Usage,
     /// The todo list last recorded (empty when none was).
     pub todos: Vec<crate::engine::todo::Todo>,
+    /// The sub-agents' sessions it started: (session, call id, agent).
+    pub children: Vec<(String, String, String)>,
 }
 
 /// One "interrupted" error result per call id, each its own tool message,
@@ -554,6 +556,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
     let mut info = None;
     let mut settings = None;
     let mut todos = Vec::new();
+    let mut children = Vec::new();
     // A prompt as typed, and its line, until its message is read.
     let mut prompt: Option<(String, usize)> = None;
     let mut usage = Usage::default();
@@ -590,7 +593,15 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         // A hook's outcome, a prompt as typed and the settings are not
         // part of the chain or of any turn.
         match record {
-            Record::Hook(_) | Record::Child { .. } => continue,
+            Record::Hook(_) => continue,
+            Record::Child {
+                session,
+                call_id,
+                agent,
+            } => {
+                children.push((session, call_id, agent));
+                continue;
+            }
             Record::Todos { todos: recorded } => {
                 todos = recorded;
                 continue;
@@ -713,6 +724,7 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
         settings,
         usage,
         todos,
+        children,
     })
 }
 
