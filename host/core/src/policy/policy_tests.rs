@@ -395,3 +395,45 @@ fn a_skill_narrows_a_second_narrows_further_and_a_new_request_ends_it() {
     policy.end_narrowing();
     assert_eq!(policy.narrowing(), None);
 }
+
+/// A sub-agent's view: taken as it starts, asked under its own name, and
+/// what the `exec` import's gate asks when the sub-agent's call runs.
+#[test]
+fn a_view_keeps_its_mode_and_the_gate_routes_a_call_to_it() {
+    let handler = scripted(vec![Decision::ApproveOnce]);
+    let parent = Arc::new(
+        Policy::new(Mode::Yolo, "/ws".into(), Vec::new(), Some(handler.clone()))
+            .with_sandbox(sandboxed()),
+    );
+    let view = Arc::new(parent.view("task-1", Mode::Read));
+    let gate: &dyn CommandGate = parent.as_ref();
+    // The parent's own calls: yolo.
+    assert!(gate.check("shell", "rm -rf build", Path::new("/ws")).is_ok());
+    // The sub-agent's call: read mode, whatever the parent says.
+    let scope = crate::call_scope::CallScope {
+        call_id: "c1".into(),
+        agent: "task-1".into(),
+        policy: view.clone(),
+    };
+    let refused = crate::call_scope::within(Some(scope), || {
+        gate.check("shell", "rm -rf build", Path::new("/ws"))
+    });
+    assert!(matches!(refused, Err(PolicyError::ReadMode { .. })), "{refused:?}");
+    parent.set_mode(Mode::Yolo);
+    assert_eq!(view.mode(), Mode::Read);
+    // A write-mode view asks the person, saying whose question it is.
+    let writer = parent.view("task-2", Mode::Write);
+    writer.authorize(&ask("write_file", "/ws/a.txt")).unwrap();
+    assert_eq!(handler.asked.lock().unwrap()[0].agent, "task-2");
+}
+
+#[test]
+fn a_sub_agent_mode_is_its_parents_or_stricter_and_never_plan() {
+    assert_eq!(Mode::Write.at_most(Mode::Yolo), Mode::Write);
+    assert_eq!(Mode::Yolo.at_most(Mode::Read), Mode::Read);
+    assert_eq!(Mode::Plan.at_most(Mode::Write), Mode::Read);
+    assert_eq!(Mode::Write.at_most(Mode::Plan), Mode::Read);
+    assert_eq!(Mode::Write.cycled(), Mode::Plan);
+    assert_eq!(Mode::Plan.cycled(), Mode::Read);
+    assert_eq!(Mode::Read.cycled(), Mode::Write);
+}

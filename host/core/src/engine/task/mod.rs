@@ -429,3 +429,6 @@ impl Tool for TaskTool {
         handle.block_on(self.run(request, token))
     }
 }
+
+#[cfg(test)]
+mod tests;

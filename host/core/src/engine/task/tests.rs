@@ -1,0 +1,139 @@
+//! The task tool with a scripted model: a sub-agent runs under its own
+//! view of the policy, which a change of its parent's mode does not
+//! loosen, and reports its events tagged with its id.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::compress::pipeline::fake::{text, FakeModel, Reply};
+use crate::engine::side_events::side_channel;
+use crate::policy::Mode;
+use crate::ports::dialect::ToolCall;
+use crate::ports::ThresholdGate;
+
+/// A tool that does what it is given, spec'd as asked.
+struct Doing {
+    spec: ToolSpec,
+    does: Box<dyn Fn() + Send + Sync>,
+}
+
+impl Tool for Doing {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn call(&self, _args: &Value) -> Result<ToolOutput, ToolError> {
+        (self.does)();
+        Ok(ToolOutput {
+            content: "done".into(),
+            meta: None,
+        })
+    }
+}
+
+fn doing(name: &str, read_only: bool, does: impl Fn() + Send + Sync + 'static) -> Arc<dyn Tool> {
+    Arc::new(Doing {
+        spec: ToolSpec {
+            name: name.into(),
+            description: name.into(),
+            input_schema: json!({"type": "object"}),
+            read_only,
+            gated_by_exec: false,
+            approval_group: None,
+        },
+        does: Box::new(does),
+    })
+}
+
+fn call(id: &str, name: &str) -> Reply {
+    Reply::Calls(vec![ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: "{}".into(),
+    }])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent() {
+    let parent = Arc::new(Policy::new(Mode::Write, "/ws".into(), Vec::new(), None));
+    let loosen = {
+        let parent = parent.clone();
+        doing("set_yolo", true, move || parent.set_mode(Mode::Yolo))
+    };
+    let poke = doing("poke", false, || {});
+    let model = Arc::new(FakeModel::new(
+        vec![call("c1", "set_yolo"), call("c2", "poke"), text("could not poke")],
+        10,
+    ));
+    let (events, mut received) = side_channel();
+    let profile = AgentProfile {
+        name: "auditor".into(),
+        description: "reads".into(),
+        tools: None,
+        model: None,
+        mode: Some(Mode::Read),
+        max_iterations: None,
+        system_prompt: "Audit.".into(),
+        source: "auditor.md".into(),
+    };
+    let context = TaskContext {
+        config: AgentConfig {
+            model: "m".into(),
+            flavor: "openai-chat".into(),
+            context_window: 1000,
+            max_tool_iterations: 10,
+            confirm: None,
+            max_tokens: None,
+            temperature: None,
+            system_prompt: String::new(),
+            workspace: None,
+        },
+        model,
+        tools: vec![loosen, poke],
+        blocks: Vec::new(),
+        policy: parent.clone(),
+        gate: Arc::new(ThresholdGate { threshold: 0.8 }),
+        max_iterations: 5,
+        interrupt: Interrupt::default(),
+        reads: None,
+        hooks: None,
+        profiles: vec![profile],
+        models: None,
+        sessions: None,
+        events,
+    };
+    let task = Arc::new(TaskTool::new(context, Execution::Serial));
+    let args = json!({"prompt": "poke it", "agent": "auditor"});
+    let out = tokio::task::spawn_blocking(move || task.call(&args))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.content, "could not poke");
+    assert_eq!(parent.mode(), Mode::Yolo, "the parent did switch");
+    let mut seen = Vec::new();
+    while let Ok(event) = received.0.try_recv() {
+        seen.push(event);
+    }
+    let started = seen.iter().find_map(|e| match e {
+        AgentEvent::SubAgentStarted { agent, mode, .. } => Some((agent.clone(), mode.clone())),
+        _ => None,
+    });
+    assert_eq!(started, Some(("task-1".into(), "read".into())));
+    let poked = seen.iter().find_map(|e| match e {
+        AgentEvent::SubAgent { agent, event } if agent == "task-1" => match event.as_ref() {
+            AgentEvent::ToolResult { name, status, output, .. } if name == "poke" => {
+                Some((*status, output.clone()))
+            }
+            _ => None,
+        },
+        _ => None,
+    });
+    let (status, output) = poked.expect("the sub-agent's poke result, tagged");
+    assert_eq!(status, crate::engine::Status::Denied);
+    assert!(output.contains("read mode"), "{output}");
+    assert!(matches!(
+        seen.last(),
+        Some(AgentEvent::SubAgentFinished { outcome, .. }) if outcome == "done"
+    ));
+}
