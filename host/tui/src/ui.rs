@@ -381,12 +381,22 @@ impl Ui {
             Constraint::Length(1),
         ])
         .areas(area);
+        // The question takes the transcript's last rows, so the plan
+        // above it stays in view.
+        let asking = self.plan.is_some() && !self.running && transcript.height >= 6;
+        let (transcript, question) = if asking {
+            let [above, question] =
+                Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(transcript);
+            (above, Some(question))
+        } else {
+            (transcript, None)
+        };
         self.draw_transcript(frame, transcript);
         if todo_height > 0 {
             frame.render_widget(Paragraph::new(todo_lines), todo);
         }
-        if self.plan.is_some() && !self.running {
-            self.draw_plan_question(frame, transcript);
+        if let Some(question) = question {
+            draw_plan_question(frame, question);
         }
         self.draw_editor(frame, editor);
         frame.render_widget(
@@ -401,30 +411,6 @@ impl Ui {
         if let Some(dialog) = &mut self.dialog {
             dialog.draw(frame, transcript);
         }
-    }
-
-    /// "Execute this plan?", over the transcript's last rows.
-    fn draw_plan_question(&self, frame: &mut Frame<'_>, area: Rect) {
-        if area.height < 3 {
-            return;
-        }
-        let question = Rect {
-            y: area.y + area.height - 3,
-            height: 3,
-            ..area
-        };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme::accent())
-            .title(Span::styled(" execute this plan? ", theme::accent()));
-        let text = Line::from(vec![
-            Span::styled("y", theme::accent()),
-            Span::raw(": yes, in write mode · "),
-            Span::styled("n", theme::accent()),
-            Span::raw(": no, keep planning (type what to change)"),
-        ]);
-        frame.render_widget(ratatui::widgets::Clear, question);
-        frame.render_widget(Paragraph::new(text).block(block), question);
     }
 
     /// The prompts typed during a turn, dimmed under the transcript until
@@ -526,4 +512,20 @@ impl Ui {
             frame.set_cursor_position(Position::new(x.min(inner.right().saturating_sub(1)), y));
         }
     }
+}
+
+/// "Execute this plan?", in the three rows under the transcript.
+fn draw_plan_question(frame: &mut Frame<'_>, question: Rect) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::accent())
+        .title(Span::styled(" execute this plan? ", theme::accent()));
+    let text = Line::from(vec![
+        Span::styled("y", theme::accent()),
+        Span::raw(": yes, in write mode · "),
+        Span::styled("n", theme::accent()),
+        Span::raw(": no, keep planning (type what to change)"),
+    ]);
+    frame.render_widget(ratatui::widgets::Clear, question);
+    frame.render_widget(Paragraph::new(text).block(block), question);
 }
