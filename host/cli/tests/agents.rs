@@ -209,3 +209,50 @@ reply = { text = "Wrote it." }
         .assert_done("Wrote it.");
     assert!(env.ws.join("y.txt").exists());
 }
+
+#[test]
+fn hooks_hear_the_sub_agents_own_id() {
+    let env = Env::without_confirm_turn(AMBER);
+    std::fs::write(
+        env.home.join("config.toml"),
+        r#"[agent]
+confirm_turn = false
+
+[[hooks.command]]
+event = "SubagentStop"
+command = "cat > subagent-stop.json"
+
+[[hooks.command]]
+event = "PermissionRequest"
+command = "cat > permission.json"
+"#,
+    )
+    .unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "t1", name = "task", arguments = { prompt = "Write x.txt." } }] }
+[[turns]]
+expect_tool_results = []
+reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "x.txt", content = "x" } }] }
+[[turns]]
+reply = { text = "Not approved." }
+[[turns]]
+expect_tool_results = ["t1"]
+reply = { text = "It was not approved." }
+"#,
+    );
+    let run = env.exec(&server, &[], "Have a sub-agent write x.txt.");
+    run.assert_done("It was not approved.");
+    let read = |file: &str| -> Value {
+        let text = std::fs::read_to_string(env.ws.join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}\n{}", run.stderr));
+        serde_json::from_str(&text).unwrap()
+    };
+    let asked = read("permission.json");
+    assert_eq!(asked["agent"], "task-1", "{asked:#}");
+    assert_eq!(asked["hook_event_name"], "PermissionRequest");
+    let stopped = read("subagent-stop.json");
+    assert_eq!(stopped["agent"], "task-1", "{stopped:#}");
+    assert_eq!(stopped["hook_event_name"], "SubagentStop");
+}
