@@ -81,7 +81,12 @@ impl AgentDef {
             name: self.name.clone(),
             description: self.description.clone(),
             tools: self.tools.clone(),
-            model: self.model.clone(),
+            // Claude Code's aliases name its own models, which another
+            // provider does not serve: the session's model runs them.
+            model: self
+                .model
+                .clone()
+                .filter(|m| !CLAUDE_ALIASES.contains(&m.as_str())),
             mode: self.mode,
             max_iterations: self.max_iterations,
             system_prompt: self.prompt.clone(),
@@ -89,6 +94,9 @@ impl AgentDef {
         }
     }
 }
+
+/// Claude Code's `model` aliases.
+const CLAUDE_ALIASES: [&str; 3] = ["sonnet", "opus", "haiku"];
 
 /// Every agent found, by name, and what was skipped.
 #[derive(Debug, Clone, Default)]
