@@ -9,6 +9,7 @@
 pub mod agents;
 mod app;
 pub mod builtins;
+mod clients;
 mod commands;
 pub mod compaction;
 pub mod config_file;

@@ -14,19 +14,19 @@ use amber_core::engine::{
 };
 use amber_core::hooks::HookRunner;
 use amber_core::policy::Policy;
-use amber_core::ports::ModelClient;
 use amber_core::project::ProjectRoot;
 use amber_core::session::{self, SessionInfo, SessionSettings, SessionStore, SessionWriter};
 use amber_core::{ContextChain, Ledger};
 use amber_runtime::manager::PluginManager;
 use amber_runtime::AmberDirs;
-use amber_wire::{make_dialect, Preset, WireClient};
+use amber_wire::Preset;
 use anyhow::Result;
 
 use crate::compaction::{self, Compression};
 use crate::host::{self, Host};
 use crate::presets::presets_from;
 use crate::subagents::{main_tools, MainTools, SubAgents};
+pub use crate::clients::model_client;
 
 /// An open session: the agent and what it was opened with.
 pub struct Live {
@@ -197,20 +197,6 @@ pub fn choose_preset(
         preset.base_url = url.clone();
     }
     Ok(preset)
-}
-
-/// The model client for `preset` over the dialect the ledger has for its
-/// flavor, with the flavor's name.
-pub fn model_client(
-    ledger: &Ledger,
-    preset: &Preset,
-    config: &Config,
-) -> Result<(Arc<dyn ModelClient>, String)> {
-    let dialect = make_dialect(ledger, preset).map_err(|e| host::with_bundle_hint(e.into()))?;
-    let key = WireClient::key_from_env(preset)?;
-    let flavor = dialect.flavor().name.clone();
-    let client = WireClient::new(preset.clone(), dialect, key, host::wire_options(config))?;
-    Ok((Arc::new(client), flavor))
 }
 
 /// The config as this process runs it: the file, with what the command

@@ -46,7 +46,7 @@ impl ModelResolver for PresetResolver {
                 ..self.parent.clone()
             },
         };
-        let (client, flavor) = crate::session::model_client(&self.ledger, &preset, &self.config)
+        let (client, flavor) = crate::clients::model_client(&self.ledger, &preset, &self.config)
             .map_err(|e| format!("{e:#}"))?;
         Ok(SubAgentModel {
             client,

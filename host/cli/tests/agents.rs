@@ -25,15 +25,28 @@ fn agent_file(env: &Env, folder: &str, name: &str, text: &str) {
 /// The tool names of the `n`th request, and the `task` tool's description.
 fn offered(server: &FakeLlm, n: usize) -> (Vec<String>, String) {
     let received = server.received();
-    let tools = received[n].body["tools"].as_array().cloned().unwrap_or_default();
+    let tools = received[n].body["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let names = tools
         .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string())
+        .map(|t| {
+            t["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect();
     let task = tools
         .iter()
         .find(|t| t["function"]["name"] == "task")
-        .map(|t| t["function"]["description"].as_str().unwrap_or_default().to_string())
+        .map(|t| {
+            t["function"]["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .unwrap_or_default();
     (names, task)
 }
@@ -55,7 +68,12 @@ fn a_custom_agent_limited_to_read_file_runs_in_a_linked_session_and_reports_tagg
         "tester",
         "---\nname: tester\ndescription: Runs the tests.\ntools: Read, Bash\nmodel: sonnet\n---\nRun them.\n",
     );
-    agent_file(&env, ".amber/agents", "broken", "---\nname: broken\ndescription: Fast.\nmode: fast\n---\n");
+    agent_file(
+        &env,
+        ".amber/agents",
+        "broken",
+        "---\nname: broken\ndescription: Fast.\nmode: fast\n---\n",
+    );
     let server = fake(
         r#"
 [[turns]]
@@ -76,7 +94,10 @@ reply = { text = "a.txt says alpha." }
     // The model sees the agents in the task tool's description.
     let (names, task) = offered(&server, 0);
     assert!(names.iter().any(|n| n == "task"), "{names:?}");
-    assert!(task.contains("- reader: Reads files and reports what they say."), "{task}");
+    assert!(
+        task.contains("- reader: Reads files and reports what they say."),
+        "{task}"
+    );
     assert!(task.contains("- tester: Runs the tests."), "{task}");
     // The sub-agent's request offers only its tools, and carries its prompt.
     let (child_tools, _) = offered(&server, 1);
@@ -99,7 +120,10 @@ reply = { text = "a.txt says alpha." }
             )
         })
         .collect();
-    assert!(tagged.iter().all(|(agent, _)| agent == "task-1"), "{tagged:?}");
+    assert!(
+        tagged.iter().all(|(agent, _)| agent == "task-1"),
+        "{tagged:?}"
+    );
     let calls: Vec<&Value> = run
         .of_type("subagent")
         .into_iter()
@@ -108,7 +132,10 @@ reply = { text = "a.txt says alpha." }
     assert_eq!(calls.len(), 2, "{tagged:?}");
     // shell is not among its tools: refused; read_file ran.
     assert_eq!(calls[0]["event"]["status"], "denied");
-    assert!(calls[0]["event"]["output"].as_str().unwrap().contains("tool not found: `shell`"));
+    assert!(calls[0]["event"]["output"]
+        .as_str()
+        .unwrap()
+        .contains("tool not found: `shell`"));
     assert_eq!(calls[1]["event"]["status"], "ok");
     let finished = run.one("subagent.finished");
     assert_eq!(finished["outcome"], "done");
@@ -133,7 +160,9 @@ reply = { text = "a.txt says alpha." }
     let out = env.run(&["sessions", "show", &parent]);
     let shown_text = text(&out.stdout);
     assert!(
-        shown_text.contains(&format!("task-1 (call t1) → session {child} · verified, 2 turns")),
+        shown_text.contains(&format!(
+            "task-1 (call t1) → session {child} · verified, 2 turns"
+        )),
         "{shown_text}"
     );
     // A sub-agent's session is its parent's part: `-c` goes on with the
@@ -142,9 +171,14 @@ reply = { text = "a.txt says alpha." }
     assert!(text(&out.stdout).contains(&format!("(sub-agent of {parent})")));
     let server = fake("[[turns]]\nreply = { text = \"Again.\" }\n");
     let base = server.openai_base();
-    let again = amber_tests::exec_env::Run::from(
-        env.run(&["exec", "--json", "--base-url", &base, "-c", "Once more."]),
-    );
+    let again = amber_tests::exec_env::Run::from(env.run(&[
+        "exec",
+        "--json",
+        "--base-url",
+        &base,
+        "-c",
+        "Once more.",
+    ]));
     again.assert_done("Again.");
     assert_eq!(again.session_id(), parent);
 
@@ -156,9 +190,15 @@ reply = { text = "a.txt says alpha." }
     let agents = list["agents"].as_array().unwrap();
     let names: Vec<&str> = agents.iter().map(|a| a["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["reader", "tester"], "{list:#}");
-    assert_eq!(agents[1]["tools"], serde_json::json!(["read_file", "shell"]));
+    assert_eq!(
+        agents[1]["tools"],
+        serde_json::json!(["read_file", "shell"])
+    );
     let skipped = list["skipped"].to_string();
-    assert!(skipped.contains("broken.md") && skipped.contains("key `mode`"), "{skipped}");
+    assert!(
+        skipped.contains("broken.md") && skipped.contains("key `mode`"),
+        "{skipped}"
+    );
 }
 
 #[test]
@@ -184,7 +224,11 @@ expect_tool_results = ["t1"]
 reply = { text = "The auditor could not write." }
 "#,
     );
-    let run = env.exec(&server, &["--mode", "yolo"], "Have the auditor write x.txt.");
+    let run = env.exec(
+        &server,
+        &["--mode", "yolo"],
+        "Have the auditor write x.txt.",
+    );
     run.assert_done("The auditor could not write.");
     assert_eq!(run.one("subagent.started")["mode"], "read");
     let write = run
@@ -194,7 +238,10 @@ reply = { text = "The auditor could not write." }
         .unwrap()
         .clone();
     assert_eq!(write["event"]["status"], "denied", "{write:#}");
-    assert!(write["event"]["output"].as_str().unwrap().contains("read mode"));
+    assert!(write["event"]["output"]
+        .as_str()
+        .unwrap()
+        .contains("read mode"));
     assert!(!env.ws.join("x.txt").exists());
     // The parent is still yolo: its own write runs.
     let server = fake(

@@ -21,7 +21,12 @@ fn offered(server: &FakeLlm, n: usize) -> Vec<String> {
         .cloned()
         .unwrap_or_default()
         .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string())
+        .map(|t| {
+            t["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect()
 }
 
@@ -48,10 +53,18 @@ reply = { tool_calls = [{ id = "p1", name = "exit_plan", arguments = { plan = "1
     assert!(all_text(&server, 0).contains("You are in plan mode"));
     let results = run.results();
     assert_eq!(results[0].1, "denied", "{results:?}");
-    assert!(results[0].2.contains("plan mode: `write_file` can change things"), "{results:?}");
+    assert!(
+        results[0]
+            .2
+            .contains("plan mode: `write_file` can change things"),
+        "{results:?}"
+    );
     assert_eq!(results[1].1, "ok", "{results:?}");
     assert!(!env.ws.join("x.txt").exists());
-    assert_eq!(run.one("plan.proposed")["plan"], "1. Write x.txt\n2. Check it");
+    assert_eq!(
+        run.one("plan.proposed")["plan"],
+        "1. Write x.txt\n2. Check it"
+    );
     // The run ended at the plan: no request after it.
     assert_eq!(server.received().len(), 2);
 
@@ -139,7 +152,10 @@ reply = { text = "Still on it." }
     let run = env.exec(&server, &["--resume", &id], "Where are we?");
     run.assert_done("Still on it.");
     let read = &run.results()[0].2;
-    assert!(read.contains("[x] 1: read the code\n[~] 2: fix the bug"), "{read}");
+    assert!(
+        read.contains("[x] 1: read the code\n[~] 2: fix the bug"),
+        "{read}"
+    );
 
     // A compaction that drops every turn keeps the list: the digest
     // carries it into the rebuilt context.
@@ -163,8 +179,12 @@ reply = { text = "{\"memories\": [], \"skills\": []}" }
     let outcome: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(outcome["status"], "ok", "{outcome:#}");
     let server = fake("[[turns]]\nreply = { text = \"ok\" }\n");
-    env.exec(&server, &["--resume", &id], "Go on.").assert_done("ok");
+    env.exec(&server, &["--resume", &id], "Go on.")
+        .assert_done("ok");
     let sent = all_text(&server, 0);
-    assert!(!sent.contains("Plan the fix."), "the compaction dropped nothing: {sent}");
+    assert!(
+        !sent.contains("Plan the fix."),
+        "the compaction dropped nothing: {sent}"
+    );
     assert!(sent.contains("[~] 2: fix the bug"), "{sent}");
 }

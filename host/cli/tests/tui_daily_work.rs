@@ -21,7 +21,12 @@ fn tools_of(server: &FakeLlm, n: usize) -> Vec<String> {
         .cloned()
         .unwrap_or_default()
         .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string())
+        .map(|t| {
+            t["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect()
 }
 
@@ -45,7 +50,9 @@ reply = { text = "Carried out." }
     assert!(screen.contains("y: yes, in write mode"), "{screen}");
     // The plan itself stays in view above the question.
     assert!(
-        screen.lines().any(|l| l.trim_end().ends_with("Check it") && !l.contains("plan=")),
+        screen
+            .lines()
+            .any(|l| l.trim_end().ends_with("Check it") && !l.contains("plan=")),
         "{screen}"
     );
     assert!(tools_of(&server, 0).iter().any(|t| t == "exit_plan"));
@@ -55,7 +62,10 @@ reply = { text = "Carried out." }
     let received = server.received();
     assert_eq!(received.len(), 2);
     let sent = received[1].body["messages"].to_string();
-    assert!(sent.contains("The plan is accepted; carry it out now"), "{sent}");
+    assert!(
+        sent.contains("The plan is accepted; carry it out now"),
+        "{sent}"
+    );
     assert!(!sent.contains("You are in plan mode"), "{sent}");
     let tools = tools_of(&server, 1);
     assert!(tools.iter().any(|t| t == "write_file"), "{tools:?}");

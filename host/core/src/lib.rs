@@ -16,7 +16,6 @@
 
 pub mod blocking;
 pub mod bounded;
-pub mod call_scope;
 pub mod commands;
 pub mod compress;
 pub mod context;

@@ -359,10 +359,10 @@ fn off_the_async_runtime<R: Send>(f: impl FnOnce() -> R + Send) -> R {
         // The call's scope (whose call, under which policy) goes along:
         // the `exec` import asks the policy it names.
         Ok(_) => {
-            let call = amber_core::call_scope::current();
+            let call = amber_core::policy::scope::current();
             std::thread::scope(|scope| {
                 match scope
-                    .spawn(move || amber_core::call_scope::within(call, f))
+                    .spawn(move || amber_core::policy::scope::within(call, f))
                     .join()
                 {
                     Ok(value) => value,

@@ -143,11 +143,11 @@ impl SubAgentCard {
         for call in &self.calls[shown..] {
             let mut call = call.clone();
             call.expanded = self.expanded;
-            for line in call.lines(spinner).into_iter().take(if self.expanded {
-                usize::MAX
-            } else {
-                1
-            }) {
+            for line in
+                call.lines(spinner)
+                    .into_iter()
+                    .take(if self.expanded { usize::MAX } else { 1 })
+            {
                 let mut spans = vec![Span::styled("  ┆ ", theme::dim())];
                 spans.extend(line.spans);
                 lines.push(Line::from(spans));
@@ -197,7 +197,10 @@ mod tests {
             card.apply(&call(id));
         }
         let text: Vec<String> = card.lines('⠋').iter().map(|l| l.to_string()).collect();
-        assert!(text[0].contains("sub-agent task-1 · agent reviewer (read mode) — check the docs"), "{text:?}");
+        assert!(
+            text[0].contains("sub-agent task-1 · agent reviewer (read mode) — check the docs"),
+            "{text:?}"
+        );
         assert!(text[0].contains("running, 5 calls"), "{text:?}");
         assert!(text[1].contains("2 earlier calls"), "{text:?}");
         assert_eq!(text.len(), 2 + FOLDED_CALLS);
@@ -205,7 +208,10 @@ mod tests {
         card.finish("done".into(), "all good".into(), 3);
         card.expanded = true;
         let text: Vec<String> = card.lines('⠋').iter().map(|l| l.to_string()).collect();
-        assert!(text[0].starts_with("✓ sub-agent task-1") && text[0].contains("done after 3 model calls"));
+        assert!(
+            text[0].starts_with("✓ sub-agent task-1")
+                && text[0].contains("done after 3 model calls")
+        );
         assert!(text.last().unwrap().contains("amber sessions show s1"));
     }
 }

@@ -40,7 +40,10 @@ pub fn lines(todos: &[Todo], panel: bool, width: u16) -> Vec<Line<'static>> {
         return vec![Line::from(Span::styled(line, theme::dim()))];
     }
     let mut rows = vec![Line::from(Span::styled(
-        format!(" todo list: {done} of {} done (ctrl-g folds it)", todos.len()),
+        format!(
+            " todo list: {done} of {} done (ctrl-g folds it)",
+            todos.len()
+        ),
         theme::accent().add_modifier(Modifier::BOLD),
     ))];
     // The item in progress stays in view when the list is long.
@@ -49,7 +52,9 @@ pub fn lines(todos: &[Todo], panel: bool, width: u16) -> Vec<Line<'static>> {
         .iter()
         .position(|t| t.status == TodoStatus::InProgress)
         .unwrap_or(0);
-    let start = at.saturating_sub(room / 2).min(todos.len().saturating_sub(room));
+    let start = at
+        .saturating_sub(room / 2)
+        .min(todos.len().saturating_sub(room));
     for todo in todos.iter().skip(start).take(room) {
         let style = match todo.status {
             TodoStatus::Completed => theme::dim().add_modifier(Modifier::CROSSED_OUT),
@@ -86,7 +91,10 @@ mod tests {
         ];
         let line = lines(&todos, false, 80)[0].to_string();
         assert_eq!(line, " todo 1/3 · [~] step 2  (ctrl-g: the list)");
-        let panel: Vec<String> = lines(&todos, true, 80).iter().map(|l| l.to_string()).collect();
+        let panel: Vec<String> = lines(&todos, true, 80)
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
         assert_eq!(panel.len(), 4);
         assert_eq!(panel[3], "  [ ] step 3");
         assert!(lines(&[], true, 80).is_empty());

@@ -201,13 +201,13 @@ impl Dispatcher {
                             .insert(call.id.clone(), allowed.args.clone());
                     }
                     let Allowed { tool, args } = allowed;
-                    let scope = crate::call_scope::CallScope {
+                    let scope = crate::policy::scope::CallScope {
                         call_id: call.id.clone(),
                         agent: self.policy.agent().to_string(),
                         policy: self.policy.clone(),
                     };
                     Slot::Running(Box::pin(blocking::run(cancel, move || {
-                        crate::call_scope::within(Some(scope), || {
+                        crate::policy::scope::within(Some(scope), || {
                             Envelope::from_tool(tool.call(&args))
                         })
                     })))

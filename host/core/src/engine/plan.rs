@@ -61,8 +61,8 @@ impl Tool for PlanTool {
     }
 
     fn call(&self, args: &Value) -> Result<ToolOutput, ToolError> {
-        let in_plan_mode = crate::call_scope::current()
-            .is_none_or(|scope| scope.policy.mode() == Mode::Plan);
+        let in_plan_mode =
+            crate::policy::scope::current().is_none_or(|scope| scope.policy.mode() == Mode::Plan);
         if !in_plan_mode {
             return Err(ToolError::Failed(
                 "the session is not in plan mode; go on with the work".into(),

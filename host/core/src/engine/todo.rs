@@ -257,11 +257,25 @@ mod tests {
         let tools = list.tools();
         let two_working = json!({"todos": [todo("a", "in_progress"), todo("b", "in_progress")]});
         let err = tools[0].call(&two_working).unwrap_err().to_string();
-        assert!(err.contains("at most one item may be in_progress; a, b are"), "{err}");
+        assert!(
+            err.contains("at most one item may be in_progress; a, b are"),
+            "{err}"
+        );
         let twice = json!({"todos": [todo("a", "pending"), todo("a", "pending")]});
-        assert!(tools[0].call(&twice).unwrap_err().to_string().contains("used twice"));
+        assert!(tools[0]
+            .call(&twice)
+            .unwrap_err()
+            .to_string()
+            .contains("used twice"));
         let unknown = json!({"todos": [todo("a", "blocked")]});
-        assert!(tools[0].call(&unknown).unwrap_err().to_string().contains("item 1"));
-        assert_eq!(tools[1].call(&json!({})).unwrap().content, "The todo list is empty.");
+        assert!(tools[0]
+            .call(&unknown)
+            .unwrap_err()
+            .to_string()
+            .contains("item 1"));
+        assert_eq!(
+            tools[1].call(&json!({})).unwrap().content,
+            "The todo list is empty."
+        );
     }
 }

@@ -23,6 +23,7 @@ use crate::shell::{shell_classify, Classification, ShellClass};
 
 mod error;
 mod mode;
+pub mod scope;
 
 pub use error::PolicyError;
 pub use mode::Mode;
@@ -618,19 +619,34 @@ fn escalation(class: &Classification) -> CommandPermit {
 
 impl CommandGate for Policy {
     /// A command a tool call runs is checked by the policy of the agent
-    /// that made the call (crate::call_scope): a sub-agent's own view.
+    /// that made the call ([`scope`]): a sub-agent's own view.
     fn check(
         &self,
         requester: &str,
         command: &str,
         cwd: &Path,
     ) -> Result<CommandPermit, PolicyError> {
-        match crate::call_scope::current() {
-            Some(scope) if !std::ptr::eq(Arc::as_ptr(&scope.policy), self) => {
-                scope.policy.check_command(requester, command, cwd)
+        match scope::current() {
+            Some(call) if !std::ptr::addr_eq(Arc::as_ptr(&call.policy), self) => {
+                call.policy.check_command(requester, command, cwd)
             }
             _ => self.check_command(requester, command, cwd),
         }
+    }
+}
+
+impl scope::AgentPolicy for Policy {
+    fn mode(&self) -> Mode {
+        Policy::mode(self)
+    }
+
+    fn check_command(
+        &self,
+        requester: &str,
+        command: &str,
+        cwd: &Path,
+    ) -> Result<CommandPermit, PolicyError> {
+        Policy::check_command(self, requester, command, cwd)
     }
 }
 

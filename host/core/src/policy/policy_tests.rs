@@ -410,12 +410,12 @@ fn a_view_keeps_its_mode_and_the_gate_routes_a_call_to_it() {
     // The parent's own calls: yolo.
     assert!(gate.check("shell", "rm -rf build", Path::new("/ws")).is_ok());
     // The sub-agent's call: read mode, whatever the parent says.
-    let scope = crate::call_scope::CallScope {
+    let scope = crate::policy::scope::CallScope {
         call_id: "c1".into(),
         agent: "task-1".into(),
         policy: view.clone(),
     };
-    let refused = crate::call_scope::within(Some(scope), || {
+    let refused = crate::policy::scope::within(Some(scope), || {
         gate.check("shell", "rm -rf build", Path::new("/ws"))
     });
     assert!(matches!(refused, Err(PolicyError::ReadMode { .. })), "{refused:?}");

@@ -242,7 +242,9 @@ impl TaskTool {
         let (model, base, provider) = self.model_for(profile)?;
         let cap = profile
             .and_then(|p| p.max_iterations)
-            .map_or(ctx.max_iterations, |n| n.clamp(1, ctx.config.max_tool_iterations.max(1)));
+            .map_or(ctx.max_iterations, |n| {
+                n.clamp(1, ctx.config.max_tool_iterations.max(1))
+            });
         let config = AgentConfig {
             max_tool_iterations: cap,
             confirm: None,
@@ -319,8 +321,7 @@ impl TaskTool {
         };
         let report = agent.run(request.prompt, &mut sink).await;
         drop(agent);
-        let report =
-            report.map_err(|e| ToolError::Failed(format!("the sub-agent failed: {e}")))?;
+        let report = report.map_err(|e| ToolError::Failed(format!("the sub-agent failed: {e}")))?;
         let text = match &report.outcome {
             Outcome::Done(reply) => reply.clone(),
             Outcome::HardStop(reason) => reason.clone(),
@@ -419,7 +420,7 @@ impl Tool for TaskTool {
             prompt,
             description: args["description"].as_str().unwrap_or_default(),
             profile: self.profile(args)?,
-            call_id: crate::call_scope::current()
+            call_id: crate::policy::scope::current()
                 .map(|scope| scope.call_id)
                 .unwrap_or_default(),
         };

@@ -63,7 +63,11 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
     };
     let poke = doing("poke", false, || {});
     let model = Arc::new(FakeModel::new(
-        vec![call("c1", "set_yolo"), call("c2", "poke"), text("could not poke")],
+        vec![
+            call("c1", "set_yolo"),
+            call("c2", "poke"),
+            text("could not poke"),
+        ],
         10,
     ));
     let (events, mut received) = side_channel();
@@ -122,9 +126,12 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
     assert_eq!(started, Some(("task-1".into(), "read".into())));
     let poked = seen.iter().find_map(|e| match e {
         AgentEvent::SubAgent { agent, event } if agent == "task-1" => match event.as_ref() {
-            AgentEvent::ToolResult { name, status, output, .. } if name == "poke" => {
-                Some((*status, output.clone()))
-            }
+            AgentEvent::ToolResult {
+                name,
+                status,
+                output,
+                ..
+            } if name == "poke" => Some((*status, output.clone())),
             _ => None,
         },
         _ => None,

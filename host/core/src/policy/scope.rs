@@ -14,15 +14,31 @@
 //! over when it moves a guest call to another thread.
 
 use std::cell::RefCell;
+use std::path::Path;
 use std::sync::Arc;
 
-use crate::policy::Policy;
+use super::error::PolicyError;
+use super::mode::Mode;
+use crate::ports::CommandPermit;
+
+/// What a call's scope needs of its agent's policy: the mode, and the
+/// question the `exec` import asks. The policy implements it; a trait
+/// here keeps this file below the policy rather than beside it.
+pub trait AgentPolicy: Send + Sync {
+    fn mode(&self) -> Mode;
+    fn check_command(
+        &self,
+        requester: &str,
+        command: &str,
+        cwd: &Path,
+    ) -> Result<CommandPermit, PolicyError>;
+}
 
 #[derive(Clone)]
 pub struct CallScope {
     pub call_id: String,
     pub agent: String,
-    pub policy: Arc<Policy>,
+    pub policy: Arc<dyn AgentPolicy>,
 }
 
 thread_local! {
@@ -51,11 +67,12 @@ pub fn current() -> Option<CallScope> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::Mode;
+    use crate::policy::Policy;
 
     #[test]
     fn the_scope_lasts_for_the_call_and_nests() {
-        let policy = Arc::new(Policy::new(Mode::Read, "/ws".into(), Vec::new(), None));
+        let policy: Arc<dyn AgentPolicy> =
+            Arc::new(Policy::new(Mode::Read, "/ws".into(), Vec::new(), None));
         let scope = |id: &str| CallScope {
             call_id: id.into(),
             agent: "main".into(),
