@@ -265,6 +265,20 @@ pub fn fake(script: &str) -> FakeLlm {
     FakeLlm::start(Transcript::parse(script).unwrap(), 0).unwrap()
 }
 
+/// The names of the tools the `n`th request to `server` declared (OpenAI
+/// chat).
+pub fn offered_tools(server: &FakeLlm, n: usize) -> Vec<String> {
+    server.received()[n].body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The text of every message of an OpenAI chat request, role first.
 pub fn sent_messages(body: &Value) -> Vec<String> {
     body["messages"]

@@ -10,7 +10,7 @@
     reason = "a test fails by panicking, its helpers too"
 )]
 
-use amber_tests::exec_env::{fake, text, Env};
+use amber_tests::exec_env::{fake, offered_tools, text, Env};
 use amber_tests::fake_llm::FakeLlm;
 use serde_json::Value;
 
@@ -22,33 +22,19 @@ fn agent_file(env: &Env, folder: &str, name: &str, text: &str) {
     std::fs::write(dir.join(format!("{name}.md")), text).unwrap();
 }
 
-/// The tool names of the `n`th request, and the `task` tool's description.
-fn offered(server: &FakeLlm, n: usize) -> (Vec<String>, String) {
+/// The `task` tool's description in the `n`th request.
+fn task_description(server: &FakeLlm, n: usize) -> String {
     let received = server.received();
     let tools = received[n].body["tools"]
         .as_array()
         .cloned()
         .unwrap_or_default();
-    let names = tools
-        .iter()
-        .map(|t| {
-            t["function"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect();
-    let task = tools
+    tools
         .iter()
         .find(|t| t["function"]["name"] == "task")
-        .map(|t| {
-            t["function"]["description"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        })
-        .unwrap_or_default();
-    (names, task)
+        .and_then(|t| t["function"]["description"].as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
@@ -92,7 +78,7 @@ reply = { text = "a.txt says alpha." }
     run.assert_done("a.txt says alpha.");
 
     // The model sees the agents in the task tool's description.
-    let (names, task) = offered(&server, 0);
+    let (names, task) = (offered_tools(&server, 0), task_description(&server, 0));
     assert!(names.iter().any(|n| n == "task"), "{names:?}");
     assert!(
         task.contains("- reader: Reads files and reports what they say."),
@@ -100,7 +86,7 @@ reply = { text = "a.txt says alpha." }
     );
     assert!(task.contains("- tester: Runs the tests."), "{task}");
     // The sub-agent's request offers only its tools, and carries its prompt.
-    let (child_tools, _) = offered(&server, 1);
+    let child_tools = offered_tools(&server, 1);
     assert_eq!(child_tools, ["read_file"]);
     let child_system = server.received()[1].body["messages"][0]["content"].to_string();
     assert!(child_system.contains("named `reader`") && child_system.contains("You only read."));

@@ -9,26 +9,11 @@
     reason = "a test fails by panicking, its helpers too"
 )]
 
-use amber_tests::exec_env::{fake, text, Env};
+use amber_tests::exec_env::{fake, offered_tools, text, Env};
 use amber_tests::fake_llm::FakeLlm;
 use serde_json::Value;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
-
-fn offered(server: &FakeLlm, n: usize) -> Vec<String> {
-    server.received()[n].body["tools"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|t| {
-            t["function"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect()
-}
 
 fn all_text(server: &FakeLlm, n: usize) -> String {
     server.received()[n].body["messages"].to_string()
@@ -49,7 +34,7 @@ reply = { tool_calls = [{ id = "p1", name = "exit_plan", arguments = { plan = "1
     run.assert_done("1. Write x.txt\n2. Check it");
     assert_eq!(run.one("session.started")["mode"], "plan");
     // exit_plan is offered, and the request asks for a plan.
-    assert!(offered(&server, 0).iter().any(|t| t == "exit_plan"));
+    assert!(offered_tools(&server, 0).iter().any(|t| t == "exit_plan"));
     assert!(all_text(&server, 0).contains("You are in plan mode"));
     let results = run.results();
     assert_eq!(results[0].1, "denied", "{results:?}");
@@ -84,7 +69,7 @@ reply = { text = "Done." }
         "Carry out the plan.",
     );
     run.assert_done("Done.");
-    let tools = offered(&server, 0);
+    let tools = offered_tools(&server, 0);
     assert!(tools.iter().any(|t| t == "write_file"), "{tools:?}");
     assert!(!tools.iter().any(|t| t == "exit_plan"), "{tools:?}");
     assert!(!all_text(&server, 0).contains("You are in plan mode"));

@@ -9,26 +9,10 @@
     reason = "a test fails by panicking, its helpers too"
 )]
 
-use amber_tests::exec_env::{fake, Env};
-use amber_tests::fake_llm::FakeLlm;
+use amber_tests::exec_env::{fake, offered_tools, Env};
 use amber_tests::tmux::Tmux;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
-
-fn tools_of(server: &FakeLlm, n: usize) -> Vec<String> {
-    server.received()[n].body["tools"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .map(|t| {
-            t["function"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        })
-        .collect()
-}
 
 #[test]
 fn a_proposed_plan_is_shown_and_yes_runs_it_in_write_mode() {
@@ -55,7 +39,7 @@ reply = { text = "Carried out." }
             .any(|l| l.trim_end().ends_with("Check it") && !l.contains("plan=")),
         "{screen}"
     );
-    assert!(tools_of(&server, 0).iter().any(|t| t == "exit_plan"));
+    assert!(offered_tools(&server, 0).iter().any(|t| t == "exit_plan"));
     tui.keys(&["y"]);
     let screen = tui.wait_for("Carried out.");
     assert!(screen.contains("mode write"), "{screen}");
@@ -67,7 +51,7 @@ reply = { text = "Carried out." }
         "{sent}"
     );
     assert!(!sent.contains("You are in plan mode"), "{sent}");
-    let tools = tools_of(&server, 1);
+    let tools = offered_tools(&server, 1);
     assert!(tools.iter().any(|t| t == "write_file"), "{tools:?}");
     assert!(!tools.iter().any(|t| t == "exit_plan"), "{tools:?}");
 

@@ -35,13 +35,7 @@ pub fn run(host: &Host, command: AgentsCommand, project: &ProjectRoot) -> Result
     let catalog = agents::catalog(&host.dirs, &project.root);
     // The text list names them itself.
     if !matches!(command, AgentsCommand::List { json: false }) {
-        for skipped in &catalog.skipped {
-            errln!(
-                "amber: skipped {}: {}",
-                skipped.path.display(),
-                skipped.reason
-            );
-        }
+        super::report_skipped(&catalog.skipped);
     }
     match command {
         AgentsCommand::List { json: true } => print_json(&data(&catalog)),

@@ -27,6 +27,18 @@ pub mod tui;
 
 use serde::Serialize;
 
+/// Files a listing skipped, on stderr: beside `--json` or one item's
+/// `show`, which do not name them themselves.
+pub fn report_skipped(skipped: &[amber_app::file_commands::Skipped]) {
+    for skipped in skipped {
+        errln!(
+            "amber: skipped {}: {}",
+            skipped.path.display(),
+            skipped.reason
+        );
+    }
+}
+
 /// Prints `value` as pretty JSON.
 pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);

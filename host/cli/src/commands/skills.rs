@@ -46,13 +46,7 @@ pub fn run(host: &Host, command: SkillsCommand, project: &ProjectRoot) -> Result
     let catalog = skills::catalog(&host.dirs, &project.root, &config.skills);
     // The text list names them itself.
     if !matches!(command, SkillsCommand::List { json: false }) {
-        for skipped in &catalog.skipped {
-            errln!(
-                "amber: skipped {}: {}",
-                skipped.path.display(),
-                skipped.reason
-            );
-        }
+        super::report_skipped(&catalog.skipped);
     }
     match command {
         SkillsCommand::List { json: true } => print_json(&data(&catalog)),
