@@ -283,7 +283,7 @@ fn completion_covers_clap_commands_the_slash_tree_and_plugin_subtrees() {
     let home = Home::new();
     assert_eq!(
         candidates(&home, "bash", 1, &["amber", "/pl"]),
-        ["/plugins"]
+        ["/plan", "/plugins"]
     );
     assert_eq!(
         candidates(&home, "bash", 2, &["amber", "/set", "pol"]),
@@ -291,7 +291,7 @@ fn completion_covers_clap_commands_the_slash_tree_and_plugin_subtrees() {
     );
     assert_eq!(
         candidates(&home, "bash", 3, &["amber", "/set", "policy", ""]),
-        ["read", "write", "yolo"]
+        ["plan", "read", "write", "yolo"]
     );
     let git = candidates(&home, "fish", 2, &["amber", "/git", "st"]);
     assert_eq!(git.len(), 1, "{git:?}");

@@ -80,7 +80,7 @@ mod tests {
 
     #[test]
     fn after_a_space_every_child_is_a_candidate() {
-        assert_eq!(names("/set policy "), ["read", "write", "yolo"]);
+        assert_eq!(names("/set policy "), ["plan", "read", "write", "yolo"]);
         assert_eq!(names("/plugins\t"), ["disable", "enable", "info", "list"]);
         assert_eq!(names("").len(), 20);
         assert_eq!(names("/").len(), 20);

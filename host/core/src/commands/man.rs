@@ -140,6 +140,10 @@ mod tests {
         assert_eq!(lines.next(), Some(""));
         assert_eq!(
             lines.next(),
+            Some("  plan   read only, and the model proposes a plan to accept")
+        );
+        assert_eq!(
+            lines.next(),
             Some("  read   tools may only read; every other call is denied")
         );
         assert!(lines.next().unwrap().starts_with("  write  benign"));

@@ -124,7 +124,7 @@ mod tests {
     fn a_settings_choices_are_its_children_and_its_range_is_kept() {
         let registry = SettingRegistry::new(&builtin_tree());
         let policy = registry.get("set.policy").unwrap();
-        assert_eq!(policy.choices, ["read", "write", "yolo"]);
+        assert_eq!(policy.choices, ["plan", "read", "write", "yolo"]);
         assert_eq!(policy.children, policy.choices);
         assert_eq!(policy.action.as_deref(), Some("set.value"));
         let temperature = registry.get("set.temperature").unwrap();
