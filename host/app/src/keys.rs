@@ -70,6 +70,7 @@ pub const TABLE: &[Key] = &[
     key("up, down, j, k, pageup, pagedown", Place::Dialog, "scroll the diff"),
     key("o", Place::Dialog, "open the whole diff in a pager (q or esc returns)"),
     key("y", Place::Plan, "execute the plan: write mode, and the plan is the next prompt"),
+    key("a", Place::Plan, "execute the plan in yolo mode: nothing asks"),
     key("n, esc", Place::Plan, "keep planning: type what to change"),
     key("up, down, j, k, pageup, pagedown", Place::Pane, "scroll or move the selection"),
     key("enter", Place::Pane, "choose (a session, a model, a plugin's switch)"),

@@ -31,7 +31,7 @@ reply = { text = "Carried out." }
     let screen = tui.wait_for("execute this plan?");
     assert!(screen.contains("Proposed plan"), "{screen}");
     assert!(screen.contains("Add x.txt"), "{screen}");
-    assert!(screen.contains("y: yes, in write mode"), "{screen}");
+    assert!(screen.contains("y: yes, in write mode · a: yes, in yolo"), "{screen}");
     // The plan itself stays in view above the question.
     assert!(
         screen

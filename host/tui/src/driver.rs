@@ -630,15 +630,21 @@ impl Driver {
     }
 
     /// A key while "execute this plan?" is asked: y runs the plan in
-    /// write mode, n (or esc) keeps planning; others go to the prompt.
+    /// write mode, a in yolo mode, n (or esc) keeps planning; others go
+    /// to the prompt.
     fn plan_key(&mut self, key: KeyEvent) -> Option<Action> {
         if !self.ui.composer.is_empty() {
             return None;
         }
+        let accept_in = match key.code {
+            KeyCode::Char('y') => Some(amber_core::engine::Mode::Write),
+            KeyCode::Char('a') => Some(amber_core::engine::Mode::Yolo),
+            _ => None,
+        };
         match key.code {
-            KeyCode::Char('y') => {
+            KeyCode::Char('y') | KeyCode::Char('a') => {
                 let plan = self.ui.plan.take()?;
-                self.set_mode(amber_core::engine::Mode::Write);
+                self.set_mode(accept_in?);
                 Some(Action::Send(format!(
                     "The plan is accepted; carry it out now:\n\n{plan}"
                 )))

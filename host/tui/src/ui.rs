@@ -523,8 +523,10 @@ fn draw_plan_question(frame: &mut Frame<'_>, question: Rect) {
     let text = Line::from(vec![
         Span::styled("y", theme::accent()),
         Span::raw(": yes, in write mode · "),
+        Span::styled("a", theme::accent()),
+        Span::raw(": yes, in yolo · "),
         Span::styled("n", theme::accent()),
-        Span::raw(": no, keep planning (type what to change)"),
+        Span::raw(": no, keep planning"),
     ]);
     frame.render_widget(ratatui::widgets::Clear, question);
     frame.render_widget(Paragraph::new(text).block(block), question);
