@@ -24,6 +24,8 @@ pub fn all(app: &App) -> Vec<Feed<App>> {
         keys(),
         file_commands(app),
         plugins(app),
+        skills(app),
+        agents(app),
         sessions(app),
         mcp_servers(app, "connect", builtins::mcp::connect),
         mcp_servers(app, "disconnect", builtins::mcp::disconnect),
@@ -234,6 +236,62 @@ fn choices(app: &App, feed: &str, key: &'static str, path: &[&str]) -> Feed<App>
     Feed {
         name: feed.to_string(),
         tree: at(path, leaves),
+        handlers,
+    }
+}
+
+/// Skill names under `/skills show|enable|disable`.
+fn skills(app: &App) -> Feed<App> {
+    let catalog = builtins::skills::catalog(app);
+    let named: Vec<(String, String)> = catalog
+        .skills
+        .iter()
+        .map(|s| (s.name.clone(), s.description.clone()))
+        .collect();
+    names_under(
+        "skills",
+        &["show", "enable", "disable"],
+        &named,
+        builtins::skills::act,
+    )
+}
+
+/// Custom agent names under `/agents show`.
+fn agents(app: &App) -> Feed<App> {
+    let catalog = crate::agents::catalog(&app.dirs, &app.project.root);
+    let named: Vec<(String, String)> = catalog
+        .agents
+        .iter()
+        .map(|a| (a.name.clone(), a.description.clone()))
+        .collect();
+    names_under("agents", &["show"], &named, builtins::agents::act)
+}
+
+/// `(name, help)` leaves under `/ROOT VERB` for each verb, each running
+/// `act(app, verb, name)`.
+fn names_under(
+    root: &'static str,
+    verbs: &[&'static str],
+    named: &[(String, String)],
+    act: fn(&mut App, &str, &str) -> builtins::Handled,
+) -> Feed<App> {
+    let mut tree = Node::default();
+    let mut handlers: Vec<(String, Handler<App>)> = Vec::new();
+    for &verb in verbs {
+        let mut leaves = BTreeMap::new();
+        for (name, help) in named {
+            let action = format!("feed.{root}.{verb}.{name}");
+            leaves.insert(name.clone(), leaf(amber_core::text::one_line(help, 72), &action));
+            let name = name.clone();
+            let handler: Handler<App> =
+                Arc::new(move |app: &mut App, _inv: &Invocation<'_>| act(app, verb, &name));
+            handlers.push((action, handler));
+        }
+        merge_completions_json(&mut tree, &at(&[root, verb], leaves));
+    }
+    Feed {
+        name: root.into(),
+        tree,
         handlers,
     }
 }

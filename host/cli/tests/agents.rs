@@ -180,6 +180,21 @@ reply = { text = "a.txt says alpha." }
         agents[1]["tools"],
         serde_json::json!(["read_file", "shell"])
     );
+    // Their names complete after `/agents show`, and a completed name
+    // runs as the typed command would.
+    let out = env.run(&[
+        "complete", "--shell", "bash", "--index", "3", "--", "amber", "/agents", "show", "",
+    ]);
+    assert_eq!(
+        text(&out.stdout).lines().collect::<Vec<_>>(),
+        ["reader", "tester"]
+    );
+    let out = env.run(&["/agents", "show", "reader"]);
+    assert!(
+        text(&out.stdout).contains("You only read."),
+        "{}",
+        text(&out.stdout)
+    );
     let skipped = list["skipped"].to_string();
     assert!(
         skipped.contains("broken.md") && skipped.contains("key `mode`"),

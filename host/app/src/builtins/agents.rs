@@ -12,7 +12,12 @@ use crate::App;
 pub fn agents(app: &mut App, inv: &Invocation<'_>) -> Handled {
     let arg = inv.arg.trim();
     let (verb, name) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
-    let name = name.trim();
+    act(app, verb, name.trim())
+}
+
+/// `/agents VERB NAME`: the typed command's, and a completed name's (the
+/// agents feed).
+pub fn act(app: &mut App, verb: &str, name: &str) -> Handled {
     let catalog = crate::agents::catalog(&app.dirs, &app.project.root);
     match verb {
         "" | "list" => Ok(Reply::text(listing(&catalog)).with_data(data(&catalog))),

@@ -11,7 +11,7 @@ use crate::skills::Catalog;
 use crate::App;
 
 /// The catalog: the session's, found again; from the shell, found now.
-fn catalog(app: &App) -> std::sync::Arc<Catalog> {
+pub(crate) fn catalog(app: &App) -> std::sync::Arc<Catalog> {
     match app.live.as_ref().and_then(|live| live.skills.as_ref()) {
         Some(set) => set.refresh(None),
         None => std::sync::Arc::new(crate::skills::catalog(
@@ -25,7 +25,12 @@ fn catalog(app: &App) -> std::sync::Arc<Catalog> {
 pub fn skills(app: &mut App, inv: &Invocation<'_>) -> Handled {
     let arg = inv.arg.trim();
     let (verb, name) = arg.split_once(char::is_whitespace).unwrap_or((arg, ""));
-    let name = name.trim();
+    act(app, verb, name.trim())
+}
+
+/// `/skills VERB NAME`: the typed command's, and a completed name's
+/// (the skills feed).
+pub fn act(app: &mut App, verb: &str, name: &str) -> Handled {
     let catalog = catalog(app);
     let known = |name: &str| {
         catalog
