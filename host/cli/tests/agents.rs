@@ -304,3 +304,50 @@ reply = { text = "It was not approved." }
     assert_eq!(stopped["agent"], "task-1", "{stopped:#}");
     assert_eq!(stopped["hook_event_name"], "SubagentStop");
 }
+
+#[test]
+fn a_skill_a_sub_agent_loads_narrows_the_sub_agent_only() {
+    let env = Env::without_confirm_turn(AMBER);
+    let dir = env.ws.join(".amber/skills/look");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: look\ndescription: Look, do not touch.\nallowed-tools: read_file\n---\nOnly read.\n",
+    )
+    .unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "t1", name = "task", arguments = { prompt = "Look around." } }] }
+[[turns]]
+expect_tool_results = []
+reply = { tool_calls = [{ id = "k1", name = "skill", arguments = { name = "look" } }] }
+[[turns]]
+reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "child.txt", content = "x" } }] }
+[[turns]]
+reply = { text = "Looked." }
+[[turns]]
+expect_tool_results = ["t1"]
+reply = { tool_calls = [{ id = "w2", name = "write_file", arguments = { path = "parent.txt", content = "x" } }] }
+[[turns]]
+reply = { text = "Written." }
+"#,
+    );
+    let run = env.exec(&server, &["--yes"], "Look, then write parent.txt.");
+    run.assert_done("Written.");
+    // The sub-agent's write is refused by its skill ...
+    let child_write = run
+        .of_type("subagent")
+        .into_iter()
+        .find(|e| e["event"]["type"] == "tool.result" && e["event"]["id"] == "w1")
+        .unwrap()
+        .clone();
+    assert_eq!(child_write["event"]["status"], "denied", "{child_write:#}");
+    assert!(child_write["event"]["output"]
+        .as_str()
+        .unwrap()
+        .contains("skill `look` allows only"));
+    assert!(!env.ws.join("child.txt").exists());
+    // ... and the parent, which loaded no skill, still writes.
+    assert!(env.ws.join("parent.txt").exists());
+}

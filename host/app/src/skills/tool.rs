@@ -166,7 +166,12 @@ impl Tool for SkillTool {
             // Loading another skill or a file of this one stays possible.
             tools.push(TOOL_NAME.to_string());
             tools.dedup();
-            let narrowing = self.policy.narrow(&skill.name, &tools);
+            // The calling agent's own view: a sub-agent's skill narrows
+            // the sub-agent only.
+            let narrowing = match amber_core::policy::scope::current() {
+                Some(call) => call.policy.narrow(&skill.name, &tools),
+                None => self.policy.narrow(&skill.name, &tools),
+            };
             content.push_str(&format!(
                 "\nUntil this request ends you may call only: {}.\n",
                 narrowing.tools.join(", ")

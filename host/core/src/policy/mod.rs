@@ -23,10 +23,12 @@ use crate::shell::{shell_classify, Classification, ShellClass};
 
 mod error;
 mod mode;
+mod narrowing;
 pub mod scope;
 
 pub use error::PolicyError;
 pub use mode::Mode;
+pub use narrowing::Narrowing;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -160,21 +162,6 @@ pub struct Policy {
     /// Whose view this is: `main`, or a sub-agent's id (`task-1`), which
     /// its approval questions and permission hooks carry.
     agent: String,
-}
-
-/// What a skill's `allowed-tools` leaves callable: it narrows what the
-/// mode allows and never widens it; a second skill narrows further.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Narrowing {
-    /// The skills that narrowed, in order.
-    pub by: Vec<String>,
-    pub tools: Vec<String>,
-}
-
-impl Narrowing {
-    pub fn allows(&self, tool: &str) -> bool {
-        self.tools.iter().any(|t| t == tool)
-    }
 }
 
 /// `exec`, `exec:git` and `exec:git:network` all match `exec:git:network`.
@@ -638,6 +625,10 @@ impl CommandGate for Policy {
 impl scope::AgentPolicy for Policy {
     fn mode(&self) -> Mode {
         Policy::mode(self)
+    }
+
+    fn narrow(&self, by: &str, tools: &[String]) -> Narrowing {
+        Policy::narrow(self, by, tools)
     }
 
     fn check_command(

@@ -9,9 +9,10 @@
 //! sub-agent's shell calls are checked against the sub-agent's mode and a
 //! `/set policy yolo` on the parent does not loosen them. The `task` tool
 //! reads the call id here to link a sub-agent's session to the call that
-//! started it. A thread-local rather than an argument: the tool ports and
-//! the WIT carry no host bookkeeping, and the runtime carries the scope
-//! over when it moves a guest call to another thread.
+//! started it, and the `skill` tool narrows the calling agent's view. A
+//! thread-local rather than an argument: the tool ports and the WIT carry
+//! no host bookkeeping, and the runtime carries the scope over when it
+//! moves a guest call to another thread.
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 use super::error::PolicyError;
 use super::mode::Mode;
+use super::narrowing::Narrowing;
 use crate::ports::CommandPermit;
 
 /// What a call's scope needs of its agent's policy: the mode, and the
@@ -26,6 +28,9 @@ use crate::ports::CommandPermit;
 /// here keeps this file below the policy rather than beside it.
 pub trait AgentPolicy: Send + Sync {
     fn mode(&self) -> Mode;
+    /// Narrows this agent's callable tools for skill `by` (a skill a
+    /// sub-agent loads narrows the sub-agent, not its parent).
+    fn narrow(&self, by: &str, tools: &[String]) -> Narrowing;
     fn check_command(
         &self,
         requester: &str,
