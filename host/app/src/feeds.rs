@@ -242,7 +242,15 @@ fn choices(app: &App, feed: &str, key: &'static str, path: &[&str]) -> Feed<App>
 
 /// Skill names under `/skills show|enable|disable`.
 fn skills(app: &App) -> Feed<App> {
-    let catalog = builtins::skills::catalog(app);
+    // The session's catalog as it stands: a tree rebuild reads no disk.
+    let catalog = match app.live().and_then(|live| live.skills.as_ref()) {
+        Some(set) => set.catalog(),
+        None => Arc::new(crate::skills::catalog(
+            &app.dirs,
+            &app.project.root,
+            &app.config().skills,
+        )),
+    };
     let named: Vec<(String, String)> = catalog
         .skills
         .iter()

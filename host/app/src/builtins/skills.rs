@@ -11,7 +11,7 @@ use crate::skills::Catalog;
 use crate::App;
 
 /// The catalog: the session's, found again; from the shell, found now.
-pub(crate) fn catalog(app: &App) -> std::sync::Arc<Catalog> {
+fn catalog(app: &App) -> std::sync::Arc<Catalog> {
     match app.live.as_ref().and_then(|live| live.skills.as_ref()) {
         Some(set) => set.refresh(None),
         None => std::sync::Arc::new(crate::skills::catalog(
