@@ -60,6 +60,9 @@ pub struct AgentDef {
     /// The tools it may call, by amber name (Claude Code's mapped);
     /// `None`: all its parent's.
     pub tools: Option<Vec<String>>,
+    /// The commands `shell` may run, from `Bash(…)` patterns; `None`: any
+    /// the mode allows.
+    pub commands: Option<Vec<String>>,
     /// A provider preset or a model name; `None`: its parent's.
     pub model: Option<String>,
     /// Its mode; the parent's when the parent's is stricter.
@@ -81,6 +84,7 @@ impl AgentDef {
             name: self.name.clone(),
             description: self.description.clone(),
             tools: self.tools.clone(),
+            commands: self.commands.clone(),
             // Claude Code's aliases name its own models, which another
             // provider does not serve: the session's model runs them.
             model: self
@@ -89,6 +93,7 @@ impl AgentDef {
                 .filter(|m| !CLAUDE_ALIASES.contains(&m.as_str())),
             mode: self.mode,
             max_iterations: self.max_iterations,
+            from_workspace: self.origin.from_workspace(),
             system_prompt: self.prompt.clone(),
             source: self.path.display().to_string(),
         }
@@ -155,6 +160,9 @@ pub fn discover(folders: &[(PathBuf, Origin)]) -> Catalog {
 /// the workspace cannot make amber read a file outside it. Your own
 /// folders may link to your dotfiles.
 fn markdown_files(folder: &Path, origin: Origin) -> Vec<PathBuf> {
+    if origin.from_workspace() && !crate::skills::inside_its_workspace(folder) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Vec::new();
     };
@@ -174,15 +182,7 @@ fn markdown_files(folder: &Path, origin: Origin) -> Vec<PathBuf> {
 }
 
 fn read(path: &Path, origin: Origin) -> Result<AgentDef, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("cannot read it: {e}"))?
-        .len();
-    if size > MAX_FILE {
-        return Err(format!(
-            "{size} bytes; an agent file holds at most {MAX_FILE}"
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let text = crate::skills::read_capped(path, MAX_FILE, "an agent file")?;
     parse(&text, path.to_path_buf(), origin)
 }
 
@@ -235,6 +235,7 @@ pub fn parse(text: &str, path: PathBuf, origin: Origin) -> Result<AgentDef, Stri
         name,
         description,
         tools: tools(&doc),
+        commands: crate::skills::tool::command_patterns(&doc.list("tools")),
         model: field("model").filter(|m| m != "inherit"),
         mode,
         max_iterations,
@@ -460,5 +461,28 @@ mod tests {
             .agents
             .is_empty());
         assert_eq!(discover(&[(ws, Origin::ClaudeUser)]).agents.len(), 1);
+    }
+
+    #[test]
+    fn a_workspace_folder_that_links_out_of_the_workspace_is_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        write(
+            &outside.join("agents"),
+            "x.md",
+            "---\nname: x\ndescription: from outside\n---\n",
+        );
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::os::unix::fs::symlink(&outside, ws.join(".claude")).unwrap();
+        let found = discover(&folders(&tmp.path().join("cfg"), &ws, None));
+        assert!(found.agents.is_empty(), "{:?}", found.agents);
+        // A link that stays inside the workspace is read.
+        write(&ws.join("shared"), "y.md", "---\nname: y\ndescription: inside\n---\n");
+        std::fs::create_dir_all(ws.join(".amber")).unwrap();
+        std::os::unix::fs::symlink(ws.join("shared"), ws.join(".amber/agents")).unwrap();
+        let found = discover(&folders(&tmp.path().join("cfg"), &ws, None));
+        assert_eq!(found.agents.len(), 1);
+        assert_eq!(found.agents[0].name, "y");
     }
 }

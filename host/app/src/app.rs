@@ -62,6 +62,8 @@ pub struct App {
     pub(crate) mcp_waited: bool,
     /// Warnings of that wait, for the front end that did not ask for them.
     pub(crate) mcp_pending: Vec<String>,
+    /// The mode before plan mode was entered, for `/plan off`.
+    pub(crate) before_plan: Option<Mode>,
 }
 
 impl App {
@@ -274,17 +276,28 @@ impl App {
         }
     }
 
-    /// Records the mode, provider and model the open session runs with
-    /// now, which a resume restores (after a `/set` or `/model`).
     /// Switches the session's mode (`/plan`, Shift-Tab, an accepted
     /// plan) and records it, so a resume runs in it too. While a turn
     /// runs the session is out of the App: the mode changes at once (the
-    /// next tool call follows it) and is recorded with the next change.
-    pub fn switch_mode(&mut self, mode: amber_core::engine::Mode) -> Result<()> {
+    /// next tool call follows it), and the front end records it when the
+    /// session is back ([`Self::record_settings`]).
+    pub fn switch_mode(&mut self, mode: Mode) -> Result<()> {
+        let now = self.policy.mode();
+        if mode == Mode::Plan && now != Mode::Plan {
+            self.before_plan = Some(now);
+        }
         self.policy.set_mode(mode);
         self.record_settings()
     }
 
+    /// The mode plan mode was entered from (write when unknown): what
+    /// `/plan off` goes back to.
+    pub fn mode_before_plan(&mut self) -> Mode {
+        self.before_plan.take().unwrap_or(Mode::Write)
+    }
+
+    /// Records the mode, provider and model the open session runs with
+    /// now, which a resume restores (after a `/set` or `/model`).
     pub fn record_settings(&mut self) -> Result<()> {
         let settings = self.settings();
         if let Some(live) = self.live.as_mut() {

@@ -99,6 +99,7 @@ impl App {
             mcp,
             mcp_waited: false,
             mcp_pending: Vec::new(),
+            before_plan: None,
         }
     }
 

@@ -289,6 +289,8 @@ struct Opened {
     settings: Option<SessionSettings>,
     /// The resumed session's todo list.
     todos: Vec<Todo>,
+    /// Sub-agents the resumed session started.
+    children: usize,
 }
 
 /// Starts the agent of a session under `preset`: a new session in the
@@ -328,6 +330,7 @@ pub fn start(
         usage,
         settings: last_settings,
         todos,
+        children,
     } = match resuming {
         Some(Resuming {
             path,
@@ -356,6 +359,7 @@ pub fn start(
                 usage: resumed.usage,
                 settings: resumed.settings,
                 todos: resumed.todos,
+                children: resumed.children.len(),
             }
         }
         None => {
@@ -372,6 +376,7 @@ pub fn start(
                 usage: Default::default(),
                 settings: None,
                 todos: Vec::new(),
+                children: 0,
             }
         }
     };
@@ -455,6 +460,7 @@ pub fn start(
             workspace: workspace_text.clone(),
             provider: preset.name.clone(),
         }),
+        started: Arc::new(std::sync::atomic::AtomicU32::new(children as u32)),
     };
     let (side_tx, side_rx) = side_channel();
     let todo_list = TodoList::new(todos, side_tx.clone());
@@ -481,6 +487,7 @@ pub fn start(
             models: None,
             sessions: None,
             events: side_tx.clone(),
+            started: Default::default(),
         },
     );
     let ports = AgentPorts {
@@ -558,12 +565,13 @@ pub fn sync_tools(live: &mut Live, ledger: &Arc<Ledger>, config: &Config, force:
     if generation == live.tools_generation && !force {
         return;
     }
-    live.tools_generation = generation;
     let agent = &live.agent;
-    let blocks = ledger.prompt_blocks();
     let Some(todos) = agent.todos().cloned() else {
         return;
     };
+    live.tools_generation = generation;
+    let agent = &live.agent;
+    let blocks = ledger.prompt_blocks();
     let tools = main_tools(
         MainTools {
             config,
@@ -587,6 +595,7 @@ pub fn sync_tools(live: &mut Live, ledger: &Arc<Ledger>, config: &Config, force:
             models: None,
             sessions: None,
             events: agent.side_sender(),
+            started: Default::default(),
         },
     );
     live.agent.set_tools(&tools, blocks);

@@ -24,6 +24,9 @@ use crate::presets::presets_from;
 pub struct SubAgents {
     pub profiles: Vec<AgentProfile>,
     pub sessions: Option<ChildSessions>,
+    /// Sub-agents started in the session so far (a resumed session's
+    /// included), shared by every `task` tool it is given.
+    pub started: Arc<std::sync::atomic::AtomicU32>,
 }
 
 /// Finds a custom agent's model: a provider preset by name, or a model
@@ -35,9 +38,10 @@ struct PresetResolver {
 }
 
 impl ModelResolver for PresetResolver {
-    fn resolve(&self, name: &str) -> Result<SubAgentModel, String> {
+    fn resolve(&self, name: &str, presets: bool) -> Result<SubAgentModel, String> {
         let preset = match presets_from(&self.config)
             .ok()
+            .filter(|_| presets)
             .and_then(|presets| presets.get(name).ok().cloned())
         {
             Some(preset) => preset,
@@ -85,7 +89,12 @@ pub fn main_tools(main: MainTools<'_>, context: TaskContext) -> Vec<Arc<dyn Tool
                 config: main.config.clone(),
                 parent: main.preset.clone(),
             })),
-            sessions: main.subagents.sessions.clone(),
+            // The provider in force now (`/set provider` changes it).
+            sessions: main.subagents.sessions.clone().map(|s| ChildSessions {
+                provider: main.preset.name.clone(),
+                ..s
+            }),
+            started: main.subagents.started.clone(),
             ..context
         },
         match agent_config.subagents {

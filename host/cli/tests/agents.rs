@@ -351,3 +351,49 @@ reply = { text = "Written." }
     // ... and the parent, which loaded no skill, still writes.
     assert!(env.ws.join("parent.txt").exists());
 }
+
+#[test]
+fn an_agent_s_command_list_holds_its_shell_and_its_model_stays_on_the_provider() {
+    let env = Env::without_confirm_turn(AMBER);
+    agent_file(
+        &env,
+        ".claude/agents",
+        "status",
+        "---\nname: status\ndescription: Says what git says.\ntools: Bash(git status:*)\nmodel: anthropic\n---\nReport.\n",
+    );
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "t1", name = "task", arguments = { prompt = "Status?", agent = "status" } }] }
+[[turns]]
+expect_tool_results = []
+reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "rm -f a.txt" } }, { id = "s2", name = "shell", arguments = { command = "git status; rm -f a.txt" } }] }
+[[turns]]
+reply = { text = "Refused twice." }
+[[turns]]
+expect_tool_results = ["t1"]
+reply = { text = "Done." }
+"#,
+    );
+    let run = env.exec(&server, &["--mode", "yolo"], "Ask for the status.");
+    run.assert_done("Done.");
+    let refused: Vec<String> = run
+        .of_type("subagent")
+        .into_iter()
+        .filter(|e| e["event"]["type"] == "tool.result")
+        .map(|e| e["event"]["output"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    for output in &refused {
+        assert!(
+            output.contains("is not among the commands `agent status` allows (git status:*)"),
+            "{output}"
+        );
+    }
+    assert!(env.ws.join("a.txt").exists(), "a command outside the list ran");
+    // `model: anthropic` names a preset, but a workspace file keeps the
+    // sub-agent on its parent's provider: the same server got its calls.
+    let received = server.received();
+    assert_eq!(received.len(), 4);
+    assert_eq!(received[1].body["model"], "anthropic");
+}

@@ -69,6 +69,7 @@ fn show_session(app: &App, ui: &mut Ui) {
     }
     ui.apply(live.started.clone(), None);
     ui.todos = live.agent.todos().map(|t| t.items()).unwrap_or_default();
+    ui.plan = None;
     let usage = live.agent.total_usage();
     ui.status.tokens_in = usage.input_tokens;
     ui.status.tokens_cached = usage.cached_input_tokens;
@@ -137,6 +138,8 @@ pub struct Driver {
     workspace: PathBuf,
     /// Quit once the running turn has stopped.
     quit_after_turn: bool,
+    /// The mode changed while a turn ran: recorded when it ends.
+    mode_to_record: bool,
     /// An Enter held until [`PASTE_GAP`] passes with no key behind it.
     enter_at: Option<tokio::time::Instant>,
     /// Wakes the loop when the plugin directory changes (live reload).
@@ -158,6 +161,7 @@ impl Driver {
             asks,
             workspace,
             quit_after_turn: false,
+            mode_to_record: false,
             enter_at: None,
             // Replaced once the first frame is up (see `run`).
             reloads: unbounded_channel().1,
@@ -174,6 +178,10 @@ impl Driver {
         status.model = settings.model;
         status.provider = settings.provider;
         status.mode = settings.policy.as_str().to_string();
+        // Out of plan mode, no plan waits for an answer.
+        if settings.policy != amber_core::engine::Mode::Plan {
+            self.ui.plan = None;
+        }
         if let Some(live) = self.app.live() {
             status.session = live.info.id.clone();
             let usage = live.agent.context_usage();
@@ -474,6 +482,7 @@ impl Driver {
     fn finish(&mut self, live: Live, done: Done) {
         let compression = live.compression;
         if live.agent.interrupt().renew() {
+            self.ui.history.interrupt_sub_agents();
             self.ui
                 .notice(NoticeKind::Warning, "interrupted; the session is saved");
             // What was typed for after the turn is not sent after a stop:
@@ -489,6 +498,12 @@ impl Driver {
             }
         }
         self.app.put_live(live);
+        if std::mem::take(&mut self.mode_to_record) {
+            if let Err(e) = self.app.record_settings() {
+                self.ui
+                    .notice(NoticeKind::Warning, format!("the mode is not recorded: {e:#}"));
+            }
+        }
         for note in self.app.mcp_notes() {
             self.ui.notice(NoticeKind::Warning, note);
         }
@@ -615,7 +630,7 @@ impl Driver {
         if !(ctrl && key.code == KeyCode::Char('c')) {
             self.ui.quit_armed = false;
         }
-        if self.ui.plan.is_some() && running.is_none() {
+        if self.ui.plan_asked && running.is_none() {
             if let Some(action) = self.plan_key(key) {
                 return action;
             }
@@ -633,7 +648,11 @@ impl Driver {
     /// write mode, a in yolo mode, n (or esc) keeps planning; others go
     /// to the prompt.
     fn plan_key(&mut self, key: KeyEvent) -> Option<Action> {
-        if !self.ui.composer.is_empty() {
+        // A bare key only: ctrl-a and alt-y are editing, not answers.
+        let modified = key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if !self.ui.composer.is_empty() || modified {
             return None;
         }
         let accept_in = match key.code {
@@ -661,8 +680,12 @@ impl Driver {
         }
     }
 
-    /// Switches the session's mode and shows it.
+    /// Switches the session's mode and shows it; a switch while a turn
+    /// runs is recorded when the session is back.
     fn set_mode(&mut self, mode: amber_core::engine::Mode) {
+        if self.app.live().is_none() {
+            self.mode_to_record = true;
+        }
         if let Err(e) = self.app.switch_mode(mode) {
             self.ui
                 .notice(NoticeKind::Warning, format!("the mode is not recorded: {e:#}"));

@@ -191,6 +191,20 @@ impl History {
         }
     }
 
+    /// Marks the sub-agents still running as interrupted: their run was,
+    /// and what they said after it is not waited for.
+    pub fn interrupt_sub_agents(&mut self) {
+        for i in 0..self.cells.len() {
+            if let Cell::SubAgent(card) = &mut self.cells[i] {
+                if card.is_running() {
+                    let turns = card.turns;
+                    card.finish("interrupted".into(), String::new(), turns);
+                    self.layout[i] = None;
+                }
+            }
+        }
+    }
+
     /// Expands or folds every tool card and reasoning cell.
     pub fn toggle_expanded(&mut self, reasoning: bool) {
         for i in 0..self.cells.len() {

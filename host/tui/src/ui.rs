@@ -123,6 +123,9 @@ pub struct Ui {
     pub todo_panel: bool,
     /// A plan proposed in plan mode, waiting for "execute this plan?".
     pub plan: Option<String>,
+    /// The question was on screen at the last draw: only then do its
+    /// keys answer it.
+    pub plan_asked: bool,
 }
 
 impl Ui {
@@ -295,8 +298,9 @@ impl Ui {
                 self.plan = Some(plan);
             }
             AgentEvent::TodoUpdated { todos } => self.todos = todos,
-            AgentEvent::TurnStarted { .. }
-            | AgentEvent::SessionCompleted { .. }
+            // A new run answers any plan still asked about.
+            AgentEvent::TurnStarted { .. } => self.plan = None,
+            AgentEvent::SessionCompleted { .. }
             | AgentEvent::SessionFailed { .. } => {}
         }
     }
@@ -384,6 +388,7 @@ impl Ui {
         // The question takes the transcript's last rows, so the plan
         // above it stays in view.
         let asking = self.plan.is_some() && !self.running && transcript.height >= 6;
+        self.plan_asked = asking;
         let (transcript, question) = if asking {
             let [above, question] =
                 Layout::vertical([Constraint::Min(1), Constraint::Length(3)]).areas(transcript);

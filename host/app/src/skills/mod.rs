@@ -154,6 +154,10 @@ pub fn discover(folders: &[(PathBuf, Origin)], disabled: &[String]) -> Catalog {
     let mut found: BTreeMap<String, Skill> = BTreeMap::new();
     let mut skipped = Vec::new();
     for (folder, origin) in folders {
+        let in_workspace = origin.from_workspace() && *origin != Origin::Candidate;
+        if in_workspace && !inside_its_workspace(folder) {
+            continue;
+        }
         let Ok(entries) = std::fs::read_dir(folder) else {
             continue;
         };
@@ -193,16 +197,46 @@ pub fn discover(folders: &[(PathBuf, Origin)], disabled: &[String]) -> Catalog {
     }
 }
 
+/// Whether a workspace's folder (`<ws>/.amber/skills`,
+/// `<ws>/.claude/agents`, …) really is inside that workspace: a `.claude`
+/// or `skills` folder that is a symlink out of it is not read, so the
+/// workspace cannot make amber read a folder outside it.
+pub(crate) fn inside_its_workspace(folder: &Path) -> bool {
+    let Some(workspace) = folder.parent().and_then(Path::parent) else {
+        return false;
+    };
+    match (std::fs::canonicalize(folder), std::fs::canonicalize(workspace)) {
+        (Ok(real), Ok(root)) => real.starts_with(root),
+        // Not there: nothing to read.
+        _ => false,
+    }
+}
+
+/// A file's text, at most `max` bytes however it grows while read; what
+/// is wrong names `what` (`a SKILL.md`).
+pub(crate) fn read_capped(path: &Path, max: u64, what: &str) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("over {max} bytes; {what} holds at most {max}"));
+    }
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
+}
+
 /// One `SKILL.md`; `None` for a candidate compression has deprecated.
 fn read(file: &Path, origin: Origin) -> Result<Option<Skill>, String> {
-    let size = std::fs::metadata(file).map_err(|e| e.to_string())?.len();
-    if size > MAX_SKILL_FILE {
-        return Err(format!(
-            "{size} bytes; a SKILL.md holds at most {MAX_SKILL_FILE}"
-        ));
-    }
     let dir = file.parent().unwrap_or(file).to_path_buf();
     if origin == Origin::Candidate {
+        let size = std::fs::metadata(file).map_err(|e| e.to_string())?.len();
+        if size > MAX_SKILL_FILE {
+            return Err(format!(
+                "{size} bytes; a SKILL.md holds at most {MAX_SKILL_FILE}"
+            ));
+        }
         // Compression writes its own strict format; its reader knows it.
         let skill = amber_memory::skills::read_skill(file).map_err(|e| e.to_string())?;
         if skill.deprecated {
@@ -218,7 +252,7 @@ fn read(file: &Path, origin: Origin) -> Result<Option<Skill>, String> {
             disabled: false,
         }));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read it: {e}"))?;
+    let text = read_capped(file, MAX_SKILL_FILE, "a SKILL.md")?;
     parse(&text, dir, origin).map(Some)
 }
 

@@ -52,7 +52,26 @@ impl SkillTool {
 
 /// amber's names for the tools Claude Code's `allowed-tools` names, so a
 /// skill written for it narrows to the same tools here. `Bash(git add:*)`
-/// narrows to `shell`: the command patterns are policy's to check.
+/// is `shell`, its pattern a command list ([`command_patterns`]) the
+/// policy checks each command against.
+/// The command pattern of a Claude Code `Bash(…)` item (`git diff:*`),
+/// which narrows the commands `shell` may run; `None` for any other item,
+/// and for `Bash` alone (any command).
+pub fn command_pattern(allowed: &str) -> Option<String> {
+    let inner = allowed.trim().strip_prefix("Bash(")?.strip_suffix(')')?;
+    let inner = inner.trim();
+    (!inner.is_empty() && inner != "*").then(|| inner.to_string())
+}
+
+/// The command list of a set of `allowed-tools` (or an agent's `tools`):
+/// the patterns of its `Bash(…)` items, `None` when one is `Bash` alone
+/// or none names a pattern.
+pub fn command_patterns(allowed: &[String]) -> Option<Vec<String>> {
+    let shells: Vec<&String> = allowed.iter().filter(|a| tool_name(a) == "shell").collect();
+    let patterns: Vec<String> = shells.iter().filter_map(|a| command_pattern(a)).collect();
+    (!shells.is_empty() && patterns.len() == shells.len()).then_some(patterns)
+}
+
 pub fn tool_name(allowed: &str) -> String {
     let base = allowed.split('(').next().unwrap_or(allowed).trim();
     match base {
@@ -168,14 +187,21 @@ impl Tool for SkillTool {
             tools.dedup();
             // The calling agent's own view: a sub-agent's skill narrows
             // the sub-agent only.
+            let commands = command_patterns(allowed);
             let narrowing = match amber_core::policy::scope::current() {
-                Some(call) => call.policy.narrow(&skill.name, &tools),
-                None => self.policy.narrow(&skill.name, &tools),
+                Some(call) => call.policy.narrow(&skill.name, &tools, commands.as_deref()),
+                None => self.policy.narrow(&skill.name, &tools, commands.as_deref()),
             };
             content.push_str(&format!(
                 "\nUntil this request ends you may call only: {}.\n",
                 narrowing.tools.join(", ")
             ));
+            if let Some(commands) = &narrowing.commands {
+                content.push_str(&format!(
+                    "`shell` may run only: {} (one simple command a line).\n",
+                    commands.join(", ")
+                ));
+            }
         }
         Ok(ToolOutput {
             content,
@@ -220,5 +246,13 @@ mod tests {
         assert_eq!(tool_name("Bash(git add:*)"), "shell");
         assert_eq!(tool_name("read_file"), "read_file");
         assert_eq!(tool_name("WebFetch"), "WebFetch");
+        let items = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            command_patterns(&items(&["Read", "Bash(git diff:*)", "Bash(npm test)"])),
+            Some(vec!["git diff:*".to_string(), "npm test".to_string()])
+        );
+        // `Bash` alone, or no shell at all: no command list.
+        assert_eq!(command_patterns(&items(&["Bash(git diff:*)", "Bash"])), None);
+        assert_eq!(command_patterns(&items(&["Read"])), None);
     }
 }

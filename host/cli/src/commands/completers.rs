@@ -86,7 +86,8 @@ pub fn mcp_servers() -> Vec<CompletionCandidate> {
         .collect()
 }
 
-/// The recorded sessions, newest first, each with its first prompt.
+/// The recorded sessions, newest first, each with its first prompt; a
+/// sub-agent's session is its parent's part, not offered.
 pub fn session_ids() -> Vec<CompletionCandidate> {
     let Some((host, _)) = context() else {
         return Vec::new();
@@ -95,7 +96,7 @@ pub fn session_ids() -> Vec<CompletionCandidate> {
         .list()
         .unwrap_or_default()
         .into_iter()
-        .filter(|s| s.turns > 0)
+        .filter(|s| s.turns > 0 && s.parent.is_none())
         .take(50)
         .map(|s| candidate(s.id, s.title))
         .collect()

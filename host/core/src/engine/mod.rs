@@ -505,9 +505,19 @@ impl Agent {
         self.compaction.failures = 0;
         self.stop_continues = 0;
         let result = self.iterate(prompt, &mut report, sink).await;
+        // What a tool reported as the run ended (an interrupted sub-agent
+        // finishing) goes out with it.
+        self.drain_side_events(sink);
         // Whatever happened, what was recorded is sealed and on disk.
         self.seal()?;
         result.map(|outcome| RunReport { outcome, ..report })
+    }
+
+    /// Passes on what the tools reported and the run has not shown yet.
+    fn drain_side_events(&mut self, sink: &mut EventSink<'_>) {
+        while let Ok(event) = self.side_rx.0.try_recv() {
+            side_event(&mut self.session, event, sink);
+        }
     }
 
     /// The history always starts with a system message.
@@ -858,15 +868,13 @@ impl Agent {
                 tokio::select! {
                     biased;
                     Some(event) = self.side_rx.0.recv() => {
-                        side_event(&mut self.session, event, sink)?;
+                        side_event(&mut self.session, event, sink);
                     }
                     envelopes = &mut running => break envelopes,
                 }
             }
         };
-        while let Ok(event) = self.side_rx.0.try_recv() {
-            side_event(&mut self.session, event, sink)?;
-        }
+        self.drain_side_events(sink);
         for message in self.dispatcher.take_warnings() {
             sink(AgentEvent::Warning { message });
         }
@@ -983,35 +991,39 @@ impl Agent {
 }
 
 /// Passes on one event a tool reported, recording in the session what
-/// belongs there: a sub-agent's session, linked; the todo list.
-fn side_event(
-    session: &mut Option<SessionWriter>,
-    event: AgentEvent,
-    sink: &mut EventSink<'_>,
-) -> Result<(), AgentError> {
-    if let Some(session) = session {
-        match &event {
+/// belongs there: a sub-agent's session, linked; the todo list. A record
+/// that cannot be written is warned of: the calls running go on, and the
+/// turn's head fails on the same disk soon enough, with its own error.
+fn side_event(session: &mut Option<SessionWriter>, event: AgentEvent, sink: &mut EventSink<'_>) {
+    let recorded = match (session, &event) {
+        (
+            Some(session),
             AgentEvent::SubAgentStarted {
                 agent,
                 call_id,
                 session_id: Some(child),
                 ..
-            } => session.child(child, call_id, agent)?,
-            AgentEvent::TodoUpdated { todos } => session.todos(todos)?,
-            _ => {}
-        }
-    }
+            },
+        ) => session.child(child, call_id, agent),
+        (Some(session), AgentEvent::TodoUpdated { todos }) => session.todos(todos),
+        _ => Ok(()),
+    };
     sink(event);
-    Ok(())
+    if let Err(e) = recorded {
+        sink(AgentEvent::Warning {
+            message: format!("not recorded in the session: {e}"),
+        });
+    }
 }
 
-/// The plan of this turn's `exit_plan` call, when it was accepted.
+/// The plan of this turn's `exit_plan` call, when it was accepted: what
+/// the tool returned in its `meta`.
 fn proposed_plan(calls: &[ToolCall], results: &[Envelope]) -> Option<String> {
     calls
         .iter()
         .zip(results)
         .find(|(call, result)| call.name == plan::PLAN_TOOL && result.status == Status::Ok)
-        .and_then(|(call, _)| plan::plan_of(&call.arguments))
+        .and_then(|(_, result)| result.meta.as_ref()?["plan"].as_str().map(str::to_string))
 }
 
 /// The assistant message of a reply: reasoning (which some vendors need

@@ -18,16 +18,6 @@ pub const PLAN_MODE_PROMPT: &str = "You are in plan mode: the person wants a pla
     and how the result will be checked. The plan goes to the person, who accepts it or tells \
     you what to change.";
 
-/// The plan in an `exit_plan` call's arguments.
-pub fn plan_of(arguments: &str) -> Option<String> {
-    let args: Value = serde_json::from_str(arguments).ok()?;
-    args["plan"]
-        .as_str()
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
-}
-
 pub struct PlanTool {
     spec: ToolSpec,
 }
@@ -76,7 +66,7 @@ impl Tool for PlanTool {
             content: "The plan is with the person now. End your turn; their answer comes as \
                 the next message."
                 .into(),
-            meta: Some(json!({"plan": plan})),
+            meta: Some(json!({"plan": plan.trim()})),
         })
     }
 }

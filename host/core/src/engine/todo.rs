@@ -36,11 +36,6 @@ impl TodoList {
         self.items.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Puts back a list (a resumed session's last), without an event.
-    pub fn restore(&self, items: Vec<Todo>) {
-        *self.items.lock().unwrap_or_else(|e| e.into_inner()) = items;
-    }
-
     /// Replaces the list and reports it.
     fn replace(&self, items: Vec<Todo>) {
         *self.items.lock().unwrap_or_else(|e| e.into_inner()) = items.clone();

@@ -29,6 +29,13 @@ pub enum PolicyError {
         label: String,
         reason: String,
     },
+    /// A skill's or a custom agent's command list does not name it.
+    #[error("`{command}` is not among the commands `{by}` allows ({allowed}); a line that chains, pipes or redirects is refused under such a list")]
+    NarrowedCommand {
+        command: String,
+        by: String,
+        allowed: String,
+    },
     /// It needs a person's approval and nobody can be asked.
     #[error("denied: `{kind}` needs approval and no approval handler is installed (fail-safe)")]
     NoApprover { kind: String },

@@ -162,6 +162,9 @@ pub struct Policy {
     /// Whose view this is: `main`, or a sub-agent's id (`task-1`), which
     /// its approval questions and permission hooks carry.
     agent: String,
+    /// A sub-agent's view: the policy it was taken from, whose rules and
+    /// grants it uses as they are now, and whose mode tightens it.
+    parent: Option<Arc<Policy>>,
 }
 
 /// `exec`, `exec:git` and `exec:git:network` all match `exec:git:network`.
@@ -189,26 +192,41 @@ impl Policy {
             hooks: RwLock::new(None),
             narrowing: RwLock::new(None),
             agent: "main".into(),
+            parent: None,
         }
     }
 
-    /// A sub-agent's own view, taken as it starts: `mode` (the caller
-    /// passes the parent's or stricter), the rules, grants and skill
-    /// narrowing in force now, and the same person and hooks to ask. A
-    /// later `/set policy`, grant or rule change on this policy does not
-    /// reach the view, so nothing loosens a running sub-agent.
-    pub fn view(&self, agent: &str, mode: Mode) -> Policy {
+    /// A sub-agent's own view, taken as it starts, asking the same person
+    /// and hooks under the sub-agent's id. Its mode is `mode` (the caller
+    /// passes the parent's or stricter) and never wider than the parent's
+    /// now: a parent switched to yolo does not loosen a running sub-agent,
+    /// one switched to plan or read tightens it. The rules and session
+    /// grants are the parent's as they stand at each check (a grant taken
+    /// back or a deny rule added reaches the sub-agent; an approval "for
+    /// the session" it gets is the session's). The skill narrowing in
+    /// force is copied, and what the sub-agent's own skills narrow stays
+    /// its own.
+    pub fn view(self: &Arc<Self>, agent: &str, mode: Mode) -> Policy {
         Policy {
             mode: RwLock::new(mode),
             sandbox: self.sandbox.clone(),
             root: self.root.clone(),
-            rules: RwLock::new(self.rules()),
-            granted: Mutex::new(self.grants()),
+            rules: RwLock::new(Vec::new()),
+            granted: Mutex::new(Vec::new()),
             handler: self.handler.clone(),
             asking: Mutex::new(()),
             hooks: RwLock::new(self.hooks.read().unwrap_or_else(|e| e.into_inner()).clone()),
             narrowing: RwLock::new(self.narrowing()),
             agent: agent.to_string(),
+            parent: Some(self.clone()),
+        }
+    }
+
+    /// Where rules and grants live: the session's policy, for a view.
+    fn session(&self) -> &Policy {
+        match &self.parent {
+            Some(parent) => parent.session(),
+            None => self,
         }
     }
 
@@ -217,19 +235,17 @@ impl Policy {
         &self.agent
     }
 
-    /// Narrows the callable tools to `tools` (within any narrowing in
-    /// force) for skill `by`; returns what is now in force.
-    pub fn narrow(&self, by: &str, tools: &[String]) -> Narrowing {
+    /// Narrows the callable tools to `tools`, and the commands to
+    /// `commands` when given (within any narrowing in force), for `by` (a
+    /// skill, or a custom agent); returns what is now in force.
+    pub fn narrow(&self, by: &str, tools: &[String], commands: Option<&[String]>) -> Narrowing {
         let mut slot = self.narrowing.write().unwrap_or_else(|e| e.into_inner());
         let next = match slot.take() {
-            Some(mut now) => {
-                now.tools.retain(|t| tools.contains(t));
-                now.by.push(by.to_string());
-                now
-            }
+            Some(now) => now.within(by, tools, commands),
             None => Narrowing {
                 by: vec![by.to_string()],
                 tools: tools.to_vec(),
+                commands: commands.map(<[String]>::to_vec),
             },
         };
         *slot = Some(next.clone());
@@ -262,7 +278,11 @@ impl Policy {
 
     pub fn mode(&self) -> Mode {
         // A poisoned lock still holds a whole Mode (a Copy value).
-        *self.mode.read().unwrap_or_else(|e| e.into_inner())
+        let own = *self.mode.read().unwrap_or_else(|e| e.into_inner());
+        match &self.parent {
+            Some(parent) => own.at_most(parent.mode()),
+            None => own,
+        }
     }
 
     /// Switches the mode for every check from now on (`/set policy`).
@@ -280,7 +300,8 @@ impl Policy {
 
     /// The session grants so far.
     pub fn grants(&self) -> Vec<Scope> {
-        self.granted.lock().map(|g| g.clone()).unwrap_or_default()
+        let session = self.session();
+        session.granted.lock().map(|g| g.clone()).unwrap_or_default()
     }
 
     /// A folder covers an ask when every place it names is inside it
@@ -294,22 +315,23 @@ impl Policy {
 
     /// The stored rules in effect.
     pub fn rules(&self) -> Vec<Rule> {
-        self.rules.read().map(|r| r.clone()).unwrap_or_default()
+        let session = self.session();
+        session.rules.read().map(|r| r.clone()).unwrap_or_default()
     }
 
     /// Replaces the stored rules (the config file changed them).
     pub fn set_rules(&self, rules: Vec<Rule>) {
-        *self.rules.write().unwrap_or_else(|e| e.into_inner()) = rules;
+        *self.session().rules.write().unwrap_or_else(|e| e.into_inner()) = rules;
     }
 
     /// Takes back session grant `index` (as `grants` lists them).
     pub fn revoke_grant(&self, index: usize) -> Option<Scope> {
-        let mut granted = self.granted.lock().ok()?;
+        let mut granted = self.session().granted.lock().ok()?;
         (index < granted.len()).then(|| granted.remove(index))
     }
 
     fn rule_for(&self, kind: &str, ask: &Ask, decision: RuleDecision) -> Option<Rule> {
-        let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
+        let rules = self.session().rules.read().unwrap_or_else(|e| e.into_inner());
         rules
             .iter()
             .find(|r| {
@@ -334,7 +356,7 @@ impl Policy {
 
     /// Forgets what was approved for the session (`/clear` starts one).
     pub fn clear_grants(&self) {
-        if let Ok(mut granted) = self.granted.lock() {
+        if let Ok(mut granted) = self.session().granted.lock() {
             granted.clear();
         }
     }
@@ -458,7 +480,7 @@ impl Policy {
             Decision::ApproveOnce => Ok(()),
             Decision::ApproveForSession(_) if !may_grant => Ok(()),
             Decision::ApproveForSession(scope) => {
-                if let Ok(mut granted) = self.granted.lock() {
+                if let Ok(mut granted) = self.session().granted.lock() {
                     // The scope chosen covers every kind of this action.
                     for kind in ask.also.iter() {
                         granted.push(match &scope {
@@ -514,6 +536,15 @@ impl Policy {
         command: &str,
         cwd: &Path,
     ) -> Result<CommandPermit, PolicyError> {
+        if let Some(narrowing) = self.narrowing() {
+            if !narrowing.allows_command(command) {
+                return Err(PolicyError::NarrowedCommand {
+                    command: command.to_string(),
+                    by: narrowing.by.join("` and `"),
+                    allowed: narrowing.commands.unwrap_or_default().join(", "),
+                });
+            }
+        }
         let class = shell_classify(command, cwd, &self.root);
         let sandboxed = self.sandbox.available();
         let in_sandbox = |writable: bool| CommandPermit {
@@ -627,8 +658,8 @@ impl scope::AgentPolicy for Policy {
         Policy::mode(self)
     }
 
-    fn narrow(&self, by: &str, tools: &[String]) -> Narrowing {
-        Policy::narrow(self, by, tools)
+    fn narrow(&self, by: &str, tools: &[String], commands: Option<&[String]>) -> Narrowing {
+        Policy::narrow(self, by, tools, commands)
     }
 
     fn check_command(

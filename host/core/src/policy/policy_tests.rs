@@ -386,10 +386,10 @@ fn a_skill_narrows_a_second_narrows_further_and_a_new_request_ends_it() {
     let policy = Policy::new(Mode::Write, "/ws".into(), Vec::new(), None);
     assert_eq!(policy.narrowing(), None);
     let tools = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
-    let first = policy.narrow("a", &tools(&["read_file", "grep", "skill"]));
+    let first = policy.narrow("a", &tools(&["read_file", "grep", "skill"]), None);
     assert!(first.allows("grep") && !first.allows("shell"));
     // A second skill cannot widen: it keeps what both allow.
-    let second = policy.narrow("b", &tools(&["grep", "shell", "skill"]));
+    let second = policy.narrow("b", &tools(&["grep", "shell", "skill"]), None);
     assert_eq!(second.tools, ["grep", "skill"]);
     assert_eq!(second.by, ["a", "b"]);
     policy.end_narrowing();
@@ -421,6 +421,23 @@ fn a_view_keeps_its_mode_and_the_gate_routes_a_call_to_it() {
     assert!(matches!(refused, Err(PolicyError::ReadMode { .. })), "{refused:?}");
     parent.set_mode(Mode::Yolo);
     assert_eq!(view.mode(), Mode::Read);
+    // Tightening the parent tightens a running view; loosening does not.
+    let wide = Arc::new(parent.view("task-3", Mode::Write));
+    parent.set_mode(Mode::Read);
+    assert_eq!(wide.mode(), Mode::Read);
+    parent.set_mode(Mode::Yolo);
+    assert_eq!(wide.mode(), Mode::Write);
+    // A deny rule added to the session reaches the view at once.
+    parent.set_rules(vec![Rule {
+        tool: "write_file".into(),
+        path: None,
+        decision: RuleDecision::Deny,
+    }]);
+    assert!(matches!(
+        wide.authorize(&ask("write_file", "/ws/a.txt")),
+        Err(PolicyError::DeniedByRule { .. })
+    ));
+    parent.set_rules(Vec::new());
     // A write-mode view asks the person, saying whose question it is.
     let writer = parent.view("task-2", Mode::Write);
     writer.authorize(&ask("write_file", "/ws/a.txt")).unwrap();

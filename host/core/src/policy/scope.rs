@@ -30,7 +30,7 @@ pub trait AgentPolicy: Send + Sync {
     fn mode(&self) -> Mode;
     /// Narrows this agent's callable tools for skill `by` (a skill a
     /// sub-agent loads narrows the sub-agent, not its parent).
-    fn narrow(&self, by: &str, tools: &[String]) -> Narrowing;
+    fn narrow(&self, by: &str, tools: &[String], commands: Option<&[String]>) -> Narrowing;
     fn check_command(
         &self,
         requester: &str,

@@ -118,8 +118,10 @@ impl SessionStore {
     }
 
     /// A new sub-agent's session under `parent`, with the parent's
-    /// workspace; like [`Self::create`], its file is made with its first
-    /// message.
+    /// workspace, named for both (`<parent>-task-1`): sub-agents started
+    /// side by side get names that cannot collide, and the name says
+    /// whose it is. Like [`Self::create`], its file is made with its first
+    /// message; a name already taken gets a numbered one.
     pub fn create_child(
         &self,
         workspace: &str,
@@ -128,6 +130,17 @@ impl SessionStore {
         parent: super::ParentLink,
     ) -> Result<(SessionInfo, SessionWriter), SessionError> {
         let (mut info, _) = self.create(workspace, provider, model)?;
+        let base = format!("{}-{}", parent.session, parent.agent);
+        let is_id = |id: &String| id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        let free = (1..100u32)
+            .map(|n| match n {
+                1 => base.clone(),
+                n => format!("{base}-{n}"),
+            })
+            .find(|id| is_id(id) && !self.dir.join(format!("{id}.jsonl")).exists());
+        if let Some(id) = free {
+            info.id = id;
+        }
         info.parent = Some(parent);
         let path = self.dir.join(format!("{}.jsonl", info.id));
         Ok((info.clone(), SessionWriter::deferred(&path, info)))

@@ -84,14 +84,16 @@ pub struct TaskContext {
     pub sessions: Option<ChildSessions>,
     /// Where a sub-agent's events go: the parent's run.
     pub events: SideSender,
+    /// Sub-agents started in the session so far (a resumed one's
+    /// included): the next one's number when no read tracker numbers
+    /// them. Shared by every `task` tool the session makes.
+    pub started: Arc<std::sync::atomic::AtomicU32>,
 }
 
 pub struct TaskTool {
     spec: ToolSpec,
     context: TaskContext,
     permits: Semaphore,
-    /// Sub-agents started so far: the next one's number.
-    started: std::sync::atomic::AtomicU32,
 }
 
 /// One task, as the model asked for it.
@@ -160,7 +162,6 @@ impl TaskTool {
             spec: spec(&context.profiles),
             context,
             permits: Semaphore::new(permits),
-            started: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
@@ -206,7 +207,9 @@ impl TaskTool {
                 profile.name
             ))
         })?;
-        let found = resolver.resolve(name).map_err(|e| {
+        // A workspace's file picks a model of the parent's provider at
+        // most: another preset's endpoint and key are not its to choose.
+        let found = resolver.resolve(name, !profile.from_workspace).map_err(|e| {
             ToolError::Failed(format!(
                 "agent `{}` ({}): model `{name}`: {e}",
                 profile.name, profile.source
@@ -242,16 +245,15 @@ impl TaskTool {
         let (model, base, provider) = self.model_for(profile)?;
         let cap = profile
             .and_then(|p| p.max_iterations)
-            .map_or(ctx.max_iterations, |n| {
-                n.clamp(1, ctx.config.max_tool_iterations.max(1))
-            });
+            // A file may lower the sub-agent's cap, never raise it.
+            .map_or(ctx.max_iterations, |n| n.clamp(1, ctx.max_iterations.max(1)));
         let config = AgentConfig {
             max_tool_iterations: cap,
             confirm: None,
             system_prompt: self.system_prompt(request.description, profile),
             ..base
         };
-        let n = self
+        let n = ctx
             .started
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             + 1;
@@ -266,6 +268,15 @@ impl TaskTool {
         let parent_mode = ctx.policy.mode();
         let mode = parent_mode.at_most(profile.and_then(|p| p.mode).unwrap_or(parent_mode));
         let policy = Arc::new(ctx.policy.view(&id, mode));
+        // Its file's tools and commands narrow its view, as a skill's do:
+        // dispatch and the `exec` import check them on every call.
+        if let Some(p) = profile.filter(|p| p.tools.is_some() || p.commands.is_some()) {
+            let allowed: Vec<String> = match &p.tools {
+                Some(tools) => tools.clone(),
+                None => ctx.tools.iter().map(|t| t.spec().name.clone()).collect(),
+            };
+            policy.narrow(&format!("agent {}", p.name), &allowed, p.commands.as_deref());
+        }
         let narrowing = policy.narrowing();
         let tools: Vec<Arc<dyn Tool>> = ctx
             .tools

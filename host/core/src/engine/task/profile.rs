@@ -15,12 +15,19 @@ pub struct AgentProfile {
     /// The tools it may call, by amber name; `None`: all its parent's.
     /// A name its parent does not have is not added.
     pub tools: Option<Vec<String>>,
+    /// The commands `shell` may run (Claude Code's `Bash(git diff:*)`
+    /// patterns); `None`: any the mode allows.
+    pub commands: Option<Vec<String>>,
     /// A provider preset or a model name; `None`: its parent's model.
     pub model: Option<String>,
     /// Its mode; the parent's when stricter.
     pub mode: Option<Mode>,
-    /// Model calls per run; never more than the parent's cap.
+    /// Model calls per run; never more than `subagent_max_iterations`.
     pub max_iterations: Option<u32>,
+    /// Read from the workspace (untrusted, like AGENTS.md): its `model`
+    /// may only name a model of the parent's provider, never another
+    /// preset, whose endpoint and key the workspace does not choose.
+    pub from_workspace: bool,
     /// Its instructions, after amber's sub-agent preamble.
     pub system_prompt: String,
     /// The file it came from, for messages.
@@ -49,6 +56,7 @@ pub struct SubAgentModel {
 /// Finds the model a custom agent names: the host knows the presets and
 /// keys; the core only asks.
 pub trait ModelResolver: Send + Sync {
-    /// `Err` says why, naming the model.
-    fn resolve(&self, name: &str) -> Result<SubAgentModel, String>;
+    /// `name` is a preset's or a model's; with `presets` false only a
+    /// model of the parent's provider. `Err` says why, naming the model.
+    fn resolve(&self, name: &str, presets: bool) -> Result<SubAgentModel, String>;
 }

@@ -78,6 +78,8 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
         model: None,
         mode: Some(Mode::Read),
         max_iterations: None,
+        from_workspace: true,
+        commands: None,
         system_prompt: "Audit.".into(),
         source: "auditor.md".into(),
     };
@@ -106,6 +108,7 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
         models: None,
         sessions: None,
         events,
+        started: Default::default(),
     };
     let task = Arc::new(TaskTool::new(context, Execution::Serial));
     let args = json!({"prompt": "poke it", "agent": "auditor"});
