@@ -478,7 +478,11 @@ mod tests {
         let found = discover(&folders(&tmp.path().join("cfg"), &ws, None));
         assert!(found.agents.is_empty(), "{:?}", found.agents);
         // A link that stays inside the workspace is read.
-        write(&ws.join("shared"), "y.md", "---\nname: y\ndescription: inside\n---\n");
+        write(
+            &ws.join("shared"),
+            "y.md",
+            "---\nname: y\ndescription: inside\n---\n",
+        );
         std::fs::create_dir_all(ws.join(".amber")).unwrap();
         std::os::unix::fs::symlink(ws.join("shared"), ws.join(".amber/agents")).unwrap();
         let found = discover(&folders(&tmp.path().join("cfg"), &ws, None));

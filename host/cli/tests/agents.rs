@@ -390,7 +390,10 @@ reply = { text = "Done." }
             "{output}"
         );
     }
-    assert!(env.ws.join("a.txt").exists(), "a command outside the list ran");
+    assert!(
+        env.ws.join("a.txt").exists(),
+        "a command outside the list ran"
+    );
     // `model: anthropic` names a preset, but a workspace file keeps the
     // sub-agent on its parent's provider: the same server got its calls.
     let received = server.received();

@@ -97,7 +97,9 @@ mod tests {
     fn narrowing_again_keeps_what_both_allow() {
         let first = list(&["git diff:*", "git log:*"]);
         let tools = vec!["shell".to_string(), "read_file".to_string()];
-        let again = first.clone().within("b", &tools, Some(&["git log:*".to_string()]));
+        let again = first
+            .clone()
+            .within("b", &tools, Some(&["git log:*".to_string()]));
         assert_eq!(again.commands, Some(vec!["git log:*".to_string()]));
         assert_eq!(again.tools, ["shell"]);
         let unlisted = first.within("c", &tools, None);

@@ -209,12 +209,14 @@ impl TaskTool {
         })?;
         // A workspace's file picks a model of the parent's provider at
         // most: another preset's endpoint and key are not its to choose.
-        let found = resolver.resolve(name, !profile.from_workspace).map_err(|e| {
-            ToolError::Failed(format!(
-                "agent `{}` ({}): model `{name}`: {e}",
-                profile.name, profile.source
-            ))
-        })?;
+        let found = resolver
+            .resolve(name, !profile.from_workspace)
+            .map_err(|e| {
+                ToolError::Failed(format!(
+                    "agent `{}` ({}): model `{name}`: {e}",
+                    profile.name, profile.source
+                ))
+            })?;
         let config = AgentConfig {
             model: found.model,
             flavor: found.flavor,
@@ -246,7 +248,9 @@ impl TaskTool {
         let cap = profile
             .and_then(|p| p.max_iterations)
             // A file may lower the sub-agent's cap, never raise it.
-            .map_or(ctx.max_iterations, |n| n.clamp(1, ctx.max_iterations.max(1)));
+            .map_or(ctx.max_iterations, |n| {
+                n.clamp(1, ctx.max_iterations.max(1))
+            });
         let config = AgentConfig {
             max_tool_iterations: cap,
             confirm: None,
@@ -275,7 +279,11 @@ impl TaskTool {
                 Some(tools) => tools.clone(),
                 None => ctx.tools.iter().map(|t| t.spec().name.clone()).collect(),
             };
-            policy.narrow(&format!("agent {}", p.name), &allowed, p.commands.as_deref());
+            policy.narrow(
+                &format!("agent {}", p.name),
+                &allowed,
+                p.commands.as_deref(),
+            );
         }
         let narrowing = policy.narrowing();
         let tools: Vec<Arc<dyn Tool>> = ctx
