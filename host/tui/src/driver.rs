@@ -298,15 +298,21 @@ impl Driver {
             }
             CommandOutcome::Ok { .. } => {}
         }
-        self.ui.history.push(Cell::Command {
+        let said = Cell::Command {
             line: line.to_string(),
             output: outcome.text(),
             ok: true,
-        });
+        };
+        self.ui.history.push(said.clone());
         if let CommandOutcome::Ok { reply, .. } = outcome {
             match reply.effect {
                 Effect::None => {}
                 Effect::Quit => self.quit_after_turn = true,
+                // The other session's turns, then what the command said.
+                Effect::Switched => {
+                    show_session(&self.app, &mut self.ui);
+                    self.ui.history.push(said);
+                }
                 Effect::Clear => {
                     self.ui.history.clear();
                     self.ui.status = Default::default();

@@ -148,6 +148,7 @@ fn summary(id: &str, title: &str, turns: usize, tokens: u64, updated: u64) -> Se
         state: SessionState::Complete,
         parent: None,
         children: Vec::new(),
+        fork: None,
     }
 }
 

@@ -57,6 +57,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("todos", planning::todos),
     ("compact", session::compact),
     ("clear", session::clear),
+    ("fork", session::fork),
     ("quit", session::quit),
 ];
 

@@ -204,6 +204,32 @@ pub fn clear(app: &mut App, _inv: &Invocation<'_>) -> Handled {
     .with_effect(Effect::Clear))
 }
 
+/// `/fork [TURN]`: a new session from this one's turns up to TURN (all,
+/// by default), opened in its place; this one stays on disk as it was.
+pub fn fork(app: &mut App, inv: &Invocation<'_>) -> Handled {
+    let Some(old) = app.live().map(|l| l.info.id.clone()) else {
+        return Ok(Reply::text(
+            "no session is open to fork; from the shell: amber sessions fork ID [--at TURN]",
+        ));
+    };
+    let at = match inv.arg.trim() {
+        "" => None,
+        turn => Some(turn.parse::<usize>().map_err(|_| {
+            super::invalid(format!("usage: /fork [TURN] (`{turn}` is not a turn number)"))
+        })?),
+    };
+    let store = crate::session::store(&app.dirs);
+    let forked = amber_core::session::fork::fork(&store, &old, at).map_err(|e| failed(e.to_string()))?;
+    app.resume_session(&forked.id)
+        .map_err(|e| failed(format!("{e:#}")))?;
+    Ok(Reply::text(format!(
+        "forked {old} at turn {} into {}: you are in the fork now (the original is kept: amber --resume {old})",
+        forked.from.turn, forked.id
+    ))
+    .with_data(json!({ "session": forked.id, "from": forked.from }))
+    .with_effect(Effect::Switched))
+}
+
 /// `/quit`: the front end ends the run.
 pub fn quit(_app: &mut App, _inv: &Invocation<'_>) -> Handled {
     Ok(Reply::text("bye").with_effect(Effect::Quit))

@@ -16,11 +16,14 @@ pub fn list(sessions: &[SessionSummary]) -> String {
             SessionState::Interrupted => " (interrupted)",
             SessionState::Unreadable => " (unreadable)",
         };
-        let family = match (&s.parent, s.children.len()) {
+        let mut family = match (&s.parent, s.children.len()) {
             (Some(parent), _) => format!(" (sub-agent of {parent})"),
             (None, 0) => String::new(),
             (None, n) => format!(" (+{})", amber_core::text::count(n, "sub-agent")),
         };
+        if let Some(fork) = &s.fork {
+            family.push_str(&format!(" (fork of {} at turn {})", fork.session, fork.turn));
+        }
         let _ = writeln!(
             out,
             "{}  {}  {:>3} msgs  {:<10} {}{state}{family}",

@@ -18,6 +18,22 @@ pub enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Start a new session from a verified prefix of another: its turns
+    /// up to `--at` (default: all), re-recorded in a new file whose first
+    /// record names the source, the turn and its head hash. Continue it
+    /// with `amber --resume NEW_ID` (docs/sessions.md).
+    Fork {
+        /// The session to fork (see `amber sessions list`).
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::session_ids))]
+        id: String,
+        /// The turn to fork at (1 is the first; `sessions show` counts
+        /// them). Default: the last whole turn.
+        #[arg(long, value_name = "TURN")]
+        at: Option<usize>,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Verify a session's chain and print its messages.
     Show {
         /// A session id (see `amber sessions list`).
@@ -37,6 +53,7 @@ pub fn run(host: &amber_app::host::Host, cmd: SessionsCommand) -> Result<()> {
     match cmd {
         SessionsCommand::List { json } => list(&host.dirs, json),
         SessionsCommand::Show { id, json } => show(&host.dirs, &id, json),
+        SessionsCommand::Fork { id, at, json } => fork(&host.dirs, &id, at, json),
     }
 }
 
@@ -46,6 +63,21 @@ fn list(dirs: &AmberDirs, as_json: bool) -> Result<()> {
         return print_json(&json!({ "sessions": sessions }));
     }
     out!("{}", amber_app::render::sessions::list(&sessions));
+    Ok(())
+}
+
+fn fork(dirs: &AmberDirs, id: &str, at: Option<usize>, as_json: bool) -> Result<()> {
+    let forked = session::fork::fork(&store(dirs), id, at)?;
+    if as_json {
+        return print_json(&forked);
+    }
+    outln!(
+        "forked {id} at turn {} into {} ({} messages); go on with: amber --resume {}",
+        forked.from.turn,
+        forked.id,
+        forked.messages,
+        forked.id
+    );
     Ok(())
 }
 

@@ -68,6 +68,9 @@ pub enum Effect {
         /// The words after `/compact`: what to keep in focus.
         focus: Option<String>,
     },
+    /// Another session is open now (`/fork`): the front end shows it,
+    /// its earlier turns included.
+    Switched,
     /// Leave amber.
     Quit,
     /// Send a prompt a command made (a command file): the front end runs

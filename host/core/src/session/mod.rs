@@ -13,6 +13,7 @@
 //! never got a result are reported, so the caller can record an
 //! "interrupted" result for each and every call still has exactly one.
 
+pub mod fork;
 mod store;
 mod transcript;
 
@@ -45,6 +46,10 @@ pub struct SessionInfo {
     /// started it (docs/agents.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<ParentLink>,
+    /// A fork names the session it was taken from, the turn and that
+    /// turn's head hash (docs/sessions.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork: Option<fork::ForkLink>,
     /// A hash of the fields above, written with the start record: an edit
     /// of the workspace, provider or model is refused on resume. (The
     /// system prompt is the chain's first message, sealed by the chain.)
@@ -542,6 +547,13 @@ fn ends_with_newline(path: &Path) -> Result<bool, SessionError> {
 
 /// Replays a session file, verifying every link.
 pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
+    resume_to(path, None)
+}
+
+/// [`resume`], stopping at the head of turn `until` when given: the
+/// session as it stood then (a fork's prefix, a rewind's target). Every
+/// record up to there is verified as a resume verifies it.
+pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionError> {
     let io = io_error(path);
     let mut bytes = Vec::new();
     File::open(path)
@@ -693,6 +705,9 @@ pub fn resume(path: &Path) -> Result<Resumed, SessionError> {
                 turns += 1;
                 after_head = true;
                 rebuild = None;
+                if until == Some(turns) {
+                    break;
+                }
             }
         }
     }

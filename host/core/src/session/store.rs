@@ -47,6 +47,9 @@ pub struct SessionSummary {
     /// The sub-agents' sessions it started, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<String>,
+    /// A fork: where it was taken from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork: Option<super::fork::ForkLink>,
 }
 
 pub struct SessionStore {
@@ -109,6 +112,7 @@ impl SessionStore {
                 model: model.to_string(),
                 git_head: None,
                 parent: None,
+                fork: None,
                 seal: None,
             };
             // The file is made with the first message.
@@ -230,6 +234,7 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
         messages: 0,
         parent: None,
         children: Vec::new(),
+        fork: None,
         turns: 0,
         approx_tokens: 0,
         state: SessionState::Complete,
@@ -271,6 +276,7 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
                 summary.provider = info.provider;
                 summary.model = info.model;
                 summary.parent = info.parent.map(|p| p.session);
+                summary.fork = info.fork;
             }
             Record::Message { message, .. } => {
                 summary.messages += 1;
