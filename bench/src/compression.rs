@@ -155,6 +155,8 @@ fn agent(
         temperature: None,
         system_prompt: String::new(),
         workspace: None,
+        price: None,
+        max_budget_usd: None,
     };
     let ports = AgentPorts {
         model,

@@ -183,6 +183,8 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             temperature: None,
             system_prompt: "You are a benchmark.".into(),
             workspace: None,
+            price: None,
+            max_budget_usd: None,
         };
         let ports = AgentPorts {
             model: model.clone(),

@@ -71,6 +71,9 @@ pub struct SessionOptions {
     /// (`--no-confirm`), whatever `agent.confirm_turn` says
     /// ([`config_for`]).
     pub no_confirm: bool,
+    /// Stop a run before the call that would spend more than this many
+    /// US dollars (`--max-budget-usd`), over `agent.max_budget_usd`.
+    pub max_budget_usd: Option<f64>,
 }
 
 /// A session ready for its first prompt, with the host it runs in.
@@ -207,6 +210,9 @@ pub fn config_for(dirs: &AmberDirs, options: &SessionOptions) -> Result<Config> 
     if options.no_confirm {
         config.agent.confirm_turn = false;
     }
+    if let Some(budget) = options.max_budget_usd {
+        config.agent.max_budget_usd = Some(budget);
+    }
     Ok(config)
 }
 
@@ -291,6 +297,8 @@ struct Opened {
     todos: Vec<Todo>,
     /// Sub-agents the resumed session started.
     children: usize,
+    /// The resumed session's cost so far, if known.
+    cost: Option<f64>,
 }
 
 /// Starts the agent of a session under `preset`: a new session in the
@@ -331,6 +339,7 @@ pub fn start(
         settings: last_settings,
         todos,
         children,
+        cost,
     } = match resuming {
         Some(Resuming {
             path,
@@ -360,6 +369,7 @@ pub fn start(
                 settings: resumed.settings,
                 todos: resumed.todos,
                 children: resumed.children.len(),
+                cost: resumed.cost_usd,
             }
         }
         None => {
@@ -377,6 +387,7 @@ pub fn start(
                 settings: None,
                 todos: Vec::new(),
                 children: 0,
+                cost: Some(0.0),
             }
         }
     };
@@ -398,6 +409,8 @@ pub fn start(
         temperature: agent_config.temperature,
         system_prompt: instructions::system_prompt(&workspace_text, &found),
         workspace: Some(workspace_text.clone()),
+        price: config.price_of(&preset.name, &preset.model),
+        max_budget_usd: agent_config.max_budget_usd,
     };
     let interrupt = Interrupt::default();
     let compression = Compression::from_config(config);
@@ -507,6 +520,7 @@ pub fn start(
         .with_hooks(Some(hooks), false)
         .with_workspace_watch(Some(watch))
         .with_total_usage(usage)
+        .with_total_cost(cost)
         .with_side_channel((side_tx, side_rx))
         .with_todos(Some(todo_list));
     // What it runs with, for a resume to restore (a new session's waits

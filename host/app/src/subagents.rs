@@ -58,6 +58,7 @@ impl ModelResolver for PresetResolver {
             model: preset.model.clone(),
             flavor,
             context_window: preset.context_window,
+            price: self.config.price_of(&preset.name, &preset.model),
         })
     }
 }

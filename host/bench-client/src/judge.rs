@@ -432,6 +432,8 @@ max_tool_calls = 2
                     ..Usage::default()
                 },
                 denied: None,
+                cost_usd: None,
+                session_cost_usd: None,
             },
         ]
     }

@@ -299,12 +299,23 @@ impl Printer {
                 session_id,
                 turns,
                 usage,
+                cost_usd,
+                session_cost_usd,
                 ..
             } => {
                 self.release();
                 self.break_line();
+                let cost = match (cost_usd, session_cost_usd) {
+                    (Some(run), Some(all)) => format!(
+                        ", {} (session {})",
+                        amber_core::engine::dollars(*run),
+                        amber_core::engine::dollars(*all)
+                    ),
+                    (Some(run), None) => format!(", {}", amber_core::engine::dollars(*run)),
+                    _ => String::new(),
+                };
                 say!(
-                    "amber: done in {}, {} tokens in, {} out · session {session_id}",
+                    "amber: done in {}, {} tokens in, {} out{cost} · session {session_id}",
                     amber_core::text::count(*turns as usize, "model call"),
                     usage.input_tokens,
                     usage.output_tokens

@@ -39,6 +39,42 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// MCP servers, `[[mcp.servers]]` (docs/mcp.md).
     pub mcp: McpConfig,
+    /// Prices per million tokens, by `"provider/model"` (docs/cost.md).
+    pub prices: BTreeMap<String, PriceConfig>,
+}
+
+/// One model's prices, US dollars per million tokens. The cache prices
+/// default to the input price: a provider without a prompt cache bills
+/// every input token alike.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceConfig {
+    pub input: f64,
+    pub output: f64,
+    #[serde(default)]
+    pub cache_read: Option<f64>,
+    #[serde(default)]
+    pub cache_write: Option<f64>,
+}
+
+impl PriceConfig {
+    pub fn price(&self) -> amber_core::engine::Price {
+        amber_core::engine::Price {
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read.unwrap_or(self.input),
+            cache_write: self.cache_write.unwrap_or(self.input),
+        }
+    }
+}
+
+impl Config {
+    /// The price of `model` on `provider`, if config has one.
+    pub fn price_of(&self, provider: &str, model: &str) -> Option<amber_core::engine::Price> {
+        self.prices
+            .get(&format!("{provider}/{model}"))
+            .map(PriceConfig::price)
+    }
 }
 
 pub use amber_mcp::config::{McpConfig, ServerConfig as McpServerConfig};
@@ -372,6 +408,9 @@ pub struct AgentConfig {
     pub subagent_max: u32,
     /// Model calls per sub-agent before it stops.
     pub subagent_max_iterations: u32,
+    /// A run stops before the model call that would spend more than this
+    /// many US dollars (`--max-budget-usd`); needs the model's price.
+    pub max_budget_usd: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -396,6 +435,7 @@ impl Default for AgentConfig {
             subagents: SubagentMode::Serial,
             subagent_max: 4,
             subagent_max_iterations: 20,
+            max_budget_usd: None,
         }
     }
 }
@@ -435,6 +475,35 @@ impl Config {
                     return Err(ConfigError::invalid(path, text, &key, grant, reason));
                 }
             }
+        }
+        for (key, price) in &self.prices {
+            let figures = [
+                ("input", Some(price.input)),
+                ("output", Some(price.output)),
+                ("cache_read", price.cache_read),
+                ("cache_write", price.cache_write),
+            ];
+            for (name, figure) in figures {
+                if let Some(figure) = figure.filter(|f| !f.is_finite() || *f < 0.0) {
+                    let reason = "a price is a number of US dollars per million tokens, 0 or more"
+                        .to_string();
+                    return Err(ConfigError::invalid(
+                        path,
+                        text,
+                        &format!("prices.\"{key}\".{name}"),
+                        &figure.to_string(),
+                        reason,
+                    ));
+                }
+            }
+            if !key.contains('/') {
+                let reason = "a price's key is \"provider/model\", e.g. \"anthropic/claude-sonnet-4-5\"".to_string();
+                return Err(ConfigError::invalid(path, text, &format!("prices.\"{key}\""), key, reason));
+            }
+        }
+        if let Some(budget) = self.agent.max_budget_usd.filter(|b| !b.is_finite() || *b <= 0.0) {
+            let reason = "a budget is a number of US dollars above 0".to_string();
+            return Err(ConfigError::invalid(path, text, "agent.max_budget_usd", &budget.to_string(), reason));
         }
         for (i, hook) in self.hooks.command.iter().enumerate() {
             let key = format!("hooks.command[{i}]");

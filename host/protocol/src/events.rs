@@ -94,6 +94,10 @@ pub enum AgentEvent {
         usage: Usage,
         stop_reason: Option<StopReason>,
         tool_calls: usize,
+        /// The call's cost in US dollars, when its model has a price
+        /// (docs/cost.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
     },
     /// The stream broke off after the reply began and the model is asked
     /// again: the deltas of this turn so far belong to no reply (they are
@@ -187,6 +191,9 @@ pub enum AgentEvent {
         text: String,
         turns: u32,
         usage: Usage,
+        /// Its calls' cost, when every one had a price.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
     },
     /// Plan mode: the model proposed a plan (`exit_plan`) and the run
     /// ended for the person to accept it (docs/plan-mode.md).
@@ -206,6 +213,13 @@ pub enum AgentEvent {
         /// exec` then exits with status 4.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         denied: Option<String>,
+        /// The run's cost (its sub-agents' and compression's calls
+        /// included), and the session's so far, when every call had a
+        /// price.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_cost_usd: Option<f64>,
     },
     #[serde(rename = "session.failed")]
     SessionFailed {

@@ -11,6 +11,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod compression;
+mod cost;
 mod events;
 mod hook;
 mod line;
@@ -22,6 +23,7 @@ mod todo;
 mod usage;
 
 pub use compression::CompressionStats;
+pub use cost::{add_cost, dollars, Price};
 pub use events::{AgentEvent, CompactionTrigger, DeltaKind, FailureKind};
 pub use hook::{HookEvent, HookOutcome};
 pub use line::{parse_line, to_line, Line, LineError, VERSION};

@@ -27,5 +27,9 @@ pub struct RunReport {
     pub outcome: Outcome,
     /// Model calls made.
     pub turns: u32,
+    /// Every call of the run, its sub-agents' and compression's included.
     pub usage: Usage,
+    /// Their cost in US dollars, when every one had a price.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
 }

@@ -78,12 +78,14 @@ fn every_event() -> Vec<AgentEvent> {
             usage: usage(),
             stop_reason: Some(StopReason::ToolUse),
             tool_calls: 2,
+            cost_usd: Some(0.0125),
         },
         AgentEvent::TurnCompleted {
             turn: 2,
             usage: Usage::default(),
             stop_reason: None,
             tool_calls: 0,
+            cost_usd: None,
         },
         AgentEvent::StreamRetry {
             turn: 2,
@@ -176,6 +178,7 @@ fn every_event() -> Vec<AgentEvent> {
             text: "looks right".into(),
             turns: 2,
             usage: usage(),
+            cost_usd: None,
         },
         AgentEvent::PlanProposed {
             plan: "1. read\n2. write".into(),
@@ -193,6 +196,8 @@ fn every_event() -> Vec<AgentEvent> {
             turns: 2,
             usage: usage(),
             denied: Some("write_file: the user declined this (`write_file`)".into()),
+            cost_usd: Some(0.5),
+            session_cost_usd: Some(1.25),
         },
         AgentEvent::SessionFailed {
             session_id: "s1".into(),
@@ -289,6 +294,7 @@ fn the_run_report_round_trips() {
             outcome,
             turns: 3,
             usage: usage(),
+            cost_usd: Some(0.01),
         };
         let text = serde_json::to_string(&report).unwrap();
         assert_eq!(

@@ -184,6 +184,12 @@ impl Driver {
         }
         if let Some(live) = self.app.live() {
             status.session = live.info.id.clone();
+            // A cost only for a model with a price: tokens alone otherwise.
+            status.cost = live
+                .agent
+                .config()
+                .price
+                .and_then(|_| live.agent.total_cost());
             let usage = live.agent.context_usage();
             status.context = (usage.window > 0).then(|| usage.utilisation());
         }

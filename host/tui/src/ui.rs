@@ -66,13 +66,15 @@ fn status_facts(s: &StatusInfo) -> Vec<String> {
         count(s.tokens_out)
     ));
     let session = (!s.session.is_empty()).then(|| format!("session {}", s.session));
+    let cost = s.cost.map(amber_core::engine::dollars);
     let short_session = (!s.session.is_empty()).then(|| short_id(&s.session));
     vec![
-        join(vec![model.clone(), mode.clone(), tokens.clone(), context.clone(), session]),
-        join(vec![model.clone(), mode.clone(), tokens, context.clone(), short_session.clone()]),
-        join(vec![model.clone(), mode.clone(), few_tokens.clone(), context.clone(), short_session.clone()]),
-        join(vec![bare_model.clone(), mode.clone(), few_tokens.clone(), context.clone(), short_session]),
-        join(vec![bare_model.clone(), mode.clone(), few_tokens, context.clone()]),
+        join(vec![model.clone(), mode.clone(), tokens.clone(), cost.clone(), context.clone(), session]),
+        join(vec![model.clone(), mode.clone(), tokens, cost.clone(), context.clone(), short_session.clone()]),
+        join(vec![model.clone(), mode.clone(), few_tokens.clone(), cost.clone(), context.clone(), short_session.clone()]),
+        join(vec![bare_model.clone(), mode.clone(), few_tokens.clone(), cost.clone(), context.clone(), short_session]),
+        join(vec![bare_model.clone(), mode.clone(), few_tokens, cost.clone(), context.clone()]),
+        join(vec![bare_model.clone(), mode.clone(), cost.clone(), context.clone()]),
         join(vec![bare_model.clone(), mode, context.clone()]),
         join(vec![bare_model, Some(s.mode.clone()), context]),
     ]
@@ -91,6 +93,8 @@ pub struct StatusInfo {
     pub tokens_out: u64,
     /// The share of the context window in use, when the window is known.
     pub context: Option<f64>,
+    /// The session's cost in US dollars, when the model has a price.
+    pub cost: Option<f64>,
 }
 
 #[derive(Default)]
@@ -202,7 +206,12 @@ impl Ui {
                     }
                 }
             }
-            AgentEvent::TurnCompleted { usage, .. } => self.count(&usage),
+            AgentEvent::TurnCompleted {
+                usage, cost_usd, ..
+            } => {
+                self.count(&usage);
+                self.spend(cost_usd);
+            }
             AgentEvent::StreamRetry {
                 attempt, reason, ..
             } => {
@@ -287,8 +296,12 @@ impl Ui {
                 outcome,
                 text,
                 turns,
+                usage,
+                cost_usd,
                 ..
             } => {
+                self.count(&usage);
+                self.spend(cost_usd);
                 if let Some(card) = self.history.sub_agent_mut(&agent) {
                     card.finish(outcome, text, turns);
                 }
@@ -329,6 +342,15 @@ impl Ui {
                     });
                 }
             }
+        }
+    }
+
+    /// Adds a call's cost to the status line's, while the session's is
+    /// shown (its model has a price); the front end sets the exact figure
+    /// from the session when the turn ends.
+    fn spend(&mut self, cost: Option<f64>) {
+        if let (Some(total), Some(more)) = (self.status.cost.as_mut(), cost) {
+            *total += more;
         }
     }
 

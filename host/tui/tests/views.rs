@@ -223,6 +223,7 @@ fn the_status_line_counts_tokens_and_the_context() {
             },
             stop_reason: None,
             tool_calls: 1,
+            cost_usd: None,
         },
         None,
     );

@@ -5,6 +5,7 @@
 //! handler, fails it.
 
 pub(crate) mod agents;
+pub(crate) mod cost;
 pub(crate) mod file_commands;
 pub(crate) mod mcp;
 pub(crate) mod memory;
@@ -47,6 +48,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("sessions.show", session::show),
     ("get.rules", settings::get_rules),
     ("status", session::status),
+    ("cost", cost::cost),
     ("diff", session::diff),
     ("permissions", permissions::permissions),
     ("memory", memory::memory),

@@ -276,12 +276,14 @@ fn switch_model(app: &mut App, preset: amber_wire::Preset) -> Result<(), super::
     let (client, flavor) =
         session::model_client(app.manager().runtime().ledger(), &preset, app.config())
             .map_err(|e| failed(format!("{e:#}")))?;
+    let app_prices = app.config().clone();
     if let Some(live) = app.live_mut() {
         live.agent.set_model_client(client);
         let config = live.agent.config_mut();
         config.model = preset.model.clone();
         config.flavor = flavor;
         config.context_window = preset.context_window;
+        config.price = app_prices.price_of(&preset.name, &preset.model);
         live.preset = preset;
         // The pipeline compresses with the session's model, for its window.
         compaction::install(&mut live.agent, live.compression);

@@ -2,6 +2,7 @@
 //! and `/plugins list` print one rendering, made here once.
 
 pub mod agents;
+pub mod cost;
 pub mod plugins;
 pub mod sessions;
 pub mod skills;

@@ -41,6 +41,12 @@ pub struct ExecArgs {
     /// yolo: everything runs. Default: `policy.mode` from config, else write.
     #[arg(long, value_parser = clap::value_parser!(ModeArg), conflicts_with = "plan")]
     pub mode: Option<ModeArg>,
+    /// Stop the run before the model call that would spend more than this
+    /// many US dollars (the run's calls, its sub-agents' and compression's
+    /// included; needs the model's price in `[prices]`, docs/cost.md).
+    /// Default: `agent.max_budget_usd` from config, else none.
+    #[arg(long, value_name = "USD", value_parser = budget)]
+    pub max_budget_usd: Option<f64>,
     /// Plan mode (`--mode plan`): the model reads what it needs and ends
     /// with a plan (`exit_plan`), printed on stdout (with `--json`, a
     /// `plan.proposed` event); nothing is changed (docs/plan-mode.md).
@@ -102,6 +108,14 @@ fn share_of_window(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--max-budget-usd`: a number of US dollars above 0.
+fn budget(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("`{text}` is not a number of US dollars above 0")),
+    }
+}
+
 impl ExecArgs {
     /// `amber exec PROMPT` with every option at its default (`amber -p`).
     pub fn with_prompt(prompt: String) -> Self {
@@ -110,6 +124,7 @@ impl ExecArgs {
             json: false,
             mode: None,
             plan: false,
+            max_budget_usd: None,
             yes: false,
             provider: None,
             model: None,
@@ -157,6 +172,7 @@ impl ExecArgs {
             compress_threshold: self.compact_at,
             trust_hooks: self.trust_hooks,
             no_confirm: self.no_confirm,
+            max_budget_usd: self.max_budget_usd,
         }
     }
 }
@@ -353,10 +369,12 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
             );
         }
     }
+    let session_cost = app.live().and_then(|live| live.agent.total_cost());
     let (event, code) = finish(
         result,
         &session_id,
         last_denied.into_inner().unwrap_or_default(),
+        session_cost,
     );
     printer.event(&event);
     if let (AgentEvent::SessionCompleted { reply, .. }, Some(file)) =
@@ -396,6 +414,7 @@ fn finish(
     result: Result<RunReport, amber_core::engine::AgentError>,
     session_id: &str,
     denied: Option<String>,
+    session_cost_usd: Option<f64>,
 ) -> (AgentEvent, ExitCode) {
     let failed = |kind, error: String, turns, usage| AgentEvent::SessionFailed {
         session_id: session_id.to_string(),
@@ -410,6 +429,7 @@ fn finish(
             outcome: Outcome::Done(reply),
             turns,
             usage,
+            cost_usd,
         }) => (
             AgentEvent::SessionCompleted {
                 session_id: session_id.to_string(),
@@ -417,6 +437,8 @@ fn finish(
                 turns,
                 usage,
                 denied: denied.clone(),
+                cost_usd,
+                session_cost_usd,
             },
             if denied.is_some() {
                 ExitCode::from(EXIT_DENIED)
@@ -428,6 +450,7 @@ fn finish(
             outcome: Outcome::HardStop(reason),
             turns,
             usage,
+            ..
         }) => (
             failed(FailureKind::HardStop, reason, turns, usage),
             ExitCode::from(EXIT_HARD_STOP),
@@ -436,6 +459,7 @@ fn finish(
             outcome: Outcome::Interrupted,
             turns,
             usage,
+            ..
         }) => (
             failed(
                 FailureKind::Interrupted,
@@ -452,6 +476,7 @@ fn finish(
             outcome: Outcome::ModelFailed(e),
             turns,
             usage,
+            ..
         }) => (
             AgentEvent::SessionFailed {
                 session_id: session_id.to_string(),

@@ -98,6 +98,7 @@ fn show(dirs: &AmberDirs, id: &str, as_json: bool) -> Result<()> {
             "warnings": resumed.warnings,
             "unanswered_calls": resumed.interrupted,
             "sub_agents": sub_agents,
+            "spend": amber_app::render::cost::data(&resumed.heads),
             "messages": messages,
         }));
     }
@@ -122,6 +123,7 @@ fn show(dirs: &AmberDirs, id: &str, as_json: bool) -> Result<()> {
     for message in messages {
         print_message(message);
     }
+    outln!("\nspent:\n{}", amber_app::render::cost::table(&resumed.heads, None).trim_end());
     if !sub_agents.is_empty() {
         outln!("\nsub-agents:");
         for child in &sub_agents {

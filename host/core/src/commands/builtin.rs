@@ -63,9 +63,9 @@ mod tests {
         assert_eq!(
             builtin_roots(),
             [
-                "agents", "clear", "commands", "compact", "diff", "fork", "get", "help", "hooks",
-                "mcp", "memory", "model", "permissions", "plan", "plugins", "quit", "sessions",
-                "set", "skills", "status", "todos"
+                "agents", "clear", "commands", "compact", "cost", "diff", "fork", "get", "help",
+                "hooks", "mcp", "memory", "model", "permissions", "plan", "plugins", "quit",
+                "sessions", "set", "skills", "status", "todos"
             ]
         );
         assert!(is_builtin_root("set"));

@@ -25,7 +25,7 @@ use crate::context::ContextSnapshot;
 use crate::ports::compression::{
     CompressionError, CompressionResult, CompressionStats, Compressor, Stage,
 };
-use crate::ports::dialect::{ChatRequest, Message, Role, StreamChunk};
+use crate::ports::dialect::{ChatRequest, Message, Role, StreamChunk, Usage};
 use crate::ports::{BoxFuture, ModelClient};
 
 /// The share of the window a compressed context may use
@@ -130,8 +130,14 @@ impl ModelCompressor {
         Requests { classify, extract }
     }
 
-    /// One of the two requests: its reply's text, within the timeout.
-    async fn ask(&self, stage: Stage, request: ChatRequest) -> Result<String, CompressionError> {
+    /// One of the two requests: its reply's text, within the timeout; what
+    /// it spent is added to `spent`.
+    async fn ask(
+        &self,
+        stage: Stage,
+        request: ChatRequest,
+        spent: &mut Usage,
+    ) -> Result<String, CompressionError> {
         // Nothing of a compression cycle is streamed to the user.
         let mut ignore = |_: &StreamChunk| {};
         match tokio::time::timeout(
@@ -145,7 +151,14 @@ impl ModelCompressor {
                 secs: self.settings.timeout.as_secs(),
             }),
             Ok(Err(source)) => Err(CompressionError::Model { stage, source }),
-            Ok(Ok(reply)) => Ok(reply.text),
+            Ok(Ok(reply)) => {
+                spent.input_tokens += reply.usage.input_tokens;
+                spent.output_tokens += reply.usage.output_tokens;
+                spent.cached_input_tokens += reply.usage.cached_input_tokens;
+                spent.cache_write_tokens += reply.usage.cache_write_tokens;
+                spent.reasoning_tokens += reply.usage.reasoning_tokens;
+                Ok(reply.text)
+            }
         }
     }
 
@@ -161,6 +174,7 @@ impl ModelCompressor {
                 messages: snapshot.messages.clone(),
                 memory_ops: Vec::new(),
                 skill_ops: Vec::new(),
+                usage: Usage::default(),
                 stats: CompressionStats {
                     tokens_before,
                     tokens_after: tokens_before,
@@ -175,9 +189,10 @@ impl ModelCompressor {
         let classify_prompt = prompts::classify().map_err(built_in)?;
         let extract_prompt = prompts::extract().map_err(built_in)?;
         let requests = self.requests(&segments, focus, classify_prompt, extract_prompt);
-        let reply = self.ask(Stage::Classify, requests.classify).await?;
+        let mut usage = Usage::default();
+        let reply = self.ask(Stage::Classify, requests.classify, &mut usage).await?;
         let classification = parse::classification(&reply, classify_prompt)?;
-        let reply = self.ask(Stage::Extract, requests.extract).await?;
+        let reply = self.ask(Stage::Extract, requests.extract, &mut usage).await?;
         let extraction = parse::extraction(&reply, extract_prompt)?;
 
         let labels = headroom::resolve(&segments, &classification.labels());
@@ -217,6 +232,7 @@ impl ModelCompressor {
             messages,
             memory_ops: extraction.memories,
             skill_ops: extraction.skills,
+            usage,
             stats: CompressionStats {
                 tokens_before,
                 tokens_after,

@@ -134,6 +134,9 @@ impl Agent {
             (Some(read), Some(todos)) => Some(format!("{read}\n\n{todos}")),
             (read, todos) => read.or(todos),
         };
+        // Its own calls count in the session's totals and the run's.
+        let spent = self.call_cost(&result.usage);
+        self.spent_elsewhere(&result.usage, spent);
         self.clear()?;
         let mut digest = digest.map(|text| Message::text(Role::User, text));
         for message in result.messages {

@@ -112,6 +112,8 @@ fn agent(replies: Vec<Reply>, setup: Setup, path: &Path) -> (Agent, Arc<FakeMode
         temperature: None,
         system_prompt: setup.system,
         workspace: None,
+        price: None,
+        max_budget_usd: None,
     };
     let ports = AgentPorts {
         model: model.clone(),
@@ -493,6 +495,7 @@ impl Compressor for Careless {
                 messages,
                 memory_ops: Vec::new(),
                 skill_ops: Vec::new(),
+                usage: Default::default(),
                 stats: CompressionStats::default(),
             })
         })

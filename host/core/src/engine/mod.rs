@@ -72,6 +72,11 @@ pub struct AgentConfig {
     pub system_prompt: String,
     /// The workspace root, for prompt blocks and approval requests.
     pub workspace: Option<String>,
+    /// The model's price, when config has one: each call's cost.
+    pub price: Option<Price>,
+    /// The run stops before a model call that would spend more than
+    /// this many US dollars.
+    pub max_budget_usd: Option<f64>,
 }
 
 /// The ports the agent drives.
@@ -90,7 +95,7 @@ pub struct AgentPorts {
     pub learner: Option<Arc<dyn Learner>>,
 }
 
-pub use amber_protocol::{Outcome, RunReport};
+pub use amber_protocol::{add_cost, dollars, Outcome, Price, RunReport};
 
 /// What the provider counted for the context at the last model call: the
 /// messages sent and the reply, which were the chain's first `covers`.
@@ -128,6 +133,11 @@ pub struct Agent {
     /// Every model call of the session summed, resumed ones included: the
     /// counters a front end shows, recorded with each turn's head.
     total_usage: Usage,
+    /// Their cost, while every call had a price.
+    total_cost: Option<f64>,
+    /// What calls outside the loop's own spent (sub-agents, compression)
+    /// since the run report last took it.
+    unreported: (Usage, Option<f64>),
     warned_no_compressor: bool,
     /// Warnings already reported this run.
     warned: std::collections::HashSet<String>,
@@ -204,6 +214,8 @@ impl Agent {
             interrupt: Interrupt::default(),
             last_usage: Usage::default(),
             total_usage: Usage::default(),
+            total_cost: Some(0.0),
+            unreported: (Usage::default(), Some(0.0)),
             warned_no_compressor: false,
             warned: Default::default(),
             recovery: Recovery::default(),
@@ -420,6 +432,34 @@ impl Agent {
         self
     }
 
+    /// Carries on a resumed session's cost (`None`: not known, e.g. a
+    /// call without a price, or a session an older amber recorded).
+    pub fn with_total_cost(mut self, cost: Option<f64>) -> Self {
+        self.total_cost = cost;
+        self
+    }
+
+    /// The session's cost so far, while every call had a price.
+    pub fn total_cost(&self) -> Option<f64> {
+        self.total_cost
+    }
+
+    /// Counts calls made outside the loop (a sub-agent's, compression's)
+    /// in the session's totals, and in the running report's.
+    fn spent_elsewhere(&mut self, usage: &Usage, cost: Option<f64>) {
+        add_usage(&mut self.total_usage, usage);
+        add_cost(&mut self.total_cost, cost);
+        add_usage(&mut self.unreported.0, usage);
+        add_cost(&mut self.unreported.1, cost);
+    }
+
+    /// What [`Self::spent_elsewhere`] counted, into `report`.
+    fn report_spent_elsewhere(&mut self, report: &mut RunReport) {
+        let (usage, cost) = std::mem::replace(&mut self.unreported, (Usage::default(), Some(0.0)));
+        add_usage(&mut report.usage, &usage);
+        add_cost(&mut report.cost_usd, cost);
+    }
+
     /// Records the settings the session runs with from here on, which a
     /// resume restores (a new session's wait for its first message).
     pub fn record_settings(
@@ -466,7 +506,9 @@ impl Agent {
             outcome: Outcome::Interrupted,
             turns: 0,
             usage: Usage::default(),
+            cost_usd: Some(0.0),
         };
+        self.unreported = (Usage::default(), Some(0.0));
         let resumed = !self.chain.is_empty();
         self.ensure_system_prompt()?;
         let mut context = self.start_hooks(resumed, sink).await?;
@@ -508,6 +550,7 @@ impl Agent {
         // What a tool reported as the run ended (an interrupted sub-agent
         // finishing) goes out with it.
         self.drain_side_events(sink);
+        self.report_spent_elsewhere(&mut report);
         // Whatever happened, what was recorded is sealed and on disk.
         self.seal()?;
         result.map(|outcome| RunReport { outcome, ..report })
@@ -516,7 +559,9 @@ impl Agent {
     /// Passes on what the tools reported and the run has not shown yet.
     fn drain_side_events(&mut self, sink: &mut EventSink<'_>) {
         while let Ok(event) = self.side_rx.0.try_recv() {
-            side_event(&mut self.session, event, sink);
+            if let Some((usage, cost)) = side_event(&mut self.session, event, sink) {
+                self.spent_elsewhere(&usage, cost);
+            }
         }
     }
 
@@ -554,6 +599,10 @@ impl Agent {
             if !confirming {
                 self.compression_gate(sink).await?;
             }
+            self.report_spent_elsewhere(report);
+            if let Some(reason) = self.over_budget(report) {
+                return Ok(Outcome::HardStop(reason));
+            }
             let request = self.request(prompt, sink).await;
             sink(AgentEvent::TurnStarted {
                 turn,
@@ -584,6 +633,9 @@ impl Agent {
             self.last_usage = reply.usage;
             add_usage(&mut report.usage, &reply.usage);
             add_usage(&mut self.total_usage, &reply.usage);
+            let cost = self.call_cost(&reply.usage);
+            add_cost(&mut report.cost_usd, cost);
+            add_cost(&mut self.total_cost, cost);
             let calls = reply.tool_calls.clone();
             let empty = reply.text.trim().is_empty() && calls.is_empty();
             if empty && !confirming {
@@ -667,6 +719,7 @@ impl Agent {
                 }
             }
             let results = self.dispatch(turn, &calls, &previous, sink).await?;
+            self.report_spent_elsewhere(report);
             self.turn_completed(turn, &reply, sink);
             // A plan proposed ends the run: the person answers it.
             if let Some(plan) = proposed_plan(&calls, &results) {
@@ -689,6 +742,41 @@ impl Agent {
             }
             self.seal()?;
         }
+    }
+
+    /// A call's cost at the model's price, if it has one.
+    fn call_cost(&self, usage: &Usage) -> Option<f64> {
+        self.config.price.map(|price| price.cost(usage))
+    }
+
+    /// Why the next model call may not be made: the run's budget would be
+    /// passed by it (its input, at the input price, on top of what the
+    /// run spent), or there is a budget and no price to keep to it.
+    fn over_budget(&self, report: &RunReport) -> Option<String> {
+        let budget = self.config.max_budget_usd?;
+        let Some(price) = self.config.price else {
+            return Some(format!(
+                "a budget of {} is set, but model `{}` has no price (set [prices.\"provider/{}\"] in config, docs/cost.md), so the run cannot keep to it",
+                dollars(budget),
+                self.config.model,
+                self.config.model
+            ));
+        };
+        let Some(spent) = report.cost_usd else {
+            return Some(format!(
+                "a budget of {} is set, but a call of this run had no price, so what it spent is not known",
+                dollars(budget)
+            ));
+        };
+        let next = self.context_tokens() as f64 * price.input / 1_000_000.0;
+        (spent + next > budget).then(|| {
+            format!(
+                "the budget of {} would be passed by the next model call ({} spent, about {} for its input); raise --max-budget-usd to go on",
+                dollars(budget),
+                dollars(spent),
+                dollars(next)
+            )
+        })
     }
 
     /// Pushes a steering message; the model reads it next turn.
@@ -833,6 +921,7 @@ impl Agent {
         }
         sink(AgentEvent::TurnCompleted {
             turn,
+            cost_usd: self.call_cost(&reply.usage),
             usage: reply.usage,
             stop_reason: reply.stop.or(Some(if reply.tool_calls.is_empty() {
                 StopReason::EndTurn
@@ -861,6 +950,7 @@ impl Agent {
         }
         // What the tools report while they run reaches the sink as it
         // comes, and the session records what belongs there.
+        let mut elsewhere = Vec::new();
         let envelopes = {
             let running = self.dispatcher.dispatch(calls, previous, &self.cancel);
             tokio::pin!(running);
@@ -868,12 +958,17 @@ impl Agent {
                 tokio::select! {
                     biased;
                     Some(event) = self.side_rx.0.recv() => {
-                        side_event(&mut self.session, event, sink);
+                        if let Some(spent) = side_event(&mut self.session, event, sink) {
+                            elsewhere.push(spent);
+                        }
                     }
                     envelopes = &mut running => break envelopes,
                 }
             }
         };
+        for (usage, cost) in elsewhere {
+            self.spent_elsewhere(&usage, cost);
+        }
         self.drain_side_events(sink);
         for message in self.dispatcher.take_warnings() {
             sink(AgentEvent::Warning { message });
@@ -983,7 +1078,7 @@ impl Agent {
             return Ok(());
         }
         if let Some(session) = &mut self.session {
-            session.end_turn_with(&self.chain, Some(self.total_usage))?;
+            session.end_turn_with(&self.chain, Some(self.total_usage), self.total_cost)?;
         }
         self.unsealed = false;
         Ok(())
@@ -994,7 +1089,18 @@ impl Agent {
 /// belongs there: a sub-agent's session, linked; the todo list. A record
 /// that cannot be written is warned of: the calls running go on, and the
 /// turn's head fails on the same disk soon enough, with its own error.
-fn side_event(session: &mut Option<SessionWriter>, event: AgentEvent, sink: &mut EventSink<'_>) {
+/// Returns what a finished sub-agent spent, for the run's totals.
+fn side_event(
+    session: &mut Option<SessionWriter>,
+    event: AgentEvent,
+    sink: &mut EventSink<'_>,
+) -> Option<(Usage, Option<f64>)> {
+    let spent = match &event {
+        AgentEvent::SubAgentFinished {
+            usage, cost_usd, ..
+        } => Some((*usage, *cost_usd)),
+        _ => None,
+    };
     let recorded = match (session, &event) {
         (
             Some(session),
@@ -1014,6 +1120,7 @@ fn side_event(session: &mut Option<SessionWriter>, event: AgentEvent, sink: &mut
             message: format!("not recorded in the session: {e}"),
         });
     }
+    spent
 }
 
 /// The plan of this turn's `exit_plan` call, when it was accepted: what
@@ -1128,6 +1235,8 @@ mod tests {
             temperature: None,
             system_prompt: "sys".into(),
             workspace: None,
+            price: None,
+            max_budget_usd: None,
         };
         let ports = AgentPorts {
             model,

@@ -41,6 +41,8 @@ pub struct CompressionResult {
     pub memory_ops: Vec<MemoryOp>,
     pub skill_ops: Vec<SkillOp>,
     pub stats: CompressionStats,
+    /// What its model calls spent, for the session's totals.
+    pub usage: crate::ports::dialect::Usage,
 }
 
 pub use amber_protocol::CompressionStats;

@@ -120,15 +120,19 @@ fn prefix_records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ports::dialect::{Message, Role};
     use crate::context::ContextChain;
+    use crate::ports::dialect::{Message, Role};
     use crate::session::resume;
 
     fn two_turns(dir: &std::path::Path) -> (SessionStore, String) {
         let store = SessionStore::new(dir);
         let (info, mut writer) = store.create("/ws", "openai", "m").unwrap();
         let mut chain = ContextChain::new();
-        for (role, text) in [(Role::System, "sys"), (Role::User, "one"), (Role::Assistant, "1")] {
+        for (role, text) in [
+            (Role::System, "sys"),
+            (Role::User, "one"),
+            (Role::Assistant, "1"),
+        ] {
             writer.push(&mut chain, Message::text(role, text)).unwrap();
         }
         writer.end_turn(&chain).unwrap();
@@ -160,6 +164,9 @@ mod tests {
         assert_eq!(link.head, hex(&resumed.chain.head()));
         // Past the last turn: refused with the range.
         let err = fork(&store, &id, Some(3)).unwrap_err().to_string();
-        assert!(err.contains("no turn 3 to fork at; the session has 2"), "{err}");
+        assert!(
+            err.contains("no turn 3 to fork at; the session has 2"),
+            "{err}"
+        );
     }
 }

@@ -104,6 +104,9 @@ pub enum Record {
         /// every turn summed: a resume carries the counters on.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
+        /// Their cost in US dollars so far, while every call had a price.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
     },
     /// What a hook did (docs/hooks.md). Not part of the chain: resume
     /// reads past it.
@@ -233,6 +236,12 @@ pub struct Resumed {
     pub todos: Vec<crate::engine::todo::Todo>,
     /// The sub-agents' sessions it started: (session, call id, agent).
     pub children: Vec<(String, String, String)>,
+    /// The session's cost at its last head, while every call had a price
+    /// (`None` too for a session an older amber recorded).
+    pub cost_usd: Option<f64>,
+    /// The totals recorded at each head, in order: a turn's own is the
+    /// difference from the one before.
+    pub heads: Vec<(Usage, Option<f64>)>,
 }
 
 /// One "interrupted" error result per call id, each its own tool message,
@@ -500,7 +509,7 @@ impl SessionWriter {
 
     /// Ends a turn: writes the head record and fsyncs.
     pub fn end_turn(&mut self, chain: &ContextChain) -> Result<(), SessionError> {
-        self.end_turn_with(chain, None)
+        self.end_turn_with(chain, None, None)
     }
 
     /// Ends a turn with the session's token totals so far, which a resume
@@ -509,11 +518,13 @@ impl SessionWriter {
         &mut self,
         chain: &ContextChain,
         usage: Option<Usage>,
+        cost_usd: Option<f64>,
     ) -> Result<(), SessionError> {
         self.write(&Record::Head {
             hash: hex(&chain.head()),
             len: chain.len(),
             usage,
+            cost_usd,
         })?;
         self.rebuilding = false;
         let Some(file) = self.file.as_ref() else {
@@ -569,6 +580,8 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
     let mut settings = None;
     let mut todos = Vec::new();
     let mut children = Vec::new();
+    let mut cost = Some(0.0);
+    let mut heads = Vec::new();
     // A prompt as typed, and its line, until its message is read.
     let mut prompt: Option<(String, usize)> = None;
     let mut usage = Usage::default();
@@ -692,10 +705,13 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
                 hash,
                 len,
                 usage: totals,
+                cost_usd,
             } => {
                 if let Some(totals) = totals {
                     usage = totals;
+                    cost = cost_usd;
                 }
+                heads.push((usage, cost));
                 if hex(&chain.head()) != hash || chain.len() != len {
                     return Err(tampered(
                         number,
@@ -740,6 +756,8 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
         usage,
         todos,
         children,
+        cost_usd: cost,
+        heads,
     })
 }
 

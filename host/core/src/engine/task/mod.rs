@@ -221,6 +221,7 @@ impl TaskTool {
             model: found.model,
             flavor: found.flavor,
             context_window: found.context_window,
+            price: found.price,
             ..ctx.config.clone()
         };
         Ok((found.client, config, found.provider))
@@ -254,6 +255,9 @@ impl TaskTool {
         let config = AgentConfig {
             max_tool_iterations: cap,
             confirm: None,
+            // The parent's run keeps the budget, its sub-agents' calls
+            // counted in it when they come back.
+            max_budget_usd: None,
             system_prompt: self.system_prompt(request.description, profile),
             ..base
         };
@@ -354,6 +358,7 @@ impl TaskTool {
             text,
             turns: report.turns,
             usage: report.usage,
+            cost_usd: report.cost_usd,
         });
         let meta = json!({
             "agent": id,

@@ -51,6 +51,8 @@ pub struct SubAgentModel {
     pub model: String,
     pub flavor: String,
     pub context_window: u64,
+    /// Its price, when config has one.
+    pub price: Option<crate::engine::Price>,
 }
 
 /// Finds the model a custom agent names: the host knows the presets and

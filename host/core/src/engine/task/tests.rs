@@ -94,6 +94,8 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
             temperature: None,
             system_prompt: String::new(),
             workspace: None,
+            price: None,
+            max_budget_usd: None,
         },
         model,
         tools: vec![loosen, poke],
