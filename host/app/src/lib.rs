@@ -19,6 +19,7 @@ pub mod file_commands;
 pub mod frontmatter;
 pub mod git;
 pub mod hooks;
+pub mod jobs;
 pub mod keys;
 pub mod host;
 pub mod mcp;

@@ -45,6 +45,8 @@ pub struct Live {
     pub skills: Option<Arc<crate::skills::SkillSet>>,
     /// The custom agents and where sub-agents' sessions go.
     pub subagents: SubAgents,
+    /// Its background processes, stopped when it ends.
+    pub jobs: Arc<crate::jobs::Jobs>,
 }
 
 /// What the command line (or the TUI's flags) asks of a session.
@@ -477,6 +479,11 @@ pub fn start(
     };
     let (side_tx, side_rx) = side_channel();
     let todo_list = TodoList::new(todos, side_tx.clone());
+    let jobs = crate::jobs::Jobs::new(
+        manager.runtime().options().exec.clone(),
+        workspace,
+        dirs.data.join("jobs").join(&info.id),
+    );
     let tools = main_tools(
         MainTools {
             config,
@@ -484,6 +491,7 @@ pub fn start(
             preset: &preset,
             subagents: &subagents,
             todos: &todo_list,
+            jobs: &jobs,
         },
         TaskContext {
             config: settings.clone(),
@@ -565,6 +573,7 @@ pub fn start(
         tools_generation,
         skills,
         subagents,
+        jobs,
     };
     compaction::install(&mut live.agent, live.compression);
     Ok(live)
@@ -593,6 +602,7 @@ pub fn sync_tools(live: &mut Live, ledger: &Arc<Ledger>, config: &Config, force:
             preset: &live.preset,
             subagents: &live.subagents,
             todos: &todos,
+            jobs: &live.jobs,
         },
         TaskContext {
             config: agent.config().clone(),

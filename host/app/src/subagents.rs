@@ -70,13 +70,15 @@ pub struct MainTools<'a> {
     pub preset: &'a Preset,
     pub subagents: &'a SubAgents,
     pub todos: &'a Arc<TodoList>,
+    pub jobs: &'a Arc<crate::jobs::Jobs>,
 }
 
 /// `context.tools`, then `task` (whose sub-agents get those tools,
 /// never `task` itself, and the parent's settings), the todo list's two
-/// tools and `exit_plan`.
+/// tools, `exit_plan` and the background process tools.
 pub fn main_tools(main: MainTools<'_>, context: TaskContext) -> Vec<Arc<dyn Tool>> {
     let agent_config = &main.config.agent;
+    let policy = context.policy.clone();
     let mut tools = context.tools.clone();
     let task = TaskTool::new(
         TaskContext {
@@ -106,5 +108,6 @@ pub fn main_tools(main: MainTools<'_>, context: TaskContext) -> Vec<Arc<dyn Tool
     tools.push(Arc::new(task));
     tools.extend(main.todos.tools());
     tools.push(Arc::new(PlanTool::default()));
+    tools.extend(crate::jobs::tools::tools(main.jobs, &policy));
     tools
 }

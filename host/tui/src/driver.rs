@@ -190,6 +190,7 @@ impl Driver {
                 .config()
                 .price
                 .and_then(|_| live.agent.total_cost());
+            status.jobs = live.jobs.running();
             let usage = live.agent.context_usage();
             status.context = (usage.window > 0).then(|| usage.utilisation());
         }

@@ -54,6 +54,10 @@ fn status_facts(s: &StatusInfo) -> Vec<String> {
     let model = Some(format!("{} ({})", s.model, s.provider));
     let bare_model = Some(s.model.clone());
     let mode = Some(format!("mode {}", s.mode));
+    let mode = match (&mode, s.jobs) {
+        (Some(m), n) if n > 0 => Some(format!("{m} · jobs {n}")),
+        _ => mode,
+    };
     let tokens = Some(format!(
         "in {} (cached {}) out {}",
         count(s.tokens_in),
@@ -95,6 +99,8 @@ pub struct StatusInfo {
     pub context: Option<f64>,
     /// The session's cost in US dollars, when the model has a price.
     pub cost: Option<f64>,
+    /// Background processes running.
+    pub jobs: usize,
 }
 
 #[derive(Default)]

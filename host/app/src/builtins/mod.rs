@@ -7,6 +7,7 @@
 pub(crate) mod agents;
 pub(crate) mod cost;
 pub(crate) mod file_commands;
+pub(crate) mod jobs;
 pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod permissions;
@@ -49,6 +50,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("get.rules", settings::get_rules),
     ("status", session::status),
     ("cost", cost::cost),
+    ("jobs", jobs::jobs),
     ("diff", session::diff),
     ("permissions", permissions::permissions),
     ("memory", memory::memory),

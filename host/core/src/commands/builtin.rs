@@ -64,8 +64,8 @@ mod tests {
             builtin_roots(),
             [
                 "agents", "clear", "commands", "compact", "cost", "diff", "fork", "get", "help",
-                "hooks", "mcp", "memory", "model", "permissions", "plan", "plugins", "quit",
-                "sessions", "set", "skills", "status", "todos"
+                "hooks", "jobs", "mcp", "memory", "model", "permissions", "plan", "plugins",
+                "quit", "sessions", "set", "skills", "status", "todos"
             ]
         );
         assert!(is_builtin_root("set"));
