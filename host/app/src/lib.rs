@@ -9,6 +9,7 @@
 pub mod agents;
 mod app;
 pub mod builtins;
+pub mod checkpoints;
 mod clients;
 mod commands;
 pub mod compaction;

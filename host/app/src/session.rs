@@ -530,7 +530,8 @@ pub fn start(
         .with_total_usage(usage)
         .with_total_cost(cost)
         .with_side_channel((side_tx, side_rx))
-        .with_todos(Some(todo_list));
+        .with_todos(Some(todo_list))
+        .with_checkpoints(checkpoints(dirs, workspace, config));
     // What it runs with, for a resume to restore (a new session's waits
     // for its first message; a resumed one's is written when it changed).
     let running_with = SessionSettings {
@@ -577,6 +578,23 @@ pub fn start(
     };
     compaction::install(&mut live.agent, live.compression);
     Ok(live)
+}
+
+/// What keeps a session's changes for rewind, unless config turns it off.
+fn checkpoints(
+    dirs: &AmberDirs,
+    workspace: &std::path::Path,
+    config: &Config,
+) -> Option<Arc<dyn amber_core::ports::Checkpoints>> {
+    let settings = &config.checkpoints;
+    settings.enabled.then(|| {
+        Arc::new(crate::checkpoints::WorkspaceCheckpoints::new(
+            workspace,
+            crate::checkpoints::store::ObjectStore::new(crate::checkpoints::store_dir(dirs)),
+            settings.max_file_mib * 1024 * 1024,
+            settings.turn_budget_mib * 1024 * 1024,
+        )) as Arc<dyn amber_core::ports::Checkpoints>
+    })
 }
 
 /// Gives the session the ledger's tools and prompt blocks when they

@@ -41,6 +41,29 @@ pub struct Config {
     pub mcp: McpConfig,
     /// Prices per million tokens, by `"provider/model"` (docs/cost.md).
     pub prices: BTreeMap<String, PriceConfig>,
+    /// What a turn's changes keep for rewind (docs/checkpoints.md).
+    pub checkpoints: CheckpointsConfig,
+}
+
+/// `[checkpoints]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CheckpointsConfig {
+    pub enabled: bool,
+    /// A file larger than this many MiB is recorded "not restorable".
+    pub max_file_mib: u64,
+    /// New content kept per turn at most, in MiB.
+    pub turn_budget_mib: u64,
+}
+
+impl Default for CheckpointsConfig {
+    fn default() -> Self {
+        CheckpointsConfig {
+            enabled: true,
+            max_file_mib: 8,
+            turn_budget_mib: 64,
+        }
+    }
 }
 
 /// One model's prices, US dollars per million tokens. The cache prices

@@ -13,6 +13,7 @@ pub(crate) mod memory;
 pub(crate) mod permissions;
 pub(crate) mod planning;
 pub(crate) mod plugins;
+pub(crate) mod rewind;
 pub(crate) mod session;
 pub(crate) mod settings;
 pub(crate) mod skills;
@@ -51,6 +52,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("status", session::status),
     ("cost", cost::cost),
     ("jobs", jobs::jobs),
+    ("rewind", rewind::rewind),
     ("diff", session::diff),
     ("permissions", permissions::permissions),
     ("memory", memory::memory),

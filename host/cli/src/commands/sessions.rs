@@ -9,6 +9,8 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
+use amber_app::checkpoints::rewind::{changes_after, rewind_code, What};
+use amber_app::checkpoints::store::ObjectStore;
 
 #[derive(Subcommand)]
 pub enum SessionsCommand {
@@ -34,6 +36,30 @@ pub enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Put a session's files and conversation back to the end of a turn:
+    /// every file a later turn changed gets its content from before, and
+    /// the conversation is rebuilt as it stood, through the session's own
+    /// records (docs/checkpoints.md). A file changed outside amber since
+    /// is not written over without `--force`.
+    Rewind {
+        #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::session_ids))]
+        id: String,
+        /// The turn to go back to (`amber sessions show` counts them).
+        #[arg(long, value_name = "TURN")]
+        to: usize,
+        /// The files only.
+        #[arg(long, conflicts_with = "conversation")]
+        code: bool,
+        /// The conversation only.
+        #[arg(long)]
+        conversation: bool,
+        /// Write over files changed outside amber since.
+        #[arg(long)]
+        force: bool,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Verify a session's chain and print its messages.
     Show {
         /// A session id (see `amber sessions list`).
@@ -54,6 +80,21 @@ pub fn run(host: &amber_app::host::Host, cmd: SessionsCommand) -> Result<()> {
         SessionsCommand::List { json } => list(&host.dirs, json),
         SessionsCommand::Show { id, json } => show(&host.dirs, &id, json),
         SessionsCommand::Fork { id, at, json } => fork(&host.dirs, &id, at, json),
+        SessionsCommand::Rewind {
+            id,
+            to,
+            code,
+            conversation,
+            force,
+            json,
+        } => {
+            let what = match (code, conversation) {
+                (true, _) => What::Code,
+                (_, true) => What::Conversation,
+                _ => What::Both,
+            };
+            rewind(&host.dirs, &id, to, what, force, json)
+        }
     }
 }
 
@@ -63,6 +104,60 @@ fn list(dirs: &AmberDirs, as_json: bool) -> Result<()> {
         return print_json(&json!({ "sessions": sessions }));
     }
     out!("{}", amber_app::render::sessions::list(&sessions));
+    Ok(())
+}
+
+fn rewind(
+    dirs: &AmberDirs,
+    id: &str,
+    turn: usize,
+    what: What,
+    force: bool,
+    as_json: bool,
+) -> Result<()> {
+    let path = store(dirs).path(id)?;
+    // Checked whole first: a turn it does not have changes nothing.
+    amber_core::session::rewind::messages_at(&path, turn)?;
+    let workspace = session::resume(&path)?
+        .info
+        .map(|i| std::path::PathBuf::from(i.workspace))
+        .unwrap_or_default();
+    let mut files = None;
+    if what.code() {
+        let changes = changes_after(&path, turn)?;
+        let objects = ObjectStore::new(amber_app::checkpoints::store_dir(dirs));
+        files = Some(rewind_code(&workspace, &objects, &changes, force)?);
+    }
+    let messages = if what.conversation() {
+        Some(amber_core::session::rewind::rewind_conversation(&path, turn)?)
+    } else {
+        None
+    };
+    if as_json {
+        return print_json(&json!({
+            "session": id, "turn": turn, "what": what, "files": files, "messages": messages,
+        }));
+    }
+    if let Some(files) = &files {
+        outln!(
+            "files back to turn {turn}: {} restored, {} deleted{}{}",
+            files.restored.len(),
+            files.deleted.len(),
+            if files.not_restorable.is_empty() {
+                String::new()
+            } else {
+                format!("; not restorable: {}", files.not_restorable.join(", "))
+            },
+            if files.forced.is_empty() {
+                String::new()
+            } else {
+                format!("; written over (--force): {}", files.forced.join(", "))
+            }
+        );
+    }
+    if let Some(messages) = messages {
+        outln!("conversation back to turn {turn} ({messages} messages); go on with: amber --resume {id}");
+    }
     Ok(())
 }
 

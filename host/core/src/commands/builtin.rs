@@ -65,7 +65,7 @@ mod tests {
             [
                 "agents", "clear", "commands", "compact", "cost", "diff", "fork", "get", "help",
                 "hooks", "jobs", "mcp", "memory", "model", "permissions", "plan", "plugins",
-                "quit", "sessions", "set", "skills", "status", "todos"
+                "quit", "rewind", "sessions", "set", "skills", "status", "todos"
             ]
         );
         assert!(is_builtin_root("set"));

@@ -144,6 +144,22 @@ impl Dispatcher {
         self.ledger.as_ref()
     }
 
+    /// What a call of `name` may change, for checkpoints: whether it may
+    /// write at all, and whether through commands (or a sub-agent), whose
+    /// files are not known ahead.
+    pub fn may_change(&self, name: &str) -> (bool, bool) {
+        if name == super::task::TASK_TOOL {
+            return (true, true);
+        }
+        match self.tools.get(name) {
+            Some(entry) => {
+                let spec = entry.tool.spec();
+                (!spec.read_only, !spec.read_only && spec.gated_by_exec)
+            }
+            None => (false, false),
+        }
+    }
+
     /// The policy every call is checked against.
     pub fn policy(&self) -> &Arc<Policy> {
         &self.policy

@@ -168,6 +168,8 @@ pub struct Agent {
     side_rx: side_events::SideReceiver,
     /// The session's todo list, when it keeps one.
     todos: Option<Arc<todo::TodoList>>,
+    /// Keeps what a turn's calls change, for rewind.
+    checkpoints: Option<Arc<dyn crate::ports::Checkpoints>>,
 }
 
 /// What the model is told of `tools`.
@@ -230,7 +232,17 @@ impl Agent {
             side_tx,
             side_rx,
             todos: None,
+            checkpoints: None,
         }
+    }
+
+    /// Keeps what its turns change in `checkpoints` (docs/checkpoints.md).
+    pub fn with_checkpoints(
+        mut self,
+        checkpoints: Option<Arc<dyn crate::ports::Checkpoints>>,
+    ) -> Self {
+        self.checkpoints = checkpoints;
+        self
     }
 
     /// Its tools report through this channel (made before the tools, so
@@ -481,6 +493,18 @@ impl Agent {
         }
     }
 
+    /// Puts the history back to `messages` (a rewind to an earlier
+    /// turn's), recorded as a rebuild: a `clear`, the messages and a head,
+    /// so the session verifies and nothing before is destroyed.
+    pub fn rewind_history(&mut self, messages: Vec<Message>) -> Result<(), AgentError> {
+        self.clear()?;
+        for message in messages {
+            self.push(message)?;
+        }
+        self.counted = None;
+        self.seal()
+    }
+
     /// Records the given messages, sealed as one turn: e.g. the
     /// "interrupted" results a resume fills in.
     pub fn record_turn(&mut self, messages: Vec<Message>) -> Result<(), AgentError> {
@@ -554,6 +578,50 @@ impl Agent {
         // Whatever happened, what was recorded is sealed and on disk.
         self.seal()?;
         result.map(|outcome| RunReport { outcome, ..report })
+    }
+
+    /// Before calls that may write: the checkpointer keeps what they may
+    /// change. Returns whether it was asked (so it is asked after too).
+    async fn checkpoint_before(&self, calls: &[ToolCall]) -> bool {
+        let Some(checkpoints) = self.checkpoints.clone() else {
+            return false;
+        };
+        let mut paths = Vec::new();
+        let mut writes = false;
+        let mut commands = false;
+        for call in calls {
+            let (may_write, through_commands) = self.dispatcher.may_change(&call.name);
+            writes |= may_write;
+            commands |= through_commands;
+            if may_write {
+                if let Ok(args) = serde_json::from_str(&call.arguments) {
+                    paths.extend(dispatch::confine_only(&args, self.policy().root()).unwrap_or_default());
+                }
+            }
+        }
+        if !writes {
+            return false;
+        }
+        let _ = crate::blocking::run_to_end(move || checkpoints.before(&paths, commands)).await;
+        true
+    }
+
+    /// After them: what changed goes into the session's `checkpoint`
+    /// record, before the turn's head.
+    async fn checkpoint_after(&mut self, sink: &mut EventSink<'_>) -> Result<(), AgentError> {
+        let Some(checkpoints) = self.checkpoints.clone() else {
+            return Ok(());
+        };
+        let (changes, notes) = crate::blocking::run_to_end(move || checkpoints.after())
+            .await
+            .unwrap_or_else(|e| (Vec::new(), vec![format!("the checkpoint failed: {e}")]));
+        for message in notes {
+            sink(AgentEvent::Warning { message });
+        }
+        if let (Some(session), false) = (&mut self.session, changes.is_empty()) {
+            session.checkpoint(&changes)?;
+        }
+        Ok(())
     }
 
     /// Passes on what the tools reported and the run has not shown yet.
@@ -950,6 +1018,7 @@ impl Agent {
         }
         // What the tools report while they run reaches the sink as it
         // comes, and the session records what belongs there.
+        let watching = self.checkpoint_before(calls).await;
         let mut elsewhere = Vec::new();
         let envelopes = {
             let running = self.dispatcher.dispatch(calls, previous, &self.cancel);
@@ -968,6 +1037,9 @@ impl Agent {
         };
         for (usage, cost) in elsewhere {
             self.spent_elsewhere(&usage, cost);
+        }
+        if watching {
+            self.checkpoint_after(sink).await?;
         }
         self.drain_side_events(sink);
         for message in self.dispatcher.take_warnings() {

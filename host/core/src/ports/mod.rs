@@ -2,6 +2,7 @@
 //! component adapter in `amber-runtime` or natively by the host.
 
 pub mod approver;
+pub mod checkpoints;
 pub mod command;
 pub mod compression;
 pub mod dialect;
@@ -18,6 +19,7 @@ pub use approver::{
     answered, Approval, ApprovalRequest, Approver, ChannelApprover, CommandGate, CommandPermit,
     Decision, DenyAll, HeadlessApprover, Question, Scope,
 };
+pub use checkpoints::{Checkpoints, FileChange};
 pub use command::{CommandNode, CommandRoot, CommandTree};
 pub use compression::{
     CompressionError, CompressionGate, CompressionResult, CompressionStats, Compressor,

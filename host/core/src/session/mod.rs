@@ -14,6 +14,7 @@
 //! "interrupted" result for each and every call still has exactly one.
 
 pub mod fork;
+pub mod rewind;
 mod store;
 mod transcript;
 
@@ -128,6 +129,13 @@ pub enum Record {
     /// The todo list after a change, whole; a resume restores the last.
     /// Not part of the chain.
     Todos { todos: Vec<crate::engine::todo::Todo> },
+    /// What a turn's calls changed in the workspace, each file's content
+    /// before and after as hashes into the checkpoint store
+    /// (docs/checkpoints.md). `turn` is the head it comes before.
+    Checkpoint {
+        turn: usize,
+        files: Vec<crate::ports::FileChange>,
+    },
 }
 
 /// What a session runs with and a resume restores: the policy mode, the
@@ -298,6 +306,9 @@ pub struct SessionWriter {
     waiting: Option<(SessionInfo, Vec<Record>)>,
     /// Between a `clear` and the `head` that closes the rebuild.
     rebuilding: bool,
+    /// Heads in the file: the turn a record written now belongs to is
+    /// the next.
+    heads: usize,
     _lock: Option<SessionLock>,
 }
 
@@ -318,6 +329,7 @@ impl SessionWriter {
             file: None,
             waiting: Some((info, Vec::new())),
             rebuilding: false,
+            heads: 0,
             _lock: None,
         }
     }
@@ -329,6 +341,7 @@ impl SessionWriter {
             file: Some(file),
             waiting: None,
             rebuilding: false,
+            heads: 0,
             _lock: Some(lock),
         })
     }
@@ -357,6 +370,7 @@ impl SessionWriter {
         file.set_len(resumed.valid_len).map_err(&io)?;
         drop(file);
         let mut writer = SessionWriter::open_locked(path, lock)?;
+        writer.heads = resumed.turns;
         if resumed.valid_len > 0 && !ends_with_newline(path)? {
             if let Some(file) = writer.file.as_mut() {
                 file.write_all(b"\n").map_err(&io)?;
@@ -495,6 +509,14 @@ impl SessionWriter {
         })
     }
 
+    /// Records what this turn's calls changed in the workspace.
+    pub fn checkpoint(&mut self, files: &[crate::ports::FileChange]) -> Result<(), SessionError> {
+        self.write(&Record::Checkpoint {
+            turn: self.heads + 1,
+            files: files.to_vec(),
+        })
+    }
+
     /// Records the todo list, whole, after a change.
     pub fn todos(&mut self, todos: &[crate::engine::todo::Todo]) -> Result<(), SessionError> {
         self.write_or_wait(Record::Todos {
@@ -526,6 +548,7 @@ impl SessionWriter {
             usage,
             cost_usd,
         })?;
+        self.heads += 1;
         self.rebuilding = false;
         let Some(file) = self.file.as_ref() else {
             return Ok(());
@@ -618,7 +641,7 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
         // A hook's outcome, a prompt as typed and the settings are not
         // part of the chain or of any turn.
         match record {
-            Record::Hook(_) => continue,
+            Record::Hook(_) | Record::Checkpoint { .. } => continue,
             Record::Child {
                 session,
                 call_id,
@@ -700,7 +723,8 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
             | Record::Prompt { .. }
             | Record::Settings(_)
             | Record::Child { .. }
-            | Record::Todos { .. } => {}
+            | Record::Todos { .. }
+            | Record::Checkpoint { .. } => {}
             Record::Head {
                 hash,
                 len,

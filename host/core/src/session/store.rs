@@ -248,7 +248,7 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             continue;
         };
         match record {
-            Record::Hook(_) | Record::Todos { .. } => continue,
+            Record::Hook(_) | Record::Todos { .. } | Record::Checkpoint { .. } => continue,
             Record::Child { session, .. } => {
                 summary.children.push(session);
                 continue;
@@ -297,7 +297,8 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             | Record::Prompt { .. }
             | Record::Settings(_)
             | Record::Child { .. }
-            | Record::Todos { .. } => {}
+            | Record::Todos { .. }
+            | Record::Checkpoint { .. } => {}
             Record::Head { .. } => {
                 summary.turns += 1;
                 ended = true;

@@ -74,7 +74,8 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
             | Record::Hook(_)
             | Record::Settings(_)
             | Record::Child { .. }
-            | Record::Todos { .. } => {}
+            | Record::Todos { .. }
+            | Record::Checkpoint { .. } => {}
         }
     }
     Ok(steps.into_iter().filter_map(|(_, step)| step).collect())

@@ -1,0 +1,88 @@
+//! `/rewind`: the session's turns; `/rewind TURN [code|conversation]
+//! [--force]` puts the workspace's files and the conversation back to the
+//! end of that turn (docs/checkpoints.md).
+
+use amber_core::commands::{Effect, Invocation, Reply};
+use serde_json::json;
+
+use super::{failed, invalid, Handled};
+use crate::checkpoints::rewind::{changes_after, listing, rewind_code, turns, What};
+use crate::checkpoints::store::ObjectStore;
+use crate::App;
+
+pub fn rewind(app: &mut App, inv: &Invocation<'_>) -> Handled {
+    let Some(id) = app.live().map(|l| l.info.id.clone()) else {
+        return Ok(Reply::text(
+            "no session is open; from the shell: amber sessions rewind ID --to TURN",
+        ));
+    };
+    let Ok(path) = crate::session::store(&app.dirs).path(&id) else {
+        return Ok(Reply::text("no turns yet: nothing to rewind"));
+    };
+    let mut words: Vec<&str> = inv.arg.split_whitespace().collect();
+    let force = words.contains(&"--force");
+    words.retain(|w| *w != "--force");
+    let all = turns(&path).map_err(|e| failed(e.to_string()))?;
+    let (turn, what) = match words.as_slice() {
+        [] => {
+            return Ok(Reply::text(listing(&all)).with_data(json!({ "turns": all })));
+        }
+        [turn] => (*turn, What::Both),
+        [turn, "code"] => (*turn, What::Code),
+        [turn, "conversation"] => (*turn, What::Conversation),
+        _ => {
+            return Err(invalid(
+                "usage: /rewind [TURN [code|conversation]] [--force]",
+            ))
+        }
+    };
+    let turn: usize = turn
+        .parse()
+        .ok()
+        .filter(|t| *t >= 1 && *t <= all.len())
+        .ok_or_else(|| {
+            invalid(format!(
+                "`{turn}` is not a turn of this session (1 to {})",
+                all.len()
+            ))
+        })?;
+    let mut said = Vec::new();
+    if what.code() {
+        let changes = changes_after(&path, turn).map_err(|e| failed(e.to_string()))?;
+        let store = ObjectStore::new(crate::checkpoints::store_dir(&app.dirs));
+        let done = rewind_code(&app.project.root, &store, &changes, force)
+            .map_err(|e| failed(e.to_string()))?;
+        said.push(format!(
+            "files: {} restored, {} deleted{}",
+            done.restored.len(),
+            done.deleted.len(),
+            if done.not_restorable.is_empty() {
+                String::new()
+            } else {
+                format!(", not restorable: {}", done.not_restorable.join(", "))
+            }
+        ));
+    }
+    if what.conversation() {
+        let messages = amber_core::session::rewind::messages_at(&path, turn)
+            .map_err(|e| failed(e.to_string()))?;
+        let kept = messages.len();
+        if let Some(live) = app.live_mut() {
+            live.agent
+                .rewind_history(messages)
+                .map_err(|e| failed(e.to_string()))?;
+        }
+        said.push(format!(
+            "conversation: back to turn {turn} ({kept} messages)"
+        ));
+    }
+    Ok(
+        Reply::text(format!("rewound to turn {turn}: {}", said.join("; ")))
+            .with_data(json!({ "turn": turn, "what": what }))
+            .with_effect(if what.conversation() {
+                Effect::Switched
+            } else {
+                Effect::None
+            }),
+    )
+}

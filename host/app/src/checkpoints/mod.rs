@@ -1,0 +1,348 @@
+//! Checkpoints (docs/checkpoints.md): before a turn's calls may change
+//! the workspace, what they may change is kept in the content store;
+//! after them, what changed is compared and recorded in the session, each
+//! file with its content hash before and after. A rewind restores from
+//! there.
+//!
+//! Files a call names (`write_file`'s `path`) are read before the call.
+//! For commands, whose files are not known ahead, the workspace is walked
+//! before them (the gitignore respected, `.git` left out), every file's
+//! content kept that is not already in the store (a file up to
+//! `[checkpoints] max_file_mib`, within a per-turn budget; one past either
+//! is recorded "not restorable" by name), and walked again after them to
+//! see what they created, changed or deleted. A file's hash is cached by
+//! its size and modification time, so an unchanged file is not read again.
+
+pub mod rewind;
+pub mod store;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use amber_core::ports::{Checkpoints, FileChange};
+
+use store::{hash_of, ObjectStore};
+
+/// Where the content store is: one for every session of the user.
+pub fn store_dir(dirs: &amber_runtime::AmberDirs) -> PathBuf {
+    dirs.data.join("checkpoints")
+}
+
+/// Files a walk looks at, at most.
+const MAX_WALKED: usize = 20_000;
+
+/// A file as a walk saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Meta {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+/// What was kept of a file before the calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Before {
+    Absent,
+    Kept {
+        meta: Meta,
+        hash: String,
+    },
+    /// Over the cap or the budget: known to exist, not kept.
+    TooLarge {
+        meta: Meta,
+    },
+}
+
+#[derive(Default)]
+struct Pending {
+    files: BTreeMap<String, Before>,
+    /// The files the calls named: compared by content, not by time.
+    named: Vec<String>,
+    /// Walked: the after-walk compares every file.
+    walked: bool,
+    notes: Vec<String>,
+}
+
+pub struct WorkspaceCheckpoints {
+    root: PathBuf,
+    store: ObjectStore,
+    max_file: u64,
+    turn_budget: u64,
+    pending: Mutex<Option<Pending>>,
+    /// Hashes by path, valid while the size and time are the same.
+    known: Mutex<HashMap<String, (Meta, String)>>,
+}
+
+fn meta_of(path: &Path) -> Option<Meta> {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    m.is_file().then(|| Meta {
+        len: m.len(),
+        modified: m.modified().ok(),
+    })
+}
+
+impl WorkspaceCheckpoints {
+    pub fn new(root: &Path, store: ObjectStore, max_file: u64, turn_budget: u64) -> Self {
+        WorkspaceCheckpoints {
+            root: root.to_path_buf(),
+            store,
+            max_file,
+            turn_budget,
+            pending: Mutex::new(None),
+            known: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn relative(&self, path: &Path) -> Option<String> {
+        path.strip_prefix(&self.root)
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+            .filter(|p| !p.is_empty())
+    }
+
+    /// The workspace's files, as the sandbox's `.git` walk sees them: the
+    /// gitignore respected, `.git` left out, at most [`MAX_WALKED`].
+    fn walk(&self) -> (BTreeMap<String, Meta>, bool) {
+        let mut files = BTreeMap::new();
+        let walker = ignore::WalkBuilder::new(&self.root)
+            .hidden(false)
+            .git_ignore(true)
+            .git_global(false)
+            .parents(false)
+            .filter_entry(|e| e.file_name() != ".git")
+            .build();
+        let mut cut = false;
+        for entry in walker.flatten() {
+            if files.len() >= MAX_WALKED {
+                cut = true;
+                break;
+            }
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            if let (Some(rel), Some(meta)) = (self.relative(entry.path()), meta_of(entry.path())) {
+                files.insert(rel, meta);
+            }
+        }
+        (files, cut)
+    }
+
+    /// The hash of the file at `rel` now, read when the cache cannot say.
+    fn hash_now(&self, rel: &str, meta: Meta) -> Option<String> {
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((seen, hash)) = known.get(rel) {
+            if *seen == meta {
+                return Some(hash.clone());
+            }
+        }
+        let bytes = std::fs::read(self.root.join(rel)).ok()?;
+        let hash = hash_of(&bytes);
+        known.insert(rel.to_string(), (meta, hash.clone()));
+        Some(hash)
+    }
+
+    /// Keeps the file at `rel` as it is now, within `budget` (new bytes
+    /// stored this turn).
+    fn keep(&self, rel: &str, budget: &mut u64) -> Before {
+        let Some(meta) = meta_of(&self.root.join(rel)) else {
+            return Before::Absent;
+        };
+        if meta.len > self.max_file {
+            return Before::TooLarge { meta };
+        }
+        // Already kept and unchanged: nothing to read or store.
+        if let Some((seen, hash)) = self
+            .known
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(rel)
+        {
+            if *seen == meta && self.store.get(hash).is_ok() {
+                return Before::Kept {
+                    meta,
+                    hash: hash.clone(),
+                };
+            }
+        }
+        if meta.len > *budget {
+            return Before::TooLarge { meta };
+        }
+        let Ok(bytes) = std::fs::read(self.root.join(rel)) else {
+            return Before::TooLarge { meta };
+        };
+        match self.store.put(&bytes) {
+            Ok((hash, new)) => {
+                if new {
+                    *budget = budget.saturating_sub(bytes.len() as u64);
+                }
+                self.known
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(rel.to_string(), (meta, hash.clone()));
+                Before::Kept { meta, hash }
+            }
+            Err(_) => Before::TooLarge { meta },
+        }
+    }
+}
+
+impl Checkpoints for WorkspaceCheckpoints {
+    fn before(&self, paths: &[PathBuf], commands: bool) {
+        let mut pending = Pending::default();
+        let mut budget = self.turn_budget;
+        for path in paths {
+            if let Some(rel) = self.relative(path) {
+                let kept = self.keep(&rel, &mut budget);
+                pending.files.insert(rel.clone(), kept);
+                pending.named.push(rel);
+            }
+        }
+        if commands {
+            let (files, cut) = self.walk();
+            if cut {
+                pending.notes.push(format!(
+                    "the checkpoint saw the first {MAX_WALKED} files of the workspace only; changes past them cannot be rewound"
+                ));
+            }
+            for rel in files.keys() {
+                if !pending.files.contains_key(rel) {
+                    let kept = self.keep(rel, &mut budget);
+                    pending.files.insert(rel.clone(), kept);
+                }
+            }
+            pending.walked = true;
+        }
+        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(pending);
+    }
+
+    fn after(&self) -> (Vec<FileChange>, Vec<String>) {
+        let Some(pending) = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        else {
+            return (Vec::new(), Vec::new());
+        };
+        let mut now: BTreeMap<String, Option<Meta>> = pending
+            .files
+            .keys()
+            .map(|rel| (rel.clone(), meta_of(&self.root.join(rel))))
+            .collect();
+        if pending.walked {
+            let (files, _) = self.walk();
+            for (rel, meta) in files {
+                now.insert(rel, Some(meta));
+            }
+        }
+        let mut changes = Vec::new();
+        let mut notes = pending.notes;
+        for (rel, after) in now {
+            let before = pending.files.get(&rel).cloned().unwrap_or(Before::Absent);
+            // A named file's content is compared, whatever its time says:
+            // a write in the same clock tick keeps size and time alike.
+            if pending.named.contains(&rel) {
+                self.known
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&rel);
+            }
+            let by_time =
+                !pending.named.contains(&rel) || matches!(before, Before::TooLarge { .. });
+            let unchanged = by_time
+                && match (&before, after) {
+                    (Before::Absent, None) => true,
+                    (Before::Kept { meta, .. } | Before::TooLarge { meta }, Some(after)) => {
+                        *meta == after
+                    }
+                    _ => false,
+                };
+            if unchanged {
+                continue;
+            }
+            let after_hash = after.and_then(|meta| self.hash_now(&rel, meta));
+            let (before_hash, not_restorable) = match &before {
+                Before::Absent => (None, false),
+                Before::Kept { hash, .. } => (Some(hash.clone()), false),
+                Before::TooLarge { meta } => {
+                    notes.push(format!(
+                        "{rel} ({} bytes) was changed but not kept: it is past [checkpoints] max_file_mib or the turn's budget, so a rewind cannot restore it",
+                        meta.len
+                    ));
+                    (None, true)
+                }
+            };
+            // The same content, or still absent (a write of what was there).
+            if !not_restorable && before_hash == after_hash {
+                continue;
+            }
+            changes.push(FileChange {
+                path: rel,
+                before: before_hash,
+                after: after_hash,
+                not_restorable,
+            });
+        }
+        (changes, notes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkpoints(dir: &Path) -> WorkspaceCheckpoints {
+        let ws = dir.join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        WorkspaceCheckpoints::new(&ws, ObjectStore::new(dir.join("store")), 1024, 4096)
+    }
+
+    #[test]
+    fn a_named_file_and_a_command_s_files_are_kept_and_compared() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cp = checkpoints(tmp.path());
+        let ws = tmp.path().join("ws");
+        std::fs::write(ws.join("a.txt"), "a before").unwrap();
+        std::fs::write(ws.join("b.txt"), "b before").unwrap();
+        std::fs::write(ws.join("big.bin"), vec![7u8; 2048]).unwrap();
+        std::fs::write(ws.join(".gitignore"), "ignored/\n").unwrap();
+        cp.before(&[ws.join("a.txt")], true);
+        std::fs::write(ws.join("a.txt"), "a after").unwrap();
+        std::fs::remove_file(ws.join("b.txt")).unwrap();
+        std::fs::write(ws.join("c.txt"), "made").unwrap();
+        std::fs::write(ws.join("big.bin"), vec![8u8; 2048]).unwrap();
+        std::fs::create_dir_all(ws.join("ignored")).unwrap();
+        std::fs::write(ws.join("ignored/x"), "x").unwrap();
+        let (changes, notes) = cp.after();
+        let by: BTreeMap<&str, &FileChange> =
+            changes.iter().map(|c| (c.path.as_str(), c)).collect();
+        assert_eq!(
+            by.keys().copied().collect::<Vec<_>>(),
+            ["a.txt", "b.txt", "big.bin", "c.txt"]
+        );
+        let store = ObjectStore::new(tmp.path().join("store"));
+        assert_eq!(
+            store.get(by["a.txt"].before.as_ref().unwrap()).unwrap(),
+            b"a before"
+        );
+        assert_eq!(
+            by["a.txt"].after.as_deref(),
+            Some(hash_of(b"a after").as_str())
+        );
+        assert_eq!(
+            store.get(by["b.txt"].before.as_ref().unwrap()).unwrap(),
+            b"b before"
+        );
+        assert_eq!(by["b.txt"].after, None);
+        assert_eq!(by["c.txt"].before, None);
+        assert!(by["big.bin"].not_restorable);
+        assert!(
+            notes[0].contains("big.bin (2048 bytes) was changed but not kept"),
+            "{notes:?}"
+        );
+        // A turn that changes nothing records nothing.
+        cp.before(&[ws.join("a.txt")], true);
+        assert!(cp.after().0.is_empty());
+    }
+}

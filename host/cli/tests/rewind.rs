@@ -1,0 +1,106 @@
+//! Checkpoints and rewind end to end, through the real binary, the fake
+//! LLM server, the bundled file tools and a sandboxed shell command: a
+//! run edits two files and a command writes a third; a rewind to turn 1
+//! restores all three and the next request lacks the later turns; the
+//! chain verifies after; a file changed outside amber blocks the code
+//! rewind with its name until `--force`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails by panicking, its helpers too"
+)]
+
+use amber_tests::exec_env::{fake, text, Env};
+use serde_json::Value;
+
+const AMBER: &str = env!("CARGO_BIN_EXE_amber");
+
+fn read(env: &Env, file: &str) -> Option<String> {
+    std::fs::read_to_string(env.ws.join(file)).ok()
+}
+
+/// Turn 1 says hello; turns 2 to 4 write a.txt and b.txt, run a command
+/// that makes c.txt, and end.
+fn session(env: &Env) -> String {
+    std::fs::write(env.ws.join("a.txt"), "A1\n").unwrap();
+    std::fs::write(env.ws.join("b.txt"), "B1\n").unwrap();
+    let server = fake("[[turns]]\nreply = { text = \"hi\" }\n");
+    let run = env.exec(&server, &[], "hello");
+    run.assert_done("hi");
+    let id = run.session_id();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "a.txt", content = "A2\n" } }, { id = "w2", name = "write_file", arguments = { path = "b.txt", content = "B2\n" } }] }
+[[turns]]
+reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "printf 'C\n' > c.txt" } }] }
+[[turns]]
+reply = { text = "All three written." }
+"#,
+    );
+    let run = env.exec(&server, &["--resume", &id, "--yes"], "write them");
+    run.assert_done("All three written.");
+    assert_eq!(read(env, "a.txt").as_deref(), Some("A2\n"));
+    assert_eq!(read(env, "c.txt").as_deref(), Some("C\n"));
+    id
+}
+
+#[test]
+fn a_rewind_restores_the_files_and_the_conversation_and_the_chain_verifies() {
+    let env = Env::without_confirm_turn(AMBER);
+    let id = session(&env);
+    let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        done["files"]["restored"],
+        serde_json::json!(["a.txt", "b.txt"])
+    );
+    assert_eq!(done["files"]["deleted"], serde_json::json!(["c.txt"]));
+    assert_eq!(read(&env, "a.txt").as_deref(), Some("A1\n"));
+    assert_eq!(read(&env, "b.txt").as_deref(), Some("B1\n"));
+    assert_eq!(read(&env, "c.txt"), None);
+    assert_eq!(env.show(&id)["verified"], true);
+    // The next request has turn 1 and not what came after.
+    let server = fake("[[turns]]\nreply = { text = \"ok\" }\n");
+    env.exec(&server, &["--resume", &id], "again")
+        .assert_done("ok");
+    let sent = server.received()[0].body["messages"].to_string();
+    assert!(sent.contains("hello"), "{sent}");
+    assert!(
+        !sent.contains("write them") && !sent.contains("A2"),
+        "{sent}"
+    );
+    // A turn the session does not have changes nothing.
+    let out = env.run(&["sessions", "rewind", &id, "--to", "40"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no turn 40 to rewind to"));
+}
+
+#[test]
+fn a_file_changed_outside_amber_blocks_the_code_rewind_with_its_name() {
+    let env = Env::without_confirm_turn(AMBER);
+    let id = session(&env);
+    // The person edits b.txt after the run.
+    std::fs::write(env.ws.join("b.txt"), "mine\n").unwrap();
+    let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--code"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("changed outside amber") && stderr.contains("b.txt"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("a.txt"), "{stderr}");
+    // Nothing was changed.
+    assert_eq!(read(&env, "a.txt").as_deref(), Some("A2\n"));
+    assert_eq!(read(&env, "b.txt").as_deref(), Some("mine\n"));
+    // --force writes over it, and says so.
+    let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--code", "--force"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("written over (--force): b.txt"));
+    assert_eq!(read(&env, "b.txt").as_deref(), Some("B1\n"));
+    assert_eq!(read(&env, "c.txt"), None);
+    // The conversation was left as it was.
+    assert_eq!(env.show(&id)["turns"], 4);
+}
