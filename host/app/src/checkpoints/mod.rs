@@ -108,6 +108,8 @@ impl WorkspaceCheckpoints {
         let walker = ignore::WalkBuilder::new(&self.root)
             .hidden(false)
             .git_ignore(true)
+            // A .gitignore says what is generated even before `git init`.
+            .require_git(false)
             .git_global(false)
             .parents(false)
             .filter_entry(|e| e.file_name() != ".git")
