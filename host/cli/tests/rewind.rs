@@ -104,3 +104,30 @@ fn a_file_changed_outside_amber_blocks_the_code_rewind_with_its_name() {
     // The conversation was left as it was.
     assert_eq!(env.show(&id)["turns"], 4);
 }
+
+#[test]
+fn esc_esc_lists_the_turns_and_rewind_in_the_tui_puts_both_back() {
+    let env = Env::without_confirm_turn(AMBER);
+    let id = session(&env);
+    let server = fake("[[turns]]\nreply = { text = \"unused\" }\n");
+    let tui = amber_tests::tmux::Tmux::start_sized(
+        &env,
+        &server,
+        "amber-rewind",
+        &format!("--resume {id}"),
+        (100, 30),
+    );
+    tui.wait_for("All three written.");
+    tui.keys(&["Escape"]);
+    tui.keys(&["Escape"]);
+    let screen = tui.wait_for("/rewind TURN");
+    assert!(screen.contains("changed a.txt, b.txt"), "{screen}");
+    assert!(screen.contains("changed c.txt"), "{screen}");
+    tui.type_line("/rewind 1");
+    let screen = tui.wait_for("rewound to turn 1");
+    assert!(screen.contains("2 restored, 1 deleted"), "{screen}");
+    assert!(screen.contains("hello"), "{screen}");
+    assert!(!screen.contains("All three written."), "{screen}");
+    assert_eq!(read(&env, "a.txt").as_deref(), Some("A1\n"));
+    assert_eq!(read(&env, "c.txt"), None);
+}

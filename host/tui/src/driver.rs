@@ -82,6 +82,9 @@ fn show_session(app: &App, ui: &mut Ui) {
 /// follows within a millisecond or two, a person's much later.
 const PASTE_GAP: Duration = Duration::from_millis(15);
 
+/// Two Esc presses this close together on an idle prompt are one gesture.
+const DOUBLE_ESC: Duration = Duration::from_millis(800);
+
 /// What a key asks of the loop.
 enum Action {
     None,
@@ -140,6 +143,8 @@ pub struct Driver {
     quit_after_turn: bool,
     /// The mode changed while a turn ran: recorded when it ends.
     mode_to_record: bool,
+    /// When Esc was last pressed on an idle prompt (Esc Esc: rewind).
+    last_esc: Option<std::time::Instant>,
     /// An Enter held until [`PASTE_GAP`] passes with no key behind it.
     enter_at: Option<tokio::time::Instant>,
     /// Wakes the loop when the plugin directory changes (live reload).
@@ -162,6 +167,7 @@ impl Driver {
             workspace,
             quit_after_turn: false,
             mode_to_record: false,
+            last_esc: None,
             enter_at: None,
             // Replaced once the first frame is up (see `run`).
             reloads: unbounded_channel().1,
@@ -742,6 +748,17 @@ impl Driver {
             KeyCode::Esc => {
                 if let Some(interrupt) = running {
                     stop(interrupt);
+                } else if composer.is_empty() {
+                    // Esc Esc on an idle prompt: the turns, to rewind.
+                    let now = std::time::Instant::now();
+                    let again = self
+                        .last_esc
+                        .replace(now)
+                        .is_some_and(|at| now.duration_since(at) < DOUBLE_ESC);
+                    if again {
+                        self.last_esc = None;
+                        return Action::Send("/rewind".into());
+                    }
                 }
             }
             KeyCode::Char('c') if ctrl => {

@@ -20,6 +20,10 @@ pub fn cells(replayed: Vec<Replayed>) -> Vec<Cell> {
                 kind: NoticeKind::Info,
                 text: "the context was compacted here".into(),
             }),
+            Replayed::Rewound(turn) => cells.push(Cell::Notice {
+                kind: NoticeKind::Info,
+                text: format!("rewound to the end of turn {turn} here"),
+            }),
             Replayed::Message(message) => message_cells(message, &mut cells),
         }
     }

@@ -69,7 +69,7 @@ pub fn rewind(app: &mut App, inv: &Invocation<'_>) -> Handled {
         let kept = messages.len();
         if let Some(live) = app.live_mut() {
             live.agent
-                .rewind_history(messages)
+                .rewind_history(turn, messages)
                 .map_err(|e| failed(e.to_string()))?;
         }
         said.push(format!(

@@ -496,7 +496,10 @@ impl Agent {
     /// Puts the history back to `messages` (a rewind to an earlier
     /// turn's), recorded as a rebuild: a `clear`, the messages and a head,
     /// so the session verifies and nothing before is destroyed.
-    pub fn rewind_history(&mut self, messages: Vec<Message>) -> Result<(), AgentError> {
+    pub fn rewind_history(&mut self, turn: usize, messages: Vec<Message>) -> Result<(), AgentError> {
+        if let Some(session) = &mut self.session {
+            session.rewound(turn)?;
+        }
         self.clear()?;
         for message in messages {
             self.push(message)?;

@@ -136,6 +136,10 @@ pub enum Record {
         turn: usize,
         files: Vec<crate::ports::FileChange>,
     },
+    /// The conversation was rewound to the end of `turn`: the rebuild that
+    /// follows (`clear`, the messages, a head) holds it. Not part of the
+    /// chain.
+    Rewound { turn: usize },
 }
 
 /// What a session runs with and a resume restores: the policy mode, the
@@ -517,6 +521,12 @@ impl SessionWriter {
         })
     }
 
+    /// Records that the conversation is rewound to the end of `turn`,
+    /// ahead of the rebuild that does it.
+    pub fn rewound(&mut self, turn: usize) -> Result<(), SessionError> {
+        self.write(&Record::Rewound { turn })
+    }
+
     /// Records the todo list, whole, after a change.
     pub fn todos(&mut self, todos: &[crate::engine::todo::Todo]) -> Result<(), SessionError> {
         self.write_or_wait(Record::Todos {
@@ -641,7 +651,7 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
         // A hook's outcome, a prompt as typed and the settings are not
         // part of the chain or of any turn.
         match record {
-            Record::Hook(_) | Record::Checkpoint { .. } => continue,
+            Record::Hook(_) | Record::Checkpoint { .. } | Record::Rewound { .. } => continue,
             Record::Child {
                 session,
                 call_id,
@@ -724,7 +734,8 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
             | Record::Settings(_)
             | Record::Child { .. }
             | Record::Todos { .. }
-            | Record::Checkpoint { .. } => {}
+            | Record::Checkpoint { .. }
+            | Record::Rewound { .. } => {}
             Record::Head {
                 hash,
                 len,

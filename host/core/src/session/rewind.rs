@@ -33,6 +33,7 @@ pub fn rewind_conversation(path: &Path, turn: usize) -> Result<usize, SessionErr
     let resumed = resume(path)?;
     let mut chain = resumed.chain.clone();
     let mut writer = SessionWriter::reopen(path, &resumed, lock)?;
+    writer.rewound(turn)?;
     writer.clear(&mut chain)?;
     for message in &target {
         writer.push(&mut chain, message.clone())?;

@@ -248,7 +248,7 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             continue;
         };
         match record {
-            Record::Hook(_) | Record::Todos { .. } | Record::Checkpoint { .. } => continue,
+            Record::Hook(_) | Record::Todos { .. } | Record::Checkpoint { .. } | Record::Rewound { .. } => continue,
             Record::Child { session, .. } => {
                 summary.children.push(session);
                 continue;
@@ -298,7 +298,8 @@ fn summarise(path: &Path) -> Result<SessionSummary, SessionError> {
             | Record::Settings(_)
             | Record::Child { .. }
             | Record::Todos { .. }
-            | Record::Checkpoint { .. } => {}
+            | Record::Checkpoint { .. }
+            | Record::Rewound { .. } => {}
             Record::Head { .. } => {
                 summary.turns += 1;
                 ended = true;

@@ -20,6 +20,9 @@ pub enum Replayed {
     Message(Message),
     /// The context was compacted here.
     Compacted,
+    /// The conversation was rewound to the end of this turn here; what
+    /// came after it is not shown.
+    Rewound(usize),
 }
 
 /// The conversation recorded in the session file at `path`. A compaction's
@@ -40,8 +43,24 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
     // takes back the right one; prompts and compactions are no message.
     let mut steps: Vec<(bool, Option<Replayed>)> = Vec::new();
     let mut rebuilding = false;
+    // Where each turn's head fell in `steps`, for a rewind to cut back to.
+    let mut heads: Vec<usize> = Vec::new();
     for record in records {
         match record {
+            Record::Rewound { turn } => {
+                if let Some(at) = turn.checked_sub(1).and_then(|i| heads.get(i)).copied() {
+                    steps.truncate(at);
+                    // The turns after it keep their numbers (the file's
+                    // heads), but show nothing now.
+                    for later in heads.iter_mut().skip(turn) {
+                        *later = (*later).min(at);
+                    }
+                }
+                steps.push((false, Some(Replayed::Rewound(turn))));
+                // The rebuild that follows is the rewind's, not a compaction.
+                rebuilding = true;
+            }
+            Record::Clear if rebuilding => {}
             Record::Prompt { text } => steps.push((false, Some(Replayed::Prompt(text)))),
             Record::Message { .. } if rebuilding => {}
             Record::Message { message, .. } => {
@@ -68,7 +87,10 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
                 }
                 rebuilding = true;
             }
-            Record::Head { .. } => rebuilding = false,
+            Record::Head { .. } => {
+                rebuilding = false;
+                heads.push(steps.len());
+            }
             Record::Pop { .. }
             | Record::Start(_)
             | Record::Hook(_)
