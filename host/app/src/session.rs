@@ -591,8 +591,8 @@ fn checkpoints(
         Arc::new(crate::checkpoints::WorkspaceCheckpoints::new(
             workspace,
             crate::checkpoints::store::ObjectStore::new(crate::checkpoints::store_dir(dirs)),
-            settings.max_file_mib * 1024 * 1024,
-            settings.turn_budget_mib * 1024 * 1024,
+            settings.max_file_mib.saturating_mul(1024 * 1024),
+            settings.turn_budget_mib.saturating_mul(1024 * 1024),
         )) as Arc<dyn amber_core::ports::Checkpoints>
     })
 }

@@ -390,7 +390,7 @@ fn run(dirs: amber_runtime::AmberDirs) -> ExitCode {
         match command {
             // exec reports its own failures (as events) and chooses its code.
             Command::Exec(args) => Ok(commands::exec::run(&host, args, &project)),
-            Command::Sessions(cmd) => done(commands::sessions::run(&host, cmd)),
+            Command::Sessions(cmd) => done(commands::sessions::run(&host, cmd, &project)),
             Command::Plugin(cmd) => done(commands::plugin::run(&host, cmd, &root)),
             Command::Tool(cmd) => done(commands::tool::run(&host, cmd, &root)),
             Command::Providers(cmd) => done(commands::providers::run(&host, cmd, &root)),

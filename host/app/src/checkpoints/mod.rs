@@ -23,7 +23,7 @@ use std::time::SystemTime;
 
 use amber_core::ports::{Checkpoints, FileChange};
 
-use store::{hash_of, ObjectStore};
+use store::{hash_file, ObjectStore};
 
 /// Where the content store is: one for every session of the user.
 pub fn store_dir(dirs: &amber_runtime::AmberDirs) -> PathBuf {
@@ -56,6 +56,9 @@ enum Before {
 
 #[derive(Default)]
 struct Pending {
+    /// When the walk before the calls began: a file the walk did not
+    /// see that was born before it existed then.
+    started: Option<SystemTime>,
     files: BTreeMap<String, Before>,
     /// The files the calls named: compared by content, not by time.
     named: Vec<String>,
@@ -138,10 +141,17 @@ impl WorkspaceCheckpoints {
                 return Some(hash.clone());
             }
         }
-        let bytes = std::fs::read(self.root.join(rel)).ok()?;
-        let hash = hash_of(&bytes);
+        let hash = hash_file(&self.root.join(rel))?;
         known.insert(rel.to_string(), (meta, hash.clone()));
         Some(hash)
+    }
+
+    /// When the file at `rel` was made, where the filesystem says.
+    fn born(&self, rel: &str) -> Option<SystemTime> {
+        std::fs::symlink_metadata(self.root.join(rel))
+            .ok()?
+            .created()
+            .ok()
     }
 
     /// Keeps the file at `rel` as it is now, within `budget` (new bytes
@@ -160,7 +170,7 @@ impl WorkspaceCheckpoints {
             .unwrap_or_else(|e| e.into_inner())
             .get(rel)
         {
-            if *seen == meta && self.store.get(hash).is_ok() {
+            if *seen == meta && self.store.has(hash) {
                 return Before::Kept {
                     meta,
                     hash: hash.clone(),
@@ -201,6 +211,7 @@ impl Checkpoints for WorkspaceCheckpoints {
             }
         }
         if commands {
+            pending.started = Some(SystemTime::now());
             let (files, cut) = self.walk();
             if cut {
                 pending.notes.push(format!(
@@ -241,7 +252,25 @@ impl Checkpoints for WorkspaceCheckpoints {
         let mut changes = Vec::new();
         let mut notes = pending.notes;
         for (rel, after) in now {
-            let before = pending.files.get(&rel).cloned().unwrap_or(Before::Absent);
+            let before = match pending.files.get(&rel) {
+                Some(before) => before.clone(),
+                // Not seen before the calls (the walk was cut, a
+                // .gitignore changed): made by them only if it was born
+                // after the walk began; otherwise its past is unknown, and
+                // a rewind must not delete it.
+                None => match (pending.started, self.born(&rel)) {
+                    (Some(started), Some(born)) if born >= started => Before::Absent,
+                    _ => match after {
+                        Some(meta) => Before::TooLarge {
+                            meta: Meta {
+                                len: meta.len,
+                                modified: None,
+                            },
+                        },
+                        None => Before::Absent,
+                    },
+                },
+            };
             // A named file's content is compared, whatever its time says:
             // a write in the same clock tick keeps size and time alike.
             if pending.named.contains(&rel) {
@@ -269,7 +298,7 @@ impl Checkpoints for WorkspaceCheckpoints {
                 Before::Kept { hash, .. } => (Some(hash.clone()), false),
                 Before::TooLarge { meta } => {
                     notes.push(format!(
-                        "{rel} ({} bytes) was changed but not kept: it is past [checkpoints] max_file_mib or the turn's budget, so a rewind cannot restore it",
+                        "{rel} ({} bytes) was changed but its content before was not kept (past [checkpoints] max_file_mib or the turn's budget, or not seen before the calls), so a rewind cannot restore it",
                         meta.len
                     ));
                     (None, true)
@@ -292,6 +321,7 @@ impl Checkpoints for WorkspaceCheckpoints {
 
 #[cfg(test)]
 mod tests {
+    use super::store::hash_of;
     use super::*;
 
     fn checkpoints(dir: &Path) -> WorkspaceCheckpoints {
@@ -340,7 +370,7 @@ mod tests {
         assert_eq!(by["c.txt"].before, None);
         assert!(by["big.bin"].not_restorable);
         assert!(
-            notes[0].contains("big.bin (2048 bytes) was changed but not kept"),
+            notes[0].contains("big.bin (2048 bytes) was changed but its content before was not kept"),
             "{notes:?}"
         );
         // A turn that changes nothing records nothing.

@@ -12,7 +12,7 @@ use amber_core::ports::FileChange;
 use amber_core::session::Record;
 use serde::Serialize;
 
-use super::store::{hash_of, ObjectStore};
+use super::store::{hash_file, ObjectStore};
 
 /// What a code rewind did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -63,7 +63,47 @@ fn ends(changes: &[FileChange]) -> BTreeMap<String, (Option<String>, Option<Stri
     ends
 }
 
-/// Puts the workspace at `root` back as it was after turn `turn`.
+/// The file `rel` names under `root`, if it is one a rewind may touch: a
+/// relative path of plain names (the session file is not trusted), none
+/// of whose folders under the root is a symlink, so nothing is read or
+/// written outside the workspace.
+fn inside(root: &Path, rel: &str) -> Result<std::path::PathBuf, RewindError> {
+    use std::path::Component;
+    let refused = |why: &str| RewindError::File {
+        path: rel.to_string(),
+        reason: why.to_string(),
+    };
+    let relative = Path::new(rel);
+    if rel.is_empty()
+        || !relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+    {
+        return Err(refused("not a plain path inside the workspace"));
+    }
+    let mut at = root.to_path_buf();
+    let mut parts = relative.components().peekable();
+    while let Some(part) = parts.next() {
+        at.push(part);
+        let is_last = parts.peek().is_none();
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(refused(
+                    "a symlink on its path: a rewind does not follow one",
+                ))
+            }
+            Ok(meta) if !is_last && !meta.is_dir() => {
+                return Err(refused("a folder on its path is not a folder"))
+            }
+            _ => {}
+        }
+    }
+    Ok(at)
+}
+
+/// Puts the workspace at `root` back as it was after turn `turn`. Every
+/// path is checked and every content loaded before the first write, so a
+/// refusal changes nothing.
 pub fn rewind_code(
     root: &Path,
     store: &ObjectStore,
@@ -71,12 +111,22 @@ pub fn rewind_code(
     force: bool,
 ) -> Result<Restored, RewindError> {
     let ends = ends(changes);
-    let current = |rel: &str| std::fs::read(root.join(rel)).ok().map(|b| hash_of(&b));
-    let outside: Vec<String> = ends
-        .iter()
-        .filter(|(rel, (_, last, _))| current(rel) != *last)
-        .map(|(rel, _)| rel.clone())
-        .collect();
+    let mut planned = Vec::new();
+    let mut outside = Vec::new();
+    for (rel, (first, last, not_restorable)) in ends {
+        let path = inside(root, &rel)?;
+        if hash_file(&path) != last {
+            outside.push(rel.clone());
+        }
+        let content = match (&first, not_restorable) {
+            (Some(hash), false) => Some(store.get(hash).map_err(|e| RewindError::File {
+                path: rel.clone(),
+                reason: format!("its content before is not in the checkpoint store: {e}"),
+            })?),
+            _ => None,
+        };
+        planned.push((rel, path, first, not_restorable, content));
+    }
     if !outside.is_empty() && !force {
         return Err(RewindError::ChangedOutside(outside));
     }
@@ -84,26 +134,22 @@ pub fn rewind_code(
         forced: outside,
         ..Restored::default()
     };
-    for (rel, (first, _, not_restorable)) in ends {
-        let path = amber_core::confine(root, &rel).map_err(|e| RewindError::File {
-            path: rel.clone(),
-            reason: e.to_string(),
-        })?;
+    for (rel, path, first, not_restorable, content) in planned {
         let failed = |e: std::io::Error| RewindError::File {
             path: rel.clone(),
             reason: e.to_string(),
         };
-        match (first, not_restorable) {
-            (_, true) => done.not_restorable.push(rel),
-            (Some(hash), false) => {
-                let bytes = store.get(&hash).map_err(failed)?;
+        match (first, not_restorable, content) {
+            (_, true, _) => done.not_restorable.push(rel),
+            (Some(_), false, Some(bytes)) => {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(failed)?;
                 }
                 amber_core::atomic::write_atomic(&path, &bytes).map_err(failed)?;
                 done.restored.push(rel);
             }
-            (None, false) => {
+            (Some(_), false, None) => done.not_restorable.push(rel),
+            (None, false, _) => {
                 match std::fs::remove_file(&path) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -182,4 +228,52 @@ pub fn listing(turns: &[TurnSummary]) -> String {
     }
     out.push_str("/rewind TURN [code|conversation] [--force]: code and conversation back to the end of TURN\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(path: &str, before: Option<&str>, after: Option<&str>) -> FileChange {
+        FileChange {
+            path: path.into(),
+            before: before.map(str::to_string),
+            after: after.map(str::to_string),
+            not_restorable: false,
+        }
+    }
+
+    #[test]
+    fn a_path_out_of_the_workspace_or_through_a_symlink_is_refused_and_nothing_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("ws");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("rc"), "mine").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("d")).unwrap();
+        let store = ObjectStore::new(tmp.path().join("store"));
+        let (bad, _) = store.put(b"harm").unwrap();
+        let mine = hash_file(&outside.join("rc"));
+        for path in ["../outside/rc", "/etc/passwd", "d/rc"] {
+            let changes = [change(path, Some(&bad), mine.as_deref())];
+            let err = rewind_code(&root, &store, &changes, true)
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with(path), "{path}: {err}");
+        }
+        assert_eq!(std::fs::read_to_string(outside.join("rc")).unwrap(), "mine");
+        // A good file beside a refused one is not written either.
+        std::fs::write(root.join("ok.txt"), "now").unwrap();
+        let changes = [
+            change(
+                "ok.txt",
+                Some(&bad),
+                hash_file(&root.join("ok.txt")).as_deref(),
+            ),
+            change("d/rc", Some(&bad), mine.as_deref()),
+        ];
+        assert!(rewind_code(&root, &store, &changes, true).is_err());
+        assert_eq!(std::fs::read_to_string(root.join("ok.txt")).unwrap(), "now");
+    }
 }

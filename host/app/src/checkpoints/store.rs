@@ -36,6 +36,11 @@ impl ObjectStore {
         Ok((hash, true))
     }
 
+    /// Whether the content of `hash` is kept.
+    pub fn has(&self, hash: &str) -> bool {
+        self.path(hash).is_some_and(|p| p.is_file())
+    }
+
     /// The content of `hash`, checked against it.
     pub fn get(&self, hash: &str) -> std::io::Result<Vec<u8>> {
         let path = self
@@ -58,4 +63,18 @@ impl ObjectStore {
 
 pub fn hash_of(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
+}
+
+/// The hash of the regular file at `path`, read as a stream (a file of
+/// any size costs no more memory than a buffer); `None` when it is not a
+/// regular file. Not followed through a symlink.
+pub fn hash_file(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(file).ok()?;
+    Some(hasher.finalize().to_hex().to_string())
 }

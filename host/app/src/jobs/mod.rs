@@ -159,12 +159,16 @@ impl Jobs {
             let ring = ring.clone();
             std::thread::spawn(move || {
                 let mut buf = [0u8; 8192];
-                while let Ok(n) = stdout.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    if let Ok(mut ring) = ring.lock() {
-                        ring.push(&buf[..n]);
+                loop {
+                    match stdout.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            if let Ok(mut ring) = ring.lock() {
+                                ring.push(&buf[..n]);
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
                     }
                 }
             });
@@ -203,14 +207,17 @@ impl Jobs {
     /// Stops job `id` with its whole process tree; its output stays
     /// readable.
     pub fn stop(&self, id: u32) -> Result<JobInfo, String> {
-        let mut jobs = self.lock();
-        let job = jobs.get_mut(&id).ok_or_else(|| unknown(id))?;
+        // Out of the list while it is stopped: stopping waits for its
+        // tree to go, and the list stays free meanwhile.
+        let mut job = self.lock().remove(&id).ok_or_else(|| unknown(id))?;
         if job.running() {
             job.server.stop();
             job.stopped = true;
             job.ended = Some(None);
         }
-        Ok(job.info(id, 5))
+        let info = job.info(id, 5);
+        self.lock().insert(id, job);
+        Ok(info)
     }
 
     /// Stops every job still running; returns how many.

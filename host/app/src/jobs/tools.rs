@@ -81,7 +81,9 @@ impl Kind {
                     "required": ["id"],
                     "additionalProperties": false
                 }),
-                false,
+                // It changes nothing in the workspace, and ends only what
+                // this session started: plan and read mode may stop one.
+                true,
             ),
             Kind::List => (
                 "process_list",
@@ -97,8 +99,7 @@ impl Kind {
             input_schema: schema,
             read_only,
             // Start is asked about in the policy, on its exact command, as
-            // `shell`'s are; stopping what this session started asks
-            // nothing.
+            // `shell`'s are.
             gated_by_exec: !read_only,
             approval_group: None,
         }

@@ -75,7 +75,11 @@ pub fn store(dirs: &AmberDirs) -> SessionStore {
     SessionStore::new(dirs.data.join("sessions"))
 }
 
-pub fn run(host: &amber_app::host::Host, cmd: SessionsCommand) -> Result<()> {
+pub fn run(
+    host: &amber_app::host::Host,
+    cmd: SessionsCommand,
+    project: &amber_core::project::ProjectRoot,
+) -> Result<()> {
     match cmd {
         SessionsCommand::List { json } => list(&host.dirs, json),
         SessionsCommand::Show { id, json } => show(&host.dirs, &id, json),
@@ -93,7 +97,7 @@ pub fn run(host: &amber_app::host::Host, cmd: SessionsCommand) -> Result<()> {
                 (_, true) => What::Conversation,
                 _ => What::Both,
             };
-            rewind(&host.dirs, &id, to, what, force, json)
+            rewind(&host.dirs, &project.root, &id, to, what, force, json)
         }
     }
 }
@@ -109,6 +113,7 @@ fn list(dirs: &AmberDirs, as_json: bool) -> Result<()> {
 
 fn rewind(
     dirs: &AmberDirs,
+    workspace: &std::path::Path,
     id: &str,
     turn: usize,
     what: What,
@@ -116,20 +121,26 @@ fn rewind(
     as_json: bool,
 ) -> Result<()> {
     let path = store(dirs).path(id)?;
+    // Nobody else writes the session while it is rewound, files included.
+    let lock = amber_core::session::SessionLock::acquire(&path)?;
     // Checked whole first: a turn it does not have changes nothing.
     amber_core::session::rewind::messages_at(&path, turn)?;
-    let workspace = session::resume(&path)?
-        .info
-        .map(|i| std::path::PathBuf::from(i.workspace))
-        .unwrap_or_default();
+    // The files are this workspace's: the session must be its own (its
+    // start record is not trusted to name where to write).
+    let recorded = session::resume(&path)?.info.map(|i| i.workspace).unwrap_or_default();
+    if what.code() && std::path::Path::new(&recorded) != workspace {
+        anyhow::bail!(
+            "session {id} belongs to the workspace {recorded}; rewind its files from there (amber -C {recorded} sessions rewind …)"
+        );
+    }
     let mut files = None;
     if what.code() {
         let changes = changes_after(&path, turn)?;
         let objects = ObjectStore::new(amber_app::checkpoints::store_dir(dirs));
-        files = Some(rewind_code(&workspace, &objects, &changes, force)?);
+        files = Some(rewind_code(workspace, &objects, &changes, force)?);
     }
     let messages = if what.conversation() {
-        Some(amber_core::session::rewind::rewind_conversation(&path, turn)?)
+        Some(amber_core::session::rewind::rewind_conversation(&path, turn, lock)?)
     } else {
         None
     };

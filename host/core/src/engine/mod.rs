@@ -497,10 +497,11 @@ impl Agent {
     /// turn's), recorded as a rebuild: a `clear`, the messages and a head,
     /// so the session verifies and nothing before is destroyed.
     pub fn rewind_history(&mut self, turn: usize, messages: Vec<Message>) -> Result<(), AgentError> {
+        self.clear()?;
+        // Inside the rebuild unit: a rewind cut short leaves no marker.
         if let Some(session) = &mut self.session {
             session.rewound(turn)?;
         }
-        self.clear()?;
         for message in messages {
             self.push(message)?;
         }

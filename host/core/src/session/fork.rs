@@ -10,21 +10,11 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+pub use super::links::ForkLink;
 
 use super::{hex, io_error, resume_to, Record, SessionError, SessionLock, SessionStore};
-
-/// Where a fork came from.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ForkLink {
-    /// The session it was taken from.
-    pub session: String,
-    /// The turn it was taken at (1 is the first head).
-    pub turn: usize,
-    /// That turn's head hash in the source: the prefix is verifiable
-    /// against it.
-    pub head: String,
-}
 
 /// What a fork made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

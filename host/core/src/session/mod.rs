@@ -14,6 +14,7 @@
 //! "interrupted" result for each and every call still has exactly one.
 
 pub mod fork;
+mod links;
 pub mod rewind;
 mod store;
 mod transcript;
@@ -50,7 +51,7 @@ pub struct SessionInfo {
     /// A fork names the session it was taken from, the turn and that
     /// turn's head hash (docs/sessions.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fork: Option<fork::ForkLink>,
+    pub fork: Option<links::ForkLink>,
     /// A hash of the fields above, written with the start record: an edit
     /// of the workspace, provider or model is refused on resume. (The
     /// system prompt is the chain's first message, sealed by the chain.)

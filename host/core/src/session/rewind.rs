@@ -25,16 +25,20 @@ pub fn messages_at(path: &Path, turn: usize) -> Result<Vec<Message>, SessionErro
     Ok(resume_to(path, Some(turn))?.chain.get_all().to_vec())
 }
 
-/// Rewinds the conversation of the session at `path`, not open
-/// elsewhere (its lock is taken), to `turn`; returns the messages kept.
-pub fn rewind_conversation(path: &Path, turn: usize) -> Result<usize, SessionError> {
-    let lock = SessionLock::acquire(path)?;
+/// Rewinds the conversation of the session at `path`, whose `lock` the
+/// caller took, to `turn`; returns the messages kept.
+pub fn rewind_conversation(
+    path: &Path,
+    turn: usize,
+    lock: SessionLock,
+) -> Result<usize, SessionError> {
     let target = messages_at(path, turn)?;
     let resumed = resume(path)?;
     let mut chain = resumed.chain.clone();
     let mut writer = SessionWriter::reopen(path, &resumed, lock)?;
-    writer.rewound(turn)?;
+    // Inside the rebuild unit: a rewind cut short leaves no marker.
     writer.clear(&mut chain)?;
+    writer.rewound(turn)?;
     for message in &target {
         writer.push(&mut chain, message.clone())?;
     }

@@ -49,7 +49,7 @@ pub struct SessionSummary {
     pub children: Vec<String>,
     /// A fork: where it was taken from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fork: Option<super::fork::ForkLink>,
+    pub fork: Option<super::links::ForkLink>,
 }
 
 pub struct SessionStore {

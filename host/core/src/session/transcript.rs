@@ -48,6 +48,10 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
     for record in records {
         match record {
             Record::Rewound { turn } => {
+                // Its `clear` came just before: the rewind, not a compaction.
+                if matches!(steps.last(), Some((false, Some(Replayed::Compacted)))) {
+                    steps.pop();
+                }
                 if let Some(at) = turn.checked_sub(1).and_then(|i| heads.get(i)).copied() {
                     steps.truncate(at);
                     // The turns after it keep their numbers (the file's
@@ -57,10 +61,8 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
                     }
                 }
                 steps.push((false, Some(Replayed::Rewound(turn))));
-                // The rebuild that follows is the rewind's, not a compaction.
                 rebuilding = true;
             }
-            Record::Clear if rebuilding => {}
             Record::Prompt { text } => steps.push((false, Some(Replayed::Prompt(text)))),
             Record::Message { .. } if rebuilding => {}
             Record::Message { message, .. } => {
