@@ -257,3 +257,37 @@ fn the_status_line_shows_the_sessions_cost_and_cost_prints_each_turn() {
         "{screen}"
     );
 }
+
+#[test]
+fn a_failed_compression_still_counts_what_it_spent() {
+    let env = env();
+    let run = exec(&env, "openai", &turn("one"), &[], "first");
+    let id = run.session_id();
+    // The classify call is paid for, then its reply is no JSON: the cycle
+    // fails and the history stays as it was.
+    let server = fake(
+        r#"
+[[turns]]
+check_tool_results = false
+reply = { text = "no json here", usage = { input = 2000, output = 100 } }
+[[turns]]
+check_tool_results = false
+reply = { text = "still none", usage = { input = 2000, output = 100 } }
+"#,
+    );
+    let base = server.openai_base();
+    let out = env
+        .command(&["/compact", "--session", &id])
+        .env("OPENAI_BASE_URL", &base)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let spent = server.received().len() as f64 * (2_000.0 * 2.0 + 100.0 * 8.0) / 1_000_000.0;
+    let spend = &env.show(&id)["spend"];
+    let total = spend["cost_usd"].as_f64().unwrap();
+    assert!(
+        close(total, ONE_TURN + spent),
+        "{spend:#} (the compression made {} calls)",
+        server.received().len()
+    );
+}

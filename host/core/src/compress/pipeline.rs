@@ -82,11 +82,17 @@ struct Requests {
 pub struct ModelCompressor {
     model: Arc<dyn ModelClient>,
     settings: CompressorSettings,
+    /// What its calls spent since [`Compressor::take_spent`].
+    spent: std::sync::Mutex<Usage>,
 }
 
 impl ModelCompressor {
     pub fn new(model: Arc<dyn ModelClient>, settings: CompressorSettings) -> Self {
-        ModelCompressor { model, settings }
+        ModelCompressor {
+            model,
+            settings,
+            spent: std::sync::Mutex::new(Usage::default()),
+        }
     }
 
     /// The classify and extract requests for these segments.
@@ -131,13 +137,8 @@ impl ModelCompressor {
     }
 
     /// One of the two requests: its reply's text, within the timeout; what
-    /// it spent is added to `spent`.
-    async fn ask(
-        &self,
-        stage: Stage,
-        request: ChatRequest,
-        spent: &mut Usage,
-    ) -> Result<String, CompressionError> {
+    /// it spent is counted whatever comes of the cycle.
+    async fn ask(&self, stage: Stage, request: ChatRequest) -> Result<String, CompressionError> {
         // Nothing of a compression cycle is streamed to the user.
         let mut ignore = |_: &StreamChunk| {};
         match tokio::time::timeout(
@@ -152,6 +153,7 @@ impl ModelCompressor {
             }),
             Ok(Err(source)) => Err(CompressionError::Model { stage, source }),
             Ok(Ok(reply)) => {
+                let mut spent = self.spent.lock().unwrap_or_else(|e| e.into_inner());
                 spent.input_tokens += reply.usage.input_tokens;
                 spent.output_tokens += reply.usage.output_tokens;
                 spent.cached_input_tokens += reply.usage.cached_input_tokens;
@@ -174,7 +176,6 @@ impl ModelCompressor {
                 messages: snapshot.messages.clone(),
                 memory_ops: Vec::new(),
                 skill_ops: Vec::new(),
-                usage: Usage::default(),
                 stats: CompressionStats {
                     tokens_before,
                     tokens_after: tokens_before,
@@ -189,10 +190,9 @@ impl ModelCompressor {
         let classify_prompt = prompts::classify().map_err(built_in)?;
         let extract_prompt = prompts::extract().map_err(built_in)?;
         let requests = self.requests(&segments, focus, classify_prompt, extract_prompt);
-        let mut usage = Usage::default();
-        let reply = self.ask(Stage::Classify, requests.classify, &mut usage).await?;
+        let reply = self.ask(Stage::Classify, requests.classify).await?;
         let classification = parse::classification(&reply, classify_prompt)?;
-        let reply = self.ask(Stage::Extract, requests.extract, &mut usage).await?;
+        let reply = self.ask(Stage::Extract, requests.extract).await?;
         let extraction = parse::extraction(&reply, extract_prompt)?;
 
         let labels = headroom::resolve(&segments, &classification.labels());
@@ -232,7 +232,6 @@ impl ModelCompressor {
             messages,
             memory_ops: extraction.memories,
             skill_ops: extraction.skills,
-            usage,
             stats: CompressionStats {
                 tokens_before,
                 tokens_after,
@@ -251,6 +250,10 @@ impl Compressor for ModelCompressor {
         focus: Option<&'a str>,
     ) -> BoxFuture<'a, Result<CompressionResult, CompressionError>> {
         Box::pin(self.run(snapshot, focus))
+    }
+
+    fn take_spent(&self) -> Usage {
+        std::mem::take(&mut *self.spent.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 

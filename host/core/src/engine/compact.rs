@@ -111,12 +111,23 @@ impl Agent {
                 result.and_then(|r| checked(&snapshot.messages, r)).map_err(|e| e.to_string())
             }
         };
+        // Its calls count in the session's totals and the run's, the cycle
+        // failed or not.
+        let spent = compressor.take_spent();
+        let cost = self.call_cost(&spent);
+        self.spent_elsewhere(&spent, cost);
         let result = match compressed {
             Ok(result) => result,
             Err(reason) => {
                 sink(AgentEvent::CompactionFailed {
                     reason: reason.clone(),
                 });
+                // What it spent is on disk with the session's totals: a
+                // head over the unchanged context.
+                if spent != Default::default() {
+                    self.unsealed = true;
+                    self.seal()?;
+                }
                 return Ok(CompactionOutcome::Failed(reason));
             }
         };
@@ -134,9 +145,6 @@ impl Agent {
             (Some(read), Some(todos)) => Some(format!("{read}\n\n{todos}")),
             (read, todos) => read.or(todos),
         };
-        // Its own calls count in the session's totals and the run's.
-        let spent = self.call_cost(&result.usage);
-        self.spent_elsewhere(&result.usage, spent);
         self.clear()?;
         let mut digest = digest.map(|text| Message::text(Role::User, text));
         for message in result.messages {

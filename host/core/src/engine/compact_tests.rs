@@ -495,7 +495,6 @@ impl Compressor for Careless {
                 messages,
                 memory_ops: Vec::new(),
                 skill_ops: Vec::new(),
-                usage: Default::default(),
                 stats: CompressionStats::default(),
             })
         })

@@ -41,8 +41,6 @@ pub struct CompressionResult {
     pub memory_ops: Vec<MemoryOp>,
     pub skill_ops: Vec<SkillOp>,
     pub stats: CompressionStats,
-    /// What its model calls spent, for the session's totals.
-    pub usage: crate::ports::dialect::Usage,
 }
 
 pub use amber_protocol::CompressionStats;
@@ -105,6 +103,12 @@ pub trait Compressor: Send + Sync {
         snapshot: &'a ContextSnapshot,
         focus: Option<&'a str>,
     ) -> BoxFuture<'a, Result<CompressionResult, CompressionError>>;
+
+    /// What its model calls spent since last asked, whether the cycle
+    /// succeeded or not: a failed cycle's calls were paid for too.
+    fn take_spent(&self) -> crate::ports::dialect::Usage {
+        crate::ports::dialect::Usage::default()
+    }
 }
 
 /// Compress once utilisation reaches a threshold, e.g. 0.8.

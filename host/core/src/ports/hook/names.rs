@@ -21,13 +21,18 @@ pub const TOOLS: [(&str, &str); 6] = [
     ("Grep", "grep"),
 ];
 
+/// amber's tools Claude Code knows under a name another amber tool has:
+/// `process_start` is its `Bash` with `run_in_background`, so a hook
+/// matching `Bash` guards both. One way only: `Bash` is `shell`.
+const ALSO: [(&str, &str); 1] = [("Bash", "process_start")];
+
 /// An MCP tool: Claude Code's `mcp__<server>__<tool>` is amber's
 /// `<server>__<tool>`.
 const MCP_PREFIX: &str = "mcp__";
 
 /// Claude Code's name for amber's tool `name`.
 pub fn claude_tool(name: &str) -> String {
-    if let Some((claude, _)) = TOOLS.iter().find(|(_, amber)| *amber == name) {
+    if let Some((claude, _)) = TOOLS.iter().chain(&ALSO).find(|(_, amber)| *amber == name) {
         return (*claude).to_string();
     }
     if name.contains("__") {
@@ -107,6 +112,8 @@ mod tests {
             assert_eq!(claude_tool(amber), claude);
             assert_eq!(amber_tool(claude), amber);
         }
+        assert_eq!(claude_tool("process_start"), "Bash");
+        assert_eq!(amber_tool("Bash"), "shell");
         assert_eq!(
             claude_tool("github__create_issue"),
             "mcp__github__create_issue"
