@@ -22,11 +22,11 @@ use amber_runtime::AmberDirs;
 use amber_wire::Preset;
 use anyhow::Result;
 
+pub use crate::clients::model_client;
 use crate::compaction::{self, Compression};
 use crate::host::{self, Host};
 use crate::presets::presets_from;
 use crate::subagents::{main_tools, MainTools, SubAgents};
-pub use crate::clients::model_client;
 
 /// An open session: the agent and what it was opened with.
 pub struct Live {
@@ -264,7 +264,9 @@ pub fn open(host: &Host, options: &SessionOptions, project: &ProjectRoot) -> Res
     if let Some(hub) = &mcp {
         hub.start();
     }
-    let mut live = start(dirs, project, &config, &manager, &policy, preset, resuming, None)?;
+    let mut live = start(
+        dirs, project, &config, &manager, &policy, preset, resuming, None,
+    )?;
     // The first request waits for each server's tools
     // (`App::wait_for_mcp`), not the opening: the TUI draws meanwhile.
     if let Some(threshold) = options.compress_threshold {
@@ -531,7 +533,7 @@ pub fn start(
         .with_total_cost(cost)
         .with_side_channel((side_tx, side_rx))
         .with_todos(Some(todo_list))
-        .with_checkpoints(checkpoints(dirs, workspace, config));
+        .with_checkpoints(checkpoints(dirs, workspace, config, &session_path));
     // What it runs with, for a resume to restore (a new session's waits
     // for its first message; a resumed one's is written when it changed).
     let running_with = SessionSettings {
@@ -585,15 +587,22 @@ fn checkpoints(
     dirs: &AmberDirs,
     workspace: &std::path::Path,
     config: &Config,
+    session: &str,
 ) -> Option<Arc<dyn amber_core::ports::Checkpoints>> {
     let settings = &config.checkpoints;
+    // A resumed session's earlier turns: what they left of each file.
+    let earlier = crate::checkpoints::rewind::changes_after(std::path::Path::new(session), 0)
+        .unwrap_or_default();
     settings.enabled.then(|| {
-        Arc::new(crate::checkpoints::WorkspaceCheckpoints::new(
-            workspace,
-            crate::checkpoints::store::ObjectStore::new(crate::checkpoints::store_dir(dirs)),
-            settings.max_file_mib.saturating_mul(1024 * 1024),
-            settings.turn_budget_mib.saturating_mul(1024 * 1024),
-        )) as Arc<dyn amber_core::ports::Checkpoints>
+        Arc::new(
+            crate::checkpoints::WorkspaceCheckpoints::new(
+                workspace,
+                crate::checkpoints::store::ObjectStore::new(crate::checkpoints::store_dir(dirs)),
+                settings.max_file_mib.saturating_mul(1024 * 1024),
+                settings.turn_budget_mib.saturating_mul(1024 * 1024),
+            )
+            .with_left(&earlier),
+        ) as Arc<dyn amber_core::ports::Checkpoints>
     })
 }
 

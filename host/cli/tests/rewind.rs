@@ -131,3 +131,43 @@ fn esc_esc_lists_the_turns_and_rewind_in_the_tui_puts_both_back() {
     assert_eq!(read(&env, "a.txt").as_deref(), Some("A1\n"));
     assert_eq!(read(&env, "c.txt"), None);
 }
+
+#[test]
+fn a_change_made_between_turns_is_recorded_at_the_next_and_still_asks_for_force() {
+    let env = Env::without_confirm_turn(AMBER);
+    let id = session(&env);
+    std::fs::write(env.ws.join("b.txt"), "mine\n").unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "w3", name = "write_file", arguments = { path = "a.txt", content = "A3\n" } }] }
+[[turns]]
+reply = { text = "Rewritten." }
+"#,
+    );
+    let run = env.exec(&server, &["--resume", &id, "--yes"], "rewrite a.txt");
+    run.assert_done("Rewritten.");
+    let warned = run.of_type("warning").iter().any(|w| {
+        w["message"]
+            .as_str()
+            .unwrap()
+            .contains("changed outside amber since the last turn: b.txt")
+    });
+    assert!(warned, "{:#?}", run.of_type("warning"));
+    // b.txt is as the last record says, yet the person's edit is on the
+    // way back to turn 1: the rewind asks for --force.
+    let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--code"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("changed outside amber") && stderr.contains("b.txt"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("a.txt"), "{stderr}");
+    assert_eq!(read(&env, "b.txt").as_deref(), Some("mine\n"));
+    // Forced, the files go back to turn 1, the person's edit included.
+    let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--code", "--force"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(read(&env, "a.txt").as_deref(), Some("A1\n"));
+    assert_eq!(read(&env, "b.txt").as_deref(), Some("B1\n"));
+}

@@ -56,6 +56,8 @@ enum Before {
 
 #[derive(Default)]
 struct Pending {
+    /// Changes made outside amber since the last turn, found now.
+    outside: Vec<FileChange>,
     /// When the walk before the calls began: a file the walk did not
     /// see that was born before it existed then.
     started: Option<SystemTime>,
@@ -75,6 +77,9 @@ pub struct WorkspaceCheckpoints {
     pending: Mutex<Option<Pending>>,
     /// Hashes by path, valid while the size and time are the same.
     known: Mutex<HashMap<String, (Meta, String)>>,
+    /// What the last turn left of each file it changed (its hash, none:
+    /// deleted), to find a change made outside amber before the next.
+    left: Mutex<BTreeMap<String, Option<String>>>,
 }
 
 fn meta_of(path: &Path) -> Option<Meta> {
@@ -94,6 +99,7 @@ impl WorkspaceCheckpoints {
             turn_budget,
             pending: Mutex::new(None),
             known: Mutex::new(HashMap::new()),
+            left: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -199,9 +205,52 @@ impl WorkspaceCheckpoints {
     }
 }
 
+impl WorkspaceCheckpoints {
+    /// The files the session changed that are not as it left them: a
+    /// change made outside amber since, recorded as such (and its content
+    /// kept, so nothing of the person's is lost to a forced rewind).
+    fn changed_outside(&self) -> Vec<FileChange> {
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        let mut budget = self.turn_budget;
+        let mut changes = Vec::new();
+        for (rel, was) in left.iter_mut() {
+            let now = hash_file(&self.root.join(rel.as_str()));
+            if now == *was {
+                continue;
+            }
+            if now.is_some() {
+                let _ = self.keep(rel, &mut budget);
+            }
+            changes.push(FileChange {
+                path: rel.clone(),
+                before: was.clone(),
+                after: now.clone(),
+                not_restorable: false,
+                outside: true,
+            });
+            // Recorded once: the next turn starts from what is there now.
+            *was = now;
+        }
+        changes
+    }
+
+    /// Starts from what a resumed session's turns left of each file they
+    /// changed, so a change made outside amber before this run is found.
+    pub fn with_left(self, changes: &[FileChange]) -> Self {
+        {
+            let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+            for change in changes {
+                left.insert(change.path.clone(), change.after.clone());
+            }
+        }
+        self
+    }
+}
+
 impl Checkpoints for WorkspaceCheckpoints {
     fn before(&self, paths: &[PathBuf], commands: bool) {
         let mut pending = Pending::default();
+        pending.outside = self.changed_outside();
         let mut budget = self.turn_budget;
         for path in paths {
             if let Some(rel) = self.relative(path) {
@@ -249,8 +298,14 @@ impl Checkpoints for WorkspaceCheckpoints {
                 now.insert(rel, Some(meta));
             }
         }
-        let mut changes = Vec::new();
+        let mut changes = pending.outside;
         let mut notes = pending.notes;
+        if !changes.is_empty() {
+            notes.push(format!(
+                "changed outside amber since the last turn: {} (recorded; a rewind past it asks for --force)",
+                changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>().join(", ")
+            ));
+        }
         for (rel, after) in now {
             let before = match pending.files.get(&rel) {
                 Some(before) => before.clone(),
@@ -313,7 +368,12 @@ impl Checkpoints for WorkspaceCheckpoints {
                 before: before_hash,
                 after: after_hash,
                 not_restorable,
+                outside: false,
             });
+        }
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        for change in changes.iter().filter(|c| !c.outside) {
+            left.insert(change.path.clone(), change.after.clone());
         }
         (changes, notes)
     }
@@ -370,7 +430,8 @@ mod tests {
         assert_eq!(by["c.txt"].before, None);
         assert!(by["big.bin"].not_restorable);
         assert!(
-            notes[0].contains("big.bin (2048 bytes) was changed but its content before was not kept"),
+            notes[0]
+                .contains("big.bin (2048 bytes) was changed but its content before was not kept"),
             "{notes:?}"
         );
         // A turn that changes nothing records nothing.

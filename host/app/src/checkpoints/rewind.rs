@@ -49,18 +49,29 @@ pub fn changes_after(path: &Path, turn: usize) -> Result<Vec<FileChange>, Rewind
     Ok(changes)
 }
 
-/// Per file: its content before the first change and after the last.
-fn ends(changes: &[FileChange]) -> BTreeMap<String, (Option<String>, Option<String>, bool)> {
-    let mut ends: BTreeMap<String, (Option<String>, Option<String>, bool)> = BTreeMap::new();
+/// Per file: its content before the first change and after the last,
+/// whether it is not restorable, and whether someone changed it outside
+/// amber on the way.
+fn ends(changes: &[FileChange]) -> BTreeMap<String, End> {
+    let mut ends: BTreeMap<String, End> = BTreeMap::new();
     for change in changes {
-        let entry = ends.entry(change.path.clone()).or_insert((
-            change.before.clone(),
-            None,
-            change.not_restorable,
-        ));
-        entry.1 = change.after.clone();
+        let entry = ends.entry(change.path.clone()).or_insert(End {
+            first: change.before.clone(),
+            last: None,
+            not_restorable: change.not_restorable,
+            outside: false,
+        });
+        entry.last = change.after.clone();
+        entry.outside |= change.outside;
     }
     ends
+}
+
+struct End {
+    first: Option<String>,
+    last: Option<String>,
+    not_restorable: bool,
+    outside: bool,
 }
 
 /// The file `rel` names under `root`, if it is one a rewind may touch: a
@@ -113,9 +124,15 @@ pub fn rewind_code(
     let ends = ends(changes);
     let mut planned = Vec::new();
     let mut outside = Vec::new();
-    for (rel, (first, last, not_restorable)) in ends {
+    for (rel, end) in ends {
+        let End {
+            first,
+            last,
+            not_restorable,
+            outside: recorded_outside,
+        } = end;
         let path = inside(root, &rel)?;
-        if hash_file(&path) != last {
+        if recorded_outside || hash_file(&path) != last {
             outside.push(rel.clone());
         }
         let content = match (&first, not_restorable) {
@@ -240,6 +257,7 @@ mod tests {
             before: before.map(str::to_string),
             after: after.map(str::to_string),
             not_restorable: false,
+            outside: false,
         }
     }
 

@@ -22,6 +22,11 @@ pub struct FileChange {
     /// budget): a rewind names it and leaves it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub not_restorable: bool,
+    /// Changed outside amber between turns (an editor), found at the
+    /// next turn: a rewind past it refuses unless forced, so a person's
+    /// edit is never silently written over.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside: bool,
 }
 
 pub trait Checkpoints: Send + Sync {
