@@ -249,8 +249,10 @@ impl WorkspaceCheckpoints {
 
 impl Checkpoints for WorkspaceCheckpoints {
     fn before(&self, paths: &[PathBuf], commands: bool) {
-        let mut pending = Pending::default();
-        pending.outside = self.changed_outside();
+        let mut pending = Pending {
+            outside: self.changed_outside(),
+            ..Pending::default()
+        };
         let mut budget = self.turn_budget;
         for path in paths {
             if let Some(rel) = self.relative(path) {
