@@ -12,6 +12,17 @@ pub struct Usage {
     pub reasoning_tokens: u64,
 }
 
+impl Usage {
+    /// Adds `more`: a run's calls summed, a session's runs.
+    pub fn add(&mut self, more: &Usage) {
+        self.input_tokens += more.input_tokens;
+        self.output_tokens += more.output_tokens;
+        self.cached_input_tokens += more.cached_input_tokens;
+        self.cache_write_tokens += more.cache_write_tokens;
+        self.reasoning_tokens += more.reasoning_tokens;
+    }
+}
+
 /// Why the model stopped, in the dialects' common words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

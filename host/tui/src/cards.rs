@@ -21,6 +21,17 @@ pub enum CardStatus {
     Denied,
 }
 
+impl From<amber_core::engine::Status> for CardStatus {
+    fn from(status: amber_core::engine::Status) -> Self {
+        use amber_core::engine::Status;
+        match status {
+            Status::Ok => CardStatus::Ok,
+            Status::Error => CardStatus::Error,
+            Status::Denied => CardStatus::Denied,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCard {
     pub id: String,

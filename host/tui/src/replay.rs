@@ -3,7 +3,7 @@
 //! as typed, the replies, the thinking and the tool cards folded, and
 //! where the context was compacted.
 
-use amber_core::engine::{Envelope, Status};
+use amber_core::engine::Envelope;
 use amber_core::ports::dialect::{Message, Part, Role};
 use amber_core::session::Replayed;
 
@@ -62,11 +62,7 @@ fn message_cells(message: Message, cells: &mut Vec<Cell>) {
                     // output, and a write's or an edit's diff.
                     match serde_json::from_str::<Envelope>(&result.content) {
                         Ok(envelope) => {
-                            card.status = match envelope.status {
-                                Status::Ok => CardStatus::Ok,
-                                Status::Error => CardStatus::Error,
-                                Status::Denied => CardStatus::Denied,
-                            };
+                            card.status = envelope.status.into();
                             card.output = envelope.output;
                             if let Some(diff) = envelope
                                 .meta

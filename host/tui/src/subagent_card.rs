@@ -3,12 +3,12 @@
 //! streaming inside as small cards. Folded, it shows its newest calls;
 //! ctrl-o expands it with the tool cards.
 
-use amber_core::engine::{AgentEvent, Status};
+use amber_core::engine::AgentEvent;
 use amber_core::printable::printable;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
-use crate::cards::{CardStatus, ToolCard};
+use crate::cards::ToolCard;
 use crate::theme;
 
 /// Tool calls a folded card shows: the newest.
@@ -73,11 +73,7 @@ impl SubAgentCard {
                 id, status, output, ..
             } => {
                 if let Some(card) = self.calls.iter_mut().rev().find(|c| &c.id == id) {
-                    card.status = match status {
-                        Status::Ok => CardStatus::Ok,
-                        Status::Error => CardStatus::Error,
-                        Status::Denied => CardStatus::Denied,
-                    };
+                    card.status = (*status).into();
                     card.output = output.clone();
                 }
             }

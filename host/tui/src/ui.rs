@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use amber_core::engine::{AgentEvent, DeltaKind, Status};
+use amber_core::engine::{AgentEvent, DeltaKind};
 use amber_core::ports::dialect::Usage;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
@@ -12,7 +12,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 use unicode_width::UnicodeWidthStr;
 
-use crate::cards::{CardStatus, ToolCard};
+use crate::cards::ToolCard;
 use crate::composer::Composer;
 use crate::dialog::Dialog;
 use crate::drawer::Drawer;
@@ -197,11 +197,7 @@ impl Ui {
                 ..
             } => {
                 if let Some(card) = self.history.card_mut(&id) {
-                    card.status = match status {
-                        Status::Ok => CardStatus::Ok,
-                        Status::Error => CardStatus::Error,
-                        Status::Denied => CardStatus::Denied,
-                    };
+                    card.status = status.into();
                     card.output = output;
                     if let Some(diff) = meta
                         .as_ref()

@@ -23,12 +23,7 @@ pub fn jobs(app: &mut App, inv: &Invocation<'_>) -> Handled {
             }
             let mut text = String::new();
             for job in &listed {
-                let state = match (job.running, job.stopped, job.exit_code) {
-                    (true, _, _) => "running".to_string(),
-                    (false, true, _) => "stopped".to_string(),
-                    (false, false, Some(code)) => format!("exited {code}"),
-                    (false, false, None) => "killed".to_string(),
-                };
+                let state = job.state();
                 text.push_str(&format!(
                     "[{}] {state} · pid {} · {}\n",
                     job.id, job.pid, job.command

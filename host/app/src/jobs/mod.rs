@@ -83,6 +83,18 @@ pub struct JobInfo {
     pub tail: Vec<String>,
 }
 
+impl JobInfo {
+    /// How it stands, as `process_list` and `/jobs` say it.
+    pub fn state(&self) -> String {
+        match (self.running, self.stopped, self.exit_code) {
+            (true, _, _) => "running".to_string(),
+            (false, true, _) => "stopped".to_string(),
+            (false, false, Some(code)) => format!("exited with {code}"),
+            (false, false, None) => "killed by a signal".to_string(),
+        }
+    }
+}
+
 /// What a read gave: the output since the offset asked, and the state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobRead {

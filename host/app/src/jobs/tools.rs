@@ -123,13 +123,7 @@ fn id_of(args: &Value) -> Result<u32, ToolError> {
 }
 
 fn described(info: &JobInfo) -> String {
-    let state = match (info.running, info.stopped, info.exit_code) {
-        (true, _, _) => "running".to_string(),
-        (false, true, _) => "stopped".to_string(),
-        (false, false, Some(code)) => format!("exited with {code}"),
-        (false, false, None) => "killed by a signal".to_string(),
-    };
-    format!("[{}] {state} (pid {}): {}", info.id, info.pid, info.command)
+    format!("[{}] {} (pid {}): {}", info.id, info.state(), info.pid, info.command)
 }
 
 impl Tool for ProcessTool {

@@ -153,12 +153,10 @@ impl ModelCompressor {
             }),
             Ok(Err(source)) => Err(CompressionError::Model { stage, source }),
             Ok(Ok(reply)) => {
-                let mut spent = self.spent.lock().unwrap_or_else(|e| e.into_inner());
-                spent.input_tokens += reply.usage.input_tokens;
-                spent.output_tokens += reply.usage.output_tokens;
-                spent.cached_input_tokens += reply.usage.cached_input_tokens;
-                spent.cache_write_tokens += reply.usage.cache_write_tokens;
-                spent.reasoning_tokens += reply.usage.reasoning_tokens;
+                self.spent
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .add(&reply.usage);
                 Ok(reply.text)
             }
         }

@@ -1242,11 +1242,7 @@ fn counted_tokens(usage: &Usage) -> u64 {
 }
 
 fn add_usage(total: &mut Usage, more: &Usage) {
-    total.input_tokens += more.input_tokens;
-    total.output_tokens += more.output_tokens;
-    total.cached_input_tokens += more.cached_input_tokens;
-    total.cache_write_tokens += more.cache_write_tokens;
-    total.reasoning_tokens += more.reasoning_tokens;
+    total.add(more);
 }
 
 #[cfg(test)]
