@@ -523,6 +523,7 @@ pub fn start(
         learner: Some(compaction::learner(dirs, project, config)),
     };
     let session_path = writer.path().display().to_string();
+    let writer_path = writer.path().to_path_buf();
     let mut agent = Agent::new(settings, ports, chain, Some(writer))
         .with_interrupt(interrupt)
         .following(ledger.clone())
@@ -533,7 +534,13 @@ pub fn start(
         .with_total_cost(cost)
         .with_side_channel((side_tx, side_rx))
         .with_todos(Some(todo_list))
-        .with_checkpoints(checkpoints(dirs, workspace, config, &session_path));
+        .with_checkpoints(checkpoints(
+            dirs,
+            workspace,
+            config,
+            writer_path.as_path(),
+            &info.id,
+        ));
     // What it runs with, for a resume to restore (a new session's waits
     // for its first message; a resumed one's is written when it changed).
     let running_with = SessionSettings {
@@ -550,6 +557,9 @@ pub fn start(
             agent.note_before_next_prompt(digest);
         }
     }
+    // A turn killed before its changes were recorded: recorded now, as
+    // that turn's, before the turn is closed below.
+    warnings.extend(agent.recover_checkpoint()?);
     if !interrupted.is_empty() {
         agent.record_turn(session::interrupted_results(&interrupted))?;
     }
@@ -587,22 +597,17 @@ fn checkpoints(
     dirs: &AmberDirs,
     workspace: &std::path::Path,
     config: &Config,
-    session: &str,
+    session: &std::path::Path,
+    id: &str,
 ) -> Option<Arc<dyn amber_core::ports::Checkpoints>> {
-    let settings = &config.checkpoints;
-    // A resumed session's earlier turns: what they left of each file.
-    let earlier = crate::checkpoints::rewind::changes_after(std::path::Path::new(session), 0)
-        .unwrap_or_default();
-    settings.enabled.then(|| {
-        Arc::new(
-            crate::checkpoints::WorkspaceCheckpoints::new(
-                workspace,
-                crate::checkpoints::store::ObjectStore::new(crate::checkpoints::store_dir(dirs)),
-                settings.max_file_mib.saturating_mul(1024 * 1024),
-                settings.turn_budget_mib.saturating_mul(1024 * 1024),
-            )
-            .with_left(&earlier),
-        ) as Arc<dyn amber_core::ports::Checkpoints>
+    config.checkpoints.enabled.then(|| {
+        Arc::new(crate::checkpoints::for_session(
+            dirs,
+            workspace,
+            &config.checkpoints,
+            session,
+            id,
+        )) as Arc<dyn amber_core::ports::Checkpoints>
     })
 }
 

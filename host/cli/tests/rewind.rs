@@ -79,6 +79,44 @@ fn a_rewind_restores_the_files_and_the_conversation_and_the_chain_verifies() {
 }
 
 #[test]
+fn a_rewind_is_recorded_so_a_rewind_to_a_later_turn_undoes_it() {
+    let env = Env::without_confirm_turn(AMBER);
+    let id = session(&env);
+    let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--code"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(read(&env, "a.txt").as_deref(), Some("A1\n"));
+    // The rewind's files are amber's: the next turn does not take them
+    // for a person's edits.
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "printf 'D\n' > d.txt" } }] }
+[[turns]]
+reply = { text = "d written." }
+"#,
+    );
+    let run = env.exec(&server, &["--resume", &id, "--yes"], "one more");
+    run.assert_done("d written.");
+    let warnings: Vec<String> = run
+        .of_type("warning")
+        .iter()
+        .map(|w| w["message"].to_string())
+        .collect();
+    assert!(
+        !warnings.iter().any(|w| w.contains("changed outside amber")),
+        "{warnings:?}"
+    );
+    // Back to the end of turn 4, before the rewind: its files return.
+    let listed = env.run(&["sessions", "rewind", &id, "--to", "4", "--code", "--json"]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    assert_eq!(read(&env, "a.txt").as_deref(), Some("A2\n"));
+    assert_eq!(read(&env, "b.txt").as_deref(), Some("B2\n"));
+    assert_eq!(read(&env, "c.txt").as_deref(), Some("C\n"));
+    assert_eq!(read(&env, "d.txt"), None);
+    assert_eq!(env.show(&id)["verified"], true);
+}
+
+#[test]
 fn a_file_changed_outside_amber_blocks_the_code_rewind_with_its_name() {
     let env = Env::without_confirm_turn(AMBER);
     let id = session(&env);

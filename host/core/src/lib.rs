@@ -19,7 +19,6 @@ pub mod bounded;
 pub mod commands;
 pub mod compress;
 pub mod context;
-pub mod crash_point;
 pub mod engine;
 pub mod hooks;
 pub mod ledger;
@@ -37,5 +36,7 @@ pub use amber_shell::{self as shell, confine, ConfineError};
 /// amber's own files are written through `amber-state`; this is the old
 /// path of its atomic writes, kept for callers.
 pub use amber_state::atomic;
+/// Where a test may have amber killed (docs/sessions.md).
+pub use amber_state::crash_point;
 pub use context::{ChainError, ChainHash, ContextChain, ContextSnapshot};
 pub use ledger::{CapabilityKind, Contribution, Ledger, LedgerError, Owner, Service};

@@ -72,14 +72,21 @@ impl AmberDirs {
     /// Removes the temporary files an amber killed mid-write left in the
     /// folders amber replaces files in (`crate::atomic`): the config
     /// folder, the data folder (MCP pins, hook trust), `data/plugins/` and
-    /// each plugin's folder, and the cache and its folders (`compiled/`).
-    /// Not the rest of the data folder: sessions are appended, never
-    /// replaced, and thousands of them would be listed at every start for
-    /// nothing. Run at every start, and by `amber doctor`, which says what
-    /// it removed.
+    /// each plugin's folder, the checkpoint journals, and the cache and
+    /// its folders (`compiled/`). Not the rest of the data folder:
+    /// sessions are appended, never replaced (a fork, written whole,
+    /// sweeps them itself), and thousands of them would be listed at
+    /// every start for nothing. Run at every start, and by `amber doctor`,
+    /// which says what it removed.
     pub fn remove_stale_temps(&self) -> StaleTemps {
         let plugins = self.data.join("plugins");
-        let mut folders = vec![self.config.clone(), self.data.clone(), self.cache.clone()];
+        let mut folders = vec![
+            self.config.clone(),
+            self.data.clone(),
+            self.cache.clone(),
+            // A turn's checkpoint journal.
+            self.data.join("checkpoints").join("pending"),
+        ];
         folders.extend(subfolders(&plugins));
         folders.push(plugins);
         folders.extend(subfolders(&self.cache));

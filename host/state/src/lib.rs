@@ -12,6 +12,7 @@
 
 pub mod atomic;
 mod cache_dir;
+pub mod crash_point;
 mod dirs;
 pub mod file_hashes;
 

@@ -6,8 +6,8 @@ use amber_core::commands::{Effect, Invocation, Reply};
 use serde_json::json;
 
 use super::{failed, invalid, Handled};
-use crate::checkpoints::rewind::{changes_after, listing, rewind_code, turns, What};
-use crate::checkpoints::store::ObjectStore;
+use crate::checkpoints::rewind::{listing, turns, What};
+use crate::checkpoints::session_rewind::{self, Writer};
 use crate::App;
 
 pub fn rewind(app: &mut App, inv: &Invocation<'_>) -> Handled {
@@ -46,39 +46,24 @@ pub fn rewind(app: &mut App, inv: &Invocation<'_>) -> Handled {
                 all.len()
             ))
         })?;
-    let mut said = Vec::new();
-    if what.code() {
-        let changes = changes_after(&path, turn).map_err(|e| failed(e.to_string()))?;
-        let store = ObjectStore::new(crate::checkpoints::store_dir(&app.dirs));
-        let done = rewind_code(&app.project.root, &store, &changes, force)
-            .map_err(|e| failed(e.to_string()))?;
-        said.push(format!(
-            "files: {} restored, {} deleted{}",
-            done.restored.len(),
-            done.deleted.len(),
-            if done.not_restorable.is_empty() {
-                String::new()
-            } else {
-                format!(", not restorable: {}", done.not_restorable.join(", "))
-            }
-        ));
-    }
-    if what.conversation() {
-        let messages = amber_core::session::rewind::messages_at(&path, turn)
-            .map_err(|e| failed(e.to_string()))?;
-        let kept = messages.len();
-        if let Some(live) = app.live_mut() {
-            live.agent
-                .rewind_history(turn, messages)
-                .map_err(|e| failed(e.to_string()))?;
-        }
-        said.push(format!(
-            "conversation: back to turn {turn} ({kept} messages)"
-        ));
-    }
+    let root = app.project.root.clone();
+    let dirs = app.dirs.clone();
+    let Some(live) = app.live_mut() else {
+        return Ok(Reply::text("no session is open"));
+    };
+    let done = session_rewind::rewind(
+        &dirs,
+        &root,
+        &path,
+        turn,
+        what,
+        force,
+        &mut Writer::Live(&mut live.agent),
+    )
+    .map_err(|e| failed(format!("{e:#}")))?;
     Ok(
-        Reply::text(format!("rewound to turn {turn}: {}", said.join("; ")))
-            .with_data(json!({ "turn": turn, "what": what }))
+        Reply::text(format!("rewound to turn {turn}\n{}", done.describe()))
+            .with_data(json!(done))
             .with_effect(if what.conversation() {
                 Effect::Switched
             } else {

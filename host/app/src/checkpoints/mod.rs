@@ -12,8 +12,15 @@
 //! is recorded "not restorable" by name), and walked again after them to
 //! see what they created, changed or deleted. A file's hash is cached by
 //! its size and modification time, so an unchanged file is not read again.
+//!
+//! What was kept before the calls is also written to a journal beside the
+//! store until the session has the turn's `checkpoint` record: a run
+//! killed between a call's write and that record leaves the journal, and
+//! the next that opens the session compares and records then, so a crash
+//! never leaves a change the session cannot rewind.
 
 pub mod rewind;
+pub mod session_rewind;
 pub mod store;
 
 use std::collections::{BTreeMap, HashMap};
@@ -22,6 +29,7 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use amber_core::ports::{Checkpoints, FileChange};
+use serde::{Deserialize, Serialize};
 
 use store::{hash_file, ObjectStore};
 
@@ -30,18 +38,45 @@ pub fn store_dir(dirs: &amber_runtime::AmberDirs) -> PathBuf {
     dirs.data.join("checkpoints")
 }
 
+/// The checkpointer of the session `id` at `session` in `workspace`: it
+/// starts from what the session's turns left of each file, and journals
+/// each turn until it is recorded.
+pub fn for_session(
+    dirs: &amber_runtime::AmberDirs,
+    workspace: &Path,
+    settings: &amber_config::CheckpointsConfig,
+    session: &Path,
+    id: &str,
+) -> WorkspaceCheckpoints {
+    // A resumed session's earlier turns: what they left of each file.
+    let earlier = rewind::changes_after(session, 0).unwrap_or_default();
+    WorkspaceCheckpoints::new(
+        workspace,
+        ObjectStore::new(store_dir(dirs)),
+        settings.max_file_mib.saturating_mul(1024 * 1024),
+        settings.turn_budget_mib.saturating_mul(1024 * 1024),
+    )
+    .with_left(&earlier)
+    .with_journal(journal_path(dirs, id))
+}
+
+/// Where the journal of a session's unrecorded turn is.
+pub fn journal_path(dirs: &amber_runtime::AmberDirs, session_id: &str) -> PathBuf {
+    store_dir(dirs).join("pending").join(format!("{session_id}.json"))
+}
+
 /// Files a walk looks at, at most.
 const MAX_WALKED: usize = 20_000;
 
 /// A file as a walk saw it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Meta {
     len: u64,
     modified: Option<SystemTime>,
 }
 
 /// What was kept of a file before the calls.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 enum Before {
     Absent,
     Kept {
@@ -54,7 +89,7 @@ enum Before {
     },
 }
 
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct Pending {
     /// Changes made outside amber since the last turn, found now.
     outside: Vec<FileChange>,
@@ -80,6 +115,8 @@ pub struct WorkspaceCheckpoints {
     /// What the last turn left of each file it changed (its hash, none:
     /// deleted), to find a change made outside amber before the next.
     left: Mutex<BTreeMap<String, Option<String>>>,
+    /// Where the pending turn is journaled (none: not kept past a crash).
+    journal: Option<PathBuf>,
 }
 
 fn meta_of(path: &Path) -> Option<Meta> {
@@ -100,6 +137,24 @@ impl WorkspaceCheckpoints {
             pending: Mutex::new(None),
             known: Mutex::new(HashMap::new()),
             left: Mutex::new(BTreeMap::new()),
+            journal: None,
+        }
+    }
+
+    /// Journals each turn's pending checkpoint at `path` (one per session).
+    pub fn with_journal(mut self, path: PathBuf) -> Self {
+        self.journal = Some(path);
+        self
+    }
+
+    fn write_journal(&self, pending: &Pending) {
+        let Some(path) = &self.journal else {
+            return;
+        };
+        // Not fsynced: it must outlive a killed process, which the page
+        // cache does; a power cut may lose it with the turn's last writes.
+        if let Ok(bytes) = serde_json::to_vec(pending) {
+            let _ = amber_core::atomic::write_with(path, &bytes, amber_core::atomic::Options::CACHE);
         }
     }
 
@@ -129,7 +184,9 @@ impl WorkspaceCheckpoints {
                 cut = true;
                 break;
             }
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            if !entry.file_type().is_some_and(|t| t.is_file())
+                || amber_core::atomic::is_temp_file(entry.file_name())
+            {
                 continue;
             }
             if let (Some(rel), Some(meta)) = (self.relative(entry.path()), meta_of(entry.path())) {
@@ -277,7 +334,59 @@ impl Checkpoints for WorkspaceCheckpoints {
             }
             pending.walked = true;
         }
+        self.write_journal(&pending);
         *self.pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(pending);
+    }
+
+    fn recorded(&self) {
+        if let Some(path) = &self.journal {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    fn recover(&self) -> Option<(Vec<FileChange>, Vec<String>)> {
+        let path = self.journal.as_ref()?;
+        let bytes = std::fs::read(path).ok()?;
+        let Ok(pending) = serde_json::from_slice::<Pending>(&bytes) else {
+            let _ = std::fs::remove_file(path);
+            return Some((
+                Vec::new(),
+                vec![format!(
+                    "{} is not a checkpoint journal; the interrupted turn's changes cannot be rewound",
+                    path.display()
+                )],
+            ));
+        };
+        // A file tool killed mid-write left its temporary beside the file.
+        let folders: std::collections::BTreeSet<PathBuf> = pending
+            .named
+            .iter()
+            .filter_map(|rel| self.root.join(rel).parent().map(Path::to_path_buf))
+            .collect();
+        for folder in folders {
+            amber_core::atomic::remove_stale_temps(&folder);
+        }
+        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) = Some(pending);
+        let (changes, mut notes) = self.after();
+        notes.insert(
+            0,
+            format!(
+                "the last turn was interrupted before its changes were recorded; found now: {}",
+                if changes.is_empty() {
+                    "none".to_string()
+                } else {
+                    changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>().join(", ")
+                }
+            ),
+        );
+        Some((changes, notes))
+    }
+
+    fn note(&self, changes: &[FileChange]) {
+        let mut left = self.left.lock().unwrap_or_else(|e| e.into_inner());
+        for change in changes {
+            left.insert(change.path.clone(), change.after.clone());
+        }
     }
 
     fn after(&self) -> (Vec<FileChange>, Vec<String>) {

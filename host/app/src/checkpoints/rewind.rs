@@ -23,6 +23,10 @@ pub struct Restored {
     pub not_restorable: Vec<String>,
     /// Changed outside amber since, and written over (`--force`).
     pub forced: Vec<String>,
+    /// What the rewind wrote, as a checkpoint: each file's content before
+    /// it and after, for the session to record.
+    #[serde(skip)]
+    pub changes: Vec<FileChange>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -113,8 +117,11 @@ fn inside(root: &Path, rel: &str) -> Result<std::path::PathBuf, RewindError> {
 }
 
 /// Puts the workspace at `root` back as it was after turn `turn`. Every
-/// path is checked and every content loaded before the first write, so a
-/// refusal changes nothing.
+/// path is checked, every content loaded and every file's content now
+/// kept in the store before the first write, so a refusal changes
+/// nothing and the rewind itself can be undone. A file already as it was
+/// is left alone, so a rewind cut short by a crash finishes when run
+/// again.
 pub fn rewind_code(
     root: &Path,
     store: &ObjectStore,
@@ -125,58 +132,136 @@ pub fn rewind_code(
     let mut planned = Vec::new();
     let mut outside = Vec::new();
     for (rel, end) in ends {
-        let End {
-            first,
-            last,
-            not_restorable,
-            outside: recorded_outside,
-        } = end;
         let path = inside(root, &rel)?;
-        if recorded_outside || hash_file(&path) != last {
-            outside.push(rel.clone());
-        }
-        let content = match (&first, not_restorable) {
-            (Some(hash), false) => Some(store.get(hash).map_err(|e| RewindError::File {
-                path: rel.clone(),
-                reason: format!("its content before is not in the checkpoint store: {e}"),
-            })?),
-            _ => None,
+        let now = hash_file(&path);
+        let action = if end.not_restorable {
+            Action::NotRestorable
+        } else if now == end.first {
+            // As it was already: nothing to write, but a rewind cut short
+            // by a crash put it there, so it is recorded as the rewind's.
+            if end.last == end.first {
+                continue;
+            }
+            Action::Already
+        } else {
+            if end.outside || now != end.last {
+                outside.push(rel.clone());
+            }
+            match &end.first {
+                Some(hash) => Action::Write(store.get(hash).map_err(|e| RewindError::File {
+                    path: rel.clone(),
+                    reason: format!("its content before is not in the checkpoint store: {e}"),
+                })?),
+                None => Action::Delete,
+            }
         };
-        planned.push((rel, path, first, not_restorable, content));
+        let before = if matches!(action, Action::Already) {
+            end.last
+        } else {
+            now
+        };
+        planned.push(Planned {
+            rel,
+            path,
+            before,
+            first: end.first,
+            action,
+        });
     }
     if !outside.is_empty() && !force {
         return Err(RewindError::ChangedOutside(outside));
+    }
+    // A rewind killed mid-write left its temporary beside the file.
+    let folders: std::collections::BTreeSet<&Path> =
+        planned.iter().filter_map(|p| p.path.parent()).collect();
+    for folder in folders {
+        amber_core::atomic::remove_stale_temps(folder);
+    }
+    // What is there now is kept, so a rewind past the rewind undoes it.
+    for plan in &planned {
+        if matches!(plan.action, Action::Write(_) | Action::Delete) && plan.before.is_some() {
+            keep_now(store, plan)?;
+        }
     }
     let mut done = Restored {
         forced: outside,
         ..Restored::default()
     };
-    for (rel, path, first, not_restorable, content) in planned {
+    for plan in planned {
         let failed = |e: std::io::Error| RewindError::File {
-            path: rel.clone(),
+            path: plan.rel.clone(),
             reason: e.to_string(),
         };
-        match (first, not_restorable, content) {
-            (_, true, _) => done.not_restorable.push(rel),
-            (Some(_), false, Some(bytes)) => {
-                if let Some(dir) = path.parent() {
+        match &plan.action {
+            Action::NotRestorable => {
+                done.not_restorable.push(plan.rel);
+                continue;
+            }
+            Action::Already => {}
+            Action::Write(bytes) => {
+                if let Some(dir) = plan.path.parent() {
                     std::fs::create_dir_all(dir).map_err(failed)?;
                 }
-                amber_core::atomic::write_atomic(&path, &bytes).map_err(failed)?;
-                done.restored.push(rel);
+                amber_core::atomic::write_atomic(&plan.path, bytes).map_err(failed)?;
+                done.restored.push(plan.rel.clone());
             }
-            (Some(_), false, None) => done.not_restorable.push(rel),
-            (None, false, _) => {
-                match std::fs::remove_file(&path) {
+            Action::Delete => {
+                match std::fs::remove_file(&plan.path) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(e) => return Err(failed(e)),
                 }
-                done.deleted.push(rel);
+                done.deleted.push(plan.rel.clone());
             }
         }
+        done.changes.push(FileChange {
+            path: plan.rel,
+            before: plan.before,
+            after: plan.first,
+            not_restorable: false,
+            outside: false,
+        });
+        amber_core::crash_point::pass("rewind-file");
     }
     Ok(done)
+}
+
+/// What a rewind does to one file.
+enum Action {
+    Write(Vec<u8>),
+    Delete,
+    /// Already as it was after the turn.
+    Already,
+    /// Its content before was never kept: left as it is.
+    NotRestorable,
+}
+
+/// One file a rewind will put back.
+struct Planned {
+    rel: String,
+    path: std::path::PathBuf,
+    /// Its content's hash before the rewind.
+    before: Option<String>,
+    /// What it goes back to (none: deleted).
+    first: Option<String>,
+    action: Action,
+}
+
+/// Puts the file's content now in the store, unless it is there.
+fn keep_now(store: &ObjectStore, plan: &Planned) -> Result<(), RewindError> {
+    if plan.before.as_deref().is_some_and(|hash| store.has(hash)) {
+        return Ok(());
+    }
+    let failed = |reason: String| RewindError::File {
+        path: plan.rel.clone(),
+        reason: format!("cannot keep its content before the rewind: {reason}"),
+    };
+    let bytes = std::fs::read(&plan.path).map_err(|e| failed(e.to_string()))?;
+    let (hash, _) = store.put(&bytes).map_err(|e| failed(e.to_string()))?;
+    if Some(&hash) != plan.before.as_ref() {
+        return Err(failed("it changed while the rewind read it".into()));
+    }
+    Ok(())
 }
 
 /// What to rewind.
@@ -218,6 +303,8 @@ pub fn turns(path: &Path) -> Result<Vec<TurnSummary>, RewindError> {
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<Record>(line) {
             Ok(Record::Prompt { text }) => prompt = amber_core::text::one_line(&text, 60),
+            // A rewind's rebuild is a turn of its own: its head says so.
+            Ok(Record::Rewound { turn }) => prompt = format!("(rewound to turn {turn})"),
             Ok(Record::Checkpoint { files: changed, .. }) => {
                 files.extend(changed.into_iter().map(|c| c.path))
             }
@@ -293,5 +380,47 @@ mod tests {
         ];
         assert!(rewind_code(&root, &store, &changes, true).is_err());
         assert_eq!(std::fs::read_to_string(root.join("ok.txt")).unwrap(), "now");
+    }
+
+    #[test]
+    fn a_rewind_is_recorded_so_it_can_be_undone_and_one_cut_short_finishes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        let store = ObjectStore::new(tmp.path().join("store"));
+        let (one, _) = store.put(b"one").unwrap();
+        std::fs::write(root.join("a"), "two").unwrap();
+        std::fs::write(root.join("new"), "made").unwrap();
+        let two = hash_file(&root.join("a"));
+        let made = hash_file(&root.join("new"));
+        let turn = [
+            change("a", Some(&one), two.as_deref()),
+            change("new", None, made.as_deref()),
+        ];
+        let done = rewind_code(&root, &store, &turn, false).unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), "one");
+        assert!(!root.join("new").exists());
+        assert_eq!(
+            done.changes,
+            [
+                change("a", two.as_deref(), Some(&one)),
+                change("new", made.as_deref(), None),
+            ]
+        );
+        // The rewind's own record undoes it: what it wrote over was kept.
+        rewind_code(&root, &store, &done.changes, false).unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), "two");
+        assert_eq!(std::fs::read_to_string(root.join("new")).unwrap(), "made");
+        // Cut short after a: run again, unforced, it finishes, and records
+        // a as its own though it did not write it this time.
+        std::fs::write(root.join("a"), "one").unwrap();
+        let again = rewind_code(&root, &store, &turn, false).unwrap();
+        assert_eq!(again.restored, Vec::<String>::new());
+        assert_eq!(again.deleted, ["new"]);
+        assert_eq!(again.changes, done.changes);
+        // Once recorded, nothing is left to do.
+        let recorded = [turn.to_vec(), again.changes].concat();
+        let nothing = rewind_code(&root, &store, &recorded, false).unwrap();
+        assert_eq!(nothing, Restored::default());
     }
 }

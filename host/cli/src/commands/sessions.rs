@@ -9,8 +9,10 @@ use clap::Subcommand;
 use serde_json::json;
 
 use super::print_json;
-use amber_app::checkpoints::rewind::{changes_after, rewind_code, What};
-use amber_app::checkpoints::store::ObjectStore;
+use amber_app::checkpoints::rewind::What;
+use amber_app::checkpoints::session_rewind::{self, Writer};
+use amber_core::ports::Checkpoints;
+use amber_core::session::rewind::ClosedSession;
 
 #[derive(Subcommand)]
 pub enum SessionsCommand {
@@ -97,7 +99,9 @@ pub fn run(
                 (_, true) => What::Conversation,
                 _ => What::Both,
             };
-            rewind(&host.dirs, &project.root, &id, to, what, force, json)
+            let config = host.config()?;
+            let settings = &config.checkpoints;
+            rewind(&host.dirs, &project.root, settings, &id, to, what, force, json)
         }
     }
 }
@@ -111,9 +115,11 @@ fn list(dirs: &AmberDirs, as_json: bool) -> Result<()> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments, reason = "the command's own arguments, each named")]
 fn rewind(
     dirs: &AmberDirs,
     workspace: &std::path::Path,
+    settings: &amber_config::CheckpointsConfig,
     id: &str,
     turn: usize,
     what: What,
@@ -128,46 +134,40 @@ fn rewind(
     // The files are this workspace's: the session must be its own (its
     // start record is not trusted to name where to write).
     let recorded = session::resume(&path)?.info.map(|i| i.workspace).unwrap_or_default();
-    if what.code() && std::path::Path::new(&recorded) != workspace {
+    let own = std::path::Path::new(&recorded) == workspace;
+    if what.code() && !own {
         anyhow::bail!(
             "session {id} belongs to the workspace {recorded}; rewind its files from there (amber -C {recorded} sessions rewind …)"
         );
     }
-    let mut files = None;
-    if what.code() {
-        let changes = changes_after(&path, turn)?;
-        let objects = ObjectStore::new(amber_app::checkpoints::store_dir(dirs));
-        files = Some(rewind_code(workspace, &objects, &changes, force)?);
+    let mut session = ClosedSession::open(&path, lock)?;
+    // A turn killed before its changes were recorded: recorded first, so
+    // the rewind restores them too.
+    let checkpoints = amber_app::checkpoints::for_session(dirs, workspace, settings, &path, id);
+    if let Some((changes, notes)) = own.then(|| checkpoints.recover()).flatten() {
+        session.checkpoint(&changes)?;
+        checkpoints.recorded();
+        for note in notes {
+            errln!("note: {note}");
+        }
     }
-    let messages = if what.conversation() {
-        Some(amber_core::session::rewind::rewind_conversation(&path, turn, lock)?)
-    } else {
-        None
-    };
+    let done = session_rewind::rewind(
+        dirs,
+        workspace,
+        &path,
+        turn,
+        what,
+        force,
+        &mut Writer::Closed(session),
+    )?;
     if as_json {
         return print_json(&json!({
-            "session": id, "turn": turn, "what": what, "files": files, "messages": messages,
+            "session": id, "turn": done.turn, "what": done.what, "files": done.files, "messages": done.messages,
         }));
     }
-    if let Some(files) = &files {
-        outln!(
-            "files back to turn {turn}: {} restored, {} deleted{}{}",
-            files.restored.len(),
-            files.deleted.len(),
-            if files.not_restorable.is_empty() {
-                String::new()
-            } else {
-                format!("; not restorable: {}", files.not_restorable.join(", "))
-            },
-            if files.forced.is_empty() {
-                String::new()
-            } else {
-                format!("; written over (--force): {}", files.forced.join(", "))
-            }
-        );
-    }
-    if let Some(messages) = messages {
-        outln!("conversation back to turn {turn} ({messages} messages); go on with: amber --resume {id}");
+    outln!("{}", done.describe());
+    if done.messages.is_some() {
+        outln!("go on with: amber --resume {id}");
     }
     Ok(())
 }

@@ -42,8 +42,8 @@ use crate::ports::dialect::{
     ToolDecl, Usage,
 };
 use crate::ports::{
-    CompressionGate, Compressor, ContextUsage, Learner, ModelClient, ModelError, ModelErrorKind,
-    PromptBlock, RenderContext, Tool,
+    CompressionGate, Compressor, ContextUsage, FileChange, Learner, ModelClient, ModelError,
+    ModelErrorKind, PromptBlock, RenderContext, Tool,
 };
 use crate::session::{SessionError, SessionWriter};
 use assemble::{assemble, render_blocks, Rendered};
@@ -624,6 +624,41 @@ impl Agent {
         }
         if let (Some(session), false) = (&mut self.session, changes.is_empty()) {
             session.checkpoint(&changes)?;
+        }
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.recorded();
+        }
+        Ok(())
+    }
+
+    /// A turn killed before its changes were recorded: they are compared
+    /// and recorded now (as that turn's). Returns what to tell the person.
+    pub fn recover_checkpoint(&mut self) -> Result<Vec<String>, AgentError> {
+        let Some(checkpoints) = self.checkpoints.clone() else {
+            return Ok(Vec::new());
+        };
+        let Some((changes, notes)) = checkpoints.recover() else {
+            return Ok(Vec::new());
+        };
+        if let (Some(session), false) = (&mut self.session, changes.is_empty()) {
+            session.checkpoint(&changes)?;
+        }
+        checkpoints.recorded();
+        Ok(notes)
+    }
+
+    /// Records the files a code rewind wrote (each one's content before
+    /// the rewind and after it), so a later rewind can undo it and the
+    /// next turn does not take them for a person's edits.
+    pub fn record_code_rewind(&mut self, changes: &[FileChange]) -> Result<(), AgentError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        if let Some(session) = &mut self.session {
+            session.checkpoint(changes)?;
+        }
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.note(changes);
         }
         Ok(())
     }

@@ -37,4 +37,15 @@ pub trait Checkpoints: Send + Sync {
     /// After them: what changed since [`Self::before`], and notes for the
     /// run (a file past the cap, a walk cut short).
     fn after(&self) -> (Vec<FileChange>, Vec<String>);
+    /// The changes [`Self::after`] gave are in the session: what kept
+    /// them for a crash in between may go.
+    fn recorded(&self) {}
+    /// A turn killed between [`Self::before`] and [`Self::recorded`]: its
+    /// changes, compared now, with notes; `None` when there was none.
+    fn recover(&self) -> Option<(Vec<FileChange>, Vec<String>)> {
+        None
+    }
+    /// Changes amber made between turns (a code rewind), so the next turn
+    /// does not take them for a person's.
+    fn note(&self, _changes: &[FileChange]) {}
 }

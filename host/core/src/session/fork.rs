@@ -53,6 +53,9 @@ pub fn fork(store: &SessionStore, id: &str, at: Option<usize>) -> Result<Forked,
     let path = store.dir().join(format!("{}.jsonl", forked.id));
     let bytes = prefix_records(&source, &forked, turn)?;
     let _lock = SessionLock::acquire(&path)?;
+    // What a fork killed before its rename left (sessions are appended,
+    // so nothing else in the folder leaves one).
+    crate::atomic::remove_stale_temps(store.dir());
     if path.exists() {
         return Err(SessionError::Io {
             path,

@@ -453,6 +453,7 @@ impl SessionWriter {
         if self.rebuilding {
             crate::crash_point::pass("rebuild-record");
         }
+        crate::crash_point::pass("record");
         Ok(())
     }
 

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
 pub use lock::FileLock;
-pub use temp::{remove_stale_temps, StaleTemps};
+pub use temp::{is_temp_file, remove_stale_temps, StaleTemps};
 pub use words::describe;
 
 /// Who may read a file amber creates.
@@ -210,6 +210,9 @@ pub fn replace_in(dir: &Dir, name: &OsStr, bytes: &[u8], options: Options) -> st
             file.sync_all()?;
         }
         drop(file);
+        // Written whole, not yet in place: a kill here leaves the target
+        // as it was and a temporary that the next amber removes.
+        crate::crash_point::pass("atomic-write");
         dir.rename(&tmp, dir, name)?;
         if options.durable {
             sync_folder(dir)?;

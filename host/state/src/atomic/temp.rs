@@ -36,6 +36,13 @@ fn is_temp_name(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
+/// Whether `name` is one of amber's temporary files, whoever wrote it:
+/// a walk of the workspace leaves them out (they are amber's, and gone
+/// when the write ends).
+pub fn is_temp_file(name: &OsStr) -> bool {
+    name.to_str().and_then(is_temp_name).is_some()
+}
+
 fn alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;

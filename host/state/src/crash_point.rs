@@ -3,8 +3,12 @@
 //! `AMBER_CRASH_AT=NAME:N` and the process sends itself `SIGKILL` the
 //! N-th time (from 1) it passes `NAME`. Unset, a point costs one check of
 //! a value read once. The points (docs/sessions.md):
-//! `rebuild-record`: after each record of a compaction's rebuild is
-//! written, the `clear` first and the closing `head` last.
+//! - `record`: after each record of a session is written, whatever it is;
+//! - `rebuild-record`: after each record of a rebuild (a compaction's or
+//!   a rewind's), the `clear` first and the closing `head` last;
+//! - `atomic-write`: when a file replaced whole ([`crate::atomic`]) is
+//!   written to its temporary but not yet renamed into place;
+//! - `rewind-file`: after each file a code rewind wrote or deleted.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
