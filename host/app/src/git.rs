@@ -67,6 +67,49 @@ pub fn diff_since(workspace: &Path, commit: &str) -> Result<String, String> {
     output(command).ok_or_else(|| format!("`git diff {commit}` failed in {}", workspace.display()))
 }
 
+/// The empty tree's id for a repository whose HEAD is `head` (its length
+/// says the hash: SHA-1 or SHA-256), with no process to ask.
+pub fn empty_tree_of(head: &str) -> &'static str {
+    if head.len() == 64 {
+        "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+    } else {
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    }
+}
+
+/// A plumbing command's raw output (`-z` paths are bytes), with `input`
+/// on its stdin; `attr_source`, when given, is the tree git reads the
+/// attributes from instead of the work tree's (the empty tree: no filter
+/// runs).
+pub fn plumbing(
+    workspace: &Path,
+    args: &[&str],
+    input: Option<&[u8]>,
+    attr_source: Option<&str>,
+) -> Option<Vec<u8>> {
+    use std::io::Write;
+    let mut command = git(workspace);
+    if let Some(tree) = attr_source {
+        command.arg(format!("--attr-source={tree}"));
+    }
+    command
+        .args(args)
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = command.spawn().ok()?;
+    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+        // Written from a thread: git may fill its stdout before it has
+        // read all of its stdin.
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
+    }
+    let out = child.wait_with_output().ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
 /// The files git does not track (and does not ignore), relative.
 pub fn untracked(workspace: &Path) -> Vec<String> {
     let mut command = git(workspace);

@@ -116,6 +116,65 @@ reply = { text = "d written." }
     assert_eq!(env.show(&id)["verified"], true);
 }
 
+/// Files under `dir`, at any depth.
+fn count_files(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => count_files(&e.path()),
+                    _ => 1,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_command_in_a_git_repository_keeps_only_what_git_cannot_give_back() {
+    let env = Env::without_confirm_turn(AMBER);
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&env.ws)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    for n in 0..40 {
+        std::fs::write(env.ws.join(format!("f{n}.rs")), format!("fn f{n}() {{}}\n")).unwrap();
+    }
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "one"]);
+    let server = fake("[[turns]]\nreply = { text = \"hi\" }\n");
+    let run = env.exec(&server, &[], "hello");
+    let id = run.session_id();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "printf 'changed\n' > f3.rs && rm f4.rs" } }] }
+[[turns]]
+reply = { text = "done" }
+"#,
+    );
+    env.exec(&server, &["--resume", &id, "--yes"], "change them")
+        .assert_done("done");
+    // The 40 tracked files were not copied: only f3's and f4's content
+    // before, read from git once the command had changed them.
+    let store = env.home.join("data/checkpoints");
+    let kept = count_files(&store) - count_files(&store.join("pending"));
+    assert_eq!(kept, 2, "{kept} objects kept");
+    let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--code"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(read(&env, "f3.rs").as_deref(), Some("fn f3() {}\n"));
+    assert_eq!(read(&env, "f4.rs").as_deref(), Some("fn f4() {}\n"));
+}
+
 #[test]
 fn a_file_changed_outside_amber_blocks_the_code_rewind_with_its_name() {
     let env = Env::without_confirm_turn(AMBER);

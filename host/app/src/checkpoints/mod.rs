@@ -19,6 +19,7 @@
 //! the next that opens the session compares and records then, so a crash
 //! never leaves a change the session cannot rewind.
 
+pub mod git_blobs;
 pub mod rewind;
 pub mod session_rewind;
 pub mod store;
@@ -87,6 +88,12 @@ enum Before {
     TooLarge {
         meta: Meta,
     },
+    /// Tracked by git and unchanged since HEAD: its content is this blob,
+    /// read only if the calls change the file.
+    Git {
+        meta: Meta,
+        blob: String,
+    },
 }
 
 #[derive(Default, Serialize, Deserialize)]
@@ -117,6 +124,8 @@ pub struct WorkspaceCheckpoints {
     left: Mutex<BTreeMap<String, Option<String>>>,
     /// Where the pending turn is journaled (none: not kept past a crash).
     journal: Option<PathBuf>,
+    /// HEAD's tree, as the last walk asked git for it.
+    head_tree: Mutex<Option<std::sync::Arc<git_blobs::HeadTree>>>,
 }
 
 fn meta_of(path: &Path) -> Option<Meta> {
@@ -138,6 +147,7 @@ impl WorkspaceCheckpoints {
             known: Mutex::new(HashMap::new()),
             left: Mutex::new(BTreeMap::new()),
             journal: None,
+            head_tree: Mutex::new(None),
         }
     }
 
@@ -243,13 +253,10 @@ impl WorkspaceCheckpoints {
         if meta.len > *budget {
             return Before::TooLarge { meta };
         }
-        let Ok(bytes) = std::fs::read(self.root.join(rel)) else {
-            return Before::TooLarge { meta };
-        };
-        match self.store.put(&bytes) {
+        match self.store.put_file(&self.root.join(rel)) {
             Ok((hash, new)) => {
                 if new {
-                    *budget = budget.saturating_sub(bytes.len() as u64);
+                    *budget = budget.saturating_sub(meta.len);
                 }
                 self.known
                     .lock()
@@ -263,6 +270,28 @@ impl WorkspaceCheckpoints {
 }
 
 impl WorkspaceCheckpoints {
+    /// The blobs of the files git tracks that are unchanged since HEAD
+    /// (none outside a git work tree).
+    fn unchanged_since_head(&self) -> HashMap<String, git_blobs::Blob> {
+        let mut cached = self.head_tree.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((tree, changed)) = git_blobs::unchanged(&self.root, cached.clone()) else {
+            return HashMap::new();
+        };
+        *cached = Some(tree.clone());
+        let changed: std::collections::HashSet<String> = changed.into_iter().collect();
+        tree.blobs
+            .iter()
+            .filter(|(path, _)| !changed.contains(*path))
+            .map(|(path, blob)| (path.clone(), blob.clone()))
+            .collect()
+    }
+
+    /// Keeps the content of git's blob `id`; its hash.
+    fn keep_blob(&self, id: &str) -> Option<String> {
+        let bytes = git_blobs::read_blob(&self.root, id)?;
+        self.store.put(&bytes).ok().map(|(hash, _)| hash)
+    }
+
     /// The files the session changed that are not as it left them: a
     /// change made outside amber since, recorded as such (and its content
     /// kept, so nothing of the person's is lost to a forced rewind).
@@ -326,11 +355,19 @@ impl Checkpoints for WorkspaceCheckpoints {
                     "the checkpoint saw the first {MAX_WALKED} files of the workspace only; changes past them cannot be rewound"
                 ));
             }
-            for rel in files.keys() {
-                if !pending.files.contains_key(rel) {
-                    let kept = self.keep(rel, &mut budget);
-                    pending.files.insert(rel.clone(), kept);
+            let blobs = self.unchanged_since_head();
+            for (rel, meta) in &files {
+                if pending.files.contains_key(rel) {
+                    continue;
                 }
+                let kept = match blobs.get(rel) {
+                    Some(blob) if blob.size == meta.len => Before::Git {
+                        meta: *meta,
+                        blob: blob.id.clone(),
+                    },
+                    _ => self.keep(rel, &mut budget),
+                };
+                pending.files.insert(rel.clone(), kept);
             }
             pending.walked = true;
         }
@@ -450,9 +487,12 @@ impl Checkpoints for WorkspaceCheckpoints {
             let unchanged = by_time
                 && match (&before, after) {
                     (Before::Absent, None) => true,
-                    (Before::Kept { meta, .. } | Before::TooLarge { meta }, Some(after)) => {
-                        *meta == after
-                    }
+                    (
+                        Before::Kept { meta, .. }
+                        | Before::TooLarge { meta }
+                        | Before::Git { meta, .. },
+                        Some(after),
+                    ) => *meta == after,
                     _ => false,
                 };
             if unchanged {
@@ -462,6 +502,16 @@ impl Checkpoints for WorkspaceCheckpoints {
             let (before_hash, not_restorable) = match &before {
                 Before::Absent => (None, false),
                 Before::Kept { hash, .. } => (Some(hash.clone()), false),
+                Before::Git { meta, blob } => match self.keep_blob(blob) {
+                    Some(hash) => (Some(hash), false),
+                    None => {
+                        notes.push(format!(
+                            "{rel} ({} bytes) was changed, and git could not give its content before (blob {blob}), so a rewind cannot restore it",
+                            meta.len
+                        ));
+                        (None, true)
+                    }
+                },
                 Before::TooLarge { meta } => {
                     notes.push(format!(
                         "{rel} ({} bytes) was changed but its content before was not kept (past [checkpoints] max_file_mib or the turn's budget, or not seen before the calls), so a rewind cannot restore it",
@@ -548,5 +598,70 @@ mod tests {
         // A turn that changes nothing records nothing.
         cp.before(&[ws.join("a.txt")], true);
         assert!(cp.after().0.is_empty());
+    }
+
+    /// Files in the store, each a kept content.
+    fn objects(dir: &Path) -> usize {
+        walkdir_count(&dir.join("store"))
+    }
+
+    fn walkdir_count(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| {
+                        if e.path().is_dir() {
+                            walkdir_count(&e.path())
+                        } else {
+                            1
+                        }
+                    })
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_command_keeps_tracked_unchanged_files_in_git_until_it_changes_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cp = checkpoints(tmp.path());
+        let ws = tmp.path().join("ws");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(&ws)
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        for n in 0..20 {
+            std::fs::write(ws.join(format!("f{n}.rs")), format!("fn f{n}() {{}}\n")).unwrap();
+        }
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "one"]);
+        std::fs::write(ws.join("f1.rs"), "edited, not committed\n").unwrap();
+        std::fs::write(ws.join("new.rs"), "untracked\n").unwrap();
+        cp.before(&[], true);
+        // Only what git does not have as it is: the edited and the new.
+        assert_eq!(objects(tmp.path()), 2);
+        std::fs::write(ws.join("f0.rs"), "changed by the command\n").unwrap();
+        std::fs::write(ws.join("f1.rs"), "changed again\n").unwrap();
+        std::fs::remove_file(ws.join("f2.rs")).unwrap();
+        let (changes, notes) = cp.after();
+        assert!(notes.is_empty(), "{notes:?}");
+        let by: BTreeMap<&str, &FileChange> =
+            changes.iter().map(|c| (c.path.as_str(), c)).collect();
+        assert_eq!(by.keys().copied().collect::<Vec<_>>(), ["f0.rs", "f1.rs", "f2.rs"]);
+        let store = ObjectStore::new(tmp.path().join("store"));
+        let before = |path: &str| store.get(by[path].before.as_ref().unwrap()).unwrap();
+        assert_eq!(before("f0.rs"), b"fn f0() {}\n");
+        assert_eq!(before("f1.rs"), b"edited, not committed\n");
+        assert_eq!(before("f2.rs"), b"fn f2() {}\n");
+        assert!(changes.iter().all(|c| !c.not_restorable));
     }
 }
