@@ -175,6 +175,55 @@ reply = { text = "done" }
     assert_eq!(read(&env, "f4.rs").as_deref(), Some("fn f4() {}\n"));
 }
 
+/// The store's contents, each made older than the prune's grace.
+fn age_store(env: &Env) -> usize {
+    let store = env.home.join("data/checkpoints");
+    let mut n = 0;
+    for folder in std::fs::read_dir(&store).unwrap().flatten() {
+        if folder.file_name().len() != 2 {
+            continue;
+        }
+        for object in std::fs::read_dir(folder.path()).unwrap().flatten() {
+            let file = std::fs::File::options().write(true).open(object.path()).unwrap();
+            let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+            file.set_modified(old).unwrap();
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn deleting_a_session_prunes_the_contents_only_it_named() {
+    let env = Env::without_confirm_turn(AMBER);
+    let id = session(&env);
+    // The same again, from the same start.
+    std::fs::remove_file(env.ws.join("c.txt")).unwrap();
+    let other = session(&env);
+    let objects = age_store(&env);
+    assert!(objects >= 2, "{objects}");
+    // The other session names the same contents: nothing goes.
+    let out = env.run(&["sessions", "delete", &id, "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(done["deleted"], serde_json::json!([id]));
+    assert_eq!(done["checkpoints"]["objects"], 0, "{done}");
+    assert!(!env.session_file(&id).exists());
+    // Old enough and named by no session: all of it goes.
+    let out = env.run(&["sessions", "prune", "--older-than", "0", "--dry-run"]);
+    assert!(text(&out.stdout).contains(&other), "{}", text(&out.stdout));
+    assert!(env.session_file(&other).exists());
+    let out = env.run(&["sessions", "prune", "--older-than", "0", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(done["deleted"], serde_json::json!([other]));
+    assert_eq!(done["checkpoints"]["objects"], objects, "{done}");
+    // A session that is not there is named.
+    let out = env.run(&["sessions", "delete", &id]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(&id), "{}", text(&out.stderr));
+}
+
 #[test]
 fn a_file_changed_outside_amber_blocks_the_code_rewind_with_its_name() {
     let env = Env::without_confirm_turn(AMBER);

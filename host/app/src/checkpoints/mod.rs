@@ -20,6 +20,7 @@
 //! never leaves a change the session cannot rewind.
 
 pub mod git_blobs;
+pub mod prune;
 pub mod rewind;
 pub mod session_rewind;
 pub mod store;

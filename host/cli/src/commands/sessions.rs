@@ -62,6 +62,31 @@ pub enum SessionsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Delete sessions, each with its sub-agents' sessions, and the
+    /// checkpointed file contents no remaining session names. A session a
+    /// run has open is refused.
+    Delete {
+        /// The sessions to delete (see `amber sessions list`).
+        #[arg(required = true, add = clap_complete::engine::ArgValueCandidates::new(super::completers::session_ids))]
+        ids: Vec<String>,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete the sessions last written more than DAYS ago (with their
+    /// sub-agents' sessions), then the checkpointed file contents no
+    /// remaining session names.
+    Prune {
+        /// Age in days past which a session goes.
+        #[arg(long, value_name = "DAYS")]
+        older_than: u64,
+        /// Say what would go, and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print JSON for scripts instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Verify a session's chain and print its messages.
     Show {
         /// A session id (see `amber sessions list`).
@@ -86,6 +111,12 @@ pub fn run(
         SessionsCommand::List { json } => list(&host.dirs, json),
         SessionsCommand::Show { id, json } => show(&host.dirs, &id, json),
         SessionsCommand::Fork { id, at, json } => fork(&host.dirs, &id, at, json),
+        SessionsCommand::Delete { ids, json } => delete(&host.dirs, &ids, json),
+        SessionsCommand::Prune {
+            older_than,
+            dry_run,
+            json,
+        } => prune(&host.dirs, older_than, dry_run, json),
         SessionsCommand::Rewind {
             id,
             to,
@@ -169,6 +200,90 @@ fn rewind(
     if done.messages.is_some() {
         outln!("go on with: amber --resume {id}");
     }
+    Ok(())
+}
+
+fn delete(dirs: &AmberDirs, ids: &[String], as_json: bool) -> Result<()> {
+    let store = store(dirs);
+    let mut deleted = Vec::new();
+    let mut failed = Vec::new();
+    for id in ids {
+        match store.delete(id) {
+            Ok(gone) => deleted.extend(gone),
+            Err(e) => failed.push(format!("{id}: {e}")),
+        }
+    }
+    let pruned = prune_store(dirs)?;
+    report_deleted(&deleted, &pruned, as_json)?;
+    if !failed.is_empty() {
+        anyhow::bail!("not deleted:\n{}", failed.join("\n"));
+    }
+    Ok(())
+}
+
+fn prune(dirs: &AmberDirs, days: u64, dry_run: bool, as_json: bool) -> Result<()> {
+    let store = store(dirs);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let cutoff = now.saturating_sub(days.saturating_mul(86_400));
+    // Sub-agents' sessions go with their parent's.
+    let old: Vec<String> = store
+        .list()?
+        .into_iter()
+        .filter(|s| s.parent.is_none() && s.updated <= cutoff)
+        .map(|s| s.id)
+        .collect();
+    if dry_run {
+        if as_json {
+            return print_json(&json!({ "would_delete": old }));
+        }
+        outln!("would delete {} session(s): {}", old.len(), old.join(", "));
+        return Ok(());
+    }
+    let mut deleted = Vec::new();
+    for id in &old {
+        match store.delete(id) {
+            Ok(gone) => deleted.extend(gone),
+            // Open in a run: it stays, and says so.
+            Err(e) => errln!("kept {id}: {e}"),
+        }
+    }
+    let pruned = prune_store(dirs)?;
+    report_deleted(&deleted, &pruned, as_json)
+}
+
+/// The checkpoint store, less what no session names.
+fn prune_store(dirs: &AmberDirs) -> Result<amber_app::checkpoints::prune::Pruned> {
+    let objects = amber_app::checkpoints::store_dir(dirs);
+    amber_app::checkpoints::prune::prune(&objects, store(dirs).dir())
+        .map_err(|e| anyhow::anyhow!("cannot prune the checkpoint store {}: {e}", objects.display()))
+}
+
+fn report_deleted(
+    deleted: &[String],
+    pruned: &amber_app::checkpoints::prune::Pruned,
+    as_json: bool,
+) -> Result<()> {
+    if as_json {
+        return print_json(&json!({ "deleted": deleted, "checkpoints": pruned }));
+    }
+    outln!(
+        "deleted {} session(s){}",
+        deleted.len(),
+        if deleted.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", deleted.join(", "))
+        }
+    );
+    outln!(
+        "checkpoint store: {} content(s) removed ({:.1} MiB), {} kept",
+        pruned.objects,
+        pruned.bytes as f64 / (1024.0 * 1024.0),
+        pruned.kept
+    );
     Ok(())
 }
 

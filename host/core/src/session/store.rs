@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use super::{io_error, Record, SessionError, SessionInfo, SessionWriter};
+use super::{io_error, Record, SessionError, SessionInfo, SessionLock, SessionWriter};
 use crate::ports::dialect::{Part, Role};
 
 /// How a session's file ends.
@@ -148,6 +148,40 @@ impl SessionStore {
         info.parent = Some(parent);
         let path = self.dir.join(format!("{}.jsonl", info.id));
         Ok((info.clone(), SessionWriter::deferred(&path, info)))
+    }
+
+    /// Deletes session `id` and its sub-agents' sessions (`<id>-task-…`),
+    /// each under its lock, so one a run has open is refused and left
+    /// whole. Returns the ids deleted. Its lock files are removed after
+    /// the file, while held: a run that opens it then finds no session.
+    pub fn delete(&self, id: &str) -> Result<Vec<String>, SessionError> {
+        let path = self.path(id)?;
+        let mut doomed = vec![(id.to_string(), path)];
+        let children = format!("{id}-");
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(child) = name.strip_suffix(".jsonl") else {
+                    continue;
+                };
+                if child.starts_with(&children) && child[children.len()..].starts_with("task") {
+                    doomed.push((child.to_string(), entry.path()));
+                }
+            }
+        }
+        // Every lock first: an open child keeps its parent too.
+        let mut locks = Vec::new();
+        for (_, path) in &doomed {
+            locks.push(SessionLock::acquire(path)?);
+        }
+        let mut deleted = Vec::new();
+        for (id, path) in doomed {
+            std::fs::remove_file(&path).map_err(io_error(&path))?;
+            let _ = std::fs::remove_file(path.with_extension("lock"));
+            deleted.push(id);
+        }
+        drop(locks);
+        Ok(deleted)
     }
 
     /// Every session, newest first. A missing folder means none yet.

@@ -1,0 +1,158 @@
+//! Pruning the checkpoint store with the sessions: a content is kept
+//! while a session's `checkpoint` record or a turn's journal names it.
+//! Once the sessions that named it are deleted (`amber sessions delete`,
+//! `amber sessions prune`), it goes. A content younger than
+//! [`GRACE`] stays whatever names it: a turn in flight keeps its files
+//! before it writes its journal.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use amber_core::session::Record;
+use serde::Serialize;
+
+/// How long an unnamed content stays.
+pub const GRACE: Duration = Duration::from_secs(3600);
+
+/// What a prune removed.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct Pruned {
+    pub objects: usize,
+    pub bytes: u64,
+    /// Contents still named by a session or a journal.
+    pub kept: usize,
+}
+
+/// The contents the sessions in `sessions` and the journals in `pending`
+/// name.
+fn named(sessions: &Path, pending: &Path) -> std::io::Result<HashSet<String>> {
+    let mut names = HashSet::new();
+    let entries = match std::fs::read_dir(sessions) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+        Err(e) => return Err(e),
+    };
+    for entry in entries.flatten() {
+        if entry.path().extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        // A session that cannot be read names what it may: nothing is
+        // removed on the strength of a read that failed.
+        let text = std::fs::read_to_string(entry.path())?;
+        for line in text.lines().filter(|l| l.contains("\"checkpoint\"")) {
+            if let Ok(Record::Checkpoint { files, .. }) = serde_json::from_str::<Record>(line) {
+                for file in files {
+                    names.extend(file.before);
+                    names.extend(file.after);
+                }
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(pending) {
+        for entry in entries.flatten() {
+            // A journal's hashes are 64 hex digits in quotes: read as text,
+            // whatever its shape.
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            names.extend(
+                text.split('"')
+                    .filter(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
+                    .map(str::to_string),
+            );
+        }
+    }
+    Ok(names)
+}
+
+/// Removes from the store at `store` every content no session in
+/// `sessions` names, unless younger than [`GRACE`]; and what a clone
+/// killed mid-way left.
+pub fn prune(store: &Path, sessions: &Path) -> std::io::Result<Pruned> {
+    let names = named(sessions, &store.join("pending"))?;
+    let now = SystemTime::now();
+    let mut pruned = Pruned::default();
+    amber_core::atomic::remove_stale_temps(store);
+    let Ok(folders) = std::fs::read_dir(store) else {
+        return Ok(pruned);
+    };
+    for folder in folders.flatten() {
+        let prefix = folder.file_name().to_string_lossy().into_owned();
+        if prefix.len() != 2 || !folder.path().is_dir() {
+            continue;
+        }
+        amber_core::atomic::remove_stale_temps(&folder.path());
+        for object in std::fs::read_dir(folder.path())?.flatten() {
+            let hash = format!("{prefix}{}", object.file_name().to_string_lossy());
+            if names.contains(&hash) {
+                pruned.kept += 1;
+                continue;
+            }
+            let Ok(meta) = object.metadata() else {
+                continue;
+            };
+            let young = meta
+                .modified()
+                .ok()
+                .and_then(|m| now.duration_since(m).ok())
+                .is_none_or(|age| age < GRACE);
+            if young || !meta.is_file() {
+                continue;
+            }
+            std::fs::remove_file(object.path())?;
+            pruned.objects += 1;
+            pruned.bytes += meta.len();
+        }
+        // An emptied folder goes too (an error: it is not empty).
+        let _ = std::fs::remove_dir(folder.path());
+    }
+    Ok(pruned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::store::ObjectStore;
+    use super::*;
+    use amber_core::ports::FileChange;
+
+    fn age(path: &Path, by: Duration) {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(SystemTime::now() - by).unwrap();
+    }
+
+    #[test]
+    fn a_content_goes_when_no_session_names_it_and_it_is_old_enough() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = ObjectStore::new(tmp.path().join("store"));
+        let sessions = tmp.path().join("sessions");
+        std::fs::create_dir_all(&sessions).unwrap();
+        let (named, _) = store.put(b"named").unwrap();
+        let (old, _) = store.put(b"old and unnamed").unwrap();
+        let (young, _) = store.put(b"young and unnamed").unwrap();
+        let record = Record::Checkpoint {
+            turn: 1,
+            files: vec![FileChange {
+                path: "a".into(),
+                before: Some(named.clone()),
+                after: None,
+                not_restorable: false,
+                outside: false,
+            }],
+        };
+        std::fs::write(
+            sessions.join("s.jsonl"),
+            format!("{}\n", serde_json::to_string(&record).unwrap()),
+        )
+        .unwrap();
+        let object = |hash: &str| store.dir().join(&hash[..2]).join(&hash[2..]);
+        age(&object(&named), GRACE * 2);
+        age(&object(&old), GRACE * 2);
+        let pruned = prune(store.dir(), &sessions).unwrap();
+        assert_eq!(pruned.objects, 1);
+        assert_eq!(pruned.bytes, 15);
+        assert!(store.has(&named) && store.has(&young) && !store.has(&old));
+        // The session deleted, its content goes at the next prune.
+        std::fs::remove_file(sessions.join("s.jsonl")).unwrap();
+        prune(store.dir(), &sessions).unwrap();
+        assert!(!store.has(&named));
+    }
+}
