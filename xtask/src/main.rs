@@ -174,6 +174,9 @@ fn test(extra: &[String]) -> Result<()> {
     // host/cli/tests/completion_shells.rs sources the completion scripts
     // in real bash and zsh.
     setup::ensure_debian_packages(&["zsh"])?;
+    // host/cli/tests/jobs.rs: a later command fetches from a background
+    // server with curl.
+    setup::ensure_debian_packages(&["curl"])?;
     // host/cli/tests/plugin_authoring.rs: amber installs componentize-py
     // into a virtualenv of its own.
     setup::ensure_python_module("venv", "python3-venv")?;

@@ -84,3 +84,40 @@ reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "sl
     tui.wait_for("[1] stopped");
     tui.wait_for_gone("jobs 1");
 }
+
+#[test]
+fn a_background_server_approved_with_the_network_answers_a_later_command() {
+    let env = Env::without_confirm_turn(AMBER);
+    std::fs::write(env.ws.join("page.txt"), "served by the background\n").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = format!(
+        r#"
+[[turns]]
+reply = {{ tool_calls = [{{ id = "p1", name = "process_start", arguments = {{ command = "python3 -m http.server {port} --bind 127.0.0.1" }} }}] }}
+[[turns]]
+reply = {{ tool_calls = [{{ id = "c1", name = "shell", arguments = {{ command = "curl -s --retry 20 --retry-connrefused --retry-delay 1 http://127.0.0.1:{port}/page.txt" }} }}] }}
+[[turns]]
+reply = {{ text = "Fetched." }}
+"#
+    );
+    let server = fake(&script);
+    // Each approved once, at the terminal.
+    let shown = env.exec_on_a_tty(&server.openai_base(), "serve-and-fetch", "y\ny\n");
+    let dialogs = shown.matches("in the sandbox, with network").count();
+    assert_eq!(dialogs, 2, "{shown}");
+    let fetched = shown
+        .lines()
+        // The dialog's question and the next event share a line.
+        .filter_map(|l| l.find('{').map(|at| &l[at..]))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["type"] == "tool.result" && e["id"] == "c1")
+        .unwrap_or_else(|| panic!("no result of the fetch: {shown}"));
+    assert!(
+        fetched["output"].to_string().contains("served by the background"),
+        "{fetched}"
+    );
+}

@@ -556,6 +556,16 @@ impl Policy {
             workspace_writable: true,
             ..CommandPermit::default()
         };
+        // A background process (`process_start`) keeps running after the
+        // turn and is most often a server that later commands and the
+        // person's browser must reach: it is asked unless read-only, and
+        // runs with the network (the host's), which the dialog says.
+        let background = requester == "process_start";
+        let escalation = |class: &Classification| {
+            let mut permit = escalation(class);
+            permit.network |= background;
+            permit
+        };
         match self.mode() {
             Mode::Yolo if !self.sandbox.always => Ok(unsandboxed),
             Mode::Yolo if sandboxed => Ok(escalation(&class)),
@@ -573,7 +583,13 @@ impl Policy {
                 label: class.label().to_string(),
                 reason: class.reason.clone(),
             }),
-            Mode::Write if class.runs_free() && sandboxed => Ok(in_sandbox(true)),
+            Mode::Write
+                if class.runs_free()
+                    && sandboxed
+                    && !(background && class.class != ShellClass::ReadOnly) =>
+            {
+                Ok(in_sandbox(true))
+            }
             Mode::Write => {
                 let permit = if sandboxed {
                     escalation(&class)
@@ -588,6 +604,10 @@ impl Policy {
                     .map(|(program, label)| format!("exec:{program}:{label}"));
                 let (kind, reason) = match kinds.next() {
                     Some(kind) => (kind, format!("{}: {}", class.label(), class.reason)),
+                    None if background => (
+                        "exec:background".to_string(),
+                        "a background process: it runs on after the turn, with the network, so later commands and your browser can reach it".to_string(),
+                    ),
                     None => (
                         "exec:unsandboxed".to_string(),
                         "unsandboxed: this machine has no OS sandbox, so every command is asked about in write mode".to_string(),

@@ -454,3 +454,27 @@ fn a_sub_agent_mode_is_its_parents_or_stricter_and_never_plan() {
     assert_eq!(Mode::Plan.cycled(), Mode::Read);
     assert_eq!(Mode::Read.cycled(), Mode::Write);
 }
+
+#[test]
+fn a_background_process_is_asked_unless_read_only_and_runs_with_the_network() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path().to_path_buf();
+    let handler = scripted(vec![Decision::ApproveOnce]);
+    let policy = Policy::new(Mode::Write, root.clone(), Vec::new(), Some(handler.clone()))
+        .with_sandbox(sandboxed());
+    // The same command as `shell` runs free, in its own network.
+    let free = policy.check_command("shell", "cargo run", &root).unwrap();
+    assert!(!free.network);
+    let served = policy
+        .check_command("process_start", "cargo run", &root)
+        .unwrap();
+    assert!(served.network && served.workspace_writable && !served.unsandboxed);
+    let watching = policy
+        .check_command("process_start", "tail -f log.txt", &root)
+        .unwrap();
+    assert!(!watching.network);
+    let asked = handler.asked.lock().unwrap();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].action, "exec:background");
+    assert_eq!(asked[0].grants.as_deref(), Some("in the sandbox, with network"));
+}
