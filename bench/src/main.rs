@@ -10,6 +10,7 @@
 )]
 
 mod authoring;
+mod checkpoints;
 mod commands;
 mod compile;
 mod compression;
@@ -72,6 +73,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["authoring"], authoring::run),
     (&["peers"], peers::run),
     (&["sandbox"], sandbox::run),
+    (&["checkpoint", "rewind"], checkpoints::run),
 ];
 
 fn main() -> Result<()> {
