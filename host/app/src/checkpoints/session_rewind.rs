@@ -21,7 +21,7 @@ pub enum Writer<'a> {
     /// what the rewind wrote.
     Live(&'a mut Agent),
     /// Nobody has it open; the caller holds its lock.
-    Closed(ClosedSession),
+    Closed(Box<ClosedSession>),
 }
 
 /// What a rewind did.

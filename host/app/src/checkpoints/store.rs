@@ -144,6 +144,24 @@ impl ObjectStore {
     }
 }
 
+pub fn hash_of(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// The hash of the regular file at `path`, read as a stream (a file of
+/// any size costs no more memory than a buffer); `None` when it is not a
+/// regular file. Not followed through a symlink.
+pub fn hash_file(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(file).ok()?;
+    Some(hasher.finalize().to_hex().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,22 +189,4 @@ mod tests {
             .collect();
         assert!(names.is_empty(), "{names:?}");
     }
-}
-
-pub fn hash_of(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex().to_string()
-}
-
-/// The hash of the regular file at `path`, read as a stream (a file of
-/// any size costs no more memory than a buffer); `None` when it is not a
-/// regular file. Not followed through a symlink.
-pub fn hash_file(path: &Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let file = std::fs::File::open(path).ok()?;
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(file).ok()?;
-    Some(hasher.finalize().to_hex().to_string())
 }

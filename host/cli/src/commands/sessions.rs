@@ -189,7 +189,7 @@ fn rewind(
         turn,
         what,
         force,
-        &mut Writer::Closed(session),
+        &mut Writer::Closed(Box::new(session)),
     )?;
     if as_json {
         return print_json(&json!({
