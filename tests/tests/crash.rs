@@ -12,7 +12,8 @@
 //!   whose tools edit a file and whose command makes another. The session
 //!   verifies, each file is as it was or as the run left it, and a rewind
 //!   to the turn before puts both back: a turn killed before its changes
-//!   were recorded is recovered from its checkpoint journal.
+//!   were recorded is recovered from its checkpoint journal, by a resume
+//!   (every other kill) or by the rewind.
 //! - `rewind-file`, `record` and `atomic-write` through a rewind of code
 //!   and conversation: killed anywhere, the session verifies, each file
 //!   is whole, and the same rewind run again finishes the job.
@@ -230,6 +231,17 @@ fn a_kill_anywhere_in_an_editing_turn_leaves_whole_files_that_a_rewind_puts_back
             assert!(matches!(a.as_deref(), Some("A1\n" | "A2\n")), "{at}: {a:?}");
             let c = read(&env, "c.txt");
             assert!(matches!(c.as_deref(), None | Some("C\n")), "{at}: {c:?}");
+            // Every other kill, the session is resumed first: the resume
+            // recovers the journal (the rest, the rewind itself does).
+            if n % 2 == 1 {
+                // The killed turn's calls are answered "interrupted".
+                let server = fake(
+                    "[[turns]]\ncheck_tool_results = false\nreply = { text = \"ok\" }\n",
+                );
+                env.exec(&server, &["--resume", &id], "go on")
+                    .assert_done("ok");
+                assert!(!journal.exists(), "{at}");
+            }
             // Back to turn 1: whatever the killed turn did is undone.
             let out = env.run(&["sessions", "rewind", &id, "--to", "1", "--code"]);
             assert!(out.status.success(), "{at}: {}", text(&out.stderr));

@@ -90,7 +90,14 @@ pub fn plumbing(
     use std::io::Write;
     let mut command = git(workspace);
     if let Some(tree) = attr_source {
-        command.arg(format!("--attr-source={tree}"));
+        // Attributes from that tree only: none from the work tree's
+        // files, the user's or the system's, so none names a filter to
+        // run (the repository's `info/attributes` is the caller's to rule
+        // out).
+        command
+            .arg(format!("--attr-source={tree}"))
+            .args(["-c", "core.attributesFile=/dev/null"])
+            .env("GIT_ATTR_NOSYSTEM", "1");
     }
     command
         .args(args)

@@ -359,7 +359,7 @@ pub fn start(
             });
             if !info.workspace.is_empty() && info.workspace != workspace_text {
                 warnings.push(format!(
-                    "session {} belongs to the workspace {}; this run works in {} (use -C {} to work there)",
+                    "session {} belongs to the workspace {}; this run works in {} (use -C {} to work there); its turns here keep no checkpoints, and /rewind restores no files",
                     info.id, info.workspace, workspace_text, info.workspace
                 ));
             }
@@ -534,13 +534,13 @@ pub fn start(
         .with_total_cost(cost)
         .with_side_channel((side_tx, side_rx))
         .with_todos(Some(todo_list))
-        .with_checkpoints(checkpoints(
-            dirs,
-            workspace,
-            config,
-            writer_path.as_path(),
-            &info.id,
-        ));
+        .with_checkpoints(
+            // A session's checkpoints are of its own workspace's files:
+            // resumed elsewhere, they are left alone (said above).
+            (info.workspace.is_empty() || info.workspace == workspace_text)
+                .then(|| checkpoints(dirs, workspace, config, writer_path.as_path(), &info.id))
+                .flatten(),
+        );
     // What it runs with, for a resume to restore (a new session's waits
     // for its first message; a resumed one's is written when it changed).
     let running_with = SessionSettings {

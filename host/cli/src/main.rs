@@ -85,7 +85,8 @@ enum Command {
     /// read-only, the home hidden but its toolchains, no network unless
     /// approved. See docs/sandbox.md.
     Exec(commands::exec::ExecArgs),
-    /// List recorded sessions and show (and verify) one.
+    /// The recorded sessions: list, show (and verify), fork, rewind,
+    /// delete and prune them.
     #[command(subcommand)]
     Sessions(commands::sessions::SessionsCommand),
     /// Add, list, enable, disable, grant and remove plugins.

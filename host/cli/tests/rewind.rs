@@ -225,6 +225,45 @@ fn deleting_a_session_prunes_the_contents_only_it_named() {
 }
 
 #[test]
+fn a_session_resumed_in_another_workspace_keeps_no_checkpoints_there() {
+    let env = Env::without_confirm_turn(AMBER);
+    let id = session(&env);
+    let file = env.session_file(&id);
+    let records = |kind: &str| {
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .matches(&format!("\"type\":\"{kind}\""))
+            .count()
+    };
+    let before = records("checkpoint");
+    let other = env.home.join("other-ws");
+    std::fs::create_dir_all(&other).unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+check_tool_results = false
+reply = { tool_calls = [{ id = "w9", name = "write_file", arguments = { path = "x.txt", content = "x" } }] }
+[[turns]]
+check_tool_results = false
+reply = { text = "written there" }
+"#,
+    );
+    let run = env.exec(
+        &server,
+        &["-C", other.to_str().unwrap(), "--resume", &id, "--yes"],
+        "write there",
+    );
+    run.assert_done("written there");
+    let started = run.one("session.started").to_string();
+    assert!(started.contains("keep no checkpoints"), "{started}");
+    assert_eq!(records("checkpoint"), before);
+    // From there, the files are not rewound.
+    let out = env.run(&["-C", other.to_str().unwrap(), "sessions", "rewind", &id, "--to", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("belongs to the workspace"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn a_file_changed_outside_amber_blocks_the_code_rewind_with_its_name() {
     let env = Env::without_confirm_turn(AMBER);
     let id = session(&env);

@@ -51,6 +51,14 @@ pub fn rewind(app: &mut App, inv: &Invocation<'_>) -> Handled {
     let Some(live) = app.live_mut() else {
         return Ok(Reply::text("no session is open"));
     };
+    // The files are the session's own workspace's, never another's.
+    let own = live.info.workspace.is_empty() || std::path::Path::new(&live.info.workspace) == root;
+    if what.code() && !own {
+        return Err(failed(format!(
+            "this session belongs to the workspace {}; rewind its files from there, or rewind the conversation only: /rewind {turn} conversation",
+            live.info.workspace
+        )));
+    }
     let done = session_rewind::rewind(
         &dirs,
         &root,

@@ -7,9 +7,13 @@
 //! runs.
 //!
 //! A blob is the working file's content only when no attribute converts
-//! it on checkout (a `filter` such as LFS's, `ident`, `eol=crlf`): a file
-//! with one, or whose size differs from its blob's, is copied as any
-//! other.
+//! it on checkout (a `filter` such as LFS's, `ident`, `eol=crlf`), asked
+//! of every attribute source at every turn: a file with one, or whose size
+//! differs from its blob's, is copied as any other. Neither is a file git
+//! is told not to look at (`--assume-unchanged`, `--skip-worktree`: a
+//! person's local edit of a tracked config), whatever `diff-index` says.
+//! A repository with `info/attributes` is not asked at all: those could
+//! name a filter that comparing would run.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,26 +35,49 @@ pub struct HeadTree {
 
 /// The files of `root` git tracks that are unchanged since HEAD, with
 /// their blobs; `None` when `root` is no git work tree (or git is
-/// missing). `cached` is the last HEAD's tree, reused while HEAD stays.
-pub fn unchanged(
-    root: &Path,
-    cached: Option<Arc<HeadTree>>,
-) -> Option<(Arc<HeadTree>, Vec<String>)> {
-    let head = crate::git::head(root)?;
+/// missing, or its repository has `info/attributes`). `cached` is the last
+/// HEAD's tree, reused while HEAD stays.
+pub fn unchanged(root: &Path, cached: Option<Arc<HeadTree>>) -> Option<(Arc<HeadTree>, Vec<String>)> {
+    let out = crate::git::plumbing(root, &["rev-parse", "--absolute-git-dir", "--verify", "--quiet", "HEAD"], None, None)?;
+    let text = String::from_utf8_lossy(&out);
+    let mut lines = text.lines();
+    let git_dir = std::path::PathBuf::from(lines.next()?);
+    let head = lines.next()?.trim().to_string();
+    if std::fs::metadata(git_dir.join("info/attributes")).is_ok_and(|m| m.len() > 0) {
+        return None;
+    }
     let tree = match cached {
         Some(tree) if tree.head == head => tree,
         _ => Arc::new(head_tree(root, head)?),
     };
-    let changed = changed_since_head(root, &tree.head)?;
+    let mut changed = changed_since_head(root, &tree.head)?;
+    changed.extend(not_looked_at(root)?);
+    // Asked each turn: an attribute can change without a commit.
+    changed.extend(converted(root, tree.blobs.keys())?);
     Some((tree, changed))
 }
 
+/// The files git is told not to compare (`ls-files -v`: an
+/// assume-unchanged entry's tag is lowercase, a skip-worktree one's `S`).
+fn not_looked_at(root: &Path) -> Option<Vec<String>> {
+    let out = crate::git::plumbing(root, &["ls-files", "-v", "-z"], None, None)?;
+    Some(
+        out.split(|b| *b == 0)
+            .filter_map(|entry| {
+                let text = String::from_utf8_lossy(entry);
+                let (tag, path) = text.split_once(' ')?;
+                let hidden = tag == "S" || tag.chars().all(|c| c.is_ascii_lowercase());
+                hidden.then(|| path.to_string())
+            })
+            .collect(),
+    )
+}
+
 /// `git ls-tree -r -l HEAD` under `root`: regular files (not symlinks or
-/// submodules), less those an attribute converts.
+/// submodules).
 fn head_tree(root: &Path, head: String) -> Option<HeadTree> {
     let out = crate::git::plumbing(root, &["ls-tree", "-r", "-l", "-z", "HEAD"], None, None)?;
     let mut blobs = HashMap::new();
-    let mut attributed = false;
     for entry in out.split(|b| *b == 0).filter(|e| !e.is_empty()) {
         let text = String::from_utf8_lossy(entry);
         let Some((meta, path)) = text.split_once('\t') else {
@@ -63,7 +90,6 @@ fn head_tree(root: &Path, head: String) -> Option<HeadTree> {
         if !matches!(*mode, "100644" | "100755") {
             continue;
         }
-        attributed |= path == ".gitattributes" || path.ends_with("/.gitattributes");
         if let Ok(size) = size.parse() {
             blobs.insert(
                 path.to_string(),
@@ -72,11 +98,6 @@ fn head_tree(root: &Path, head: String) -> Option<HeadTree> {
                     size,
                 },
             );
-        }
-    }
-    if attributed {
-        for path in converted(root, blobs.keys())? {
-            blobs.remove(&path);
         }
     }
     Some(HeadTree { head, blobs })
@@ -124,7 +145,16 @@ fn converted<'a>(root: &Path, paths: impl Iterator<Item = &'a String>) -> Option
 fn changed_since_head(root: &Path, head: &str) -> Option<Vec<String>> {
     let out = crate::git::plumbing(
         root,
-        &["diff-index", "--name-only", "-z", "--relative", "--no-renames", "HEAD", "--"],
+        &[
+            "diff-index",
+            "--name-only",
+            "-z",
+            "--relative",
+            "--no-renames",
+            "--ignore-submodules=all",
+            "HEAD",
+            "--",
+        ],
         None,
         Some(crate::git::empty_tree_of(head)),
     )?;
@@ -170,15 +200,25 @@ mod tests {
         std::fs::write(root.join("edited.txt"), "before\n").unwrap();
         std::fs::write(root.join("staged.txt"), "before\n").unwrap();
         std::fs::write(root.join("lfs.bin"), "pointer\n").unwrap();
+        std::fs::write(root.join("hidden.txt"), "token\n").unwrap();
+        std::fs::write(root.join("assumed.txt"), "token\n").unwrap();
         std::fs::write(root.join(".gitattributes"), "*.bin filter=lfs\n").unwrap();
         git(root, &["add", "-A"]);
         git(root, &["commit", "-qm", "one"]);
         std::fs::write(root.join("edited.txt"), "after\n").unwrap();
         std::fs::write(root.join("staged.txt"), "after\n").unwrap();
         git(root, &["add", "staged.txt"]);
-        let (tree, changed) = unchanged(root, None).unwrap();
-        assert_eq!(changed, ["edited.txt", "staged.txt"]);
-        assert!(!tree.blobs.contains_key("lfs.bin"));
+        // Local edits git is told not to see, of the blob's size.
+        git(root, &["update-index", "--skip-worktree", "hidden.txt"]);
+        git(root, &["update-index", "--assume-unchanged", "assumed.txt"]);
+        std::fs::write(root.join("hidden.txt"), "local\n").unwrap();
+        std::fs::write(root.join("assumed.txt"), "local\n").unwrap();
+        let (tree, mut changed) = unchanged(root, None).unwrap();
+        changed.sort();
+        assert_eq!(
+            changed,
+            ["assumed.txt", "edited.txt", "hidden.txt", "lfs.bin", "staged.txt"]
+        );
         let blob = &tree.blobs["same.txt"];
         assert_eq!(blob.size, 5);
         assert_eq!(read_blob(root, &blob.id).unwrap(), b"same\n");
@@ -188,5 +228,8 @@ mod tests {
         // No git work tree: nothing.
         let plain = tempfile::tempdir().unwrap();
         assert!(unchanged(plain.path(), None).is_none());
+        // A repository whose info/attributes could name a filter: not asked.
+        std::fs::write(root.join(".git/info/attributes"), "*.txt filter=x\n").unwrap();
+        assert!(unchanged(root, None).is_none());
     }
 }

@@ -244,7 +244,8 @@ impl WorkspaceCheckpoints {
             .unwrap_or_else(|e| e.into_inner())
             .get(rel)
         {
-            if *seen == meta && self.store.has(hash) {
+            // Touched: a prune spares what a turn in flight still names.
+            if *seen == meta && self.store.touch(hash) {
                 return Before::Kept {
                     meta,
                     hash: hash.clone(),
@@ -362,7 +363,8 @@ impl Checkpoints for WorkspaceCheckpoints {
                     continue;
                 }
                 let kept = match blobs.get(rel) {
-                    Some(blob) if blob.size == meta.len => Before::Git {
+                    // Within the cap: a blob is read whole if it is needed.
+                    Some(blob) if blob.size == meta.len && meta.len <= self.max_file => Before::Git {
                         meta: *meta,
                         blob: blob.id.clone(),
                     },

@@ -37,9 +37,15 @@ fn named(sessions: &Path, pending: &Path) -> std::io::Result<HashSet<String>> {
         if entry.path().extension().is_none_or(|e| e != "jsonl") {
             continue;
         }
-        // A session that cannot be read names what it may: nothing is
-        // removed on the strength of a read that failed.
-        let text = std::fs::read_to_string(entry.path())?;
+        // A session deleted meanwhile names nothing; one that cannot be
+        // read otherwise stops the prune: nothing is removed on the
+        // strength of a read that failed.
+        let bytes = match std::fs::read(entry.path()) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        let text = String::from_utf8_lossy(&bytes);
         for line in text.lines().filter(|l| l.contains("\"checkpoint\"")) {
             if let Ok(Record::Checkpoint { files, .. }) = serde_json::from_str::<Record>(line) {
                 for file in files {
@@ -51,6 +57,13 @@ fn named(sessions: &Path, pending: &Path) -> std::io::Result<HashSet<String>> {
     }
     if let Ok(entries) = std::fs::read_dir(pending) {
         for entry in entries.flatten() {
+            // The journal of a session that is gone names nothing.
+            let session = entry.path().file_stem().map(|id| {
+                sessions.join(format!("{}.jsonl", id.to_string_lossy()))
+            });
+            if session.is_none_or(|s| !s.exists()) {
+                continue;
+            }
             // A journal's hashes are 64 hex digits in quotes: read as text,
             // whatever its shape.
             let text = std::fs::read_to_string(entry.path()).unwrap_or_default();

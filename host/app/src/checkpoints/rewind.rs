@@ -137,9 +137,13 @@ pub fn rewind_code(
         let action = if end.not_restorable {
             Action::NotRestorable
         } else if now == end.first {
-            // As it was already: nothing to write, but a rewind cut short
-            // by a crash put it there, so it is recorded as the rewind's.
-            if end.last == end.first {
+            // As it was already: nothing to write. A rewind cut short by a
+            // crash put it there (having kept what it wrote over), so it
+            // is recorded as the rewind's; put back by hand, with what was
+            // there not kept, it is left out of the record, which could
+            // not undo it.
+            let undoable = end.last.as_deref().is_none_or(|last| store.has(last));
+            if end.last == end.first || !undoable {
                 continue;
             }
             Action::Already
@@ -249,7 +253,7 @@ struct Planned {
 
 /// Puts the file's content now in the store, unless it is there.
 fn keep_now(store: &ObjectStore, plan: &Planned) -> Result<(), RewindError> {
-    if plan.before.as_deref().is_some_and(|hash| store.has(hash)) {
+    if plan.before.as_deref().is_some_and(|hash| store.touch(hash)) {
         return Ok(());
     }
     let failed = |reason: String| RewindError::File {

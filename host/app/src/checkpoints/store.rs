@@ -17,7 +17,7 @@ pub struct ObjectStore {
 }
 
 /// Where a clone is made before it is named: amber's temporary name, so a
-/// kill mid-clone leaves what the next sweep removes.
+/// kill mid-clone leaves what the next prune's sweep removes.
 fn clone_name() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -76,14 +76,17 @@ impl ObjectStore {
             let Some(path) = self.path(&hash) else {
                 return Err(std::io::Error::other("a hash that is no hash"));
             };
-            if path.exists() {
+            if self.touch(&hash) {
                 std::fs::remove_file(&tmp)?;
                 return Ok((hash, false));
             }
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
+            let Some(dir) = path.parent() else {
+                return Err(std::io::Error::other("an object path has no folder"));
+            };
+            std::fs::create_dir_all(dir)?;
             std::fs::rename(&tmp, &path)?;
+            // The rename is an entry of the folder: kept past a power cut.
+            std::fs::File::open(dir)?.sync_all()?;
             Ok((hash, true))
         })();
         if named.is_err() {
@@ -109,7 +112,7 @@ impl ObjectStore {
         let Some(path) = self.path(&hash) else {
             return Err(std::io::Error::other("a hash that is no hash"));
         };
-        if path.exists() {
+        if self.touch(&hash) {
             return Ok((hash, false));
         }
         if let Some(dir) = path.parent() {
@@ -117,6 +120,22 @@ impl ObjectStore {
         }
         amber_core::atomic::write_private(&path, bytes)?;
         Ok((hash, true))
+    }
+
+    /// Whether the content of `hash` is kept; if it is, its time is made
+    /// now, so a prune (which spares what is younger than an hour) does
+    /// not take what a turn in flight just found here.
+    pub fn touch(&self, hash: &str) -> bool {
+        let Some(path) = self.path(hash) else {
+            return false;
+        };
+        match std::fs::File::options().write(true).open(&path) {
+            Ok(file) => {
+                let _ = file.set_modified(std::time::SystemTime::now());
+                true
+            }
+            Err(_) => path.is_file(),
+        }
     }
 
     /// Whether the content of `hash` is kept.

@@ -1,5 +1,6 @@
-//! `amber sessions list|show`: the recorded runs. `show` verifies the whole
-//! chain, as `--resume` does, so it is also how to check a session file.
+//! `amber sessions list|show|fork|rewind|delete|prune`: the recorded runs.
+//! `show` verifies the whole chain, as `--resume` does, so it is also how
+//! to check a session file.
 
 use amber_core::ports::dialect::{Message, Part, Role};
 use amber_core::session::{self, SessionStore};
@@ -203,12 +204,21 @@ fn rewind(
     Ok(())
 }
 
+/// Deletes session `id` and its sub-agents', with their checkpoint
+/// journals; the ids deleted.
+fn delete_one(dirs: &AmberDirs, id: &str) -> Result<Vec<String>, session::SessionError> {
+    let gone = store(dirs).delete(id)?;
+    for id in &gone {
+        let _ = std::fs::remove_file(amber_app::checkpoints::journal_path(dirs, id));
+    }
+    Ok(gone)
+}
+
 fn delete(dirs: &AmberDirs, ids: &[String], as_json: bool) -> Result<()> {
-    let store = store(dirs);
     let mut deleted = Vec::new();
     let mut failed = Vec::new();
     for id in ids {
-        match store.delete(id) {
+        match delete_one(dirs, id) {
             Ok(gone) => deleted.extend(gone),
             Err(e) => failed.push(format!("{id}: {e}")),
         }
@@ -244,7 +254,7 @@ fn prune(dirs: &AmberDirs, days: u64, dry_run: bool, as_json: bool) -> Result<()
     }
     let mut deleted = Vec::new();
     for id in &old {
-        match store.delete(id) {
+        match delete_one(dirs, id) {
             Ok(gone) => deleted.extend(gone),
             // Open in a run: it stays, and says so.
             Err(e) => errln!("kept {id}: {e}"),

@@ -604,7 +604,7 @@ impl Policy {
                     .map(|(program, label)| format!("exec:{program}:{label}"));
                 let (kind, reason) = match kinds.next() {
                     Some(kind) => (kind, format!("{}: {}", class.label(), class.reason)),
-                    None if background => (
+                    None if background && sandboxed => (
                         "exec:background".to_string(),
                         "a background process: it runs on after the turn, with the network, so later commands and your browser can reach it".to_string(),
                     ),
