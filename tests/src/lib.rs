@@ -13,6 +13,7 @@
 )]
 
 pub mod cli;
+pub mod edits;
 pub mod exec_env;
 /// The fake LLM server lives with the bench client, which the `amber`
 /// binary links (`amber bench run`); the tests use it from there.

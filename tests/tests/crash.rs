@@ -29,6 +29,7 @@
 use std::os::unix::process::ExitStatusExt;
 
 use amber_tests::cli::amber_bin;
+use amber_tests::edits::{edited, hello};
 use amber_tests::exec_env::{fake, text, Env};
 use serde_json::Value;
 
@@ -163,25 +164,6 @@ fn temporaries(env: &Env) -> Vec<String> {
         .collect()
 }
 
-/// The tools' turn: `write_file` changes a.txt, a command makes c.txt.
-const EDITS: &str = r#"
-[[turns]]
-reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "a.txt", content = "A2\n" } }] }
-[[turns]]
-reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "printf 'C\n' > c.txt" } }] }
-[[turns]]
-reply = { text = "Both written." }
-"#;
-
-/// A session whose one turn said hello, over a.txt = "A1".
-fn hello(env: &Env) -> String {
-    std::fs::write(env.ws.join("a.txt"), "A1\n").unwrap();
-    let server = fake("[[turns]]\nreply = { text = \"hi\" }\n");
-    let run = env.exec(&server, &[], "hello");
-    run.assert_done("hi");
-    run.session_id()
-}
-
 /// Runs `args` with amber killed at the `n`-th pass of `point`; whether
 /// it was killed.
 fn killed_at(env: &Env, args: &[&str], base: Option<&str>, point: &str, n: usize) -> bool {
@@ -197,6 +179,16 @@ fn killed_at(env: &Env, args: &[&str], base: Option<&str>, point: &str, n: usize
     assert!(out.status.success(), "{point}:{n}: {}", text(&out.stderr));
     false
 }
+
+/// The tools' turn: `write_file` changes a.txt, a command makes c.txt.
+const ONE_EDIT: &str = r#"
+[[turns]]
+reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "a.txt", content = "A2\n" } }] }
+[[turns]]
+reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "printf 'C\n' > c.txt" } }] }
+[[turns]]
+reply = { text = "Both written." }
+"#;
 
 #[test]
 fn a_kill_anywhere_in_an_editing_turn_leaves_whole_files_that_a_rewind_puts_back() {
@@ -215,7 +207,7 @@ fn a_kill_anywhere_in_an_editing_turn_leaves_whole_files_that_a_rewind_puts_back
             std::fs::write(env.ws.join("a.txt"), "A1\n").unwrap();
             let _ = std::fs::remove_file(env.ws.join("c.txt"));
             let _ = std::fs::remove_file(&journal);
-            let server = fake(EDITS);
+            let server = fake(ONE_EDIT);
             let base = server.openai_base();
             let args = ["exec", "--json", "--resume", &id, "--yes", "write them"];
             if !killed_at(&env, &args, Some(&base), point, n) {
@@ -255,25 +247,6 @@ fn a_kill_anywhere_in_an_editing_turn_leaves_whole_files_that_a_rewind_puts_back
     // The records of three model turns and the writes of the file tool,
     // the store and the journal.
     assert!(kills >= 12, "{kills}");
-}
-
-/// A session whose later turns wrote a.txt and b.txt and made c.txt.
-fn edited(env: &Env) -> String {
-    std::fs::write(env.ws.join("b.txt"), "B1\n").unwrap();
-    let id = hello(env);
-    let server = fake(
-        r#"
-[[turns]]
-reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "a.txt", content = "A2\n" } }, { id = "w2", name = "write_file", arguments = { path = "b.txt", content = "B2\n" } }] }
-[[turns]]
-reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "printf 'C\n' > c.txt" } }] }
-[[turns]]
-reply = { text = "All three written." }
-"#,
-    );
-    env.exec(&server, &["--resume", &id, "--yes"], "write them")
-        .assert_done("All three written.");
-    id
 }
 
 #[test]

@@ -11,6 +11,7 @@
     reason = "a test fails by panicking, its helpers too"
 )]
 
+use amber_tests::edits::{edited, git};
 use amber_tests::exec_env::{fake, text, Env};
 use serde_json::Value;
 
@@ -20,27 +21,9 @@ fn read(env: &Env, file: &str) -> Option<String> {
     std::fs::read_to_string(env.ws.join(file)).ok()
 }
 
-/// Turn 1 says hello; turns 2 to 4 write a.txt and b.txt, run a command
-/// that makes c.txt, and end.
+/// [`edited`], checked.
 fn session(env: &Env) -> String {
-    std::fs::write(env.ws.join("a.txt"), "A1\n").unwrap();
-    std::fs::write(env.ws.join("b.txt"), "B1\n").unwrap();
-    let server = fake("[[turns]]\nreply = { text = \"hi\" }\n");
-    let run = env.exec(&server, &[], "hello");
-    run.assert_done("hi");
-    let id = run.session_id();
-    let server = fake(
-        r#"
-[[turns]]
-reply = { tool_calls = [{ id = "w1", name = "write_file", arguments = { path = "a.txt", content = "A2\n" } }, { id = "w2", name = "write_file", arguments = { path = "b.txt", content = "B2\n" } }] }
-[[turns]]
-reply = { tool_calls = [{ id = "s1", name = "shell", arguments = { command = "printf 'C\n' > c.txt" } }] }
-[[turns]]
-reply = { text = "All three written." }
-"#,
-    );
-    let run = env.exec(&server, &["--resume", &id, "--yes"], "write them");
-    run.assert_done("All three written.");
+    let id = edited(env);
     assert_eq!(read(env, "a.txt").as_deref(), Some("A2\n"));
     assert_eq!(read(env, "c.txt").as_deref(), Some("C\n"));
     id
@@ -134,17 +117,7 @@ fn count_files(dir: &std::path::Path) -> usize {
 #[test]
 fn a_command_in_a_git_repository_keeps_only_what_git_cannot_give_back() {
     let env = Env::without_confirm_turn(AMBER);
-    let git = |args: &[&str]| {
-        let ok = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&env.ws)
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    };
+    let git = |args: &[&str]| git(&env.ws, args);
     git(&["init", "-q"]);
     for n in 0..40 {
         std::fs::write(env.ws.join(format!("f{n}.rs")), format!("fn f{n}() {{}}\n")).unwrap();

@@ -177,19 +177,7 @@ pub fn read_blob(root: &Path, id: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    }
+    use amber_tests::edits::git;
 
     #[test]
     fn unchanged_tracked_files_have_their_blobs_and_converted_ones_do_not() {

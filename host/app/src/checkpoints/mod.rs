@@ -630,17 +630,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let cp = checkpoints(tmp.path());
         let ws = tmp.path().join("ws");
-        let git = |args: &[&str]| {
-            let ok = std::process::Command::new("git")
-                .arg("-C")
-                .arg(&ws)
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .status()
-                .unwrap()
-                .success();
-            assert!(ok, "git {args:?}");
-        };
+        let git = |args: &[&str]| amber_tests::edits::git(&ws, args);
         git(&["init", "-q"]);
         for n in 0..20 {
             std::fs::write(ws.join(format!("f{n}.rs")), format!("fn f{n}() {{}}\n")).unwrap();
