@@ -1,4 +1,4 @@
-// amber-plugin.d.ts: amber's WIT (`amber:plugin@0.2.0`) as TypeScript
+// amber-plugin.d.ts: amber's WIT (`amber:plugin@0.3.0`) as TypeScript
 // declarations, in the shapes componentize-js gives JavaScript plugins.
 // Written by `cargo xtask js-types` from wit/; do not edit.
 //
@@ -221,179 +221,6 @@ export namespace Prompt {
 }
 
 /**
- * A wire dialect. Seed: "Provider wire path". The component shapes
- * requests and decodes streams; the host owns HTTP, SSE framing, retries and
- * the API key, which never enters the component.
- */
-export namespace Provider {
-  export type Role = "system" | "user" | "assistant" | "tool";
-  export interface ToolCall {
-    id: string;
-    name: string;
-    /**
-     * JSON text of the arguments.
-     */
-    arguments: string;
-  }
-  export interface ToolResult {
-    callId: string;
-    content: string;
-    isError: boolean;
-  }
-  /**
-   * Reasoning the vendor requires back on the next turn: Anthropic thinking
-   * with its signature, Responses reasoning items with encrypted content.
-   */
-  export interface Reasoning {
-    id: string | undefined;
-    text: string;
-    signature: string | undefined;
-    encrypted: string | undefined;
-  }
-  export type Part =
-    | { tag: "text"; val: string }
-    | { tag: "reasoning"; val: Provider.Reasoning }
-    | { tag: "tool-call"; val: Provider.ToolCall }
-    | { tag: "tool-result"; val: Provider.ToolResult };
-  export interface Message {
-    role: Provider.Role;
-    parts: Array<Provider.Part>;
-  }
-  export interface ToolDecl {
-    name: string;
-    description: string;
-    inputSchema: string;
-  }
-  export interface ChatRequest {
-    flavor: string;
-    model: string;
-    messages: Array<Provider.Message>;
-    tools: Array<Provider.ToolDecl>;
-    maxTokens: number | undefined;
-    temperature: number | undefined;
-    /**
-     * The index in `messages` of the last message of a prefix that
-     * another request shares byte for byte (the compression cycle's
-     * classify and extract requests). A dialect whose vendor caches a
-     * prefix only where the request marks it puts its mark at the end of
-     * that message (Anthropic: `cache_control` on its last block); one
-     * whose vendor caches prefixes by itself (OpenAI) sends nothing more.
-     * `none`, or an index past the last message: no mark.
-     */
-    cacheBreakpoint: number | undefined;
-  }
-  /**
-   * Path relative to the base URL; the host adds the base URL and auth.
-   */
-  export interface HttpRequest {
-    method: string;
-    path: string;
-    headers: Array<[string, string]>;
-    body: string;
-  }
-  /**
-   * A batch of events packed into one buffer, so one string and one list
-   * of numbers cross the boundary per batch instead of a string per event.
-   */
-  export interface SseBatch {
-    text: string;
-    /**
-     * Four numbers per event, byte ranges into `text`: name start, name
-     * length, data start, data length. A name of length 0 is an event
-     * without an `event:` name (SSE dispatches both as "message"). A list
-     * of u32 is copied across in one move; a list of records is lowered
-     * field by field.
-     */
-    spans: Uint32Array;
-  }
-  export interface Usage {
-    inputTokens: bigint;
-    outputTokens: bigint;
-    cachedInputTokens: bigint;
-    cacheWriteTokens: bigint;
-    reasoningTokens: bigint;
-  }
-  export type StopReason = "end-turn" | "tool-use" | "max-tokens" | "content-filter" | "refusal" | "other";
-  export interface ToolCallStart {
-    index: number;
-    id: string;
-    name: string;
-  }
-  export interface ToolCallDelta {
-    index: number;
-    arguments: string;
-  }
-  export interface StreamError {
-    kind: string;
-    message: string;
-    retryable: boolean;
-  }
-  export type StreamChunk =
-    | { tag: "text-delta"; val: string }
-    | { tag: "reasoning-delta"; val: Provider.Reasoning }
-    | { tag: "tool-call-start"; val: Provider.ToolCallStart }
-    | { tag: "tool-call-delta"; val: Provider.ToolCallDelta }
-    | { tag: "tool-call-end"; val: number }
-    | { tag: "usage"; val: Provider.Usage }
-    | { tag: "stop"; val: Provider.StopReason }
-    | { tag: "error"; val: Provider.StreamError };
-  export interface ErrorClass {
-    retryable: boolean;
-    /**
-     * A message for the user, e.g. what the vendor said.
-     */
-    message: string;
-  }
-  /**
-   * Decoding state for one stream, held on one instance for its duration.
-   */
-  export interface Decoder {
-    /**
-     * Takes a batch of events so the boundary is crossed rarely.
-     */
-    decode(batch: Provider.SseBatch): Array<Provider.StreamChunk>;
-    /**
-     * The stream ended; flush anything buffered.
-     */
-    finish(): Array<Provider.StreamChunk>;
-  }
-  export interface DecoderClass {
-    new (flavor: string): Decoder;
-  }
-  /** The interface's functions, as a plugin exports or imports them. */
-  export interface Functions {
-    buildRequest(req: Provider.ChatRequest): Provider.HttpRequest /* throws { payload: string } */;
-    classifyError(flavor: string, status: number, body: string): Provider.ErrorClass;
-    /** The resource's class: its constructor and static functions. */
-    Decoder: DecoderClass;
-  }
-}
-
-/**
- * Tools the model can call. Seed: "Tool dispatch". The host validates the
- * arguments against the declared schema before calling.
- */
-export namespace Tool {
-  export interface ToolOutput {
-    /**
-     * What the model reads.
-     */
-    content: string;
-    /**
-     * Optional JSON for front ends (a diff, counts); never shown to the model.
-     */
-    meta: string | undefined;
-  }
-  export type ToolError =
-    | { tag: "invalid-args"; val: string }
-    | { tag: "failed"; val: string };
-  /** The interface's functions, as a plugin exports or imports them. */
-  export interface Functions {
-    call(name: string, argsJson: string): Tool.ToolOutput /* throws { payload: Tool.ToolError } */;
-  }
-}
-
-/**
  * Records shared by several interfaces. It has no functions, so importing it
  * costs a plugin nothing; capability declarations live here so that
  * `plugin.capabilities` can name them without importing the interfaces that
@@ -405,13 +232,29 @@ export namespace Types {
    * A permission a plugin may request. The user grants each one separately
    * (two keys: the manifest asks, the user grants).
    */
-  export type Permission = "workspace-read" | "workspace-write" | "exec";
+  export type Permission = "workspace-read" | "workspace-write" | "exec" | "http";
   export interface PermissionRequest {
     permission: Types.Permission;
     /**
      * Shown to the user when amber asks for the grant.
      */
     reason: string;
+    /**
+     * For `http`: the hosts it needs (`api.example.com`, `*.example.org`,
+     * `127.0.0.1:8080`, `http://…` for plain HTTP). Empty for the other
+     * kinds. Since 0.3.0.
+     */
+    hosts: Array<string>;
+  }
+  /**
+   * An image: a PNG, JPEG, GIF or WebP, whole. Since 0.3.0.
+   */
+  export interface Image {
+    /**
+     * `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+     */
+    mediaType: string;
+    data: Uint8Array;
   }
   export interface PluginManifest {
     /**
@@ -436,6 +279,11 @@ export namespace Types {
      */
     workspace: string | undefined;
     granted: Array<Types.Permission>;
+    /**
+     * The hosts the `http` grant reaches (the user may have narrowed the
+     * list the plugin asked for). Since 0.3.0.
+     */
+    httpHosts: Array<string>;
   }
   /**
    * A tool the model can call. `input-schema` is a JSON Schema document.
@@ -724,5 +572,190 @@ export namespace Plugin {
      * Called on disable, before the host unwinds the contributions.
      */
     shutdown(): void;
+  }
+}
+
+/**
+ * A wire dialect. Seed: "Provider wire path". The component shapes
+ * requests and decodes streams; the host owns HTTP, SSE framing, retries and
+ * the API key, which never enters the component.
+ */
+export namespace Provider {
+  export type Image = Types.Image;
+  export type Role = "system" | "user" | "assistant" | "tool";
+  export interface ToolCall {
+    id: string;
+    name: string;
+    /**
+     * JSON text of the arguments.
+     */
+    arguments: string;
+  }
+  export interface ToolResult {
+    callId: string;
+    content: string;
+    isError: boolean;
+    /**
+     * Images the tool returned with `content`. Since 0.3.0.
+     */
+    images: Array<Provider.Image>;
+  }
+  /**
+   * Reasoning the vendor requires back on the next turn: Anthropic thinking
+   * with its signature, Responses reasoning items with encrypted content.
+   */
+  export interface Reasoning {
+    id: string | undefined;
+    text: string;
+    signature: string | undefined;
+    encrypted: string | undefined;
+  }
+  export type Part =
+    | { tag: "text"; val: string }
+    | { tag: "reasoning"; val: Provider.Reasoning }
+    | { tag: "tool-call"; val: Provider.ToolCall }
+    | { tag: "tool-result"; val: Provider.ToolResult }
+    | { tag: "image"; val: Provider.Image };
+  export interface Message {
+    role: Provider.Role;
+    parts: Array<Provider.Part>;
+  }
+  export interface ToolDecl {
+    name: string;
+    description: string;
+    inputSchema: string;
+  }
+  export interface ChatRequest {
+    flavor: string;
+    model: string;
+    messages: Array<Provider.Message>;
+    tools: Array<Provider.ToolDecl>;
+    maxTokens: number | undefined;
+    temperature: number | undefined;
+    /**
+     * The index in `messages` of the last message of a prefix that
+     * another request shares byte for byte (the compression cycle's
+     * classify and extract requests). A dialect whose vendor caches a
+     * prefix only where the request marks it puts its mark at the end of
+     * that message (Anthropic: `cache_control` on its last block); one
+     * whose vendor caches prefixes by itself (OpenAI) sends nothing more.
+     * `none`, or an index past the last message: no mark.
+     */
+    cacheBreakpoint: number | undefined;
+  }
+  /**
+   * Path relative to the base URL; the host adds the base URL and auth.
+   */
+  export interface HttpRequest {
+    method: string;
+    path: string;
+    headers: Array<[string, string]>;
+    body: string;
+  }
+  /**
+   * A batch of events packed into one buffer, so one string and one list
+   * of numbers cross the boundary per batch instead of a string per event.
+   */
+  export interface SseBatch {
+    text: string;
+    /**
+     * Four numbers per event, byte ranges into `text`: name start, name
+     * length, data start, data length. A name of length 0 is an event
+     * without an `event:` name (SSE dispatches both as "message"). A list
+     * of u32 is copied across in one move; a list of records is lowered
+     * field by field.
+     */
+    spans: Uint32Array;
+  }
+  export interface Usage {
+    inputTokens: bigint;
+    outputTokens: bigint;
+    cachedInputTokens: bigint;
+    cacheWriteTokens: bigint;
+    reasoningTokens: bigint;
+  }
+  export type StopReason = "end-turn" | "tool-use" | "max-tokens" | "content-filter" | "refusal" | "other";
+  export interface ToolCallStart {
+    index: number;
+    id: string;
+    name: string;
+  }
+  export interface ToolCallDelta {
+    index: number;
+    arguments: string;
+  }
+  export interface StreamError {
+    kind: string;
+    message: string;
+    retryable: boolean;
+  }
+  export type StreamChunk =
+    | { tag: "text-delta"; val: string }
+    | { tag: "reasoning-delta"; val: Provider.Reasoning }
+    | { tag: "tool-call-start"; val: Provider.ToolCallStart }
+    | { tag: "tool-call-delta"; val: Provider.ToolCallDelta }
+    | { tag: "tool-call-end"; val: number }
+    | { tag: "usage"; val: Provider.Usage }
+    | { tag: "stop"; val: Provider.StopReason }
+    | { tag: "error"; val: Provider.StreamError };
+  export interface ErrorClass {
+    retryable: boolean;
+    /**
+     * A message for the user, e.g. what the vendor said.
+     */
+    message: string;
+  }
+  /**
+   * Decoding state for one stream, held on one instance for its duration.
+   */
+  export interface Decoder {
+    /**
+     * Takes a batch of events so the boundary is crossed rarely.
+     */
+    decode(batch: Provider.SseBatch): Array<Provider.StreamChunk>;
+    /**
+     * The stream ended; flush anything buffered.
+     */
+    finish(): Array<Provider.StreamChunk>;
+  }
+  export interface DecoderClass {
+    new (flavor: string): Decoder;
+  }
+  /** The interface's functions, as a plugin exports or imports them. */
+  export interface Functions {
+    buildRequest(req: Provider.ChatRequest): Provider.HttpRequest /* throws { payload: string } */;
+    classifyError(flavor: string, status: number, body: string): Provider.ErrorClass;
+    /** The resource's class: its constructor and static functions. */
+    Decoder: DecoderClass;
+  }
+}
+
+/**
+ * Tools the model can call. Seed: "Tool dispatch". The host validates the
+ * arguments against the declared schema before calling.
+ */
+export namespace Tool {
+  export type Image = Types.Image;
+  export interface ToolOutput {
+    /**
+     * What the model reads.
+     */
+    content: string;
+    /**
+     * Optional JSON for front ends (a diff, counts); never shown to the model.
+     */
+    meta: string | undefined;
+    /**
+     * Images the model sees with `content`, where its model takes images
+     * (a screenshot, a file read). Since 0.3.0.
+     */
+    images: Array<Tool.Image>;
+  }
+  export type ToolError =
+    | { tag: "invalid-args"; val: string }
+    | { tag: "failed"; val: string };
+  /** The interface's functions, as a plugin exports or imports them. */
+  export interface Functions {
+    call(name: string, argsJson: string): Tool.ToolOutput /* throws { payload: Tool.ToolError } */;
   }
 }

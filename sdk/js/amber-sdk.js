@@ -12,10 +12,10 @@
 // { tag, val }, and a `result` error is thrown: InvalidArgs and Failed
 // (or any other exception) become the interface's error.
 
-import { log as hostLog, setting as hostSetting } from "amber:plugin/host@0.2.0";
+import { log as hostLog, setting as hostSetting } from "amber:plugin/host@0.3.0";
 
 /** The `amber:plugin` package version this SDK speaks. */
-export const API_VERSION = "0.2.0";
+export const API_VERSION = "0.3.0";
 
 /** A tool's arguments were wrong: the model should retry differently. */
 export class InvalidArgs extends Error {}
@@ -47,9 +47,11 @@ function manifestOf(def) {
     version: m.version || "0.1.0",
     description: m.description || "",
     apiVersion: API_VERSION,
-    permissions: Object.entries(m.permissions || {}).map(([permission, reason]) => ({
+    // `http` (since 0.3.0) takes { reason, hosts: ["api.example.com"] }.
+    permissions: Object.entries(m.permissions || {}).map(([permission, asked]) => ({
       permission,
-      reason,
+      reason: typeof asked === "object" && asked !== null ? String(asked.reason || "") : String(asked),
+      hosts: typeof asked === "object" && asked !== null ? (asked.hosts || []).map(String) : [],
     })),
   };
 }
@@ -109,9 +111,11 @@ export function defineTool(def) {
       }
       if (out && typeof out === "object" && "content" in out) {
         const meta = out.meta === undefined || out.meta === null ? undefined : JSON.stringify(out.meta);
-        return { content: String(out.content), meta };
+        // Since 0.3.0: images as { mediaType, data: Uint8Array }.
+        const images = (out.images || []).map((i) => ({ mediaType: String(i.mediaType), data: i.data }));
+        return { content: String(out.content), meta, images };
       }
-      return { content: String(out), meta: undefined };
+      return { content: String(out), meta: undefined, images: [] };
     },
   };
   return { plugin: pluginExport(def, capabilities), tool };

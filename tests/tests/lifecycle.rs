@@ -232,7 +232,7 @@ fn info_reports_manifest_exports_hash_grants_and_contributions() {
         Grants::of([amber_runtime::Permission::WorkspaceRead]),
     );
     let status = runtime.status(&id).unwrap();
-    assert_eq!(status.manifest.api_version, "0.2.0");
+    assert_eq!(status.manifest.api_version, "0.3.0");
     assert_eq!(status.manifest.permissions.len(), 2);
     assert!(status.exports.contains(&"tool".to_string()));
     assert_eq!(status.hash.len(), 64);

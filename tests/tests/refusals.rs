@@ -20,7 +20,7 @@ fn a_component_built_for_another_api_version_is_refused_as_incompatible() {
     let path = guest("wrong-api");
     let err = runtime.register_file(&path).unwrap_err().to_string();
     let expected = format!(
-        "{}: incompatible: built for amber:plugin@9.0.0; this host speaks @0.2.0, and @0.1.0 through an adapter; upgrade amber to load it, or rebuild the plugin with the SDK for 0.2",
+        "{}: incompatible: built for amber:plugin@9.0.0; this host speaks @0.3.0, and @0.2.0, @0.1.0 through adapters; upgrade amber to load it, or rebuild the plugin with the SDK for 0.3",
         path.display()
     );
     assert_eq!(err, expected);
@@ -35,7 +35,7 @@ fn a_capability_declared_without_its_exported_interface_is_refused_by_name() {
     let err = runtime.enable(&id, Grants::none()).unwrap_err().to_string();
     assert!(
         err.contains(
-            "declares parser capability `klingon` but does not export amber:plugin/parser@0.2.0"
+            "declares parser capability `klingon` but does not export amber:plugin/parser@0.3.0"
         ),
         "{err}"
     );

@@ -195,6 +195,20 @@ fn block(role: &str, part: &Part) -> Result<Option<Value>, String> {
                 result.call_id
             ))
         }
+        Part::Image(image) if !assistant => Some(image_block(image)),
+        Part::Image(_) => return Err("an image is inside an assistant message".into()),
+    })
+}
+
+/// An image, inline, as a base64 source.
+fn image_block(image: &amber_sdk::Image) -> Value {
+    json!({
+        "type": "image",
+        "source": {
+            "type": "base64",
+            "media_type": image.media_type,
+            "data": amber_sdk::base64(&image.data),
+        },
     })
 }
 
@@ -227,10 +241,18 @@ fn tool_use(call: &ToolCall) -> Value {
 }
 
 fn tool_result(result: &ToolResult) -> Value {
+    // With images, the content is a list of blocks: the text, then them.
+    let content = if result.images.is_empty() {
+        json!(result.content)
+    } else {
+        let mut blocks = vec![json!({"type": "text", "text": result.content})];
+        blocks.extend(result.images.iter().map(image_block));
+        Value::Array(blocks)
+    };
     json!({
         "type": "tool_result",
         "tool_use_id": result.call_id,
-        "content": result.content,
+        "content": content,
         "is_error": result.is_error,
     })
 }

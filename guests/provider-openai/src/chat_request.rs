@@ -60,14 +60,33 @@ fn limit_field(model: &str) -> &'static str {
 /// for it.
 fn push_message(message: &Message, out: &mut Vec<Value>) {
     let text = request::text(&message.parts);
-    let results = message.parts.iter().filter_map(|p| match p {
-        Part::ToolResult(r) => Some(json!({
-            "role": "tool",
-            "tool_call_id": r.call_id,
-            "content": r.content,
-        })),
-        _ => None,
-    });
+    let mut results: Vec<Value> = message
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolResult(r) => Some(json!({
+                "role": "tool",
+                "tool_call_id": r.call_id,
+                "content": r.content,
+            })),
+            _ => None,
+        })
+        .collect();
+    // A `tool` message carries text only: a result's images follow the
+    // results as a user message that says whose they are.
+    for part in &message.parts {
+        if let Part::ToolResult(r) = part {
+            if !r.images.is_empty() {
+                let mut content = vec![json!({
+                    "type": "text",
+                    "text": format!("The images the tool call {} returned:", r.call_id),
+                })];
+                content.extend(r.images.iter().map(image_part));
+                results.push(json!({"role": "user", "content": content}));
+            }
+        }
+    }
+    let images = request::images(&message.parts);
     match message.role {
         Role::System if !text.is_empty() => out.push(json!({"role": "system", "content": text})),
         Role::Assistant => {
@@ -105,10 +124,22 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
             // Results answer the previous assistant turn, so they come
             // before any new user text.
             out.extend(results);
-            if !text.is_empty() {
+            if !images.is_empty() {
+                let mut content = Vec::new();
+                if !text.is_empty() {
+                    content.push(json!({"type": "text", "text": text}));
+                }
+                content.extend(images.into_iter().map(image_part));
+                out.push(json!({"role": "user", "content": content}));
+            } else if !text.is_empty() {
                 out.push(json!({"role": "user", "content": text}));
             }
         }
         Role::System => {}
     }
+}
+
+/// An image as a content part of a user message.
+fn image_part(image: &amber_sdk::Image) -> Value {
+    json!({"type": "image_url", "image_url": {"url": request::data_url(image)}})
 }

@@ -1,7 +1,7 @@
 //! What both request shapes share: the HTTP envelope, tool schemas, text
 //! joining and temperature encoding.
 
-use amber_sdk::{json, HttpRequest, Part, ToolDecl, Value};
+use amber_sdk::{json, HttpRequest, Image, Part, ToolDecl, Value};
 
 /// A streaming JSON POST to `path`. No auth header: the host adds it, and
 /// the key never enters the component.
@@ -52,4 +52,24 @@ pub fn arguments(text: &str) -> String {
     } else {
         text.to_string()
     }
+}
+
+/// The images of a message, in order.
+pub fn images(parts: &[Part]) -> Vec<&Image> {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Image(image) => Some(image),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An image as both APIs take it inline: a `data:` URL.
+pub fn data_url(image: &Image) -> String {
+    format!(
+        "data:{};base64,{}",
+        image.media_type,
+        amber_sdk::base64(&image.data)
+    )
 }

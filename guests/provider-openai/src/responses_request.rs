@@ -62,6 +62,7 @@ fn push_items(message: &Message, out: &mut Vec<Value>) {
                     Part::Text(t) if !t.is_empty() => {
                         Some(json!({"type": "input_text", "text": t}))
                     }
+                    Part::Image(image) => Some(input_image(image)),
                     _ => None,
                 })
                 .collect();
@@ -88,6 +89,8 @@ fn push_items(message: &Message, out: &mut Vec<Value>) {
                         "arguments": request::arguments(&c.arguments),
                     })),
                     Part::ToolResult(_) => out.extend(tool_result(part)),
+                    // An assistant's message never holds one.
+                    Part::Image(_) => {}
                 }
             }
         }
@@ -113,6 +116,16 @@ fn reasoning(r: &Reasoning) -> Option<Value> {
 
 fn tool_result(part: &Part) -> Option<Value> {
     match part {
+        // A result with images gives its output as a list of parts.
+        Part::ToolResult(r) if !r.images.is_empty() => {
+            let mut output = vec![json!({"type": "input_text", "text": r.content})];
+            output.extend(r.images.iter().map(input_image));
+            Some(json!({
+                "type": "function_call_output",
+                "call_id": r.call_id,
+                "output": output,
+            }))
+        }
         Part::ToolResult(r) => Some(json!({
             "type": "function_call_output",
             "call_id": r.call_id,
@@ -120,4 +133,8 @@ fn tool_result(part: &Part) -> Option<Value> {
         })),
         _ => None,
     }
+}
+
+fn input_image(image: &amber_sdk::Image) -> Value {
+    json!({"type": "input_image", "image_url": request::data_url(image)})
 }

@@ -161,7 +161,45 @@ fn options(
         .iter()
         .map(|(id, p)| (id.clone(), p.settings.clone()))
         .collect();
+    options.http_limits = amber_runtime::imports::http::HttpLimits {
+        timeout: Duration::from_millis(config.limits.http_timeout_ms),
+        max_response_bytes: u64::from(config.limits.http_response_mib) << 20,
+        max_in_flight: config.limits.http_in_flight.max(1) as usize,
+        ..Default::default()
+    };
+    options.http = config
+        .plugins
+        .iter()
+        .map(|(id, p)| (id.clone(), http_grant(config, p)))
+        .collect();
     options
+}
+
+/// What config says of a plugin's `http` grant: its narrowed hosts, and
+/// its headers with their secrets read (or why they could not be).
+fn http_grant(
+    config: &Config,
+    plugin: &amber_config::PluginConfig,
+) -> amber_runtime::imports::http::HttpGrantConfig {
+    use amber_runtime::imports::http::{HeaderSecret, HttpGrantConfig};
+    let mut headers = Vec::new();
+    for (host, named) in &plugin.http_headers {
+        for (header, secret) in named {
+            let value = match config.secrets.get(secret) {
+                Some(found) => found.read(secret, amber_wire::secrets::get),
+                None => Err(format!("no secret `{secret}` in [secrets]")),
+            };
+            headers.push(HeaderSecret {
+                host: host.clone(),
+                header: header.clone(),
+                value,
+            });
+        }
+    }
+    HttpGrantConfig {
+        hosts: plugin.http_hosts.clone(),
+        headers,
+    }
 }
 
 fn prefs(config: &Config) -> BTreeMap<String, PluginPrefs> {

@@ -121,7 +121,7 @@ fn inspect_refuses_a_foreign_api_version_in_one_line() {
     let err = text(&out.stderr);
     assert!(
         err.trim()
-            .ends_with("incompatible: built for amber:plugin@9.0.0; this host speaks @0.2.0, and @0.1.0 through an adapter; upgrade amber to load it, or rebuild the plugin with the SDK for 0.2"),
+            .ends_with("incompatible: built for amber:plugin@9.0.0; this host speaks @0.3.0, and @0.2.0, @0.1.0 through adapters; upgrade amber to load it, or rebuild the plugin with the SDK for 0.3"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1);

@@ -352,8 +352,11 @@ fn doctor_reports_keys_without_values_reachable_servers_the_config_and_the_root(
     assert_eq!(report["workspace"]["rule"], "git-marker");
     assert_eq!(report["config"]["exists"], true);
     assert_eq!(report["config"]["error"], Value::Null);
-    assert_eq!(report["wit_version"], "amber:plugin@0.2.0");
-    assert_eq!(report["wit_adapters"], serde_json::json!(["amber:plugin@0.1.0"]));
+    assert_eq!(report["wit_version"], "amber:plugin@0.3.0");
+    assert_eq!(
+        report["wit_adapters"],
+        serde_json::json!(["amber:plugin@0.2.0", "amber:plugin@0.1.0"])
+    );
     assert_eq!(report["amber_version"], env!("CARGO_PKG_VERSION"));
     assert!(report["bundle"]["components"].as_array().unwrap().len() >= 10);
     drop(listening);

@@ -21,7 +21,7 @@ use serde_json::Value;
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
 
 /// The host's own version: its fixtures need no adapter.
-const LATEST: &str = "0.2.0";
+const LATEST: &str = "0.3.0";
 
 /// Each fixture: its file, plugin id, tool, and the arguments and answer
 /// of one call.
@@ -106,9 +106,9 @@ fn env_with(version: &str, dir: &std::path::Path) -> Env {
 }
 
 #[test]
-fn both_supported_versions_have_fixtures() {
+fn every_supported_version_has_fixtures() {
     let names: Vec<String> = versions().into_iter().map(|(v, _)| v).collect();
-    assert_eq!(names, ["0.1.0", LATEST]);
+    assert_eq!(names, ["0.1.0", "0.2.0", LATEST]);
 }
 
 #[test]
@@ -268,7 +268,7 @@ fn a_component_of_a_newer_major_version_is_refused_naming_both() {
     let err = text(&out.stderr);
     assert!(err.contains("built for amber:plugin@9.0.0"), "{err}");
     assert!(
-        err.contains("this host speaks @0.2.0, and @0.1.0 through an adapter"),
+        err.contains("this host speaks @0.3.0, and @0.2.0, @0.1.0 through adapters"),
         "{err}"
     );
     assert!(err.contains("upgrade amber"), "{err}");

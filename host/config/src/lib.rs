@@ -43,6 +43,10 @@ pub struct Config {
     pub prices: BTreeMap<String, PriceConfig>,
     /// What a turn's changes keep for rewind (docs/checkpoints.md).
     pub checkpoints: CheckpointsConfig,
+    /// Named secrets, by name: what a plugin's `http` requests carry as a
+    /// header the host adds (docs/permissions.md). The plugin never sees
+    /// one.
+    pub secrets: BTreeMap<String, SecretConfig>,
 }
 
 /// `[checkpoints]`.
@@ -354,6 +358,42 @@ pub struct PluginConfig {
     pub hook_priority: i32,
     /// What its hooks' failures do; default: the event's.
     pub hook_on_error: Option<OnError>,
+    /// Its `http` grant narrowed to these hosts, each inside one it asked
+    /// for (docs/permissions.md); none: all it asked for.
+    pub http_hosts: Option<Vec<String>>,
+    /// Headers the host adds to its requests, by host pattern: header
+    /// name → the name of a secret in `[secrets]`.
+    pub http_headers: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// `[secrets.NAME]`: where a secret's value is read from. It is read when
+/// a plugin that uses it is enabled, never written anywhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SecretConfig {
+    /// The environment variable that holds it.
+    pub env: Option<String>,
+    /// A file whose content (trimmed) is it.
+    pub file: Option<std::path::PathBuf>,
+}
+
+impl SecretConfig {
+    /// The value, or why it cannot be read (naming where it looked).
+    /// `env` looks a variable up: amber moves secret-looking variables out
+    /// of its environment at start (amber_wire::secrets), so it is that
+    /// store's lookup, not the process environment's.
+    pub fn read(&self, name: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+        if let Some(var) = &self.env {
+            return env(var)
+                .ok_or_else(|| format!("secret `{name}`: the environment variable {var} is not set"));
+        }
+        if let Some(file) = &self.file {
+            return std::fs::read_to_string(file)
+                .map(|v| v.trim().to_string())
+                .map_err(|e| format!("secret `{name}`: cannot read {}: {e}", file.display()));
+        }
+        Err(format!("secret `{name}` names neither `env` nor `file`"))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -367,6 +407,12 @@ pub struct LimitsConfig {
     pub output_kib: u32,
     /// Largest `.wasm` file `amber plugin add` reads.
     pub plugin_file_mib: u32,
+    /// A plugin's `http` request, whole, at most (docs/permissions.md).
+    pub http_timeout_ms: u64,
+    /// A response body a plugin's `http` request reads, at most.
+    pub http_response_mib: u32,
+    /// A plugin's `http` requests in flight at once, at most.
+    pub http_in_flight: u32,
 }
 
 impl Default for LimitsConfig {
@@ -376,6 +422,9 @@ impl Default for LimitsConfig {
             deadline_ms: 10_000,
             output_kib: 16 * 1024,
             plugin_file_mib: 256,
+            http_timeout_ms: 30_000,
+            http_response_mib: 10,
+            http_in_flight: 4,
         }
     }
 }
@@ -486,8 +535,19 @@ impl Config {
 
     /// Checks what types alone cannot: known permission names, sane limits.
     fn validate(&self, path: &Path, text: &str) -> Result<(), ConfigError> {
-        const PERMISSIONS: [&str; 3] = ["workspace-read", "workspace-write", "exec"];
+        const PERMISSIONS: [&str; 4] = ["workspace-read", "workspace-write", "exec", "http"];
         for (id, plugin) in &self.plugins {
+            for (host, headers) in &plugin.http_headers {
+                for (header, secret) in headers {
+                    if !self.secrets.contains_key(secret) {
+                        let key = format!("plugins.{id}.http_headers.\"{host}\".{header}");
+                        let reason = format!(
+                            "no secret `{secret}` in [secrets] (add [secrets.{secret}] with env = \"VAR\" or file = \"PATH\")"
+                        );
+                        return Err(ConfigError::invalid(path, text, &key, secret, reason));
+                    }
+                }
+            }
             for grant in &plugin.grants {
                 if !PERMISSIONS.contains(&grant.as_str()) {
                     let key = format!("plugins.{id}.grants");

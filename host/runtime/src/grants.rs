@@ -14,13 +14,16 @@ pub enum Permission {
     WorkspaceRead,
     WorkspaceWrite,
     Exec,
+    /// Requests through `wasi:http` to the hosts the grant names.
+    Http,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 3] = [
+    pub const ALL: [Permission; 4] = [
         Permission::WorkspaceRead,
         Permission::WorkspaceWrite,
         Permission::Exec,
+        Permission::Http,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -28,6 +31,7 @@ impl Permission {
             Permission::WorkspaceRead => "workspace-read",
             Permission::WorkspaceWrite => "workspace-write",
             Permission::Exec => "exec",
+            Permission::Http => "http",
         }
     }
 }
@@ -45,7 +49,7 @@ impl FromStr for Permission {
             .into_iter()
             .find(|p| p.as_str() == s)
             .ok_or_else(|| {
-                format!("unknown permission `{s}` (known: workspace-read, workspace-write, exec)")
+                format!("unknown permission `{s}` (known: workspace-read, workspace-write, exec, http)")
             })
     }
 }
@@ -84,6 +88,7 @@ impl From<Permission> for crate::bindings::types::Permission {
             Permission::WorkspaceRead => W::WorkspaceRead,
             Permission::WorkspaceWrite => W::WorkspaceWrite,
             Permission::Exec => W::Exec,
+            Permission::Http => W::Http,
         }
     }
 }
@@ -95,6 +100,7 @@ impl From<crate::bindings::types::Permission> for Permission {
             W::WorkspaceRead => Permission::WorkspaceRead,
             W::WorkspaceWrite => Permission::WorkspaceWrite,
             W::Exec => Permission::Exec,
+            W::Http => Permission::Http,
         }
     }
 }

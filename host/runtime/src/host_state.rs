@@ -22,6 +22,18 @@ pub struct HostState {
     pub(crate) workspace_dir: Option<amber_core::workspace_fs::WorkspaceDir>,
     /// Walks of the `files` import this instance holds open.
     pub(crate) open_walks: usize,
+    pub(crate) http_ctx: wasmtime_wasi_http::WasiHttpCtx,
+    pub(crate) http_hooks: crate::imports::http::HttpHooks,
+}
+
+impl wasmtime_wasi_http::WasiHttpView for HostState {
+    fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
+        wasmtime_wasi_http::WasiHttpCtxView {
+            ctx: &mut self.http_ctx,
+            table: &mut self.table,
+            hooks: &mut self.http_hooks,
+        }
+    }
 }
 
 impl WasiView for HostState {

@@ -39,6 +39,7 @@ fn init_context(plugin: &PluginContext, api: ApiVersion) -> types::InitContext {
             .can_read_workspace()
             .then(|| WORKSPACE_MOUNT.to_string()),
         granted: plugin.grants.iter().map(Into::into).collect(),
+        http_hosts: plugin.http_hosts.clone(),
     }
 }
 
@@ -127,6 +128,8 @@ impl InstancePool {
             table: ResourceTable::new(),
             limiter: GuestLimiter::new(context.limits.memory_bytes),
             clock: GuestClock::new(context.limits.deadline),
+            http_ctx: wasmtime_wasi_http::WasiHttpCtx::new(),
+            http_hooks: crate::imports::http::HttpHooks(context.http.clone()),
             plugin: context,
             workspace_dir: None,
             open_walks: 0,

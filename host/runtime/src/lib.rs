@@ -49,4 +49,4 @@ pub use log::PluginLog;
 
 /// The `amber:plugin` package version this host speaks natively; the
 /// older ones it still loads are in [`api::SUPPORTED`].
-pub const API_VERSION: &str = "0.2.0";
+pub const API_VERSION: &str = "0.3.0";

@@ -16,6 +16,10 @@ use crate::log::PluginLog;
 pub struct PluginContext {
     pub id: String,
     pub grants: Grants,
+    /// The hosts its `http` grant reaches (empty unless granted).
+    pub http_hosts: Vec<String>,
+    /// Its `wasi:http` requests: the grant, the client and the caps.
+    pub http: Arc<crate::imports::http::PluginHttp>,
     /// The workspace root on the host; preopened only when granted.
     pub workspace: PathBuf,
     pub settings: BTreeMap<String, String>,

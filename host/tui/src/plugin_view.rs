@@ -63,7 +63,12 @@ impl PluginRow {
                 .iter()
                 .map(|p| PermissionRow {
                     name: p.permission.as_str().to_string(),
-                    reason: p.reason.clone(),
+                    // `http` says where it reaches.
+                    reason: if p.hosts.is_empty() {
+                        p.reason.clone()
+                    } else {
+                        format!("{} (hosts: {})", p.reason, p.hosts.join(", "))
+                    },
                     granted: status.grants.has(p.permission),
                 })
                 .collect(),

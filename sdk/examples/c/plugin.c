@@ -20,7 +20,7 @@ void exports_amber_plugin_plugin_manifest(exports_amber_plugin_plugin_plugin_man
   tool_plugin_string_dup(&ret->name, "c-word-count");
   tool_plugin_string_dup(&ret->version, "0.1.0");
   tool_plugin_string_dup(&ret->description, "Counts the words of a text (written in C).");
-  tool_plugin_string_dup(&ret->api_version, "0.2.0");
+  tool_plugin_string_dup(&ret->api_version, "0.3.0");
   ret->permissions.ptr = NULL;
   ret->permissions.len = 0;
 }
@@ -101,6 +101,8 @@ bool exports_amber_plugin_tool_call(tool_plugin_string_t *name, tool_plugin_stri
     strcpy(out + n, " words");
     tool_plugin_string_dup(&ret->content, out);
     ret->meta.is_some = false;
+    ret->images.ptr = NULL;
+    ret->images.len = 0;
   } else {
     err->tag = EXPORTS_AMBER_PLUGIN_TOOL_TOOL_ERROR_INVALID_ARGS;
     tool_plugin_string_dup(&err->val.invalid_args, "`text` must be a string");

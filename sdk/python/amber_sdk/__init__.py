@@ -24,17 +24,20 @@ from componentize_py_types import Err
 from wit_world.imports import types as _types
 
 #: The `amber:plugin` package version this SDK speaks.
-API_VERSION = "0.2.0"
+API_VERSION = "0.3.0"
 
 #: The permissions a plugin may request (wit/types.wit).
 WORKSPACE_READ = "workspace-read"
 WORKSPACE_WRITE = "workspace-write"
 EXEC = "exec"
+#: Since 0.3.0: ``{HTTP: ("why", ["api.example.com", "*.example.org"])}``.
+HTTP = "http"
 
 _PERMISSIONS = {
     WORKSPACE_READ: _types.Permission.WORKSPACE_READ,
     WORKSPACE_WRITE: _types.Permission.WORKSPACE_WRITE,
     EXEC: _types.Permission.EXEC,
+    HTTP: _types.Permission.HTTP,
 }
 
 
@@ -42,7 +45,8 @@ _PERMISSIONS = {
 class Manifest:
     """Who the plugin is. ``id`` is 1-64 of ``[a-z0-9-_]``, unique per
     installation; ``permissions`` maps a permission to the reason shown
-    to the user when amber asks for it."""
+    to the user when amber asks for it (for ``http``, a pair: the reason
+    and the hosts it needs)."""
 
     id: str
     name: str = ""
@@ -57,7 +61,12 @@ class Manifest:
                 raise ValueError(
                     f"unknown permission {permission!r}: use one of {sorted(_PERMISSIONS)}"
                 )
-            requests.append(_types.PermissionRequest(_PERMISSIONS[permission], reason))
+            hosts = []
+            if isinstance(reason, tuple):
+                reason, hosts = reason
+            requests.append(
+                _types.PermissionRequest(_PERMISSIONS[permission], reason, list(hosts))
+            )
         return _types.PluginManifest(
             id=self.id,
             name=self.name or self.id,

@@ -58,6 +58,8 @@ class ToolSpec:
 class ToolOutput:
     content: str
     meta: Optional[Any] = None
+    #: Since 0.3.0: ``(media_type, bytes)`` pairs the model sees with the text.
+    images: list = field(default_factory=list)
 
 
 class ToolPlugin(PluginBase):
@@ -101,7 +103,8 @@ class ToolPlugin(PluginBase):
                     raise Err(_tool.ToolError_Failed(f"{type(e).__name__}: {e}"))
                 if isinstance(out, ToolOutput):
                     meta = None if out.meta is None else json.dumps(out.meta)
-                    return _tool.ToolOutput(out.content, meta)
-                return _tool.ToolOutput(str(out), None)
+                    images = [_types.Image(kind, bytes(data)) for kind, data in out.images]
+                    return _tool.ToolOutput(out.content, meta, images)
+                return _tool.ToolOutput(str(out), None, [])
 
         return cls.plugin_export(), Tool

@@ -38,7 +38,8 @@ pub(crate) fn remember(plugin: String, permissions: &[Permission]) {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not granted: {permission} (grant it with `amber plugin grant {plugin} {permission}`)")]
 pub struct NotGranted {
-    /// As the user types it: `workspace-read`, `workspace-write`, `exec`.
+    /// As the user types it: `workspace-read`, `workspace-write`, `exec`,
+    /// `http`.
     pub permission: &'static str,
     pub plugin: String,
 }
@@ -49,6 +50,7 @@ pub fn permission_name(permission: Permission) -> &'static str {
         Permission::WorkspaceRead => "workspace-read",
         Permission::WorkspaceWrite => "workspace-write",
         Permission::Exec => "exec",
+        Permission::Http => "http",
     }
 }
 

@@ -43,6 +43,7 @@ pub mod fs;
 #[doc(hidden)]
 pub mod glue;
 mod hook;
+mod image;
 mod manifest;
 
 pub use args::parse_args;
@@ -56,6 +57,7 @@ pub use capability::{
     SseEvents, ToolPlugin,
 };
 pub use hook::HookPlugin;
+pub use image::base64;
 #[doc(hidden)]
 pub use manifest::__check_manifest;
 pub use manifest::API_VERSION;
@@ -74,8 +76,8 @@ pub use bindings::amber::plugin::exec::{self, ExecOutput};
 pub use bindings::amber::plugin::host::{log, setting};
 pub use bindings::amber::plugin::types::{
     AuthScheme, BlockPosition, BlockSpec, CommandRoot, FlavorSpec, HookEvent, HookSpec,
-    InitContext, LanguageSpec, LogLevel, Permission, PermissionRequest, PluginManifest as Manifest,
-    ToolSpec,
+    Image, InitContext, LanguageSpec, LogLevel, Permission, PermissionRequest,
+    PluginManifest as Manifest, ToolSpec,
 };
 pub use bindings::exports::amber::plugin::command::CommandNode;
 // `tool-call` and `tool-result` are also the provider's names, for the

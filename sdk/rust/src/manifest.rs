@@ -7,7 +7,7 @@ use crate::{Manifest, Permission, PermissionRequest, ToolOutput, ToolSpec};
 /// The `amber:plugin` version this SDK is built against. A plugin it
 /// builds keeps loading on later ambers that support this version
 /// (docs/wit.md, "Versioning").
-pub const API_VERSION: &str = "0.2.0";
+pub const API_VERSION: &str = "0.3.0";
 
 impl Manifest {
     /// A manifest with `name` = `id`, the SDK's API version and no
@@ -32,8 +32,23 @@ impl Manifest {
     /// Requests a permission; `reason` is shown to the user when asked.
     pub fn permission(mut self, permission: Permission, reason: &str) -> Self {
         let reason = reason.to_string();
-        self.permissions
-            .push(PermissionRequest { permission, reason });
+        self.permissions.push(PermissionRequest {
+            permission,
+            reason,
+            hosts: Vec::new(),
+        });
+        self
+    }
+
+    /// Requests `http` to `hosts` (`api.example.com`, `*.example.org`,
+    /// `127.0.0.1:8080`; `http://…` for plain HTTP): the plugin's own
+    /// HTTP client (`wasi:http`) reaches them, once the user grants it.
+    pub fn http(mut self, hosts: &[&str], reason: &str) -> Self {
+        self.permissions.push(PermissionRequest {
+            permission: Permission::Http,
+            reason: reason.to_string(),
+            hosts: hosts.iter().map(|h| h.to_string()).collect(),
+        });
         self
     }
 }
@@ -119,6 +134,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             meta: None,
+            images: Vec::new(),
         }
     }
 

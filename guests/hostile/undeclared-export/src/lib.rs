@@ -18,7 +18,7 @@ impl plugin::Guest for Liar {
             name: "undeclared-export".into(),
             version: "0.1.0".into(),
             description: "Claims a parser it does not export.".into(),
-            api_version: "0.2.0".into(),
+            api_version: "0.3.0".into(),
             permissions: vec![],
         }
     }

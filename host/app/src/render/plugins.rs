@@ -109,6 +109,9 @@ pub fn status(s: &PluginStatus) -> String {
             p.permission.as_str(),
             p.reason
         );
+        if !p.hosts.is_empty() {
+            let _ = writeln!(out, "           hosts: {}", p.hosts.join(", "));
+        }
     }
     out.push_str(&contributions(s));
     out

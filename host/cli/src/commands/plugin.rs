@@ -28,7 +28,7 @@ pub enum PluginCommand {
         /// is missing or older than the plugin's files.
         file: PathBuf,
         /// Grant this requested permission without asking (repeatable):
-        /// workspace-read, workspace-write, exec.
+        /// workspace-read, workspace-write, exec, http.
         #[arg(long = "grant", value_name = "PERM")]
         grants: Vec<Permission>,
         /// Grant everything the plugin requests.
@@ -90,8 +90,9 @@ pub enum PluginCommand {
         /// The plugin's id (see `amber plugin list`).
         #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
-        /// workspace-read, workspace-write or exec; the plugin's manifest
-        /// must request it (`amber plugin info ID` lists what it requests).
+        /// workspace-read, workspace-write, exec or http; the plugin's
+        /// manifest must request it (`amber plugin info ID` lists what it
+        /// requests, `http` with its hosts).
         permission: Permission,
     },
     /// Revoke a permission.
@@ -99,7 +100,7 @@ pub enum PluginCommand {
         /// The plugin's id (see `amber plugin list`).
         #[arg(add = clap_complete::engine::ArgValueCandidates::new(super::completers::plugin_ids))]
         id: String,
-        /// workspace-read, workspace-write or exec.
+        /// workspace-read, workspace-write, exec or http.
         permission: Permission,
     },
     /// Compile every enabled plugin now, so no later command waits for it.
@@ -251,9 +252,14 @@ struct TtyAsker;
 impl GrantAsker for TtyAsker {
     fn ask(&mut self, plugin: &PluginManifest, request: &PermissionRequest) -> bool {
         let mut err = std::io::stderr();
+        let hosts = if request.hosts.is_empty() {
+            String::new()
+        } else {
+            format!("\n  hosts: {}", request.hosts.join(", "))
+        };
         let _ = write!(
             err,
-            "plugin `{}` requests {}: {}\n  grant {}? [y/N] ",
+            "plugin `{}` requests {}: {}{hosts}\n  grant {}? [y/N] ",
             plugin.id, request.permission, request.reason, request.permission
         );
         let _ = err.flush();

@@ -87,6 +87,7 @@ fn to_wit_request(req: &ChatRequest) -> wit::ChatRequest {
                         call_id: r.call_id.clone(),
                         content: r.content.clone(),
                         is_error: r.is_error,
+                        images: Vec::new(),
                     }),
                 })
                 .collect(),

@@ -44,10 +44,16 @@ impl Tool for ComponentTool {
                 let meta = out
                     .meta
                     .map(|m| serde_json::from_str(&m).unwrap_or(serde_json::Value::String(m)));
-                Ok(ToolOutput {
-                    content: out.content,
-                    meta,
-                })
+                let mut content = out.content;
+                if !out.images.is_empty() {
+                    // Said, not dropped in silence, until the conversation
+                    // carries images (docs/wit.md, 0.3.0).
+                    content.push_str(&format!(
+                        "\n[the tool returned {} image(s); this amber does not pass tool images to the model yet]",
+                        out.images.len()
+                    ));
+                }
+                Ok(ToolOutput { content, meta })
             }
             Err(wit::ToolError::InvalidArgs(m)) => Err(ToolError::InvalidArgs(m)),
             Err(wit::ToolError::Failed(m)) => Err(ToolError::Failed(m)),

@@ -73,11 +73,11 @@ impl<'de> Deserialize<'de> for ApiVersion {
 }
 
 /// The version the host speaks natively: `wit/`, [`crate::bindings`].
-pub const LATEST: ApiVersion = ApiVersion::new(0, 2, 0);
+pub const LATEST: ApiVersion = ApiVersion::new(0, 3, 0);
 
 /// Every version the host loads, newest first. Each but the first runs
 /// through its adapter module; `wit/since_vX.Y.Z/` holds its frozen WIT.
-pub const SUPPORTED: [ApiVersion; 2] = [LATEST, ApiVersion::new(0, 1, 0)];
+pub const SUPPORTED: [ApiVersion; 3] = [LATEST, ApiVersion::new(0, 2, 0), ApiVersion::new(0, 1, 0)];
 
 /// How a supported version reaches the host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,7 +220,7 @@ mod tests {
         let v: ApiVersion = "0.1.0".parse().unwrap();
         assert_eq!(v, ApiVersion::new(0, 1, 0));
         assert!(v < LATEST);
-        assert_eq!(LATEST.to_string(), "0.2.0");
+        assert_eq!(LATEST.to_string(), "0.3.0");
         assert!("0.1".parse::<ApiVersion>().is_err());
         assert!("0.1.0.0".parse::<ApiVersion>().is_err());
         assert!("x.1.0".parse::<ApiVersion>().is_err());

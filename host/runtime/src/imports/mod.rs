@@ -5,6 +5,7 @@
 pub mod exec;
 pub mod files;
 pub mod host;
+pub mod http;
 mod walker;
 
 use wasmtime::component::{HasSelf, Linker};
@@ -18,7 +19,13 @@ use crate::instance::HostState;
 pub fn linker(engine: &wasmtime::Engine) -> wasmtime::Result<Linker<HostState>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    // `wasi:http`, answering only for an `http` grant (`http`).
+    wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     FullPlugin::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)?;
+    crate::api::since_v0_2::FullPlugin::add_to_linker::<HostState, HasSelf<HostState>>(
+        &mut linker,
+        |state| state,
+    )?;
     crate::api::since_v0_1::FullPlugin::add_to_linker::<HostState, HasSelf<HostState>>(
         &mut linker,
         |state| state,

@@ -87,7 +87,14 @@ impl PluginRuntime {
             }
             (Arc::clone(&entry.loaded), Arc::clone(&entry.log))
         };
-        let context = self.context(id, grants.clone(), log);
+        let mut context = self.context(id, grants.clone(), log);
+        if grants.has(crate::grants::Permission::Http) {
+            if let Some(shared) = Arc::get_mut(&mut context) {
+                let options = &self.inner.options;
+                let config = options.http.get(id);
+                grant_http(shared, &loaded.declared.manifest, config, options.http_limits)?;
+            }
+        }
         let key = context_key(&grants, &context.settings);
         let cached = self.inner.declarations.capabilities(&loaded.hash, &key);
         let outcome = match cached {
@@ -223,4 +230,64 @@ impl PluginRuntime {
         }
         Ok(installed)
     }
+}
+
+/// Gives the plugin its `http` grant: the hosts it asked for
+/// (docs/permissions.md), narrowed where config says, each a pattern the
+/// grant checks every request against; and the secrets config binds to
+/// hosts, as headers. A pattern that does not parse, or a narrowing past
+/// what was asked, fails the enable, naming it; a secret that cannot be
+/// read is left out and said in the plugin's log.
+fn grant_http(
+    context: &mut PluginContext,
+    manifest: &super::PluginManifest,
+    config: Option<&crate::imports::http::HttpGrantConfig>,
+    limits: crate::imports::http::HttpLimits,
+) -> Result<(), LoadError> {
+    use crate::imports::http::allow::{Allowlist, HostPattern};
+    use crate::imports::http::{BoundSecret, PluginHttp, Resolver};
+    let failed = |reason: String| LoadError::Plugin {
+        id: context.id.clone(),
+        reason: format!("its http grant: {reason}"),
+    };
+    let asked: Vec<&str> = manifest
+        .permissions
+        .iter()
+        .filter(|p| p.permission == crate::grants::Permission::Http)
+        .flat_map(|p| p.hosts.iter().map(String::as_str))
+        .collect();
+    let asked = Allowlist::parse(asked).map_err(|e| failed(e.to_string()))?;
+    let allow = match config.and_then(|c| c.hosts.as_ref()) {
+        Some(hosts) => {
+            let granted =
+                Allowlist::parse(hosts.iter().map(String::as_str)).map_err(|e| failed(e.to_string()))?;
+            asked.narrowed(&granted).map_err(failed)?
+        }
+        None => asked,
+    };
+    let mut secrets = Vec::new();
+    for header in config.map(|c| c.headers.as_slice()).unwrap_or_default() {
+        let host = HostPattern::parse(&header.host).map_err(|e| failed(e.to_string()))?;
+        match &header.value {
+            Ok(value) => secrets.push(BoundSecret {
+                host,
+                header: header.header.clone(),
+                value: value.clone(),
+            }),
+            Err(why) => context
+                .log
+                .line("warn", &format!("header {} left out: {why}", header.header)),
+        }
+    }
+    let log = context.log.clone();
+    context.http_hosts = allow.described_list();
+    context.http = Arc::new(PluginHttp::new(
+        &context.id,
+        Some(allow),
+        secrets,
+        limits,
+        Resolver::system(),
+        Arc::new(move |line: &str| log.line("info", line)),
+    ));
+    Ok(())
 }

@@ -72,6 +72,10 @@ pub struct RuntimeOptions {
     pub exec: ExecPolicy,
     /// Plugin id → its settings from config.
     pub settings: BTreeMap<String, BTreeMap<String, String>>,
+    /// Plugin id → what config says of its `http` grant.
+    pub http: BTreeMap<String, crate::imports::http::HttpGrantConfig>,
+    /// What bounds every plugin's `http` requests.
+    pub http_limits: crate::imports::http::HttpLimits,
     /// Sees every argument passed into a component (see `PluginContext`).
     pub tap: Option<crate::instance::ArgumentTap>,
     /// Classifies and approves each command before `exec` runs it. Without
@@ -100,6 +104,8 @@ impl RuntimeOptions {
             limits: RuntimeLimits::default(),
             exec,
             settings: BTreeMap::new(),
+            http: BTreeMap::new(),
+            http_limits: Default::default(),
             tap: None,
             gate: None,
             prebuilt_caches: Vec::new(),
@@ -130,6 +136,8 @@ impl Inner {
         let options = &self.options;
         Arc::new(PluginContext {
             id: id.to_string(),
+            http_hosts: Vec::new(),
+            http: Arc::new(crate::imports::http::PluginHttp::none(id)),
             grants,
             workspace: options.workspace.clone(),
             settings: options.settings.get(id).cloned().unwrap_or_default(),

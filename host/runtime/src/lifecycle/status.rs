@@ -31,6 +31,9 @@ impl std::fmt::Display for PluginState {
 pub struct PermissionRequest {
     pub permission: Permission,
     pub reason: String,
+    /// For `http`: the hosts it asks for (docs/permissions.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 /// A plugin's manifest, as the host keeps it.
@@ -58,6 +61,7 @@ impl From<types::PluginManifest> for PluginManifest {
                 .map(|p| PermissionRequest {
                     permission: p.permission.into(),
                     reason: p.reason,
+                    hosts: p.hosts,
                 })
                 .collect(),
         }
