@@ -198,10 +198,12 @@ fn a_granted_port_answers_and_everything_else_is_refused_with_its_reason() {
 
 #[test]
 fn an_ungranted_plugin_is_refused_and_a_secret_reaches_the_server_not_the_plugin() {
-    let fixture = serve(None);
+    let elsewhere = serve(None);
+    let fixture = serve(Some(elsewhere.port));
     let granted = format!("http://127.0.0.1:{}", fixture.port);
+    let also = format!("http://127.0.0.1:{}", elsewhere.port);
     let env = env_with(
-        std::slice::from_ref(&granted),
+        &[granted.clone(), also],
         &format!(
             "\n[plugins.http-probe.http_headers.\"{granted}\"]\nx-api-key = \"probe\"\n\n\
              [secrets.probe]\nenv = \"PROBE_TOKEN\"\n"
@@ -234,6 +236,19 @@ fn an_ungranted_plugin_is_refused_and_a_secret_reaches_the_server_not_the_plugin
         !headers.iter().any(|h| h.starts_with("cookie")),
         "{headers:?}"
     );
+
+    // A redirect to another granted host is handed back, not followed
+    // with the first host's secret.
+    let redirect = format!(r#"{{"url": "{granted}/redirect"}}"#);
+    let out = env
+        .command(&["tool", "call", "fetch", &redirect, "--yes"])
+        .env("PROBE_TOKEN", "s3cret-value")
+        .output()
+        .unwrap();
+    let said = text(&out.stdout);
+    assert!(said.contains("status 302"), "{said}{}", text(&out.stderr));
+    let there = elsewhere.headers.lock().unwrap().clone();
+    assert!(!there.iter().any(|h| h.contains("s3cret-value")), "{there:?}");
 
     // Revoked, the same request is refused.
     let out = env.run(&["plugin", "revoke", "http-probe", "http"]);

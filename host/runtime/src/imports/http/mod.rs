@@ -126,7 +126,9 @@ impl PluginHttp {
         let allow = allow.map(Arc::new);
         let client = allow
             .as_ref()
-            .and_then(|allow| client(plugin, allow.clone(), resolver, limits).ok());
+            .and_then(|allow| {
+                client(plugin, allow.clone(), resolver, limits, !secrets.is_empty()).ok()
+            });
         PluginHttp {
             plugin: plugin.to_string(),
             allow,
@@ -264,11 +266,17 @@ fn check_hop(allow: &Allowlist, url: &reqwest::Url) -> Result<(), Refusal> {
 
 /// The client of one plugin: the checking resolver, the checked redirects,
 /// its timeouts, no proxy and no cookie store.
+///
+/// With secrets bound, a redirect to another host or port is not
+/// followed: its response goes back to the plugin, whose own request
+/// there gets that host's secrets only. (reqwest forwards a custom header
+/// such as `x-api-key` across hosts; a secret goes to its host alone.)
 fn client(
     plugin: &str,
     allow: Arc<Allowlist>,
     resolver: Resolver,
     limits: HttpLimits,
+    secrets: bool,
 ) -> reqwest::Result<reqwest::Client> {
     let for_redirects = allow.clone();
     reqwest::Client::builder()
@@ -280,6 +288,13 @@ fn client(
             if attempt.previous().len() > MAX_REDIRECTS {
                 let refused = format!("more than {MAX_REDIRECTS} redirects");
                 return attempt.error(refused);
+            }
+            let elsewhere = attempt.previous().first().is_some_and(|first| {
+                first.host_str() != attempt.url().host_str()
+                    || first.port_or_known_default() != attempt.url().port_or_known_default()
+            });
+            if secrets && elsewhere {
+                return attempt.stop();
             }
             match check_hop(&for_redirects, attempt.url()) {
                 Ok(()) => attempt.follow(),
