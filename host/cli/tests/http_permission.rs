@@ -248,7 +248,10 @@ fn an_ungranted_plugin_is_refused_and_a_secret_reaches_the_server_not_the_plugin
     let said = text(&out.stdout);
     assert!(said.contains("status 302"), "{said}{}", text(&out.stderr));
     let there = elsewhere.headers.lock().unwrap().clone();
-    assert!(!there.iter().any(|h| h.contains("s3cret-value")), "{there:?}");
+    assert!(
+        !there.iter().any(|h| h.contains("s3cret-value")),
+        "{there:?}"
+    );
 
     // Revoked, the same request is refused.
     let out = env.run(&["plugin", "revoke", "http-probe", "http"]);

@@ -124,11 +124,9 @@ impl PluginHttp {
         log: Arc<dyn Fn(&str) + Send + Sync>,
     ) -> PluginHttp {
         let allow = allow.map(Arc::new);
-        let client = allow
-            .as_ref()
-            .and_then(|allow| {
-                client(plugin, allow.clone(), resolver, limits, !secrets.is_empty()).ok()
-            });
+        let client = allow.as_ref().and_then(|allow| {
+            client(plugin, allow.clone(), resolver, limits, !secrets.is_empty()).ok()
+        });
         PluginHttp {
             plugin: plugin.to_string(),
             allow,
