@@ -79,6 +79,18 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
+/// What one compression call of the scripts below costs: 2,000 input and
+/// 100 output tokens at the test's price.
+const ONE_COMPRESSION_CALL: f64 = (2_000.0 * 2.0 + 100.0 * 8.0) / 1_000_000.0;
+
+/// `amber /compact --session ID` against `server`.
+fn compact(env: &Env, id: &str, server: &FakeLlm) -> std::process::Output {
+    env.command(&["/compact", "--session", id])
+        .env("OPENAI_BASE_URL", server.openai_base())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn three_turns_in_each_dialect_add_up_to_the_hand_computed_cost() {
     for provider in ["openai", "openai-responses", "anthropic"] {
@@ -127,14 +139,9 @@ check_tool_results = false
 reply = { text = "{\"memories\": [], \"skills\": []}", usage = { input = 2000, output = 100 } }
 "#,
     );
-    let base = server.openai_base();
-    let out = env
-        .command(&["/compact", "--session", &id])
-        .env("OPENAI_BASE_URL", &base)
-        .output()
-        .unwrap();
+    let out = compact(&env, &id, &server);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let compression = 2.0 * (2_000.0 * 2.0 + 100.0 * 8.0) / 1_000_000.0;
+    let compression = 2.0 * ONE_COMPRESSION_CALL;
     let spend = &env.show(&id)["spend"];
     let total = spend["cost_usd"].as_f64().unwrap();
     assert!(close(total, 2.0 * ONE_TURN + compression), "{spend:#}");
@@ -275,14 +282,9 @@ check_tool_results = false
 reply = { text = "still none", usage = { input = 2000, output = 100 } }
 "#,
     );
-    let base = server.openai_base();
-    let out = env
-        .command(&["/compact", "--session", &id])
-        .env("OPENAI_BASE_URL", &base)
-        .output()
-        .unwrap();
+    let out = compact(&env, &id, &server);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let spent = server.received().len() as f64 * (2_000.0 * 2.0 + 100.0 * 8.0) / 1_000_000.0;
+    let spent = server.received().len() as f64 * ONE_COMPRESSION_CALL;
     let spend = &env.show(&id)["spend"];
     let total = spend["cost_usd"].as_f64().unwrap();
     assert!(
