@@ -303,6 +303,8 @@ struct Opened {
     children: usize,
     /// The resumed session's cost so far, if known.
     cost: Option<f64>,
+    /// What its `checkpoint` records say its turns changed.
+    checkpoints: Vec<amber_core::ports::FileChange>,
 }
 
 /// Starts the agent of a session under `preset`: a new session in the
@@ -344,6 +346,7 @@ pub fn start(
         todos,
         children,
         cost,
+        checkpoints: earlier,
     } = match resuming {
         Some(Resuming {
             path,
@@ -374,6 +377,7 @@ pub fn start(
                 todos: resumed.todos,
                 children: resumed.children.len(),
                 cost: resumed.cost_usd,
+                checkpoints: resumed.checkpoints,
             }
         }
         None => {
@@ -392,6 +396,7 @@ pub fn start(
                 todos: Vec::new(),
                 children: 0,
                 cost: Some(0.0),
+                checkpoints: Vec::new(),
             }
         }
     };
@@ -523,7 +528,6 @@ pub fn start(
         learner: Some(compaction::learner(dirs, project, config)),
     };
     let session_path = writer.path().display().to_string();
-    let writer_path = writer.path().to_path_buf();
     let mut agent = Agent::new(settings, ports, chain, Some(writer))
         .with_interrupt(interrupt)
         .following(ledger.clone())
@@ -538,7 +542,7 @@ pub fn start(
             // A session's checkpoints are of its own workspace's files:
             // resumed elsewhere, they are left alone (said above).
             (info.workspace.is_empty() || info.workspace == workspace_text)
-                .then(|| checkpoints(dirs, workspace, config, writer_path.as_path(), &info.id))
+                .then(|| checkpoints(dirs, workspace, config, &earlier, &info.id))
                 .flatten(),
         );
     // What it runs with, for a resume to restore (a new session's waits
@@ -597,7 +601,7 @@ fn checkpoints(
     dirs: &AmberDirs,
     workspace: &std::path::Path,
     config: &Config,
-    session: &std::path::Path,
+    earlier: &[amber_core::ports::FileChange],
     id: &str,
 ) -> Option<Arc<dyn amber_core::ports::Checkpoints>> {
     config.checkpoints.enabled.then(|| {
@@ -605,7 +609,7 @@ fn checkpoints(
             dirs,
             workspace,
             &config.checkpoints,
-            session,
+            earlier,
             id,
         )) as Arc<dyn amber_core::ports::Checkpoints>
     })

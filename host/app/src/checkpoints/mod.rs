@@ -40,25 +40,24 @@ pub fn store_dir(dirs: &amber_runtime::AmberDirs) -> PathBuf {
     dirs.data.join("checkpoints")
 }
 
-/// The checkpointer of the session `id` at `session` in `workspace`: it
-/// starts from what the session's turns left of each file, and journals
-/// each turn until it is recorded.
+/// The checkpointer of the session `id` in `workspace`: it starts from
+/// what the session's earlier turns left of each file (`earlier`, its
+/// `checkpoint` records as the resume read them), and journals each turn
+/// until it is recorded.
 pub fn for_session(
     dirs: &amber_runtime::AmberDirs,
     workspace: &Path,
     settings: &amber_config::CheckpointsConfig,
-    session: &Path,
+    earlier: &[FileChange],
     id: &str,
 ) -> WorkspaceCheckpoints {
-    // A resumed session's earlier turns: what they left of each file.
-    let earlier = rewind::changes_after(session, 0).unwrap_or_default();
     WorkspaceCheckpoints::new(
         workspace,
         ObjectStore::new(store_dir(dirs)),
         settings.max_file_mib.saturating_mul(1024 * 1024),
         settings.turn_budget_mib.saturating_mul(1024 * 1024),
     )
-    .with_left(&earlier)
+    .with_left(earlier)
     .with_journal(journal_path(dirs, id))
 }
 

@@ -175,7 +175,8 @@ fn rewind(
     let mut session = ClosedSession::open(&path, lock)?;
     // A turn killed before its changes were recorded: recorded first, so
     // the rewind restores them too.
-    let checkpoints = amber_app::checkpoints::for_session(dirs, workspace, settings, &path, id);
+    let earlier = amber_app::checkpoints::rewind::changes_after(&path, 0)?;
+    let checkpoints = amber_app::checkpoints::for_session(dirs, workspace, settings, &earlier, id);
     if let Some((changes, notes)) = own.then(|| checkpoints.recover()).flatten() {
         session.checkpoint(&changes)?;
         checkpoints.recorded();

@@ -255,6 +255,10 @@ pub struct Resumed {
     /// The totals recorded at each head, in order: a turn's own is the
     /// difference from the one before.
     pub heads: Vec<(Usage, Option<f64>)>,
+    /// Every file the session's `checkpoint` records name, in order:
+    /// what its turns (and rewinds) changed, for the next turn's
+    /// checkpointer.
+    pub checkpoints: Vec<crate::ports::FileChange>,
 }
 
 /// One "interrupted" error result per call id, each its own tool message,
@@ -617,6 +621,7 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
     let mut children = Vec::new();
     let mut cost = Some(0.0);
     let mut heads = Vec::new();
+    let mut checkpoints = Vec::new();
     // A prompt as typed, and its line, until its message is read.
     let mut prompt: Option<(String, usize)> = None;
     let mut usage = Usage::default();
@@ -653,7 +658,11 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
         // A hook's outcome, a prompt as typed and the settings are not
         // part of the chain or of any turn.
         match record {
-            Record::Hook(_) | Record::Checkpoint { .. } | Record::Rewound { .. } => continue,
+            Record::Checkpoint { files, .. } => {
+                checkpoints.extend(files);
+                continue;
+            }
+            Record::Hook(_) | Record::Rewound { .. } => continue,
             Record::Child {
                 session,
                 call_id,
@@ -795,6 +804,7 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
         children,
         cost_usd: cost,
         heads,
+        checkpoints,
     })
 }
 
