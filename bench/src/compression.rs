@@ -157,6 +157,8 @@ fn agent(
         workspace: None,
         price: None,
         max_budget_usd: None,
+        images: false,
+        preset: "test".into(),
     };
     let ports = AgentPorts {
         model,

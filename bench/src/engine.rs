@@ -185,6 +185,8 @@ pub fn run(rows: &mut Rows) -> Result<()> {
             workspace: None,
             price: None,
             max_budget_usd: None,
+            images: false,
+            preset: "test".into(),
         };
         let ports = AgentPorts {
             model: model.clone(),

@@ -162,6 +162,7 @@ impl amber_core::ports::Tool for NativeTool {
         Ok(amber_core::ports::ToolOutput {
             content: "native".into(),
             meta: None,
+            images: Vec::new(),
         })
     }
 }

@@ -97,7 +97,7 @@ impl ToolPlugin for Files {
             "additionalProperties": false
         });
         vec![
-            ToolSpec::new("read_file", "Read a text file, with line numbers. Use offset (first line, 1-based) and limit (lines) for large files.")
+            ToolSpec::new("read_file", "Read a text file, with line numbers. Use offset (first line, 1-based) and limit (lines) for large files. An image (PNG, JPEG, GIF, WebP) comes back as an image to look at.")
                 .schema(json!({"type": "object", "properties": {
                     "path": path_schema(),
                     "offset": {"type": "integer", "minimum": 1},

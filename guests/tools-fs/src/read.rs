@@ -1,7 +1,9 @@
 //! `read_file`: a range of lines, numbered, read as a stream so a huge file
 //! costs only what precedes the range; binary files are refused, bytes that
 //! are not UTF-8 are shown lossily with a note, and a cap reports what was
-//! cut.
+//! cut. An image (PNG, JPEG, GIF or WebP, known by its first bytes) is
+//! returned whole as an image for the model to look at; the host shrinks
+//! it, or tells a model without images its size instead.
 
 use std::io::{BufRead, BufReader, Read};
 
@@ -20,6 +22,46 @@ const SNIFF: usize = 8192;
 
 /// Bytes read per refill while scanning to the asked range.
 const READ_BUFFER: usize = 1 << 20;
+/// The largest image returned: a vendor takes 20 MB at most.
+const MAX_IMAGE_BYTES: u64 = 20 * 1000 * 1000;
+
+/// The media type of an image by its first bytes.
+fn image_type(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if head.len() >= 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// The image file at `path` whole, its first bytes `head` read already.
+fn read_image(
+    path: &str,
+    media_type: &str,
+    size: u64,
+    mut head: Vec<u8>,
+    mut file: impl Read,
+) -> Result<ToolOutput, ToolError> {
+    if size > MAX_IMAGE_BYTES {
+        return Err(ToolError::Failed(format!(
+            "{path} is an image of {} MB; images are read up to {} MB",
+            size / 1_000_000,
+            MAX_IMAGE_BYTES / 1_000_000
+        )));
+    }
+    file.read_to_end(&mut head)
+        .map_err(|e| io_error(path, &e))?;
+    let bytes = head.len();
+    Ok(ToolOutput::text(format!("{path} is an image ({media_type}, {bytes} bytes)."))
+        .with_meta(json!({"path": path, "image": media_type, "bytes": bytes}))
+        .with_image(media_type, head))
+}
 
 pub fn read_file(args: &Value) -> Result<ToolOutput, ToolError> {
     let path = path_arg(args)?;
@@ -35,6 +77,9 @@ pub fn read_file(args: &Value) -> Result<ToolOutput, ToolError> {
     let mut head = vec![0u8; SNIFF];
     let sniffed = read_up_to(&mut file, &mut head).map_err(|e| io_error(path, &e))?;
     head.truncate(sniffed);
+    if let Some(media_type) = image_type(&head) {
+        return read_image(path, media_type, meta.len(), head, file);
+    }
     if head.contains(&0) {
         return Err(ToolError::Failed(format!(
             "{path} is a binary file ({} bytes); it is not shown",

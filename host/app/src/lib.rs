@@ -20,6 +20,7 @@ pub mod file_commands;
 pub mod frontmatter;
 pub mod git;
 pub mod hooks;
+pub mod images;
 pub mod jobs;
 pub mod keys;
 pub mod host;

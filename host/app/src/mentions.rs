@@ -66,13 +66,27 @@ pub struct Attached {
     /// For the front end to show the person: cuts, refusals, and
     /// attachments left out.
     pub notes: Vec<String>,
+    /// The image files mentioned (`@shot.png`): sent as images, not text
+    /// (`crate::images::attach`).
+    pub images: Vec<PathBuf>,
+}
+
+/// What a prompt's `@path` mentions attach.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attachments {
+    /// The files and folders, as a note for the model ahead of the prompt.
+    pub note: Option<String>,
+    /// The image files, to attach as images.
+    pub images: Vec<PathBuf>,
+    /// For the person: cuts, refusals, attachments left out.
+    pub notes: Vec<String>,
 }
 
 /// The `@path` attachments of `prompt` as a note for the model to read
 /// ahead of it (`Agent::note_before_next_prompt`), so the prompt itself
 /// stays as typed; `None` when nothing was attached. With the notes for
-/// the person ([`Attached::notes`]).
-pub fn attachment_note(workspace: &Path, prompt: &str) -> (Option<String>, Vec<String>) {
+/// the person ([`Attached::notes`]) and the images named.
+pub fn attachments(workspace: &Path, prompt: &str) -> Attachments {
     let attached = attach(workspace, prompt);
     let note = attached
         .prompt
@@ -80,7 +94,11 @@ pub fn attachment_note(workspace: &Path, prompt: &str) -> (Option<String>, Vec<S
         .map(str::trim)
         .filter(|blocks| !blocks.is_empty())
         .map(|blocks| format!("The user attached:\n{blocks}"));
-    (note, attached.notes)
+    Attachments {
+        note,
+        images: attached.images,
+        notes: attached.notes,
+    }
 }
 
 /// Attaches every file or folder `prompt` mentions as `@path` (at its start
@@ -92,13 +110,19 @@ pub fn attachment_note(workspace: &Path, prompt: &str) -> (Option<String>, Vec<S
 /// not have meant to send it. Each path is attached once, however often it
 /// is mentioned. A file over 64 KiB is cut at a line break, a binary file
 /// is refused, a folder is listed (200 entries at most), and all
-/// attachments together stay within 256 KiB.
+/// attachments together stay within 256 KiB. An image file (by its
+/// extension: png, jpg, jpeg, gif, webp) is not text: it is listed in
+/// [`Attached::images`], and may be outside the workspace when named by
+/// an absolute path (a screenshot is rarely in the workspace, and a path
+/// typed or pasted whole is meant).
 pub fn attach(workspace: &Path, prompt: &str) -> Attached {
     let mut notes = Vec::new();
+    let mut images = Vec::new();
     let Ok(root) = workspace.canonicalize() else {
         return Attached {
             prompt: prompt.to_string(),
             notes,
+            images,
         };
     };
     let mut seen = HashSet::new();
@@ -112,6 +136,16 @@ pub fn attach(workspace: &Path, prompt: &str) -> Attached {
             continue;
         };
         if !seen.insert(real.clone()) {
+            continue;
+        }
+        if crate::images::is_image_path(&real) && real.is_file() {
+            if real.starts_with(&root) || Path::new(name).is_absolute() {
+                images.push(real);
+            } else {
+                notes.push(format!(
+                    "@{name} is outside the workspace; not attached (name an image outside it by its absolute path)"
+                ));
+            }
             continue;
         }
         if !real.starts_with(&root) {
@@ -141,7 +175,11 @@ pub fn attach(workspace: &Path, prompt: &str) -> Attached {
     } else {
         format!("{prompt}\n\n{}", blocks.join("\n\n"))
     };
-    Attached { prompt, notes }
+    Attached {
+        prompt,
+        notes,
+        images,
+    }
 }
 
 /// How well a path matches; compared field by field, smaller is better.

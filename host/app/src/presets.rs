@@ -17,6 +17,7 @@ pub fn presets_from(config: &amber_config::Config) -> Result<Presets> {
                 key_env: p.key_env.clone(),
                 model: p.model.clone(),
                 context_window: p.context_window,
+                images: p.images,
             };
             (name.clone(), o)
         })

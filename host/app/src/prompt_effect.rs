@@ -26,6 +26,9 @@ pub struct Realized {
     pub attached: Option<String>,
     /// For the person: what was cut or refused.
     pub notes: Vec<String>,
+    /// The images its `@path` mentions name, ready to send
+    /// (`Agent::attach_images`).
+    pub images: Vec<amber_core::ports::Image>,
 }
 
 /// Output of one command a prompt takes at most, in bytes.
@@ -59,11 +62,15 @@ pub fn realize(
         outputs.push((snippet, cut_output(&output, MAX_OUTPUT)));
     }
     let text = put_outputs(&effect.text, &outputs);
-    let (attached, notes) = crate::mentions::attachment_note(workspace, &text);
+    let found = crate::mentions::attachments(workspace, &text);
+    let mut notes = found.notes;
+    let (images, image_notes) = crate::images::attach(&found.images, &*crate::images::prep());
+    notes.extend(image_notes);
     Ok(Realized {
         prompt: text,
-        attached,
+        attached: found.note,
         notes,
+        images,
     })
 }
 

@@ -420,6 +420,8 @@ pub fn start(
         workspace: Some(workspace_text.clone()),
         price: config.price_of(&preset.name, &preset.model),
         max_budget_usd: agent_config.max_budget_usd,
+        images: preset.images,
+        preset: preset.name.clone(),
     };
     let interrupt = Interrupt::default();
     let compression = Compression::from_config(config);
@@ -516,6 +518,7 @@ pub fn start(
             sessions: None,
             events: side_tx.clone(),
             started: Default::default(),
+            image_prep: Some(crate::images::prep()),
         },
     );
     let ports = AgentPorts {
@@ -538,6 +541,7 @@ pub fn start(
         .with_total_cost(cost)
         .with_side_channel((side_tx, side_rx))
         .with_todos(Some(todo_list))
+        .with_image_prep(Some(crate::images::prep()))
         .with_checkpoints(
             // A session's checkpoints are of its own workspace's files:
             // resumed elsewhere, they are left alone (said above).
@@ -656,6 +660,7 @@ pub fn sync_tools(live: &mut Live, ledger: &Arc<Ledger>, config: &Config, force:
             sessions: None,
             events: agent.side_sender(),
             started: Default::default(),
+            image_prep: Some(crate::images::prep()),
         },
     );
     live.agent.set_tools(&tools, blocks);

@@ -59,6 +59,7 @@ impl ModelResolver for PresetResolver {
             flavor,
             context_window: preset.context_window,
             price: self.config.price_of(&preset.name, &preset.model),
+            images: preset.images,
         })
     }
 }

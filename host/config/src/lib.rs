@@ -326,6 +326,9 @@ pub struct ProviderConfig {
     pub key_env: Option<String>,
     pub model: Option<String>,
     pub context_window: Option<u64>,
+    /// Whether the model takes images; the shipped preset's answer when
+    /// unset (docs/images.md).
+    pub images: Option<bool>,
 }
 
 /// The sandbox backends `[sandbox] backend` names.

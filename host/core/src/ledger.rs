@@ -516,6 +516,7 @@ mod tests {
             Ok(ToolOutput {
                 content: self.0.name.clone(),
                 meta: None,
+                images: Vec::new(),
             })
         }
     }

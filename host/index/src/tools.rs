@@ -116,6 +116,7 @@ impl Tool for OutlineTool {
         Ok(ToolOutput {
             content: render::outline(&entry),
             meta: Some(json!({"path": entry.path, "symbols": entry.symbols.len()})),
+            images: Vec::new(),
         })
     }
 }
@@ -161,6 +162,7 @@ impl Tool for ShowTool {
             meta: Some(
                 json!({"id": shown.id, "path": shown.path, "lines": [shown.line_start, shown.line_end]}),
             ),
+            images: Vec::new(),
         })
     }
 }
@@ -222,6 +224,7 @@ impl Tool for CallersTool {
         Ok(ToolOutput {
             content,
             meta: Some(json!({"calls": total, "partly_searched": found.partial.len()})),
+            images: Vec::new(),
         })
     }
 }

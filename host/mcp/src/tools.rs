@@ -88,6 +88,7 @@ impl Tool for McpTool {
         Ok(ToolOutput {
             content,
             meta: Some(json!({"mcp_server": self.server})),
+            images: Vec::new(),
         })
     }
 }

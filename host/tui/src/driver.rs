@@ -421,6 +421,7 @@ impl Driver {
                             if let Some(attached) = ready.attached {
                                 live.agent.note_before_next_prompt(attached);
                             }
+                            live.agent.attach_images(ready.images);
                             Done::Turn(live.agent.run(&ready.prompt, &mut sink).await)
                         }
                         Ok(Err(why)) => Done::Refused(why),
@@ -576,18 +577,47 @@ impl Driver {
     }
 
     /// The files and folders a prompt names with `@path`, attached for
-    /// the model ahead of it; what was cut or refused is said.
+    /// the model ahead of it, and the images it names, sent with it;
+    /// what was cut or refused is said.
     fn attach_mentions(&mut self, prompt: &str) {
         if !prompt.contains('@') {
             return;
         }
-        let (note, notes) = amber_app::mentions::attachment_note(&self.workspace, prompt);
-        for note in notes {
+        let found = amber_app::mentions::attachments(&self.workspace, prompt);
+        let (images, image_notes) =
+            amber_app::images::attach(&found.images, &*amber_app::images::prep());
+        for note in found.notes.into_iter().chain(image_notes) {
             self.ui.notice(NoticeKind::Info, note);
         }
-        if let (Some(note), Some(live)) = (note, self.app.live_mut()) {
-            live.agent.note_before_next_prompt(note);
+        if let Some(live) = self.app.live_mut() {
+            if let Some(note) = found.note {
+                live.agent.note_before_next_prompt(note);
+            }
+            live.agent.attach_images(images);
         }
+    }
+
+    /// A pasted image file's path (a file dragged onto the terminal, a
+    /// screenshot's path copied): the image is attached to the next
+    /// prompt at once, and said, instead of its path landing in the
+    /// composer. `false` when the paste is not one.
+    fn paste_image(&mut self, pasted: &str) -> bool {
+        let Some(path) = amber_app::images::pasted_image_path(pasted) else {
+            return false;
+        };
+        let (images, notes) = amber_app::images::attach(&[path], &*amber_app::images::prep());
+        for note in notes {
+            let note = if images.is_empty() {
+                note
+            } else {
+                format!("{note}; it goes with your next prompt")
+            };
+            self.ui.notice(NoticeKind::Info, note);
+        }
+        if let Some(live) = self.app.live_mut() {
+            live.agent.attach_images(images);
+        }
+        true
     }
 
     fn open_dialog(&mut self, ask: Ask) {
@@ -604,7 +634,7 @@ impl Driver {
             Event::Paste(text) => {
                 if let Some(dialog) = &mut self.ui.dialog {
                     dialog.paste(&text);
-                } else if self.ui.pane.is_none() {
+                } else if self.ui.pane.is_none() && !self.paste_image(&text) {
                     self.ui.composer.paste(&text);
                     self.update_drawer();
                 }

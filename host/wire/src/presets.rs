@@ -20,6 +20,10 @@ pub struct Preset {
     pub key_env: Option<String>,
     pub model: String,
     pub context_window: u64,
+    /// Whether the model takes images (docs/images.md): a prompt with an
+    /// image to one that does not is refused before it is sent.
+    #[serde(default)]
+    pub images: bool,
 }
 
 /// A user's override of (or addition to) a preset; unset fields keep the
@@ -31,6 +35,7 @@ pub struct PresetOverride {
     pub key_env: Option<String>,
     pub model: Option<String>,
     pub context_window: Option<u64>,
+    pub images: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +75,7 @@ impl Presets {
                     key_env: o.key_env.clone().or(base.key_env),
                     model: o.model.clone().unwrap_or(base.model),
                     context_window: o.context_window.unwrap_or(base.context_window),
+                    images: o.images.unwrap_or(base.images),
                     name: name.clone(),
                 },
                 None => {
@@ -84,6 +90,7 @@ impl Presets {
                         key_env: o.key_env.clone(),
                         model: o.model.clone().ok_or_else(|| need("model"))?,
                         context_window: o.context_window.unwrap_or(32_768),
+                        images: o.images.unwrap_or(false),
                     }
                 }
             };

@@ -284,6 +284,8 @@ fn switch_model(app: &mut App, preset: amber_wire::Preset) -> Result<(), super::
         config.flavor = flavor;
         config.context_window = preset.context_window;
         config.price = app_prices.price_of(&preset.name, &preset.model);
+        config.images = preset.images;
+        config.preset = preset.name.clone();
         live.preset = preset;
         // The pipeline compresses with the session's model, for its window.
         compaction::install(&mut live.agent, live.compression);

@@ -157,6 +157,7 @@ impl Tool for ProcessTool {
                         info.id, info.pid, info.id
                     ),
                     meta: Some(json!({ "job": info })),
+                    images: Vec::new(),
                 })
             }
             Kind::Read => {
@@ -185,6 +186,7 @@ impl Tool for ProcessTool {
                         "running": read.running,
                         "exit_code": read.exit_code,
                     })),
+                    images: Vec::new(),
                 })
             }
             Kind::Stop => {
@@ -192,6 +194,7 @@ impl Tool for ProcessTool {
                 Ok(ToolOutput {
                     content: described(&info),
                     meta: Some(json!({ "job": info })),
+                    images: Vec::new(),
                 })
             }
             Kind::List => {
@@ -213,6 +216,7 @@ impl Tool for ProcessTool {
                 Ok(ToolOutput {
                     content,
                     meta: Some(json!({ "jobs": jobs })),
+                    images: Vec::new(),
                 })
             }
         }

@@ -177,6 +177,7 @@ impl Tool for SkillTool {
             return read_file(skill, file).map(|content| ToolOutput {
                 content,
                 meta: None,
+                images: Vec::new(),
             });
         }
         let mut content = load(skill);
@@ -206,6 +207,7 @@ impl Tool for SkillTool {
         Ok(ToolOutput {
             content,
             meta: Some(json!({ "skill": skill.name, "origin": skill.origin })),
+            images: Vec::new(),
         })
     }
 }

@@ -1,8 +1,9 @@
 //! What the fake server checks in each request, always: the tool results
 //! answer the tool calls it sent in the reply before (one per call, in
 //! order, with the same ids), every tool the script's reply calls and
-//! every tool the script expects is declared, and every declared tool's
-//! schema is a valid JSON Schema of an object.
+//! every tool the script expects is declared, every declared tool's
+//! schema is a valid JSON Schema of an object, and every image is in the
+//! vendor's shape (images.rs), as many as the script expects.
 
 use serde_json::Value;
 
@@ -190,6 +191,15 @@ pub fn problems(format: Format, body: &Value, turn: &Turn, sent: &[String]) -> V
         if let Some(problem) = schema_problem(schema) {
             let name = name.unwrap_or("?");
             out.push(format!("the schema of tool `{name}` {problem}"));
+        }
+    }
+    let (images, image_problems) = super::images::images_in(format, body);
+    out.extend(image_problems);
+    if let Some(n) = turn.expect_images {
+        if images != n {
+            out.push(format!(
+                "expected {n} image(s) in the vendor's shape, found {images}"
+            ));
         }
     }
     let expected = match &turn.expect_tool_results {

@@ -73,6 +73,10 @@ pub struct Turn {
     /// calls before it (a run killed after them, a new session).
     #[serde(default = "yes")]
     pub check_tool_results: bool,
+    /// Images the request must carry, each in the vendor's shape
+    /// (images a request has in a wrong shape are refused either way).
+    #[serde(default)]
+    pub expect_images: Option<usize>,
     /// Served first, one per request, before the reply itself.
     #[serde(default)]
     pub faults: Vec<Fault>,
@@ -91,6 +95,7 @@ impl Default for Turn {
             expect_tools: Vec::new(),
             expect_tool_results: None,
             check_tool_results: true,
+            expect_images: None,
             faults: Vec::new(),
             only_faults: false,
             reply: Reply::default(),

@@ -92,6 +92,12 @@ pub struct ExecArgs {
     /// `agent.confirm_turn` from config (on).
     #[arg(long)]
     pub no_confirm: bool,
+    /// Send the image in FILE (PNG, JPEG, GIF or WebP) with the prompt;
+    /// repeat for more. It is shrunk to fit every vendor's limits first,
+    /// and a preset whose model does not take images refuses the run
+    /// before anything is sent (docs/images.md).
+    #[arg(long = "image", value_name = "FILE")]
+    pub images: Vec<std::path::PathBuf>,
 }
 
 /// A share of the context window: above 0, at most 1.
@@ -135,6 +141,7 @@ impl ExecArgs {
             compact_at: None,
             trust_hooks: false,
             no_confirm: false,
+            images: Vec::new(),
         }
     }
 }
@@ -193,6 +200,15 @@ fn prepare(
     if prompt.trim().is_empty() {
         anyhow::bail!("the prompt is empty");
     }
+    // Read before the session opens: an image that cannot be sent fails
+    // the run at once rather than a prompt going without it.
+    let prep = amber_app::images::prep();
+    let images = args
+        .images
+        .iter()
+        .map(|path| amber_app::images::from_file(path, &*prep))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|e| anyhow::anyhow!("--image {e}"))?;
     // `git diff | amber -p "review this"`: what is piped in is context,
     // put before the prompt (as a note, so the session's title and its
     // resumed transcript show the prompt as typed).
@@ -216,6 +232,9 @@ fn prepare(
     let mut app = App::open_session(host, project.clone(), args.session_options(resume))?;
     if let (Some(block), Some(live)) = (piped_block, app.live_mut()) {
         live.agent.note_before_next_prompt(block);
+    }
+    if let Some(live) = app.live_mut() {
+        live.agent.attach_images(images);
     }
     let prompt = match file_command(&mut app, &prompt, project)? {
         Some(expanded) => expanded,
@@ -260,6 +279,7 @@ fn file_command(app: &mut App, prompt: &str, project: &ProjectRoot) -> Result<Op
     if let Some(attached) = ready.attached {
         live.agent.note_before_next_prompt(attached);
     }
+    live.agent.attach_images(ready.images);
     Ok(Some(ready.prompt))
 }
 

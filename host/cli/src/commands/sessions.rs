@@ -436,6 +436,7 @@ fn print_message(message: &Message) {
             Part::Reasoning(_) => outln!("(reasoning kept for the provider)"),
             Part::ToolCall(c) => outln!("→ {} {} ({})", c.name, c.arguments, c.id),
             Part::ToolResult(r) => outln!("← {} {}", r.call_id, r.content),
+            Part::Image(image) => outln!("[image: {}]", image.describe()),
         }
     }
 }

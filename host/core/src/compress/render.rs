@@ -44,6 +44,9 @@ pub fn transcript(segments: &[Segment]) -> String {
                         let status = if result.is_error { " (error)" } else { "" };
                         let _ = writeln!(out, "← result{status}: {}", capped(&result.content));
                     }
+                    Part::Image(image) => {
+                        let _ = writeln!(out, "[image: {}]", image.describe());
+                    }
                 }
             }
         }

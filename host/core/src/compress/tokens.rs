@@ -25,9 +25,18 @@ pub const BYTES_PER_TOKEN: u64 = 4;
 /// chat formats wrap around it.
 pub const MESSAGE_OVERHEAD: u64 = 4;
 
-/// The estimated tokens of one message, rounded up.
+/// The estimated tokens of one message, rounded up; an image counts as
+/// its vendors count it ([`crate::ports::Image::approx_tokens`]), not by its record.
 pub fn estimate(message: &Message) -> u64 {
-    (canonical(message).len() as u64).div_ceil(BYTES_PER_TOKEN)
+    let images: u64 = message
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Image(image) => image.approx_tokens(),
+            _ => 0,
+        })
+        .sum();
+    (canonical(message).len() as u64).div_ceil(BYTES_PER_TOKEN) + images
 }
 
 /// The estimated tokens of several messages.
@@ -61,6 +70,7 @@ pub fn count(message: &Message) -> u64 {
             Part::Reasoning(reasoning) => tokens(&reasoning.text),
             Part::ToolCall(call) => tokens(&call.id) + tokens(&call.name) + tokens(&call.arguments),
             Part::ToolResult(result) => tokens(&result.call_id) + tokens(&result.content),
+            Part::Image(image) => image.approx_tokens(),
         })
         .sum();
     parts + MESSAGE_OVERHEAD

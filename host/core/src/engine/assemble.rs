@@ -45,13 +45,26 @@ pub fn render_blocks(blocks: &[Arc<dyn PromptBlock>], render: &RenderContext) ->
 /// back (a session switched from Responses to Anthropic would otherwise
 /// send Responses' encrypted items as Anthropic thinking). Reasoning of
 /// no known flavor (older sessions) stays, for the dialect to filter by
-/// its shape.
-pub fn for_flavor(mut messages: Vec<Message>, flavor: &str) -> Vec<Message> {
+/// its shape. For a model without images, the images of the history
+/// (a session switched to it) are said in words instead.
+pub fn for_model(mut messages: Vec<Message>, flavor: &str, images: bool) -> Vec<Message> {
     for message in &mut messages {
         message.parts.retain(|part| match part {
             Part::Reasoning(r) => r.flavor.as_deref().is_none_or(|f| f == flavor),
             _ => true,
         });
+        if !images {
+            for part in &mut message.parts {
+                if let Part::Image(image) = part {
+                    *part = Part::Text {
+                        text: format!(
+                            "[an image ({}) was here; this model does not take images]",
+                            image.describe()
+                        ),
+                    };
+                }
+            }
+        }
     }
     messages
 }
@@ -193,7 +206,7 @@ mod tests {
                 Part::Text { text: "done".into() },
             ],
         };
-        let sent = for_flavor(vec![message], "anthropic-messages");
+        let sent = for_model(vec![message], "anthropic-messages", true);
         let texts: Vec<String> = sent[0]
             .parts
             .iter()

@@ -33,6 +33,7 @@ impl Tool for Echo {
         Ok(ToolOutput {
             content: "ok".into(),
             meta: None,
+            images: Vec::new(),
         })
     }
 }
@@ -114,6 +115,8 @@ fn agent(replies: Vec<Reply>, setup: Setup, path: &Path) -> (Agent, Arc<FakeMode
         workspace: None,
         price: None,
         max_budget_usd: None,
+        images: false,
+        preset: "test".into(),
     };
     let ports = AgentPorts {
         model: model.clone(),

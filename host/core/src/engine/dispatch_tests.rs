@@ -37,6 +37,7 @@ impl Tool for Fake {
         Ok(ToolOutput {
             content: args.to_string(),
             meta: None,
+            images: Vec::new(),
         })
     }
 }

@@ -14,6 +14,10 @@ pub struct Envelope {
     pub status: Status,
     pub output: String,
     pub meta: Option<serde_json::Value>,
+    /// The images the tool returned: parts of the tool message after its
+    /// result, not of the JSON text the model reads.
+    #[serde(skip)]
+    pub images: Vec<crate::ports::Image>,
 }
 
 impl Envelope {
@@ -22,6 +26,7 @@ impl Envelope {
             status: Status::Ok,
             output: output.content,
             meta: output.meta,
+            images: output.images,
         }
     }
 
@@ -30,6 +35,7 @@ impl Envelope {
             status: Status::Error,
             output: message.into(),
             meta: None,
+            images: Vec::new(),
         }
     }
 
@@ -38,6 +44,7 @@ impl Envelope {
             status: Status::Denied,
             output: reason.into(),
             meta: None,
+            images: Vec::new(),
         }
     }
 

@@ -16,6 +16,7 @@ pub mod dispatch;
 pub mod envelope;
 pub mod events;
 mod hooked;
+mod images;
 pub mod instructions;
 mod interrupt;
 pub mod plan;
@@ -42,8 +43,8 @@ use crate::ports::dialect::{
     ToolDecl, Usage,
 };
 use crate::ports::{
-    CompressionGate, Compressor, ContextUsage, FileChange, Learner, ModelClient, ModelError,
-    ModelErrorKind, PromptBlock, RenderContext, Tool,
+    CompressionGate, Compressor, ContextUsage, FileChange, Image, ImagePrep, Learner, ModelClient,
+    ModelError, ModelErrorKind, PromptBlock, RenderContext, Tool,
 };
 use crate::session::{SessionError, SessionWriter};
 use assemble::{assemble, render_blocks, Rendered};
@@ -77,6 +78,12 @@ pub struct AgentConfig {
     /// The run stops before a model call that would spend more than
     /// this many US dollars.
     pub max_budget_usd: Option<f64>,
+    /// Whether the model takes images, as its preset says: a prompt with
+    /// images to one that does not is refused before anything is sent,
+    /// and a tool's images are described to it instead (docs/images.md).
+    pub images: bool,
+    /// The preset the model is reached through, for messages to name.
+    pub preset: String,
 }
 
 /// The ports the agent drives.
@@ -149,6 +156,9 @@ pub struct Agent {
     /// Said to the model once, before the next prompt (a resumed
     /// session's read-coverage digest).
     note: Option<String>,
+    /// Images for the next prompt.
+    attached: Vec<Image>,
+    image_prep: Option<Arc<dyn ImagePrep>>,
     /// The session's hooks, when the host has any.
     hooks: Option<Arc<HookRunner>>,
     /// A sub-agent's hooks see its tool calls and its end
@@ -225,6 +235,8 @@ impl Agent {
             watch: None,
             agent_id: "main".into(),
             note: None,
+            attached: Vec::new(),
+            image_prep: None,
             hooks: None,
             sub_agent: false,
             started: false,
@@ -329,6 +341,19 @@ impl Agent {
 
     /// `text` goes to the model once, ahead of the next prompt, in the
     /// same message (so the roles still alternate).
+    /// Images the person attached (`@shot.png`, `--image`), sent with
+    /// the next prompt. A model without images refuses that prompt.
+    pub fn attach_images(&mut self, images: Vec<Image>) {
+        self.attached.extend(images);
+    }
+
+    /// What makes a tool's images ready to send (the host's `image`
+    /// crate); without it they are sent as the tool gave them.
+    pub fn with_image_prep(mut self, prep: Option<Arc<dyn ImagePrep>>) -> Self {
+        self.image_prep = prep;
+        self
+    }
+
     pub fn note_before_next_prompt(&mut self, text: String) {
         // Notes add up: a resumed session's digest, then an attached
         // file, then a command the person ran, all before one prompt.
@@ -537,6 +562,13 @@ impl Agent {
             cost_usd: Some(0.0),
         };
         self.unreported = (Usage::default(), Some(0.0));
+        let attached = std::mem::take(&mut self.attached);
+        if !attached.is_empty() && !self.config.images {
+            // Before anything is recorded or sent: the prompt can be
+            // given again, without the images or to another model.
+            report.outcome = Outcome::HardStop(images::refusal(&self.config, attached.len()));
+            return Ok(report);
+        }
         let resumed = !self.chain.is_empty();
         self.ensure_system_prompt()?;
         let mut context = self.start_hooks(resumed, sink).await?;
@@ -569,6 +601,7 @@ impl Agent {
                 text: context.join("\n"),
             });
         }
+        message.parts.extend(attached.into_iter().map(Part::Image));
         self.push(message)?;
         // Each run gives compression its chances again, and stop hooks
         // their continues.
@@ -942,9 +975,10 @@ impl Agent {
         ChatRequest {
             flavor: self.config.flavor.clone(),
             model: self.config.model.clone(),
-            messages: assemble::for_flavor(
+            messages: assemble::for_model(
                 assemble(self.chain.get_all(), &self.config.system_prompt, &rendered),
                 &self.config.flavor,
+                self.config.images,
             ),
             tools,
             max_tokens: self.config.max_tokens,
@@ -1110,6 +1144,12 @@ impl Agent {
             if let Some(added) = self.post_tool_hooks(call, &envelope).await {
                 envelope.output = format!("{}\n{added}", envelope.output.trim_end());
             }
+            let images = images::for_the_model(
+                std::mem::take(&mut envelope.images),
+                &self.config,
+                self.image_prep.as_deref(),
+                &mut envelope.output,
+            );
             sink(AgentEvent::ToolResult {
                 turn,
                 id: call.id.clone(),
@@ -1118,9 +1158,11 @@ impl Agent {
                 output: envelope.output.clone(),
                 meta: envelope.meta.clone(),
             });
+            let mut parts = vec![Part::ToolResult(envelope.to_result(&call.id))];
+            parts.extend(images.into_iter().map(Part::Image));
             self.push(Message {
                 role: Role::Tool,
-                parts: vec![Part::ToolResult(envelope.to_result(&call.id))],
+                parts,
             })?;
         }
         // The post-tool hooks' outcomes, in order with their results.
@@ -1344,6 +1386,8 @@ mod tests {
             workspace: None,
             price: None,
             max_budget_usd: None,
+            images: false,
+            preset: "test".into(),
         };
         let ports = AgentPorts {
             model,

@@ -67,6 +67,7 @@ impl Tool for PlanTool {
                 the next message."
                 .into(),
             meta: Some(json!({"plan": plan.trim()})),
+            images: Vec::new(),
         })
     }
 }

@@ -175,6 +175,7 @@ mod tests {
         let ok = Envelope::ok(crate::ports::ToolOutput {
             content: String::new(),
             meta: None,
+            images: Vec::new(),
         });
         assert_eq!(r.on_results(&[ok, fail(), fail()]), Verdict::Continue);
     }

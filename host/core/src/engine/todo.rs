@@ -193,6 +193,7 @@ impl Tool for TodoWrite {
         Ok(ToolOutput {
             content: format!("The todo list is updated: {done} of {total} completed."),
             meta: None,
+            images: Vec::new(),
         })
     }
 }
@@ -214,6 +215,7 @@ impl Tool for TodoRead {
                 .describe()
                 .unwrap_or_else(|| "The todo list is empty.".into()),
             meta: None,
+            images: Vec::new(),
         })
     }
 }

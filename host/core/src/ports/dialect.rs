@@ -70,6 +70,9 @@ pub enum Part {
     Reasoning(Reasoning),
     ToolCall(ToolCall),
     ToolResult(ToolResult),
+    /// An image: in a user message, one the person attached; in a tool
+    /// message, one the tool returned, after its result (docs/images.md).
+    Image(super::image::Image),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,6 +7,7 @@ pub mod command;
 pub mod compression;
 pub mod dialect;
 pub mod hook;
+pub mod image;
 pub mod learner;
 pub mod parser;
 pub mod prompt;
@@ -26,6 +27,7 @@ pub use compression::{
     ContextUsage, Stage, ThresholdGate,
 };
 pub use dialect::{BoxFuture, Dialect, ModelClient, StreamDecoder};
+pub use image::{Image, ImagePrep};
 pub use learner::{LearnOps, LearnReport, Learner, MemoryKind, MemoryOp, SkillOp};
 pub use parser::{Calls, LanguageSpec, Parser, Span, Symbol};
 pub use prompt::{BlockPosition, BlockSpec, PromptBlock, RenderContext};

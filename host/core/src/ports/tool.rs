@@ -33,6 +33,31 @@ pub struct ToolOutput {
     pub content: String,
     /// Structured extras for front ends (a diff, counts).
     pub meta: Option<serde_json::Value>,
+    /// Images the model sees with `content` (a screenshot, a chart), as
+    /// the tool gave them: the agent prepares them, or tells a model
+    /// without images what they were (docs/images.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<super::image::Image>,
+}
+
+impl ToolOutput {
+    /// Text for the model and nothing else.
+    pub fn text(content: impl Into<String>) -> Self {
+        ToolOutput {
+            content: content.into(),
+            meta: None,
+            images: Vec::new(),
+        }
+    }
+
+    /// Text for the model and extras for front ends.
+    pub fn with_meta(content: impl Into<String>, meta: serde_json::Value) -> Self {
+        ToolOutput {
+            content: content.into(),
+            meta: Some(meta),
+            images: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

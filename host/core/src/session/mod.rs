@@ -14,6 +14,7 @@
 //! "interrupted" result for each and every call still has exactly one.
 
 pub mod fork;
+pub mod images;
 mod links;
 pub mod rewind;
 mod store;
@@ -488,6 +489,8 @@ impl SessionWriter {
         chain: &mut ContextChain,
         message: Message,
     ) -> Result<ChainHash, SessionError> {
+        // The bytes first: a record never names an image not kept.
+        images::keep(&self.path, &message)?;
         let hash = chain.push(message.clone());
         self.write(&Record::Message {
             hash: hex(&hash),
@@ -714,7 +717,7 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
                 }
                 info = Some(start)
             }
-            Record::Message { hash, message } => {
+            Record::Message { hash, mut message } => {
                 let expected = link(&chain.head(), &message);
                 if hex(&expected) != hash {
                     return Err(tampered(
@@ -722,6 +725,7 @@ pub fn resume_to(path: &Path, until: Option<usize>) -> Result<Resumed, SessionEr
                         "the message does not match its chain hash".into(),
                     ));
                 }
+                images::load(path, &mut message, &mut warnings);
                 chain.push(message);
             }
             Record::Pop { hash } => {

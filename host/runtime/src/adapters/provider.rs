@@ -61,6 +61,58 @@ fn from_wit_reasoning(r: wit::Reasoning) -> Reasoning {
     }
 }
 
+/// A message's parts as the contract has them: an image after a tool
+/// result in the same message is that result's (the agent puts a tool's
+/// images there); one whose bytes are gone is said in words instead.
+fn to_wit_parts(parts: &[Part]) -> Vec<wit::Part> {
+    let mut out: Vec<wit::Part> = Vec::with_capacity(parts.len());
+    for part in parts {
+        let converted = match part {
+            Part::Text { text } => wit::Part::Text(text.clone()),
+            Part::Reasoning(r) => wit::Part::Reasoning(to_wit_reasoning(r)),
+            Part::ToolCall(c) => wit::Part::ToolCall(wit::ToolCall {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            }),
+            Part::ToolResult(r) => wit::Part::ToolResult(wit::ToolResult {
+                call_id: r.call_id.clone(),
+                content: r.content.clone(),
+                is_error: r.is_error,
+                images: Vec::new(),
+            }),
+            Part::Image(image) => {
+                let sent = image.data().map(|data| types::Image {
+                    media_type: image.media_type.clone(),
+                    data: data.to_vec(),
+                });
+                match (out.last_mut(), sent) {
+                    (Some(wit::Part::ToolResult(result)), Some(sent)) => {
+                        result.images.push(sent);
+                        continue;
+                    }
+                    (Some(wit::Part::ToolResult(result)), None) => {
+                        result.content.push_str(&format!("\n{}", missing_image(image)));
+                        continue;
+                    }
+                    (_, Some(sent)) => wit::Part::Image(sent),
+                    (_, None) => wit::Part::Text(missing_image(image)),
+                }
+            }
+        };
+        out.push(converted);
+    }
+    out
+}
+
+/// What a model is told of an image whose stored bytes could not be read.
+fn missing_image(image: &amber_core::ports::Image) -> String {
+    format!(
+        "[an image ({}) was here; its stored copy is missing, so it is not shown]",
+        image.describe()
+    )
+}
+
 fn to_wit_request(req: &ChatRequest) -> wit::ChatRequest {
     let messages = req
         .messages
@@ -72,25 +124,7 @@ fn to_wit_request(req: &ChatRequest) -> wit::ChatRequest {
                 Role::Assistant => wit::Role::Assistant,
                 Role::Tool => wit::Role::Tool,
             },
-            parts: m
-                .parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text { text } => wit::Part::Text(text.clone()),
-                    Part::Reasoning(r) => wit::Part::Reasoning(to_wit_reasoning(r)),
-                    Part::ToolCall(c) => wit::Part::ToolCall(wit::ToolCall {
-                        id: c.id.clone(),
-                        name: c.name.clone(),
-                        arguments: c.arguments.clone(),
-                    }),
-                    Part::ToolResult(r) => wit::Part::ToolResult(wit::ToolResult {
-                        call_id: r.call_id.clone(),
-                        content: r.content.clone(),
-                        is_error: r.is_error,
-                        images: Vec::new(),
-                    }),
-                })
-                .collect(),
+            parts: to_wit_parts(&m.parts),
         })
         .collect();
     let tools = req

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
+use amber_core::ports::{Image, Tool, ToolError, ToolOutput, ToolSpec};
 
 use super::missing;
 use crate::bindings::tool as wit;
@@ -44,16 +44,18 @@ impl Tool for ComponentTool {
                 let meta = out
                     .meta
                     .map(|m| serde_json::from_str(&m).unwrap_or(serde_json::Value::String(m)));
-                let mut content = out.content;
-                if !out.images.is_empty() {
-                    // Said, not dropped in silence, until the conversation
-                    // carries images (docs/wit.md, 0.3.0).
-                    content.push_str(&format!(
-                        "\n[the tool returned {} image(s); this amber does not pass tool images to the model yet]",
-                        out.images.len()
-                    ));
-                }
-                Ok(ToolOutput { content, meta })
+                // Images are not counted in the output cap: the agent
+                // checks and shrinks each before the model sees it.
+                let images = out
+                    .images
+                    .into_iter()
+                    .map(|i| Image::new(i.media_type, i.data, 0, 0))
+                    .collect();
+                Ok(ToolOutput {
+                    content: out.content,
+                    meta,
+                    images,
+                })
             }
             Err(wit::ToolError::InvalidArgs(m)) => Err(ToolError::InvalidArgs(m)),
             Err(wit::ToolError::Failed(m)) => Err(ToolError::Failed(m)),

@@ -88,6 +88,8 @@ pub struct TaskContext {
     /// included): the next one's number when no read tracker numbers
     /// them. Shared by every `task` tool the session makes.
     pub started: Arc<std::sync::atomic::AtomicU32>,
+    /// What makes the images a sub-agent's tools return ready to send.
+    pub image_prep: Option<Arc<dyn crate::ports::ImagePrep>>,
 }
 
 pub struct TaskTool {
@@ -222,6 +224,8 @@ impl TaskTool {
             flavor: found.flavor,
             context_window: found.context_window,
             price: found.price,
+            images: found.images,
+            preset: found.provider.clone(),
             ..ctx.config.clone()
         };
         Ok((found.client, config, found.provider))
@@ -333,7 +337,8 @@ impl TaskTool {
         let mut agent = Agent::new(config, ports, ContextChain::new(), session)
             .with_cancel(token.child_token())
             .with_reads(ctx.reads.clone(), id.clone())
-            .with_hooks(ctx.hooks.clone(), true);
+            .with_hooks(ctx.hooks.clone(), true)
+            .with_image_prep(ctx.image_prep.clone());
         let events = ctx.events.clone();
         let tag = id.clone();
         let mut sink = move |event: AgentEvent| {
@@ -370,6 +375,7 @@ impl TaskTool {
             Outcome::Done(reply) => Ok(ToolOutput {
                 content: reply,
                 meta: Some(meta),
+                images: Vec::new(),
             }),
             Outcome::HardStop(reason) => Err(ToolError::Failed(format!(
                 "the sub-agent stopped without finishing: {reason}"

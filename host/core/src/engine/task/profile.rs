@@ -53,6 +53,8 @@ pub struct SubAgentModel {
     pub context_window: u64,
     /// Its price, when config has one.
     pub price: Option<crate::engine::Price>,
+    /// Whether it takes images, as its preset says.
+    pub images: bool,
 }
 
 /// Finds the model a custom agent names: the host knows the presets and

@@ -28,6 +28,7 @@ impl Tool for Doing {
         Ok(ToolOutput {
             content: "done".into(),
             meta: None,
+            images: Vec::new(),
         })
     }
 }
@@ -96,6 +97,8 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
             workspace: None,
             price: None,
             max_budget_usd: None,
+            images: false,
+            preset: "test".into(),
         },
         model,
         tools: vec![loosen, poke],
@@ -111,6 +114,7 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
         sessions: None,
         events,
         started: Default::default(),
+        image_prep: None,
     };
     let task = Arc::new(TaskTool::new(context, Execution::Serial));
     let args = json!({"prompt": "poke it", "agent": "auditor"});

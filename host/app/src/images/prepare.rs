@@ -1,0 +1,229 @@
+//! The host's [`ImagePrep`]: an image is known by its bytes (not its
+//! name), checked against a decompression bomb before it is decoded, and
+//! shrunk to fit every vendor only when it does not already: a screenshot
+//! that fits is sent byte for byte.
+
+use std::io::Cursor;
+
+use amber_core::ports::{Image, ImagePrep};
+use image::codecs::jpeg::JpegEncoder;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::{DynamicImage, ImageFormat, ImageReader, Limits};
+
+use super::limits::{self, MAX_INPUT_BYTES, MAX_INPUT_EDGE};
+
+/// JPEG quality for a photo that had to be shrunk: what vendors' own
+/// resizers use, near enough, at a third of the bytes of 95.
+const JPEG_QUALITY: u8 = 85;
+
+/// Prepares images with the `image` crate to fit `max_edge` and
+/// `max_bytes`.
+#[derive(Debug, Clone, Copy)]
+pub struct NativeImagePrep {
+    max_edge: u32,
+    max_bytes: usize,
+}
+
+impl Default for NativeImagePrep {
+    /// Fit for every vendor ([`limits::for_every_vendor`]).
+    fn default() -> Self {
+        let (max_edge, max_bytes) = limits::for_every_vendor();
+        NativeImagePrep {
+            max_edge,
+            max_bytes,
+        }
+    }
+}
+
+impl NativeImagePrep {
+    pub fn new(max_edge: u32, max_bytes: usize) -> Self {
+        NativeImagePrep {
+            max_edge,
+            max_bytes,
+        }
+    }
+}
+
+impl ImagePrep for NativeImagePrep {
+    fn prepare(&self, bytes: &[u8]) -> Result<Image, String> {
+        if bytes.len() > MAX_INPUT_BYTES {
+            return Err(format!(
+                "it is {} MB; an image is read up to {} MB",
+                bytes.len() / 1_000_000,
+                MAX_INPUT_BYTES / 1_000_000
+            ));
+        }
+        let format = image::guess_format(bytes)
+            .ok()
+            .filter(|f| media_type(*f).is_some())
+            .ok_or("it is not a PNG, JPEG, GIF or WebP image")?;
+        let media = media_type(format).unwrap_or("image/png");
+        let (width, height) = reader(bytes, format)
+            .into_dimensions()
+            .map_err(|e| format!("it is not a readable {}: {e}", name(format)))?;
+        if width.max(height) <= self.max_edge && bytes.len() <= self.max_bytes {
+            return Ok(Image::new(media, bytes.to_vec(), width, height));
+        }
+        if width.max(height) > MAX_INPUT_EDGE {
+            return Err(format!(
+                "it is {width}×{height}; an image is read up to {MAX_INPUT_EDGE} px a side"
+            ));
+        }
+        let decoded = reader(bytes, format)
+            .decode()
+            .map_err(|e| format!("it is not a readable {}: {e}", name(format)))?;
+        self.shrunk(decoded, format)
+    }
+}
+
+impl NativeImagePrep {
+    /// `decoded` made to fit: scaled to `max_edge`, then encoded as the
+    /// kind it was (a GIF's first frame and a WebP as PNG, which every
+    /// vendor takes and encodes losslessly); halved again while the bytes
+    /// are over, down to a size that always fits.
+    fn shrunk(&self, decoded: DynamicImage, format: ImageFormat) -> Result<Image, String> {
+        let longest = decoded.width().max(decoded.height());
+        let mut edge = self.max_edge.min(longest);
+        loop {
+            let scaled = if longest > edge {
+                decoded.thumbnail(edge, edge)
+            } else {
+                decoded.clone()
+            };
+            let (bytes, media) = encode(&scaled, format)?;
+            if bytes.len() <= self.max_bytes || edge <= 256 {
+                if bytes.len() > self.max_bytes {
+                    return Err(format!(
+                        "even at {edge} px it is {} KB, over the {} KB a vendor takes",
+                        bytes.len() / 1000,
+                        self.max_bytes / 1000
+                    ));
+                }
+                return Ok(Image::new(media, bytes, scaled.width(), scaled.height()));
+            }
+            edge /= 2;
+        }
+    }
+}
+
+/// A reader of `bytes` as `format`, limited so a bomb is refused.
+fn reader(bytes: &[u8], format: ImageFormat) -> ImageReader<Cursor<&[u8]>> {
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_INPUT_EDGE);
+    limits.max_image_height = Some(MAX_INPUT_EDGE);
+    reader.limits(limits);
+    reader
+}
+
+/// `image` encoded: a JPEG as a JPEG, anything else as a fast PNG.
+fn encode(image: &DynamicImage, format: ImageFormat) -> Result<(Vec<u8>, &'static str), String> {
+    let mut out = Vec::new();
+    let failed = |e: image::ImageError| format!("it could not be encoded again: {e}");
+    if format == ImageFormat::Jpeg {
+        let rgb = image.to_rgb8();
+        rgb.write_with_encoder(JpegEncoder::new_with_quality(&mut out, JPEG_QUALITY))
+            .map_err(failed)?;
+        return Ok((out, "image/jpeg"));
+    }
+    let encoder =
+        PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive);
+    image.write_with_encoder(encoder).map_err(failed)?;
+    Ok((out, "image/png"))
+}
+
+/// The media type of a format a dialect can send.
+fn media_type(format: ImageFormat) -> Option<&'static str> {
+    match format {
+        ImageFormat::Png => Some("image/png"),
+        ImageFormat::Jpeg => Some("image/jpeg"),
+        ImageFormat::Gif => Some("image/gif"),
+        ImageFormat::WebP => Some("image/webp"),
+        _ => None,
+    }
+}
+
+fn name(format: ImageFormat) -> &'static str {
+    match format {
+        ImageFormat::Jpeg => "JPEG",
+        ImageFormat::Gif => "GIF",
+        ImageFormat::WebP => "WebP",
+        _ => "PNG",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{ImageBuffer, Rgb};
+
+    /// A `w`×`h` PNG of a gradient (noise-free, so it compresses).
+    pub fn png(w: u32, h: u32) -> Vec<u8> {
+        let img = ImageBuffer::from_fn(w, h, |x, y| Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
+        let mut out = Vec::new();
+        DynamicImage::ImageRgb8(img)
+            .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn an_image_that_fits_is_sent_byte_for_byte() {
+        let bytes = png(300, 200);
+        let image = NativeImagePrep::default().prepare(&bytes).unwrap();
+        assert_eq!(image.data(), Some(bytes.as_slice()));
+        assert_eq!((image.width, image.height, image.media_type.as_str()), (300, 200, "image/png"));
+    }
+
+    #[test]
+    fn a_large_image_is_shrunk_to_the_edge_keeping_its_shape() {
+        let image = NativeImagePrep::new(100, 10_000_000).prepare(&png(400, 300)).unwrap();
+        assert_eq!((image.width, image.height), (100, 75));
+        let back = image::load_from_memory(image.data().unwrap()).unwrap();
+        assert_eq!((back.width(), back.height()), (100, 75));
+    }
+
+    /// A `w`×`h` PNG of noise, which does not compress.
+    fn noisy_png(w: u32, h: u32) -> Vec<u8> {
+        let mut seed = 7u32;
+        let img = ImageBuffer::from_fn(w, h, |_, _| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let [a, b, c, _] = seed.to_le_bytes();
+            Rgb([a, b, c])
+        });
+        let mut out = Vec::new();
+        DynamicImage::ImageRgb8(img)
+            .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn an_image_over_the_bytes_is_halved_until_it_fits() {
+        let bytes = noisy_png(400, 400);
+        assert!(bytes.len() > 100_000);
+        let image = NativeImagePrep::new(1000, 200_000).prepare(&bytes).unwrap();
+        assert!(image.data().unwrap().len() <= 200_000);
+        assert_eq!(image.width, 200, "400 px is over the bytes, 200 px is not");
+    }
+
+    #[test]
+    fn what_is_not_an_image_is_refused_by_its_bytes_not_its_name() {
+        let err = NativeImagePrep::default().prepare(b"%PDF-1.7 ...").unwrap_err();
+        assert!(err.contains("not a PNG, JPEG, GIF or WebP"), "{err}");
+        let mut cut = png(50, 50);
+        cut.truncate(40);
+        let err = NativeImagePrep::new(10, 100).prepare(&cut).unwrap_err();
+        assert!(err.contains("PNG"), "{err}");
+    }
+
+    #[test]
+    fn a_decompression_bomb_is_refused_before_it_is_decoded() {
+        // A valid PNG header claiming 30000×30000: refused on its header.
+        let mut bytes = png(1, 1);
+        bytes[16..20].copy_from_slice(&30_000u32.to_be_bytes());
+        bytes[20..24].copy_from_slice(&30_000u32.to_be_bytes());
+        let err = NativeImagePrep::default().prepare(&bytes).unwrap_err();
+        assert!(err.contains("20000 px a side") || err.contains("PNG"), "{err}");
+    }
+}
