@@ -125,6 +125,23 @@ impl Tmux {
         assert!(status.success());
     }
 
+    /// Pastes `text` as a terminal that brackets pastes does, when the
+    /// application asked it to (`tmux paste-buffer -p`): a dragged file's
+    /// path arrives this way.
+    pub fn paste(&self, text: &str) {
+        let buffer = format!("{}-paste", self.name);
+        let status = Command::new("tmux")
+            .args(["set-buffer", "-b", &buffer, text])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = Command::new("tmux")
+            .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &self.name])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// Types `text` literally, then Enter.
     pub fn type_line(&self, text: &str) {
         let status = Command::new("tmux")
