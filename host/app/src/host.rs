@@ -300,7 +300,12 @@ pub fn policy(
             config.policy.rules.clone(),
             Some(front_end.approver(yes)),
         )
-        .with_sandbox(SandboxStance::new(config.sandbox.always, available)),
+        .with_sandbox(SandboxStance::new(config.sandbox.always, available))
+        .with_reads_too(if config.web.fetch_in_read_mode {
+            vec!["web_fetch".to_string()]
+        } else {
+            Vec::new()
+        }),
     )
 }
 

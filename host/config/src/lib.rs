@@ -47,6 +47,18 @@ pub struct Config {
     /// header the host adds (docs/permissions.md). The plugin never sees
     /// one.
     pub secrets: BTreeMap<String, SecretConfig>,
+    /// The web tools (docs/web.md).
+    pub web: WebConfig,
+}
+
+/// `[web]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebConfig {
+    /// Read and plan mode allow `web_fetch` (off: a fetched URL can carry
+    /// what the model read out of the workspace, so reading the web is
+    /// not reading).
+    pub fetch_in_read_mode: bool,
 }
 
 /// `[checkpoints]`.

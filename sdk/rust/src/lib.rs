@@ -43,6 +43,8 @@ pub mod fs;
 #[doc(hidden)]
 pub mod glue;
 mod hook;
+#[cfg(feature = "http")]
+pub mod http;
 mod image;
 mod manifest;
 

@@ -113,7 +113,40 @@ struct Report {
     /// start or now.
     stale_temp_files: Vec<PathBuf>,
     workspace: Workspace,
+    web: Web,
     problems: Vec<Problem>,
+}
+
+/// The web tools' setup (docs/web.md): what `web_search` asks, with how
+/// to give it what is missing.
+#[derive(Serialize)]
+struct Web {
+    /// `[plugins.web-search.settings] backend`, when set.
+    search_backend: Option<String>,
+    /// How to set one up, when none is (web_search is not offered).
+    search_hint: Option<String>,
+    fetch_in_read_mode: bool,
+}
+
+/// What the web tools need, by the config alone (no plugin is loaded).
+fn web(config: Option<&amber_config::Config>) -> Web {
+    let backend = config
+        .and_then(|c| c.plugins.get("web-search"))
+        .and_then(|p| p.settings.get("backend"))
+        .filter(|b| !b.trim().is_empty())
+        .cloned();
+    let search_hint = backend.is_none().then(|| {
+        "web_search is not offered until a search API is configured: \
+         `[plugins.web-search.settings] backend = \"brave\"` (or tavily, searxng with `url`, json with `url`), \
+         its key bound as a header (`[plugins.web-search.http_headers.\"api.search.brave.com\"] X-Subscription-Token = \"brave\"` \
+         with `[secrets.brave] env = \"BRAVE_API_KEY\"`), and `amber plugin grant web-search http` (docs/web.md)"
+            .to_string()
+    });
+    Web {
+        search_backend: backend,
+        search_hint,
+        fetch_in_read_mode: config.is_some_and(|c| c.web.fetch_in_read_mode),
+    }
 }
 
 /// What keeps commands from outliving amber or taking the machine, and
@@ -461,6 +494,7 @@ pub fn run(
         processes,
         stale_temp_files,
         workspace: workspace(project),
+        web: web(config.as_ref()),
         problems,
     };
     if args.json {
@@ -603,6 +637,11 @@ fn render(report: &Report) -> String {
             key.env,
             key.presets.join(", ")
         ));
+    }
+    match (&report.web.search_backend, &report.web.search_hint) {
+        (Some(backend), _) => out.push_str(&format!("\nweb         web_search through `{backend}`\n")),
+        (None, Some(hint)) => out.push_str(&format!("\nweb         {hint}\n")),
+        (None, None) => {}
     }
     out.push_str("\nproviders\n");
     for p in &report.providers {

@@ -365,13 +365,13 @@ impl Dispatcher {
             }
         }
         match self.policy.mode() {
-            Mode::Read if !spec.read_only => {
+            Mode::Read if !spec.read_only && !self.policy.reads_too(&call.name) => {
                 return Err(Envelope::denied(format!(
                     "read mode: `{}` can change things, and this run may only read (rerun with --mode write)",
                     call.name
                 )))
             }
-            Mode::Plan if !spec.read_only => {
+            Mode::Plan if !spec.read_only && !self.policy.reads_too(&call.name) => {
                 return Err(Envelope::denied(format!(
                     "plan mode: `{}` can change things; read what you need, then propose your plan with `exit_plan`",
                     call.name

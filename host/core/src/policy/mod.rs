@@ -165,6 +165,9 @@ pub struct Policy {
     /// A sub-agent's view: the policy it was taken from, whose rules and
     /// grants it uses as they are now, and whose mode tightens it.
     parent: Option<Arc<Policy>>,
+    /// Tools read and plan mode allow besides the read-only ones, by the
+    /// user's choice (`[web] fetch_in_read_mode` puts `web_fetch` here).
+    reads_too: Vec<String>,
 }
 
 /// `exec`, `exec:git` and `exec:git:network` all match `exec:git:network`.
@@ -193,7 +196,21 @@ impl Policy {
             narrowing: RwLock::new(None),
             agent: "main".into(),
             parent: None,
+            reads_too: Vec::new(),
         }
+    }
+
+    /// Lets read and plan mode call `tools` too, though they are not
+    /// read-only: the user judged them harmless enough to read with.
+    pub fn with_reads_too(mut self, tools: Vec<String>) -> Self {
+        self.reads_too = tools;
+        self
+    }
+
+    /// Whether read and plan mode allow `tool` although it is not
+    /// read-only.
+    pub fn reads_too(&self, tool: &str) -> bool {
+        self.session().reads_too.iter().any(|t| t == tool)
     }
 
     /// A sub-agent's own view, taken as it starts, asking the same person
@@ -219,6 +236,7 @@ impl Policy {
             narrowing: RwLock::new(self.narrowing()),
             agent: agent.to_string(),
             parent: Some(self.clone()),
+            reads_too: Vec::new(),
         }
     }
 

@@ -224,7 +224,9 @@ impl PluginManager {
 
     /// What plugin `id` may use: what it requests ∩ (what the user granted
     /// for this wasm ∪ config pre-grants); bundled plugins are granted what
-    /// they request unless the user revoked it.
+    /// they request unless the user revoked it, except `http`: the network
+    /// is granted by a person (or config) even to amber's own plugins,
+    /// `web_fetch` included (docs/web.md).
     fn effective_grants(&self, id: &str, grants: &mut BTreeMap<String, GrantRecord>) -> Grants {
         let Some(status) = self.runtime.status(id) else {
             return Grants::none();
@@ -236,9 +238,23 @@ impl PluginManager {
             // revoked (decided on and not granted).
             let revoked: BTreeSet<Permission> =
                 record.asked.difference(&record.granted).copied().collect();
-            let granted: BTreeSet<Permission> = requested.difference(&revoked).copied().collect();
-            *record = GrantRecord::all(&status.hash, &requested);
+            let http_granted = record.granted.contains(&Permission::Http);
+            let http_asked = record.asked.contains(&Permission::Http);
+            let auto: BTreeSet<Permission> = requested
+                .iter()
+                .copied()
+                .filter(|p| *p != Permission::Http)
+                .collect();
+            let granted: BTreeSet<Permission> = auto.difference(&revoked).copied().collect();
+            *record = GrantRecord::all(&status.hash, &auto);
             record.granted = granted;
+            // A person's decision on `http` carries over to the new wasm.
+            if http_asked && requested.contains(&Permission::Http) {
+                record.asked.insert(Permission::Http);
+                if http_granted {
+                    record.granted.insert(Permission::Http);
+                }
+            }
         }
         record.rebind(&status.hash, &requested);
         let pre: BTreeSet<Permission> = self

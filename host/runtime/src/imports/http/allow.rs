@@ -9,7 +9,10 @@
 //!   `localhost:*`: any port (a plugin for local dev servers asks so, and
 //!   the user's grant narrows it to the one in use);
 //! - `http://…`: plain HTTP allowed for it (`insecure`), port 80 unless
-//!   one is named.
+//!   one is named;
+//! - `*`: any host, on port 443 (a fetcher of any page the model names,
+//!   as `web_fetch` asks; the user may narrow it to a list). Like every
+//!   wildcard it never reaches a private address.
 //!
 //! Every hop of a request (each redirect) is checked against the list, and
 //! every address a name resolves to is checked before a connection: a
@@ -22,7 +25,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 /// One host pattern of a grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostPattern {
-    /// `*.` was its first label: any host under `host`.
+    /// `*.` was its first label: any host under `host`; with `host`
+    /// empty (the pattern `*`), any host at all.
     pub wildcard: bool,
     /// Lowercase, without a trailing dot; an IPv6 address without brackets.
     pub host: String,
@@ -65,6 +69,15 @@ impl HostPattern {
             .ok_or_else(|| bad("its port is not a number from 1 to 65535, or `*`"))?;
         if any_port && port.is_some() {
             return Err(bad("two ports"));
+        }
+        if host == "*" {
+            return Ok(HostPattern {
+                wildcard: true,
+                host: String::new(),
+                port,
+                any_port,
+                insecure,
+            });
         }
         let (wildcard, host) = match host.strip_prefix("*.") {
             Some(under) => (true, under),
@@ -110,7 +123,9 @@ impl HostPattern {
     /// Whether it covers `host` (lowercase, as a URL has it) on `port`
     /// over `https` (or plain HTTP).
     fn covers(&self, host: &str, port: u16, https: bool) -> bool {
-        let host_matches = if self.wildcard {
+        let host_matches = if self.wildcard && self.host.is_empty() {
+            !host.is_empty()
+        } else if self.wildcard {
             host.strip_suffix(self.host.as_str())
                 .is_some_and(|head| head.len() > 1 && head.ends_with('.'))
         } else {
@@ -187,7 +202,9 @@ impl Allowlist {
                 if p.insecure {
                     s.push_str("http://");
                 }
-                if p.wildcard {
+                if p.wildcard && p.host.is_empty() {
+                    s.push('*');
+                } else if p.wildcard {
                     s.push_str("*.");
                 }
                 s.push_str(&p.host);
@@ -232,7 +249,9 @@ impl Allowlist {
     pub fn narrowed(&self, granted: &Allowlist) -> Result<Allowlist, String> {
         for g in &granted.patterns {
             let inside = self.patterns.iter().any(|a| {
-                let host = if a.wildcard {
+                let host = if a.wildcard && a.host.is_empty() {
+                    true
+                } else if a.wildcard {
                     g.host
                         .strip_suffix(a.host.as_str())
                         .is_some_and(|head| head.ends_with('.') && head.len() > 1)
@@ -324,6 +343,23 @@ mod tests {
 
     fn list(patterns: &[&str]) -> Allowlist {
         Allowlist::parse(patterns.iter().copied()).unwrap()
+    }
+
+    #[test]
+    fn star_is_any_public_host_on_443_and_narrows_to_a_list() {
+        let any = list(&["*"]);
+        assert_eq!(any.described_list(), ["*"]);
+        assert!(any.check(true, "docs.rs", 443).is_ok());
+        assert!(any.check(true, "docs.rs", 8443).is_err());
+        assert!(any.check(false, "docs.rs", 80).is_err());
+        // A wildcard never reaches inside, whatever the name resolves to.
+        assert!(any
+            .check_address("intranet.corp", "10.0.0.5".parse().unwrap())
+            .is_err());
+        let narrowed = any.narrowed(&list(&["docs.rs", "*.python.org"])).unwrap();
+        assert!(narrowed.check(true, "docs.python.org", 443).is_ok());
+        assert!(narrowed.check(true, "example.com", 443).is_err());
+        assert!(list(&["docs.rs"]).narrowed(&any).is_err());
     }
 
     #[test]
