@@ -343,3 +343,79 @@ reply = { text = "DONE" }
     run.assert_done("Four.");
     assert_eq!(run.results()[0].2, "4 words");
 }
+
+#[test]
+fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_network() {
+    let env = Env::new(AMBER);
+    let parent = env.ws.join("plugins");
+    std::fs::create_dir_all(&parent).unwrap();
+    let out = amber(
+        &env,
+        &[
+            "plugin",
+            "new",
+            "stars",
+            "--lang",
+            "rust",
+            "--kind",
+            "tool",
+            "--http",
+            "--dir",
+            parent.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dir = parent.join("stars");
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("features = [\"http\"]"), "{manifest}");
+
+    // Both examples pass, their requests answered from [[http]].
+    let out = amber(&env, &["plugin", "test", dir.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["failed"], 0, "{report:#}");
+    assert_eq!(report["examples"].as_array().unwrap().len(), 2);
+
+    // A request no fixture answers is refused, naming it: nothing is sent.
+    let examples = dir.join("tests.toml");
+    let text_now = std::fs::read_to_string(&examples).unwrap();
+    let without = text_now.replace("repos/rust-lang/rust\"", "repos/rust-lang/cargo\"");
+    std::fs::write(&examples, without).unwrap();
+    let out = amber(
+        &env,
+        &["plugin", "test", dir.to_str().unwrap(), "--no-build"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("no [[http]] fixture")
+            && shown.contains("api.github.com/repos/rust-lang/rust"),
+        "{shown}"
+    );
+
+    // The kinds and languages --http does not cover say so.
+    let out = amber(
+        &env,
+        &[
+            "plugin",
+            "new",
+            "x",
+            "--lang",
+            "python",
+            "--http",
+            "--dir",
+            parent.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--http makes a Rust tool"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -37,7 +37,11 @@ pub const VENDORS: &[VendorLimits] = &[
 /// The tightest of [`VENDORS`]: what every image is prepared to.
 pub fn for_every_vendor() -> (u32, usize) {
     let edge = VENDORS.iter().map(|v| v.max_edge).min().unwrap_or(1568);
-    let bytes = VENDORS.iter().map(|v| v.max_bytes).min().unwrap_or(3_750_000);
+    let bytes = VENDORS
+        .iter()
+        .map(|v| v.max_bytes)
+        .min()
+        .unwrap_or(3_750_000);
     (edge, bytes)
 }
 

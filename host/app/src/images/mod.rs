@@ -95,14 +95,20 @@ mod tests {
         std::fs::write(&shot, b"x").unwrap();
         let text = shot.display().to_string();
         assert_eq!(pasted_image_path(&text), Some(shot.clone()));
-        assert_eq!(pasted_image_path(&format!("'{text}'\n")), Some(shot.clone()));
+        assert_eq!(
+            pasted_image_path(&format!("'{text}'\n")),
+            Some(shot.clone())
+        );
         assert_eq!(
             pasted_image_path(&format!("file://{}", text.replace(' ', "%20"))),
             Some(shot.clone())
         );
         assert_eq!(pasted_image_path(&text.replace(' ', "\\ ")), Some(shot));
         assert_eq!(pasted_image_path("look at this.png"), None);
-        assert_eq!(pasted_image_path(&dir.path().join("gone.png").display().to_string()), None);
+        assert_eq!(
+            pasted_image_path(&dir.path().join("gone.png").display().to_string()),
+            None
+        );
         let notes = dir.path().join("notes.txt");
         std::fs::write(&notes, b"x").unwrap();
         assert_eq!(pasted_image_path(&notes.display().to_string()), None);
@@ -115,6 +121,9 @@ mod tests {
         std::fs::write(&fake, b"not an image").unwrap();
         let (images, notes) = attach(&[fake], &NativeImagePrep::default());
         assert!(images.is_empty());
-        assert!(notes[0].contains("fake.png") && notes[0].contains("not a PNG"), "{notes:?}");
+        assert!(
+            notes[0].contains("fake.png") && notes[0].contains("not a PNG"),
+            "{notes:?}"
+        );
     }
 }

@@ -172,12 +172,17 @@ mod tests {
         let bytes = png(300, 200);
         let image = NativeImagePrep::default().prepare(&bytes).unwrap();
         assert_eq!(image.data(), Some(bytes.as_slice()));
-        assert_eq!((image.width, image.height, image.media_type.as_str()), (300, 200, "image/png"));
+        assert_eq!(
+            (image.width, image.height, image.media_type.as_str()),
+            (300, 200, "image/png")
+        );
     }
 
     #[test]
     fn a_large_image_is_shrunk_to_the_edge_keeping_its_shape() {
-        let image = NativeImagePrep::new(100, 10_000_000).prepare(&png(400, 300)).unwrap();
+        let image = NativeImagePrep::new(100, 10_000_000)
+            .prepare(&png(400, 300))
+            .unwrap();
         assert_eq!((image.width, image.height), (100, 75));
         let back = image::load_from_memory(image.data().unwrap()).unwrap();
         assert_eq!((back.width(), back.height()), (100, 75));
@@ -209,7 +214,9 @@ mod tests {
 
     #[test]
     fn what_is_not_an_image_is_refused_by_its_bytes_not_its_name() {
-        let err = NativeImagePrep::default().prepare(b"%PDF-1.7 ...").unwrap_err();
+        let err = NativeImagePrep::default()
+            .prepare(b"%PDF-1.7 ...")
+            .unwrap_err();
         assert!(err.contains("not a PNG, JPEG, GIF or WebP"), "{err}");
         let mut cut = png(50, 50);
         cut.truncate(40);
@@ -224,6 +231,9 @@ mod tests {
         bytes[16..20].copy_from_slice(&30_000u32.to_be_bytes());
         bytes[20..24].copy_from_slice(&30_000u32.to_be_bytes());
         let err = NativeImagePrep::default().prepare(&bytes).unwrap_err();
-        assert!(err.contains("20000 px a side") || err.contains("PNG"), "{err}");
+        assert!(
+            err.contains("20000 px a side") || err.contains("PNG"),
+            "{err}"
+        );
     }
 }

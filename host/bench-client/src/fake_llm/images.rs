@@ -152,7 +152,9 @@ fn bytes_are(media: &str, data: &str) -> Result<(), String> {
     if actual == media {
         Ok(())
     } else {
-        Err(format!("an image said to be `{media}` whose bytes are {actual}"))
+        Err(format!(
+            "an image said to be `{media}` whose bytes are {actual}"
+        ))
     }
 }
 

@@ -134,6 +134,10 @@ pub enum PluginCommand {
         /// Where to make the folder (default: here).
         #[arg(long, value_name = "DIR", default_value = ".")]
         dir: PathBuf,
+        /// A tool that calls a web API through the `http` permission, its
+        /// tests answered from recorded `[[http]]` responses (Rust).
+        #[arg(long)]
+        http: bool,
     },
     /// Build the plugin in DIR (default: here) with its language's
     /// toolchain into DIR/dist/ID.wasm, and check it: a valid component of
@@ -205,8 +209,9 @@ pub fn run(host: &Host, cmd: PluginCommand, workspace: &Path) -> Result<()> {
             lang,
             kind,
             dir,
+            http,
         } => {
-            let made = authoring::scaffold::create(&dir, &name, lang, kind)?;
+            let made = authoring::scaffold::create(&dir, &name, lang, kind, http)?;
             outln!(
                 "made {} ({} {} plugin); next:\n  cd {}\n  amber plugin test",
                 made.display(),
@@ -417,7 +422,7 @@ fn inspect(host: &Host, file: &Path, as_json: bool, workspace: &Path) -> Result<
 fn build(host: &Host, dir: &Path, as_json: bool) -> Result<()> {
     let descriptor = authoring::Descriptor::load(dir)?;
     let wasm = authoring::build::build(&host.dirs, dir)?;
-    let loaded = authoring::check::load(host, &wasm, &descriptor)?;
+    let loaded = authoring::check::load(host, &wasm, &descriptor, None)?;
     let summary = authoring::build::summary(&wasm, &loaded);
     if as_json {
         return print_json(&summary);
@@ -458,7 +463,10 @@ fn test(host: &Host, dir: &Path, no_build: bool, as_json: bool) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Default::default(),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", file.display())),
     };
-    let loaded = authoring::check::load(host, &wasm, &descriptor)?;
+    let fixtures = Some(std::sync::Arc::new(
+        amber_runtime::imports::http::fixtures::HttpFixtures(examples.http.clone()),
+    ));
+    let loaded = authoring::check::load(host, &wasm, &descriptor, fixtures)?;
     let outcomes = authoring::examples::run(&examples, &loaded);
     let failed = outcomes.iter().filter(|o| !o.passed).count();
     if as_json {

@@ -92,7 +92,7 @@ impl PluginRuntime {
             if let Some(shared) = Arc::get_mut(&mut context) {
                 let options = &self.inner.options;
                 let config = options.http.get(id);
-                grant_http(shared, &loaded.declared.manifest, config, options.http_limits)?;
+                grant_http(shared, &loaded.declared.manifest, config, options)?;
             }
         }
         let key = context_key(&grants, &context.settings);
@@ -242,8 +242,9 @@ fn grant_http(
     context: &mut PluginContext,
     manifest: &super::PluginManifest,
     config: Option<&crate::imports::http::HttpGrantConfig>,
-    limits: crate::imports::http::HttpLimits,
+    options: &super::RuntimeOptions,
 ) -> Result<(), LoadError> {
+    let limits = options.http_limits;
     use crate::imports::http::allow::{Allowlist, HostPattern};
     use crate::imports::http::{BoundSecret, PluginHttp, Resolver};
     let failed = |reason: String| LoadError::Plugin {
@@ -288,6 +289,7 @@ fn grant_http(
         limits,
         Resolver::system(),
         Arc::new(move |line: &str| log.line("info", line)),
-    ));
+    )
+    .with_fixtures(options.http_fixtures.clone()));
     Ok(())
 }

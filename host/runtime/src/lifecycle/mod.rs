@@ -76,6 +76,8 @@ pub struct RuntimeOptions {
     pub http: BTreeMap<String, crate::imports::http::HttpGrantConfig>,
     /// What bounds every plugin's `http` requests.
     pub http_limits: crate::imports::http::HttpLimits,
+    /// `amber plugin test`: requests answered from recorded responses.
+    pub http_fixtures: Option<Arc<crate::imports::http::fixtures::HttpFixtures>>,
     /// Sees every argument passed into a component (see `PluginContext`).
     pub tap: Option<crate::instance::ArgumentTap>,
     /// Classifies and approves each command before `exec` runs it. Without
@@ -106,6 +108,7 @@ impl RuntimeOptions {
             settings: BTreeMap::new(),
             http: BTreeMap::new(),
             http_limits: Default::default(),
+            http_fixtures: None,
             tap: None,
             gate: None,
             prebuilt_caches: Vec::new(),

@@ -5,9 +5,11 @@
 //! its contributions in a ledger of its own.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use amber_core::CapabilityKind;
 use amber_runtime::manager::PluginManager;
+use amber_runtime::imports::http::fixtures::HttpFixtures;
 use amber_runtime::{AmberDirs, Grants, PluginStatus};
 use anyhow::{bail, Context, Result};
 
@@ -26,8 +28,14 @@ pub struct Loaded {
     _scratch: tempfile::TempDir,
 }
 
-/// Loads `wasm` and checks it against `descriptor`.
-pub fn load(host: &Host, wasm: &Path, descriptor: &Descriptor) -> Result<Loaded> {
+/// Loads `wasm` and checks it against `descriptor`. With `fixtures`, its
+/// `http` requests are answered from them and never sent.
+pub fn load(
+    host: &Host,
+    wasm: &Path,
+    descriptor: &Descriptor,
+    fixtures: Option<Arc<HttpFixtures>>,
+) -> Result<Loaded> {
     let size = std::fs::metadata(wasm)
         .with_context(|| format!("no component at {}: build it first", wasm.display()))?
         .len();
@@ -42,7 +50,10 @@ pub fn load(host: &Host, wasm: &Path, descriptor: &Descriptor) -> Result<Loaded>
         cache: host.dirs.cache.clone(),
     };
     let config = amber_config::Config::default();
-    let manager = host::manager_in(host, dirs, &ws, &config, None, |o| o)?;
+    let manager = host::manager_in(host, dirs, &ws, &config, None, |mut o| {
+        o.http_fixtures = fixtures;
+        o
+    })?;
     let runtime = manager.runtime();
     let (id, _) = runtime
         .register_file(wasm)

@@ -25,6 +25,11 @@
 //! tool = "shell"
 //! args = { command = "rm -rf /" }
 //! output = "deny: no rm -rf"    # pass, context: …, deny: …, ask: …, rewrite: {…}
+//!
+//! [[http]]                      # a recorded response: requests are
+//! url = "https://api.example.com/v1/items?q=one"   # answered from these,
+//! body = '{"items": [1]}'       # never sent (method GET, status 200 unless said)
+//! headers = { content-type = "application/json" }
 //! ```
 
 use amber_core::engine::Mode;
@@ -51,6 +56,10 @@ pub struct Examples {
     pub parser: Vec<ParserExample>,
     #[serde(default)]
     pub provider: Vec<ProviderExample>,
+    /// Recorded responses for the plugin's `http` requests: `amber
+    /// plugin test` serves these and sends nothing (docs/permissions.md).
+    #[serde(default)]
+    pub http: Vec<amber_runtime::imports::http::fixtures::HttpFixture>,
 }
 
 /// A request built from one user message (`prompt`), shown as `METHOD

@@ -22,10 +22,32 @@ use anyhow::{bail, Context, Result};
 
 use super::{check_id, sdk, Kind, Lang, DESCRIPTOR, EXAMPLES};
 
-/// Writes the plugin `id` into `parent/id`; returns the folder.
-pub fn create(parent: &Path, id: &str, lang: Lang, kind: Kind) -> Result<PathBuf> {
+/// Writes the plugin `id` into `parent/id`; returns the folder. `http`:
+/// a tool that calls a web API through the `http` permission, with
+/// recorded responses in its tests (Rust).
+pub fn create(parent: &Path, id: &str, lang: Lang, kind: Kind, http: bool) -> Result<PathBuf> {
     check_id(id)?;
-    let files = files(id, lang, kind)?;
+    if http && (lang != Lang::Rust || kind != Kind::Tool) {
+        bail!(
+            "--http makes a Rust tool for now (`--lang rust --kind tool`); in Python or JavaScript, \
+             declare `http` in the manifest and use the wasi:http bindings (docs/permissions.md)"
+        );
+    }
+    let mut files = files(id, lang, kind)?;
+    if http {
+        for (path, text) in &mut files {
+            match *path {
+                "src/lib.rs" => *text = fill(RUST_TOOL_HTTP, id),
+                EXAMPLES => *text = fill(TOOL_HTTP_EXAMPLES, id),
+                "Cargo.toml" => {
+                    *text = text
+                        .replace("\"Counts the words of a text.\"", "\"Reads a GitHub repository's star count.\"")
+                        .replace("amber-sdk = { path = ", "amber-sdk = { features = [\"http\"], path = ")
+                }
+                _ => {}
+            }
+        }
+    }
     let dir = parent.join(id);
     if dir.exists()
         && std::fs::read_dir(&dir)
@@ -192,6 +214,8 @@ const PARSER_EXAMPLES: &str = include_str!("templates/examples/parser.toml");
 
 const RUST_CARGO: &str = include_str!("templates/rust/Cargo.toml");
 const RUST_TOOL: &str = include_str!("templates/rust/tool.rs");
+const RUST_TOOL_HTTP: &str = include_str!("templates/rust/tool_http.rs");
+const TOOL_HTTP_EXAMPLES: &str = include_str!("templates/examples/tool_http.toml");
 const RUST_COMMAND: &str = include_str!("templates/rust/command.rs");
 const RUST_PROMPT: &str = include_str!("templates/rust/prompt.rs");
 const RUST_HOOK: &str = include_str!("templates/rust/hook.rs");

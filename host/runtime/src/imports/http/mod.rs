@@ -19,6 +19,7 @@
 //! bytes.
 
 pub mod allow;
+pub mod fixtures;
 mod resolve;
 
 use std::sync::Arc;
@@ -111,6 +112,8 @@ pub struct PluginHttp {
     client: Option<reqwest::Client>,
     in_flight: Arc<tokio::sync::Semaphore>,
     log: Arc<dyn Fn(&str) + Send + Sync>,
+    /// `amber plugin test`: answer from these, never the network.
+    fixtures: Option<Arc<fixtures::HttpFixtures>>,
 }
 
 impl PluginHttp {
@@ -135,7 +138,15 @@ impl PluginHttp {
             client,
             in_flight: Arc::new(tokio::sync::Semaphore::new(limits.max_in_flight)),
             log,
+            fixtures: None,
         }
+    }
+
+    /// Answers every request from `fixtures` (after the grant's checks)
+    /// instead of sending it: `amber plugin test`.
+    pub fn with_fixtures(mut self, fixtures: Option<Arc<fixtures::HttpFixtures>>) -> Self {
+        self.fixtures = fixtures;
+        self
     }
 
     /// Not granted: every request is refused.
@@ -196,6 +207,19 @@ impl PluginHttp {
             }
         }
         let method = parts.method.clone();
+        if let Some(fixtures) = &self.fixtures {
+            let Some(fixture) = fixtures.answer(method.as_str(), &url) else {
+                return Err(self.refused(format!(
+                    "no [[http]] fixture in tests.toml answers {method} {url} (amber plugin test sends no request)"
+                )));
+            };
+            (self.log)(&format!(
+                "http {method} {host} {} {} bytes (fixture)",
+                fixture.status,
+                fixture.body.len()
+            ));
+            return fixture_response(fixture);
+        }
         let sent = client
             .request(method.clone(), url)
             .headers(headers)
@@ -233,6 +257,22 @@ impl PluginHttp {
             .body(body)
             .map_err(|e| HttpError::InternalError(Some(e.to_string())))
     }
+}
+
+/// A fixture as the response the plugin reads.
+fn fixture_response(
+    fixture: &fixtures::HttpFixture,
+) -> Result<http::Response<WasiBody>, HttpError> {
+    let mut builder = http::Response::builder().status(fixture.status);
+    for (name, value) in &fixture.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    let body = http_body_util::Full::new(Bytes::from(fixture.body.clone()))
+        .map_err(|never| match never {})
+        .boxed_unsync();
+    builder
+        .body(body)
+        .map_err(|e| HttpError::InternalError(Some(format!("a fixture's response: {e}"))))
 }
 
 /// Whether the pattern covers the URL's host and port.
