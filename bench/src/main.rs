@@ -11,6 +11,7 @@
 
 mod authoring;
 mod checkpoints;
+mod web;
 mod commands;
 mod compile;
 mod compression;
@@ -74,6 +75,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["peers"], peers::run),
     (&["sandbox"], sandbox::run),
     (&["checkpoint", "rewind"], checkpoints::run),
+    (&["web", "http", "image"], web::run),
 ];
 
 fn main() -> Result<()> {
