@@ -106,6 +106,21 @@ impl Env {
         text(&out.stdout).replace('\r', "")
     }
 
+    /// `amber exec --json --provider PROVIDER` against `server` in that
+    /// preset's wire format (Anthropic's base for `anthropic`, OpenAI's
+    /// for the others), plus `extra`.
+    pub fn exec_as(&self, provider: &str, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
+        let base = if provider == "anthropic" {
+            server.anthropic_base()
+        } else {
+            server.openai_base()
+        };
+        let mut args = vec!["exec", "--json", "--provider", provider, "--base-url", &base];
+        args.extend_from_slice(extra);
+        args.push(prompt);
+        Run::from(self.run(&args))
+    }
+
     /// `amber exec --json` against `server` (OpenAI chat), plus `extra`.
     pub fn exec(&self, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
         let base = server.openai_base();

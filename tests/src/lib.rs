@@ -15,6 +15,7 @@
 pub mod cli;
 pub mod edits;
 pub mod exec_env;
+pub mod http_fixture;
 /// The fake LLM server lives with the bench client, which the `amber`
 /// binary links (`amber bench run`); the tests use it from there.
 pub use amber_bench_client::fake_llm;

@@ -112,31 +112,30 @@ impl Tmux {
     /// its line breaks arrive as CR, the Enter key (`tmux paste-buffer`
     /// without `-p`).
     pub fn paste_unbracketed(&self, text: &str) {
-        let buffer = format!("{}-paste", self.name);
-        let status = Command::new("tmux")
-            .args(["set-buffer", "-b", &buffer, text])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let status = Command::new("tmux")
-            .args(["paste-buffer", "-d", "-b", &buffer, "-t", &self.name])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        self.paste_buffer(text, false);
     }
 
     /// Pastes `text` as a terminal that brackets pastes does, when the
     /// application asked it to (`tmux paste-buffer -p`): a dragged file's
     /// path arrives this way.
     pub fn paste(&self, text: &str) {
+        self.paste_buffer(text, true);
+    }
+
+    fn paste_buffer(&self, text: &str, bracketed: bool) {
         let buffer = format!("{}-paste", self.name);
         let status = Command::new("tmux")
             .args(["set-buffer", "-b", &buffer, text])
             .status()
             .unwrap();
         assert!(status.success());
-        let status = Command::new("tmux")
-            .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &self.name])
+        let mut paste = Command::new("tmux");
+        paste.arg("paste-buffer");
+        if bracketed {
+            paste.arg("-p");
+        }
+        let status = paste
+            .args(["-d", "-b", &buffer, "-t", &self.name])
             .status()
             .unwrap();
         assert!(status.success());

@@ -639,11 +639,17 @@ mod tests {
     }
 
     #[test]
-    fn attach_refuses_a_binary_file() {
+    fn attach_refuses_a_binary_file_and_lists_an_image_apart() {
         let (_tmp, ws) = workspace();
+        write(&ws, "x.bin", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+        let attached = attach(&ws, "what is @x.bin");
+        assert_eq!(attached.prompt, "what is @x.bin");
+        assert_eq!(attached.notes, vec!["@x.bin is binary; not attached"]);
+        // By its extension an image is not text: it goes as an image.
         write(&ws, "x.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
         let attached = attach(&ws, "what is @x.png");
         assert_eq!(attached.prompt, "what is @x.png");
-        assert_eq!(attached.notes, vec!["@x.png is binary; not attached"]);
+        assert!(attached.notes.is_empty(), "{:?}", attached.notes);
+        assert_eq!(attached.images, vec![ws.join("x.png").canonicalize().unwrap()]);
     }
 }

@@ -57,22 +57,7 @@ fn turn(reply: &str) -> FakeLlm {
 }
 
 fn exec(env: &Env, provider: &str, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
-    let base = if provider == "anthropic" {
-        server.anthropic_base()
-    } else {
-        server.openai_base()
-    };
-    let mut args = vec![
-        "exec",
-        "--json",
-        "--provider",
-        provider,
-        "--base-url",
-        &base,
-    ];
-    args.extend_from_slice(extra);
-    args.push(prompt);
-    Run::from(env.run(&args))
+    env.exec_as(provider, server, extra, prompt)
 }
 
 fn close(a: f64, b: f64) -> bool {

@@ -13,13 +13,14 @@
     reason = "a test fails by panicking, its helpers too"
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use amber_tests::exec_env::{text, Env};
 use amber_tests::guests::guest;
+use amber_tests::http_fixture::read_head;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
 
@@ -46,17 +47,12 @@ fn serve(redirect_to: Option<u16>) -> Fixture {
 
 fn answer(mut stream: TcpStream, seen: &Mutex<Vec<String>>, redirect_to: Option<u16>) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut first = String::new();
-    if reader.read_line(&mut first).is_err() {
+    let Some((first, headers)) = read_head(&mut reader) else {
         return;
-    }
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-            break;
-        }
-        seen.lock().unwrap().push(line.trim().to_ascii_lowercase());
-    }
+    };
+    seen.lock()
+        .unwrap()
+        .extend(headers.iter().map(|h| h.to_ascii_lowercase()));
     let path = first.split_whitespace().nth(1).unwrap_or("/").to_string();
     let reply = |stream: &mut TcpStream, status: &str, extra: &str, body: &[u8]| {
         let head = format!(

@@ -34,22 +34,7 @@ fn write_image(path: &Path, w: u32, h: u32, format: ImageFormat) {
 }
 
 fn exec(env: &Env, provider: &str, server: &FakeLlm, extra: &[&str], prompt: &str) -> Run {
-    let base = if provider == "anthropic" {
-        server.anthropic_base()
-    } else {
-        server.openai_base()
-    };
-    let mut args = vec![
-        "exec",
-        "--json",
-        "--provider",
-        provider,
-        "--base-url",
-        &base,
-    ];
-    args.extend_from_slice(extra);
-    args.push(prompt);
-    Run::from(env.run(&args))
+    env.exec_as(provider, server, extra, prompt)
 }
 
 /// The data of every image in a recorded body, decoded, whatever the

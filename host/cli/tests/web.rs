@@ -13,10 +13,11 @@
     reason = "a test fails by panicking, its helpers too"
 )]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 
 use amber_tests::exec_env::{fake, offered_tools, text, Env, Run};
+use amber_tests::http_fixture::read_head;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
 
@@ -51,17 +52,10 @@ fn serve() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
 
 fn answer(mut stream: TcpStream, seen: &std::sync::Mutex<Vec<String>>) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut first = String::new();
-    if reader.read_line(&mut first).is_err() {
+    let Some((first, _)) = read_head(&mut reader) else {
         return;
-    }
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-            break;
-        }
-    }
-    seen.lock().unwrap().push(first.trim().to_string());
+    };
+    seen.lock().unwrap().push(first.clone());
     let path = first.split_whitespace().nth(1).unwrap_or("/");
     let (kind, body) = if path.starts_with("/page") {
         ("text/html; charset=utf-8", PAGE)

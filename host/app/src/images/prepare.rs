@@ -157,14 +157,20 @@ mod tests {
     use super::*;
     use image::{ImageBuffer, Rgb};
 
-    /// A `w`×`h` PNG of a gradient (noise-free, so it compresses).
-    pub fn png(w: u32, h: u32) -> Vec<u8> {
-        let img = ImageBuffer::from_fn(w, h, |x, y| Rgb([(x % 256) as u8, (y % 256) as u8, 90]));
+    /// `img` as a PNG.
+    fn encoded(img: ImageBuffer<Rgb<u8>, Vec<u8>>) -> Vec<u8> {
         let mut out = Vec::new();
         DynamicImage::ImageRgb8(img)
             .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
             .unwrap();
         out
+    }
+
+    /// A `w`×`h` PNG of a gradient (noise-free, so it compresses).
+    pub fn png(w: u32, h: u32) -> Vec<u8> {
+        encoded(ImageBuffer::from_fn(w, h, |x, y| {
+            Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+        }))
     }
 
     #[test]
@@ -191,16 +197,11 @@ mod tests {
     /// A `w`×`h` PNG of noise, which does not compress.
     fn noisy_png(w: u32, h: u32) -> Vec<u8> {
         let mut seed = 7u32;
-        let img = ImageBuffer::from_fn(w, h, |_, _| {
+        encoded(ImageBuffer::from_fn(w, h, |_, _| {
             seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             let [a, b, c, _] = seed.to_le_bytes();
             Rgb([a, b, c])
-        });
-        let mut out = Vec::new();
-        DynamicImage::ImageRgb8(img)
-            .write_to(&mut Cursor::new(&mut out), ImageFormat::Png)
-            .unwrap();
-        out
+        }))
     }
 
     #[test]
