@@ -74,7 +74,7 @@ fn an_unknown_tool_exits_1_naming_the_known_ones() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr).trim(),
-        "amber: no tool `nope` is installed (known: read_file, write_file, edit_file, list_dir, glob, grep, shell, outline, show, callers, hello)"
+        "amber: no tool `nope` is installed (known: read_file, write_file, edit_file, list_dir, glob, grep, shell, web_fetch, outline, show, callers, hello)"
     );
 }
 

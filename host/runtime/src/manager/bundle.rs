@@ -133,7 +133,8 @@ mod tests {
         let names: Vec<&str> = bundled_names().collect();
         assert!(names.contains(&"provider-openai") && names.contains(&"parser-rust"));
         assert!(names.contains(&"command-git"));
-        assert_eq!(names.len(), 11);
+        assert!(names.contains(&"web-fetch") && names.contains(&"web-search"));
+        assert_eq!(names.len(), 13);
         assert!(names
             .iter()
             .all(|n| !n.contains(' ') && !n.starts_with('#')));
@@ -147,6 +148,6 @@ mod tests {
         std::fs::write(dir.path().join("tools-fs.wasm"), b"x").unwrap();
         std::fs::write(dir.path().join("hello-tool.wasm"), b"x").unwrap();
         assert_eq!(files(dir.path()), [dir.path().join("tools-fs.wasm")]);
-        assert_eq!(missing(dir.path()).len(), 10);
+        assert_eq!(missing(dir.path()).len(), 12);
     }
 }
