@@ -150,6 +150,25 @@ fn a_stdio_servers_tool_is_called_in_the_first_request_and_its_result_reaches_th
 }
 
 #[test]
+fn an_mcp_tools_image_reaches_the_model_as_an_image() {
+    let env = env_with(&stdio_server("everything", &[&everything(), "stdio"], ""));
+    let server = fake(&call_then_done("everything__get-tiny-image", "{}").replace(
+        "[[turns]]\nreply = { text",
+        "[[turns]]\nexpect_images = 1\nreply = { text",
+    ));
+    let run = env.exec(&server, &["--yes"], "Show me the logo.");
+    run.assert_done("done");
+    let results = run.results();
+    assert!(results[0].2.contains("[image: PNG 20×20"), "{results:?}");
+    let received = server.received();
+    assert!(
+        received[1].problems.is_empty(),
+        "{:?}",
+        received[1].problems
+    );
+}
+
+#[test]
 fn resources_and_prompts_are_read_through_their_tools() {
     let env = env_with(&stdio_server("everything", &[&everything(), "stdio"], ""));
     let server = fake(

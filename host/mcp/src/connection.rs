@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use amber_core::ports::Image;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
     Implementation, JsonObject, ProtocolVersion, ReadResourceRequestParams,
@@ -317,13 +318,14 @@ impl Connection {
         Ok(catalog)
     }
 
-    /// `tools/call`, its result as text for the model. `Ok(Err)` is the
-    /// tool's own failure (`isError`); `Err` is the connection's.
+    /// `tools/call`, its result as text for the model and the images it
+    /// holds. `Ok(Err)` is the tool's own failure (`isError`); `Err` is
+    /// the connection's.
     pub async fn call_tool(
         &self,
         tool: &str,
         args: &Value,
-    ) -> Result<Result<String, String>, rmcp::ServiceError> {
+    ) -> Result<Result<(String, Vec<Image>), String>, rmcp::ServiceError> {
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let Value::Object(map) = args {
             params = params.with_arguments(map.clone());
@@ -334,7 +336,7 @@ impl Connection {
         if value.get("isError").and_then(Value::as_bool) == Some(true) {
             Ok(Err(text))
         } else {
-            Ok(Ok(text))
+            Ok(Ok((text, content_images(&value))))
         }
     }
 
@@ -478,6 +480,31 @@ fn join_about(parts: &[String]) -> String {
         .join(": ")
 }
 
+/// A result's image blocks as images for the model (docs/images.md): the
+/// agent checks and shrinks each, or describes it to a model without
+/// images. A block whose base64 does not decode, or of a type no dialect
+/// sends, stays a line of the text only.
+pub fn content_images(result: &Value) -> Vec<Image> {
+    use base64::Engine;
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("image"))
+        .filter_map(|block| {
+            let media = text(block, "mimeType");
+            if !amber_core::ports::image::MEDIA_TYPES.contains(&media.as_str()) {
+                return None;
+            }
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(text(block, "data"))
+                .ok()?;
+            Some(Image::new(media, bytes, 0, 0))
+        })
+        .collect()
+}
+
 /// A result's content blocks as text: text as it is, and the rest named
 /// (an image by its type and size, a resource by its URI).
 pub fn content_text(result: &Value) -> String {
@@ -564,5 +591,19 @@ mod tests {
         );
         let structured = serde_json::json!({"content": [], "structuredContent": {"a": 1}});
         assert_eq!(content_text(&structured), r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn image_blocks_become_images_and_what_cannot_be_sent_stays_text() {
+        let result = serde_json::json!({"content": [
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+            {"type": "image", "mimeType": "image/tiff", "data": "AAAA"},
+            {"type": "image", "mimeType": "image/png", "data": "not base64!"},
+            {"type": "text", "text": "hello"},
+        ]});
+        let images = content_images(&result);
+        assert_eq!(images.len(), 1);
+        assert_eq!(images[0].media_type, "image/png");
+        assert_eq!(images[0].data(), Some(b"\x89PNG\r\n\x1a\n".as_slice()));
     }
 }

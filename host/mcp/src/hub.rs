@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use amber_core::ledger::{Ledger, Owner, Service};
-use amber_core::ports::{ToolError, ToolSpec};
+use amber_core::ports::{Image, ToolError, ToolSpec};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
@@ -843,8 +843,13 @@ impl McpHub {
         }
     }
 
-    /// `tools/call` of the server's `tool`.
-    pub fn call_tool(&self, server: &str, tool: &str, args: &Value) -> Result<String, ToolError> {
+    /// `tools/call` of the server's `tool`: its text and its images.
+    pub fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        args: &Value,
+    ) -> Result<(String, Vec<Image>), ToolError> {
         let (name, args) = (tool.to_string(), args.clone());
         let what = format!("the call of `{tool}`");
         let result = self.run_call(server, &what, move |conn| {
@@ -877,7 +882,12 @@ impl McpHub {
 
 /// The adapters' calls, served by the methods above.
 impl Servers for McpHub {
-    fn call_tool(&self, server: &str, tool: &str, args: &Value) -> Result<String, ToolError> {
+    fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        args: &Value,
+    ) -> Result<(String, Vec<Image>), ToolError> {
         McpHub::call_tool(self, server, tool, args)
     }
 

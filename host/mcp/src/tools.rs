@@ -5,14 +5,20 @@
 
 use std::sync::Weak;
 
-use amber_core::ports::{Tool, ToolError, ToolOutput, ToolSpec};
+use amber_core::ports::{Image, Tool, ToolError, ToolOutput, ToolSpec};
 use serde_json::{json, Value};
 
 /// What an adapter asks of the hub. `McpHub` serves it; the adapters
 /// know the trait, not the hub that builds them, so the two files do not
 /// import each other.
 pub trait Servers: Send + Sync {
-    fn call_tool(&self, server: &str, tool: &str, args: &Value) -> Result<String, ToolError>;
+    /// The tool's text and the images it returned.
+    fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        args: &Value,
+    ) -> Result<(String, Vec<Image>), ToolError>;
     fn read_resource(&self, server: &str, uri: &str) -> Result<String, ToolError>;
     fn get_prompt(
         &self,
@@ -61,13 +67,13 @@ impl Tool for McpTool {
                 self.server
             )));
         };
-        let content = match &self.target {
+        let (content, images) = match &self.target {
             Target::Tool(tool) => hub.call_tool(&self.server, tool, args)?,
             Target::ReadResource => {
                 let uri = args.get("uri").and_then(Value::as_str).ok_or_else(|| {
                     ToolError::InvalidArgs("`uri` must be one of the resources listed".into())
                 })?;
-                hub.read_resource(&self.server, uri)?
+                (hub.read_resource(&self.server, uri)?, Vec::new())
             }
             Target::GetPrompt => {
                 let name = args.get("name").and_then(Value::as_str).ok_or_else(|| {
@@ -82,13 +88,13 @@ impl Tool for McpTool {
                         ))
                     }
                 };
-                hub.get_prompt(&self.server, name, arguments)?
+                (hub.get_prompt(&self.server, name, arguments)?, Vec::new())
             }
         };
         Ok(ToolOutput {
             content,
             meta: Some(json!({"mcp_server": self.server})),
-            images: Vec::new(),
+            images,
         })
     }
 }

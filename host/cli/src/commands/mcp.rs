@@ -290,7 +290,8 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
                 bail!("the arguments must be a JSON object, like '{{\"a\": 1}}'");
             }
             let hub = mcp::standalone(&config, &dirs, workspace)?;
-            let result = hub.call_tool(&name, &tool, &args);
+            // The images are named in the text; a terminal shows no image.
+            let result = hub.call_tool(&name, &tool, &args).map(|(text, _)| text);
             hub.shutdown();
             match result {
                 Ok(text) if json => print_json(&json!({"ok": true, "content": text})),
