@@ -147,6 +147,9 @@ pub struct Driver {
     last_esc: Option<std::time::Instant>,
     /// An Enter held until [`PASTE_GAP`] passes with no key behind it.
     enter_at: Option<tokio::time::Instant>,
+    /// Images pasted since the last prompt: a turn may be running (the
+    /// agent is away), so they wait here for the next prompt.
+    pasted_images: Vec<amber_core::ports::Image>,
     /// Wakes the loop when the plugin directory changes (live reload).
     reloads: UnboundedReceiver<()>,
     _watcher: Option<amber_app::watch::PluginWatcher>,
@@ -169,6 +172,7 @@ impl Driver {
             mode_to_record: false,
             last_esc: None,
             enter_at: None,
+            pasted_images: Vec::new(),
             // Replaced once the first frame is up (see `run`).
             reloads: unbounded_channel().1,
             _watcher: None,
@@ -580,6 +584,10 @@ impl Driver {
     /// the model ahead of it, and the images it names, sent with it;
     /// what was cut or refused is said.
     fn attach_mentions(&mut self, prompt: &str) {
+        let pasted = std::mem::take(&mut self.pasted_images);
+        if let Some(live) = self.app.live_mut() {
+            live.agent.attach_images(pasted);
+        }
         if !prompt.contains('@') {
             return;
         }
@@ -598,8 +606,8 @@ impl Driver {
     }
 
     /// A pasted image file's path (a file dragged onto the terminal, a
-    /// screenshot's path copied): the image is attached to the next
-    /// prompt at once, and said, instead of its path landing in the
+    /// screenshot's path copied): the image is read at once, said, and
+    /// kept for the next prompt, instead of its path landing in the
     /// composer. `false` when the paste is not one.
     fn paste_image(&mut self, pasted: &str) -> bool {
         let Some(path) = amber_app::images::pasted_image_path(pasted) else {
@@ -614,9 +622,7 @@ impl Driver {
             };
             self.ui.notice(NoticeKind::Info, note);
         }
-        if let Some(live) = self.app.live_mut() {
-            live.agent.attach_images(images);
-        }
+        self.pasted_images.extend(images);
         true
     }
 

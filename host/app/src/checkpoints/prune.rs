@@ -121,6 +121,62 @@ pub fn prune(store: &Path, sessions: &Path) -> std::io::Result<Pruned> {
     Ok(pruned)
 }
 
+/// Removes from `sessions/images` every image no session there names,
+/// unless younger than [`GRACE`] (a turn may be writing the record that
+/// names it): a session's images go with the last session that showed
+/// them (docs/images.md).
+pub fn prune_images(sessions: &Path) -> std::io::Result<Pruned> {
+    let mut names = HashSet::new();
+    let mut pruned = Pruned::default();
+    let Ok(entries) = std::fs::read_dir(sessions) else {
+        return Ok(pruned);
+    };
+    for entry in entries.flatten() {
+        if entry.path().extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let bytes = match std::fs::read(entry.path()) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for line in text.lines().filter(|l| l.contains("\"image\"")) {
+            if let Ok(Record::Message { message, .. }) = serde_json::from_str::<Record>(line) {
+                names.extend(
+                    amber_core::session::images::named_in(&message).map(str::to_string),
+                );
+            }
+        }
+    }
+    let folder = amber_core::session::images::folder(&sessions.join("any.jsonl"));
+    let Ok(images) = std::fs::read_dir(&folder) else {
+        return Ok(pruned);
+    };
+    amber_core::atomic::remove_stale_temps(&folder);
+    let now = SystemTime::now();
+    for image in images.flatten() {
+        let name = image.file_name().to_string_lossy().into_owned();
+        if names.contains(&name) {
+            pruned.kept += 1;
+            continue;
+        }
+        let Ok(meta) = image.metadata() else { continue };
+        let young = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_none_or(|age| age < GRACE);
+        if young || !meta.is_file() {
+            continue;
+        }
+        std::fs::remove_file(image.path())?;
+        pruned.objects += 1;
+        pruned.bytes += meta.len();
+    }
+    Ok(pruned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::store::ObjectStore;
@@ -167,5 +223,38 @@ mod tests {
         std::fs::remove_file(sessions.join("s.jsonl")).unwrap();
         prune(store.dir(), &sessions).unwrap();
         assert!(!store.has(&named));
+    }
+
+    #[test]
+    fn an_image_goes_with_the_last_session_that_names_it() {
+        use amber_core::ports::dialect::{Message, Part, Role};
+        use amber_core::ports::Image;
+        let tmp = tempfile::tempdir().unwrap();
+        let sessions = tmp.path().join("sessions");
+        let session = sessions.join("s.jsonl");
+        let named = Message {
+            role: Role::User,
+            parts: vec![Part::Image(Image::new("image/png", b"shown".to_vec(), 1, 1))],
+        };
+        let unnamed = Message {
+            role: Role::User,
+            parts: vec![Part::Image(Image::new("image/png", b"gone".to_vec(), 1, 1))],
+        };
+        amber_core::session::images::keep(&session, &named).unwrap();
+        amber_core::session::images::keep(&session, &unnamed).unwrap();
+        let record = Record::Message {
+            hash: "h".into(),
+            message: named.clone(),
+        };
+        std::fs::write(&session, format!("{}\n", serde_json::to_string(&record).unwrap())).unwrap();
+        let folder = amber_core::session::images::folder(&session);
+        for file in std::fs::read_dir(&folder).unwrap().flatten() {
+            age(&file.path(), GRACE * 2);
+        }
+        let pruned = prune_images(&sessions).unwrap();
+        assert_eq!((pruned.objects, pruned.kept), (1, 1));
+        std::fs::remove_file(&session).unwrap();
+        assert_eq!(prune_images(&sessions).unwrap().objects, 1);
+        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
     }
 }

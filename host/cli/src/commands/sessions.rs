@@ -225,7 +225,8 @@ fn delete(dirs: &AmberDirs, ids: &[String], as_json: bool) -> Result<()> {
         }
     }
     let pruned = prune_store(dirs)?;
-    report_deleted(&deleted, &pruned, as_json)?;
+    let images = prune_images(dirs)?;
+    report_deleted(&deleted, &pruned, &images, as_json)?;
     if !failed.is_empty() {
         anyhow::bail!("not deleted:\n{}", failed.join("\n"));
     }
@@ -262,7 +263,19 @@ fn prune(dirs: &AmberDirs, days: u64, dry_run: bool, as_json: bool) -> Result<()
         }
     }
     let pruned = prune_store(dirs)?;
-    report_deleted(&deleted, &pruned, as_json)
+    let images = prune_images(dirs)?;
+    report_deleted(&deleted, &pruned, &images, as_json)
+}
+
+/// The sessions' images, less those no session names.
+fn prune_images(dirs: &AmberDirs) -> Result<amber_app::checkpoints::prune::Pruned> {
+    let sessions = store(dirs);
+    amber_app::checkpoints::prune::prune_images(sessions.dir()).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot prune the sessions' images in {}: {e}",
+            sessions.dir().display()
+        )
+    })
 }
 
 /// The checkpoint store, less what no session names.
@@ -275,10 +288,13 @@ fn prune_store(dirs: &AmberDirs) -> Result<amber_app::checkpoints::prune::Pruned
 fn report_deleted(
     deleted: &[String],
     pruned: &amber_app::checkpoints::prune::Pruned,
+    images: &amber_app::checkpoints::prune::Pruned,
     as_json: bool,
 ) -> Result<()> {
     if as_json {
-        return print_json(&json!({ "deleted": deleted, "checkpoints": pruned }));
+        return print_json(
+            &json!({ "deleted": deleted, "checkpoints": pruned, "images": images }),
+        );
     }
     outln!(
         "deleted {} session(s){}",
@@ -295,6 +311,14 @@ fn report_deleted(
         pruned.bytes as f64 / (1024.0 * 1024.0),
         pruned.kept
     );
+    if images.objects + images.kept > 0 {
+        outln!(
+            "images: {} removed ({:.1} MiB), {} kept",
+            images.objects,
+            images.bytes as f64 / (1024.0 * 1024.0),
+            images.kept
+        );
+    }
     Ok(())
 }
 

@@ -174,8 +174,9 @@ fn js(cache: &Path, dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path)
     refresh_js_sdk(dir, sdk)?;
     let cli = toolchain::componentize_js(cache)?;
     eprintln!("amber: building {} with componentize-js", source.display());
-    // http and fetch-event are left out: amber links no wasi:http, and a
-    // plugin reaches the network only through the host.
+    // http and fetch-event are left out: `fetch` would return a promise
+    // inside a synchronous export, which the SDK does not wait on yet
+    // (docs/sdk-js.md); a plugin's network is Rust's for now.
     run_quiet(
         Command::new("node")
             .arg(cli)
