@@ -7,9 +7,14 @@ use crate::request;
 
 pub fn build(req: &ChatRequest) -> Result<HttpRequest, String> {
     let mut messages = Vec::new();
+    // The user messages that carry tool results' images wait for the end
+    // of the run of `tool` messages: a `tool` message must follow the
+    // assistant turn that called it or another `tool` message.
+    let mut held = Vec::new();
     for message in &req.messages {
-        push_message(message, &mut messages);
+        push_message(message, &mut messages, &mut held);
     }
+    messages.append(&mut held);
     let mut body = json!({
         "model": req.model,
         "messages": messages,
@@ -57,10 +62,11 @@ fn limit_field(model: &str) -> &'static str {
 
 /// One amber message becomes one chat message, plus one `tool` message per
 /// tool result. Reasoning is not sent back: Chat Completions has no field
-/// for it.
-fn push_message(message: &Message, out: &mut Vec<Value>) {
+/// for it. The images of its results go to `held`, sent once the results
+/// of the turn are all out.
+fn push_message(message: &Message, out: &mut Vec<Value>, held: &mut Vec<Value>) {
     let text = request::text(&message.parts);
-    let mut results: Vec<Value> = message
+    let results: Vec<Value> = message
         .parts
         .iter()
         .filter_map(|p| match p {
@@ -73,7 +79,8 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
         })
         .collect();
     // A `tool` message carries text only: a result's images follow the
-    // results as a user message that says whose they are.
+    // turn's results as a user message that says whose they are.
+    let mut result_images = Vec::new();
     for part in &message.parts {
         if let Part::ToolResult(r) = part {
             if !r.images.is_empty() {
@@ -82,14 +89,18 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
                     "text": format!("The images the tool call {} returned:", r.call_id),
                 })];
                 content.extend(r.images.iter().map(image_part));
-                results.push(json!({"role": "user", "content": content}));
+                result_images.push(json!({"role": "user", "content": content}));
             }
         }
     }
     let images = request::images(&message.parts);
     match message.role {
-        Role::System if !text.is_empty() => out.push(json!({"role": "system", "content": text})),
+        Role::System if !text.is_empty() => {
+            out.append(held);
+            out.push(json!({"role": "system", "content": text}))
+        }
         Role::Assistant => {
+            out.append(held);
             let calls: Vec<Value> = message
                 .parts
                 .iter()
@@ -119,11 +130,16 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
             }
             // Results belong after the calls they answer.
             out.extend(results);
+            held.extend(result_images);
         }
         Role::User | Role::Tool => {
             // Results answer the previous assistant turn, so they come
             // before any new user text.
             out.extend(results);
+            held.extend(result_images);
+            if !images.is_empty() || !text.is_empty() {
+                out.append(held);
+            }
             if !images.is_empty() {
                 let mut content = Vec::new();
                 if !text.is_empty() {

@@ -80,6 +80,8 @@ impl ToolPlugin for WebFetch {
             )));
         };
         let (kept, cut) = cut_at(&text, max);
+        // The page may not close the marker itself and speak after it.
+        let kept = kept.replace("</web-content", "<\\/web-content");
         let mut out = String::new();
         if let Some(prompt) = args["prompt"].as_str().filter(|p| !p.trim().is_empty()) {
             out.push_str(&format!("Looking for: {}\n", prompt.trim()));

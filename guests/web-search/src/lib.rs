@@ -194,7 +194,14 @@ impl ToolPlugin for WebSearch {
                     mapping.results
                 ))
             })?;
-        let field = |r: &Value, key: &str| r[key].as_str().unwrap_or_default().trim().to_string();
+        // A result may not close the marker itself and speak after it.
+        let field = |r: &Value, key: &str| {
+            r[key]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .replace("</web-search", "<\\/web-search")
+        };
         let mut out = format!("<web-search query=\"{}\" untrusted=\"true\">\n", query.replace('"', "'"));
         let mut shown = Vec::new();
         for (i, r) in results.iter().take(max).enumerate() {

@@ -302,7 +302,7 @@ pub fn policy(
         )
         .with_sandbox(SandboxStance::new(config.sandbox.always, available))
         .with_reads_too(if config.web.fetch_in_read_mode {
-            vec!["web_fetch".to_string()]
+            vec![("web-fetch".to_string(), "web_fetch".to_string())]
         } else {
             Vec::new()
         }),

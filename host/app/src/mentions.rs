@@ -85,9 +85,11 @@ pub struct Attachments {
 /// The `@path` attachments of `prompt` as a note for the model to read
 /// ahead of it (`Agent::note_before_next_prompt`), so the prompt itself
 /// stays as typed; `None` when nothing was attached. With the notes for
-/// the person ([`Attached::notes`]) and the images named.
-pub fn attachments(workspace: &Path, prompt: &str) -> Attachments {
-    let attached = attach(workspace, prompt);
+/// the person ([`Attached::notes`]) and the images named. `typed`: the
+/// person wrote `prompt` (an image outside the workspace may be named by
+/// its absolute path); a command file's text may not reach outside.
+pub fn attachments(workspace: &Path, prompt: &str, typed: bool) -> Attachments {
+    let attached = attach_from(workspace, prompt, typed);
     let note = attached
         .prompt
         .strip_prefix(prompt)
@@ -116,6 +118,12 @@ pub fn attachments(workspace: &Path, prompt: &str) -> Attachments {
 /// an absolute path (a screenshot is rarely in the workspace, and a path
 /// typed or pasted whole is meant).
 pub fn attach(workspace: &Path, prompt: &str) -> Attached {
+    attach_from(workspace, prompt, true)
+}
+
+/// [`attach`], with images outside the workspace allowed only when
+/// `outside_images` (the person typed the prompt).
+fn attach_from(workspace: &Path, prompt: &str, outside_images: bool) -> Attached {
     let mut notes = Vec::new();
     let mut images = Vec::new();
     let Ok(root) = workspace.canonicalize() else {
@@ -139,11 +147,16 @@ pub fn attach(workspace: &Path, prompt: &str) -> Attached {
             continue;
         }
         if crate::images::is_image_path(&real) && real.is_file() {
-            if real.starts_with(&root) || Path::new(name).is_absolute() {
+            if real.starts_with(&root) || (outside_images && Path::new(name).is_absolute()) {
                 images.push(real);
             } else {
+                let how = if outside_images {
+                    "name an image outside it by its absolute path"
+                } else {
+                    "a command file attaches images from the workspace only"
+                };
                 notes.push(format!(
-                    "@{name} is outside the workspace; not attached (name an image outside it by its absolute path)"
+                    "@{name} is outside the workspace; not attached ({how})"
                 ));
             }
             continue;
@@ -650,6 +663,9 @@ mod tests {
         let attached = attach(&ws, "what is @x.png");
         assert_eq!(attached.prompt, "what is @x.png");
         assert!(attached.notes.is_empty(), "{:?}", attached.notes);
-        assert_eq!(attached.images, vec![ws.join("x.png").canonicalize().unwrap()]);
+        assert_eq!(
+            attached.images,
+            vec![ws.join("x.png").canonicalize().unwrap()]
+        );
     }
 }

@@ -62,7 +62,8 @@ pub fn realize(
         outputs.push((snippet, cut_output(&output, MAX_OUTPUT)));
     }
     let text = put_outputs(&effect.text, &outputs);
-    let found = crate::mentions::attachments(workspace, &text);
+    // A command file's text, not the person's: inside the workspace only.
+    let found = crate::mentions::attachments(workspace, &text, false);
     let mut notes = found.notes;
     let (images, image_notes) = crate::images::attach(&found.images, &*crate::images::prep());
     notes.extend(image_notes);

@@ -148,6 +148,24 @@ fn a_granted_port_answers_and_everything_else_is_refused_with_its_reason() {
     let (ok, said) = fetch(&env, &format!("{base}/redirect"), "");
     assert!(!ok && said.contains("redirect was refused"), "{said}");
 
+    // Both loopback ports granted: a request to each answers, but one
+    // host's redirect into the other is still refused (a page elsewhere
+    // may not send a plugin inside).
+    let both = env_with(
+        &[
+            format!("http://127.0.0.1:{}", fixture.port),
+            format!("http://127.0.0.1:{}", other.port),
+        ],
+        "",
+    );
+    let (ok, said) = fetch(&both, &format!("http://127.0.0.1:{}/page", other.port), "");
+    assert!(ok, "{said}");
+    let (ok, said) = fetch(&both, &format!("{base}/redirect"), "");
+    assert!(
+        !ok && said.contains("only a request made to it directly"),
+        "{said}"
+    );
+
     // A name the grant covers by its wildcard, resolving to loopback.
     let (ok, said) = fetch(
         &env,

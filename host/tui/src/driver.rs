@@ -591,7 +591,7 @@ impl Driver {
         if !prompt.contains('@') {
             return;
         }
-        let found = amber_app::mentions::attachments(&self.workspace, prompt);
+        let found = amber_app::mentions::attachments(&self.workspace, prompt, true);
         let (images, image_notes) =
             amber_app::images::attach(&found.images, &*amber_app::images::prep());
         for note in found.notes.into_iter().chain(image_notes) {

@@ -1,7 +1,9 @@
 //! The host's [`ImagePrep`]: an image is known by its bytes (not its
-//! name), checked against a decompression bomb before it is decoded, and
-//! shrunk to fit every vendor only when it does not already: a screenshot
-//! that fits is sent byte for byte.
+//! name), checked against a decompression bomb before it is decoded,
+//! decoded whole (a cut file is refused here, not by the vendor on every
+//! later request), and shrunk to fit every vendor only when it does not
+//! already: a screenshot that fits is sent byte for byte. A GIF is always
+//! sent as its first frame, a PNG: OpenAI takes no animated GIF.
 
 use std::io::Cursor;
 
@@ -58,20 +60,25 @@ impl ImagePrep for NativeImagePrep {
             .filter(|f| media_type(*f).is_some())
             .ok_or("it is not a PNG, JPEG, GIF or WebP image")?;
         let media = media_type(format).unwrap_or("image/png");
-        let (width, height) = reader(bytes, format)
+        // The header alone: no pixel is allocated for it.
+        let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
             .into_dimensions()
             .map_err(|e| format!("it is not a readable {}: {e}", name(format)))?;
-        if width.max(height) <= self.max_edge && bytes.len() <= self.max_bytes {
-            return Ok(Image::new(media, bytes.to_vec(), width, height));
-        }
         if width.max(height) > MAX_INPUT_EDGE {
             return Err(format!(
                 "it is {width}×{height}; an image is read up to {MAX_INPUT_EDGE} px a side"
             ));
         }
-        let decoded = reader(bytes, format)
-            .decode()
-            .map_err(|e| format!("it is not a readable {}: {e}", name(format)))?;
+        let decoded = reader(bytes, format).decode().map_err(|e| match e {
+            image::ImageError::Limits(_) => {
+                format!("it is {width}×{height}, more pixels than amber decodes (512 MiB of them)")
+            }
+            e => format!("it is not a readable {}: {e}", name(format)),
+        })?;
+        let fits = width.max(height) <= self.max_edge && bytes.len() <= self.max_bytes;
+        if fits && format != ImageFormat::Gif {
+            return Ok(Image::new(media, bytes.to_vec(), width, height));
+        }
         self.shrunk(decoded, format)
     }
 }
@@ -225,16 +232,49 @@ mod tests {
         assert!(err.contains("PNG"), "{err}");
     }
 
+    /// CRC-32 as PNG chunks carry it (ISO-HDLC, reflected).
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
     #[test]
     fn a_decompression_bomb_is_refused_before_it_is_decoded() {
-        // A valid PNG header claiming 30000×30000: refused on its header.
+        // A valid PNG whose header claims 30000×30000 (its CRC mended):
+        // refused on its header, before a pixel is allocated.
         let mut bytes = png(1, 1);
         bytes[16..20].copy_from_slice(&30_000u32.to_be_bytes());
         bytes[20..24].copy_from_slice(&30_000u32.to_be_bytes());
+        let crc = crc32(&bytes[12..29]);
+        bytes[29..33].copy_from_slice(&crc.to_be_bytes());
         let err = NativeImagePrep::default().prepare(&bytes).unwrap_err();
         assert!(
-            err.contains("20000 px a side") || err.contains("PNG"),
+            err.contains("30000×30000") && err.contains("20000 px a side"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_gif_goes_as_a_png_of_its_first_frame_and_a_cut_file_is_refused() {
+        let mut gif = Vec::new();
+        DynamicImage::ImageRgb8(ImageBuffer::from_fn(8, 8, |_, _| Rgb([1, 2, 3])))
+            .write_to(&mut Cursor::new(&mut gif), ImageFormat::Gif)
+            .unwrap();
+        let image = NativeImagePrep::default().prepare(&gif).unwrap();
+        assert_eq!((image.media_type.as_str(), image.width), ("image/png", 8));
+        let mut cut = png(64, 64);
+        cut.truncate(cut.len() / 2);
+        let err = NativeImagePrep::default().prepare(&cut).unwrap_err();
+        assert!(err.contains("not a readable PNG"), "{err}");
     }
 }

@@ -45,29 +45,73 @@ pub fn render_blocks(blocks: &[Arc<dyn PromptBlock>], render: &RenderContext) ->
 /// back (a session switched from Responses to Anthropic would otherwise
 /// send Responses' encrypted items as Anthropic thinking). Reasoning of
 /// no known flavor (older sessions) stays, for the dialect to filter by
-/// its shape. For a model without images, the images of the history
-/// (a session switched to it) are said in words instead.
+/// its shape. Images are sent newest first while they keep within
+/// [`MAX_REQUEST_IMAGES`] and [`MAX_REQUEST_IMAGE_BYTES`] (a vendor
+/// refuses a request past its own limits, and the history's images are
+/// sent again with every request); the older ones, and all of them for a
+/// model without images (a session switched to it), are said in words.
 pub fn for_model(mut messages: Vec<Message>, flavor: &str, images: bool) -> Vec<Message> {
-    for message in &mut messages {
+    let (mut count, mut bytes) = (0usize, 0usize);
+    for message in messages.iter_mut().rev() {
         message.parts.retain(|part| match part {
             Part::Reasoning(r) => r.flavor.as_deref().is_none_or(|f| f == flavor),
             _ => true,
         });
-        if !images {
-            for part in &mut message.parts {
-                if let Part::Image(image) = part {
-                    *part = Part::Text {
-                        text: format!(
-                            "[an image ({}) was here; this model does not take images]",
-                            image.describe()
-                        ),
-                    };
+        let mut parts = Vec::with_capacity(message.parts.len());
+        // Newest first within the message too, so the walk is one order.
+        let mut kept: Vec<bool> = Vec::with_capacity(message.parts.len());
+        for part in message.parts.iter().rev() {
+            let keep = match part {
+                Part::Image(image) if images => {
+                    let size = image.data().map_or(0, <[u8]>::len);
+                    let fits =
+                        count < MAX_REQUEST_IMAGES && bytes + size <= MAX_REQUEST_IMAGE_BYTES;
+                    if fits {
+                        count += 1;
+                        bytes += size;
+                    }
+                    fits
                 }
+                Part::Image(_) => false,
+                _ => true,
+            };
+            kept.push(keep);
+        }
+        kept.reverse();
+        for (part, keep) in std::mem::take(&mut message.parts).into_iter().zip(kept) {
+            match part {
+                Part::Image(image) if !keep => {
+                    let why = if images {
+                        "not sent again: a request carries the newest images only"
+                    } else {
+                        "this model does not take images"
+                    };
+                    let words = format!("[an image ({}) was here; {why}]", image.describe());
+                    // After a tool result, in its content: a tool message
+                    // carries no other text in some dialects.
+                    match parts.last_mut() {
+                        Some(Part::ToolResult(result)) => {
+                            result.content.push('\n');
+                            result.content.push_str(&words);
+                        }
+                        _ => parts.push(Part::Text { text: words }),
+                    }
+                }
+                part => parts.push(part),
             }
         }
+        message.parts = parts;
     }
     messages
 }
+
+/// Images one request carries at most (Anthropic takes 100, and 20 at
+/// most at full size).
+pub const MAX_REQUEST_IMAGES: usize = 20;
+
+/// Image bytes one request carries at most: 15 MB, 20 MB as base64, well
+/// within Anthropic's 32 MB request and OpenAI's 50 MB of images.
+pub const MAX_REQUEST_IMAGE_BYTES: usize = 15 * 1000 * 1000;
 
 /// Builds the request's messages from the context and the rendered
 /// blocks. `system` stands in when the history does not start with a
@@ -217,5 +261,57 @@ mod tests {
             })
             .collect();
         assert_eq!(texts, ["Some(\"anthropic-messages\")", "None", "done"]);
+    }
+
+    fn image(n: u8) -> crate::ports::Image {
+        crate::ports::Image::new("image/png", vec![n; 10], 4, 2)
+    }
+
+    fn tool_message(n: u8) -> Message {
+        Message {
+            role: Role::Tool,
+            parts: vec![
+                Part::ToolResult(crate::ports::dialect::ToolResult {
+                    call_id: format!("c{n}"),
+                    content: "shot".into(),
+                    is_error: false,
+                }),
+                Part::Image(image(n)),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_newest_images_are_sent_and_the_older_ones_said_in_words() {
+        let messages: Vec<Message> = (0..MAX_REQUEST_IMAGES as u8 + 2).map(tool_message).collect();
+        let sent = for_model(messages, "openai-chat", true);
+        let images = |m: &Message| m.parts.iter().filter(|p| matches!(p, Part::Image(_))).count();
+        assert_eq!(sent.iter().map(images).sum::<usize>(), MAX_REQUEST_IMAGES);
+        assert_eq!(images(&sent[0]), 0);
+        assert_eq!(images(&sent[2]), 1);
+        // The words go into the result a tool message carries.
+        let Part::ToolResult(result) = &sent[0].parts[0] else {
+            panic!("{:?}", sent[0])
+        };
+        assert!(result.content.contains("not sent again"), "{}", result.content);
+        assert_eq!(sent[0].parts.len(), 1);
+    }
+
+    #[test]
+    fn a_model_without_images_reads_of_them_where_each_was() {
+        let user = Message {
+            role: Role::User,
+            parts: vec![Part::Text { text: "look".into() }, Part::Image(image(1))],
+        };
+        let sent = for_model(vec![user, tool_message(2)], "openai-chat", false);
+        let Part::Text { text } = &sent[0].parts[1] else {
+            panic!("{:?}", sent[0])
+        };
+        assert!(text.contains("PNG 4×2") && text.contains("does not take images"), "{text}");
+        let Part::ToolResult(result) = &sent[1].parts[0] else {
+            panic!("{:?}", sent[1])
+        };
+        assert!(result.content.contains("does not take images"), "{}", result.content);
+        assert_eq!(sent[1].parts.len(), 1);
     }
 }

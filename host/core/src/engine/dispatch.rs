@@ -364,14 +364,25 @@ impl Dispatcher {
                 )));
             }
         }
+        // Who serves the call, for a tool the user let read mode call.
+        let reads_too = || {
+            let owner = self.ledger.as_ref().and_then(|ledger| {
+                ledger
+                    .records()
+                    .into_iter()
+                    .find(|(_, c)| c.kind == crate::CapabilityKind::Tool && c.name == call.name)
+                    .map(|(owner, _)| owner)
+            });
+            self.policy.reads_too(owner.as_ref(), &call.name)
+        };
         match self.policy.mode() {
-            Mode::Read if !spec.read_only && !self.policy.reads_too(&call.name) => {
+            Mode::Read if !spec.read_only && !reads_too() => {
                 return Err(Envelope::denied(format!(
                     "read mode: `{}` can change things, and this run may only read (rerun with --mode write)",
                     call.name
                 )))
             }
-            Mode::Plan if !spec.read_only && !self.policy.reads_too(&call.name) => {
+            Mode::Plan if !spec.read_only && !reads_too() => {
                 return Err(Envelope::denied(format!(
                     "plan mode: `{}` can change things; read what you need, then propose your plan with `exit_plan`",
                     call.name

@@ -339,8 +339,6 @@ impl Agent {
         self
     }
 
-    /// `text` goes to the model once, ahead of the next prompt, in the
-    /// same message (so the roles still alternate).
     /// Images the person attached (`@shot.png`, `--image`), sent with
     /// the next prompt. A model without images refuses that prompt.
     pub fn attach_images(&mut self, images: Vec<Image>) {
@@ -354,6 +352,8 @@ impl Agent {
         self
     }
 
+    /// `text` goes to the model once, ahead of the next prompt, in the
+    /// same message (so the roles still alternate).
     pub fn note_before_next_prompt(&mut self, text: String) {
         // Notes add up: a resumed session's digest, then an attached
         // file, then a command the person ran, all before one prompt.

@@ -166,8 +166,10 @@ pub struct Policy {
     /// grants it uses as they are now, and whose mode tightens it.
     parent: Option<Arc<Policy>>,
     /// Tools read and plan mode allow besides the read-only ones, by the
-    /// user's choice (`[web] fetch_in_read_mode` puts `web_fetch` here).
-    reads_too: Vec<String>,
+    /// user's choice, each as (plugin, tool): `[web] fetch_in_read_mode`
+    /// puts `web-fetch`'s `web_fetch` here, and no other plugin's tool of
+    /// that name.
+    reads_too: Vec<(String, String)>,
 }
 
 /// `exec`, `exec:git` and `exec:git:network` all match `exec:git:network`.
@@ -200,17 +202,24 @@ impl Policy {
         }
     }
 
-    /// Lets read and plan mode call `tools` too, though they are not
-    /// read-only: the user judged them harmless enough to read with.
-    pub fn with_reads_too(mut self, tools: Vec<String>) -> Self {
+    /// Lets read and plan mode call `tools` too, each (plugin, tool),
+    /// though they are not read-only: the user judged them harmless
+    /// enough to read with.
+    pub fn with_reads_too(mut self, tools: Vec<(String, String)>) -> Self {
         self.reads_too = tools;
         self
     }
 
-    /// Whether read and plan mode allow `tool` although it is not
-    /// read-only.
-    pub fn reads_too(&self, tool: &str) -> bool {
-        self.session().reads_too.iter().any(|t| t == tool)
+    /// Whether read and plan mode allow `tool`, served by `owner`,
+    /// although it is not read-only.
+    pub fn reads_too(&self, owner: Option<&crate::ledger::Owner>, tool: &str) -> bool {
+        let Some(crate::ledger::Owner::Plugin(plugin)) = owner else {
+            return false;
+        };
+        self.session()
+            .reads_too
+            .iter()
+            .any(|(p, t)| p == plugin && t == tool)
     }
 
     /// A sub-agent's own view, taken as it starts, asking the same person

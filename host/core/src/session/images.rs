@@ -18,7 +18,8 @@ pub fn folder(session: &Path) -> PathBuf {
 
 /// Keeps the bytes of every image in `message` not kept yet. An image
 /// already there (sent again, or in another session) is not written
-/// again.
+/// again, but its time is renewed: a prune spares what is younger than
+/// its grace, and this record is about to name it.
 pub fn keep(session: &Path, message: &Message) -> Result<(), SessionError> {
     for part in &message.parts {
         let Part::Image(image) = part else { continue };
@@ -28,6 +29,10 @@ pub fn keep(session: &Path, message: &Message) -> Result<(), SessionError> {
         }
         let path = folder(session).join(&image.hash);
         if path.exists() {
+            let _ = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(std::time::SystemTime::now()));
             continue;
         }
         amber_state::atomic::write_private(&path, bytes).map_err(|e| SessionError::Io {

@@ -275,6 +275,19 @@ fn fixture_response(
         .map_err(|e| HttpError::InternalError(Some(format!("a fixture's response: {e}"))))
 }
 
+/// Whether `url` names a private or loopback address, or `localhost`.
+fn is_inside(url: &reqwest::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => !allow::is_public(ip.into()),
+        Some(url::Host::Ipv6(ip)) => !allow::is_public(ip.into()),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        None => false,
+    }
+}
+
 /// Whether the pattern covers the URL's host and port.
 fn covers(pattern: &allow::HostPattern, url: &reqwest::Url) -> bool {
     let list = Allowlist {
@@ -333,6 +346,15 @@ fn client(
             });
             if secrets && elsewhere {
                 return attempt.stop();
+            }
+            // A page elsewhere may not send the plugin inside: a grant of
+            // `localhost:*` is for the plugin's own requests, not for any
+            // public page's redirect (a 302 to 127.0.0.1:6379).
+            if elsewhere && is_inside(attempt.url()) {
+                let host = attempt.url().host_str().unwrap_or_default().to_string();
+                return attempt.error(format!(
+                    "a redirect was refused: it leads from another host to {host}, a private or loopback address, which only a request made to it directly may reach"
+                ));
             }
             match check_hop(&for_redirects, attempt.url()) {
                 Ok(()) => attempt.follow(),

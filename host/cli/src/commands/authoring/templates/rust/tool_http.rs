@@ -27,9 +27,10 @@ impl Plugin for {{Camel}} {
 
 impl ToolPlugin for {{Camel}} {
     fn tools(&self) -> Vec<ToolSpec> {
+        // Not read-only: a request's arguments can carry what the model
+        // read, so read mode refuses it and write mode asks (docs/web.md).
         vec![ToolSpec::new("{{snake}}", "How many stars a GitHub repository has.")
-            .args::<Args>()
-            .read_only()]
+            .args::<Args>()]
     }
 
     fn call(&mut self, _tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
