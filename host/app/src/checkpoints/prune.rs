@@ -28,39 +28,21 @@ pub struct Pruned {
 /// name.
 fn named(sessions: &Path, pending: &Path) -> std::io::Result<HashSet<String>> {
     let mut names = HashSet::new();
-    let entries = match std::fs::read_dir(sessions) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
-        Err(e) => return Err(e),
-    };
-    for entry in entries.flatten() {
-        if entry.path().extension().is_none_or(|e| e != "jsonl") {
-            continue;
-        }
-        // A session deleted meanwhile names nothing; one that cannot be
-        // read otherwise stops the prune: nothing is removed on the
-        // strength of a read that failed.
-        let bytes = match std::fs::read(entry.path()) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e),
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        for line in text.lines().filter(|l| l.contains("\"checkpoint\"")) {
-            if let Ok(Record::Checkpoint { files, .. }) = serde_json::from_str::<Record>(line) {
-                for file in files {
-                    names.extend(file.before);
-                    names.extend(file.after);
-                }
+    each_record(sessions, "\"checkpoint\"", |record| {
+        if let Record::Checkpoint { files, .. } = record {
+            for file in files {
+                names.extend(file.before);
+                names.extend(file.after);
             }
         }
-    }
+    })?;
     if let Ok(entries) = std::fs::read_dir(pending) {
         for entry in entries.flatten() {
             // The journal of a session that is gone names nothing.
-            let session = entry.path().file_stem().map(|id| {
-                sessions.join(format!("{}.jsonl", id.to_string_lossy()))
-            });
+            let session = entry
+                .path()
+                .file_stem()
+                .map(|id| sessions.join(format!("{}.jsonl", id.to_string_lossy())));
             if session.is_none_or(|s| !s.exists()) {
                 continue;
             }
@@ -100,20 +82,7 @@ pub fn prune(store: &Path, sessions: &Path) -> std::io::Result<Pruned> {
                 pruned.kept += 1;
                 continue;
             }
-            let Ok(meta) = object.metadata() else {
-                continue;
-            };
-            let young = meta
-                .modified()
-                .ok()
-                .and_then(|m| now.duration_since(m).ok())
-                .is_none_or(|age| age < GRACE);
-            if young || !meta.is_file() {
-                continue;
-            }
-            std::fs::remove_file(object.path())?;
-            pruned.objects += 1;
-            pruned.bytes += meta.len();
+            remove_if_old(&object, now, &mut pruned)?;
         }
         // An emptied folder goes too (an error: it is not empty).
         let _ = std::fs::remove_dir(folder.path());
@@ -128,8 +97,36 @@ pub fn prune(store: &Path, sessions: &Path) -> std::io::Result<Pruned> {
 pub fn prune_images(sessions: &Path) -> std::io::Result<Pruned> {
     let mut names = HashSet::new();
     let mut pruned = Pruned::default();
-    let Ok(entries) = std::fs::read_dir(sessions) else {
+    each_record(sessions, "\"image\"", |record| {
+        if let Record::Message { message, .. } = record {
+            names.extend(amber_core::session::images::named_in(&message).map(str::to_string));
+        }
+    })?;
+    let folder = amber_core::session::images::folder(&sessions.join("any.jsonl"));
+    let Ok(images) = std::fs::read_dir(&folder) else {
         return Ok(pruned);
+    };
+    amber_core::atomic::remove_stale_temps(&folder);
+    let now = SystemTime::now();
+    for image in images.flatten() {
+        if names.contains(image.file_name().to_string_lossy().as_ref()) {
+            pruned.kept += 1;
+            continue;
+        }
+        remove_if_old(&image, now, &mut pruned)?;
+    }
+    Ok(pruned)
+}
+
+/// Each record of each session in `sessions` on a line holding `needle`
+/// (a cheap filter before parsing), given to `seen`. A session deleted
+/// meanwhile names nothing; one that cannot be read otherwise stops the
+/// prune: nothing is removed on the strength of a read that failed.
+fn each_record(sessions: &Path, needle: &str, mut seen: impl FnMut(Record)) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(sessions) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
     };
     for entry in entries.flatten() {
         if entry.path().extension().is_none_or(|e| e != "jsonl") {
@@ -141,40 +138,37 @@ pub fn prune_images(sessions: &Path) -> std::io::Result<Pruned> {
             Err(e) => return Err(e),
         };
         let text = String::from_utf8_lossy(&bytes);
-        for line in text.lines().filter(|l| l.contains("\"image\"")) {
-            if let Ok(Record::Message { message, .. }) = serde_json::from_str::<Record>(line) {
-                names.extend(
-                    amber_core::session::images::named_in(&message).map(str::to_string),
-                );
+        for line in text.lines().filter(|l| l.contains(needle)) {
+            if let Ok(record) = serde_json::from_str::<Record>(line) {
+                seen(record);
             }
         }
     }
-    let folder = amber_core::session::images::folder(&sessions.join("any.jsonl"));
-    let Ok(images) = std::fs::read_dir(&folder) else {
-        return Ok(pruned);
+    Ok(())
+}
+
+/// Removes `entry`, a file no one names, unless younger than [`GRACE`],
+/// counting it in `pruned`.
+fn remove_if_old(
+    entry: &std::fs::DirEntry,
+    now: SystemTime,
+    pruned: &mut Pruned,
+) -> std::io::Result<()> {
+    let Ok(meta) = entry.metadata() else {
+        return Ok(());
     };
-    amber_core::atomic::remove_stale_temps(&folder);
-    let now = SystemTime::now();
-    for image in images.flatten() {
-        let name = image.file_name().to_string_lossy().into_owned();
-        if names.contains(&name) {
-            pruned.kept += 1;
-            continue;
-        }
-        let Ok(meta) = image.metadata() else { continue };
-        let young = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_none_or(|age| age < GRACE);
-        if young || !meta.is_file() {
-            continue;
-        }
-        std::fs::remove_file(image.path())?;
-        pruned.objects += 1;
-        pruned.bytes += meta.len();
+    let young = meta
+        .modified()
+        .ok()
+        .and_then(|m| now.duration_since(m).ok())
+        .is_none_or(|age| age < GRACE);
+    if young || !meta.is_file() {
+        return Ok(());
     }
-    Ok(pruned)
+    std::fs::remove_file(entry.path())?;
+    pruned.objects += 1;
+    pruned.bytes += meta.len();
+    Ok(())
 }
 
 #[cfg(test)]
@@ -234,7 +228,12 @@ mod tests {
         let session = sessions.join("s.jsonl");
         let named = Message {
             role: Role::User,
-            parts: vec![Part::Image(Image::new("image/png", b"shown".to_vec(), 1, 1))],
+            parts: vec![Part::Image(Image::new(
+                "image/png",
+                b"shown".to_vec(),
+                1,
+                1,
+            ))],
         };
         let unnamed = Message {
             role: Role::User,
@@ -246,7 +245,11 @@ mod tests {
             hash: "h".into(),
             message: named.clone(),
         };
-        std::fs::write(&session, format!("{}\n", serde_json::to_string(&record).unwrap())).unwrap();
+        std::fs::write(
+            &session,
+            format!("{}\n", serde_json::to_string(&record).unwrap()),
+        )
+        .unwrap();
         let folder = amber_core::session::images::folder(&session);
         for file in std::fs::read_dir(&folder).unwrap().flatten() {
             age(&file.path(), GRACE * 2);
