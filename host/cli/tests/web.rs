@@ -108,6 +108,12 @@ fn web_fetch_reads_a_page_as_markdown_without_scripts_once_granted() {
     let env = env_with("");
     let (ok, said) = call(&env, "web_fetch", &args);
     assert!(!ok && said.contains("not granted: http"), "{said}");
+    let info = text(&env.run(&["plugin", "info", "web-fetch"]).stdout);
+    assert!(
+        info.contains("not granted")
+            && info.contains("grant it: amber plugin grant web-fetch http"),
+        "{info}"
+    );
 
     let env = env_with(&granted_fetch(port));
     let (ok, said) = call(&env, "web_fetch", &args);

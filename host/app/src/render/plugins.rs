@@ -112,6 +112,14 @@ pub fn status(s: &PluginStatus) -> String {
         if !p.hosts.is_empty() {
             let _ = writeln!(out, "           hosts: {}", p.hosts.join(", "));
         }
+        if !s.grants.has(p.permission) {
+            let _ = writeln!(
+                out,
+                "           grant it: amber plugin grant {} {}",
+                m.id,
+                p.permission.as_str()
+            );
+        }
     }
     out.push_str(&contributions(s));
     out
