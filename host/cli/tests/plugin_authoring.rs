@@ -38,24 +38,41 @@ fn amber(env: &Env, args: &[&str]) -> Output {
 /// `amber plugin new ID --lang LANG --kind KIND` under the env's
 /// workspace; returns the folder.
 fn scaffold(env: &Env, id: &str, lang: &str, kind: &str) -> std::path::PathBuf {
+    scaffold_with(env, id, lang, kind, &[])
+}
+
+/// [`scaffold`] with more flags (`--http`).
+fn scaffold_with(
+    env: &Env,
+    id: &str,
+    lang: &str,
+    kind: &str,
+    flags: &[&str],
+) -> std::path::PathBuf {
     let parent = env.ws.join("plugins");
     std::fs::create_dir_all(&parent).unwrap();
-    let out = amber(
-        env,
-        &[
-            "plugin",
-            "new",
-            id,
-            "--lang",
-            lang,
-            "--kind",
-            kind,
-            "--dir",
-            parent.to_str().unwrap(),
-        ],
-    );
+    let mut args = vec!["plugin", "new", id, "--lang", lang, "--kind", kind];
+    args.extend_from_slice(flags);
+    args.extend(["--dir", parent.to_str().unwrap()]);
+    let out = amber(env, &args);
     assert!(out.status.success(), "{}", text(&out.stderr));
     parent.join(id)
+}
+
+/// Replaces `from` with `to` in the plugin's `tests.toml`, then runs its
+/// tests without building: they must fail (exit 1); what they showed.
+fn test_after_edit(env: &Env, dir: &std::path::Path, from: &str, to: &str) -> Output {
+    let examples = dir.join("tests.toml");
+    let edited = std::fs::read_to_string(&examples)
+        .unwrap()
+        .replace(from, to);
+    std::fs::write(&examples, edited).unwrap();
+    let out = amber(
+        env,
+        &["plugin", "test", dir.to_str().unwrap(), "--no-build"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    out
 }
 
 /// Scaffolds `id` in `lang` under the env's workspace, tests it (which
@@ -93,16 +110,7 @@ fn scaffold_build_test_and_call(lang: &str) {
     assert!(wasm.is_file());
 
     // An example that expects the wrong thing fails, with a diff.
-    let examples = dir.join("tests.toml");
-    let broken = std::fs::read_to_string(&examples)
-        .unwrap()
-        .replace("output = \"3 words\"", "output = \"4 words\"");
-    std::fs::write(&examples, broken).unwrap();
-    let out = amber(
-        &env,
-        &["plugin", "test", dir.to_str().unwrap(), "--no-build"],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let out = test_after_edit(&env, &dir, "output = \"3 words\"", "output = \"4 words\"");
     let shown = text(&out.stdout);
     assert!(
         shown.contains("FAILED  tool")
@@ -347,25 +355,7 @@ reply = { text = "DONE" }
 #[test]
 fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_network() {
     let env = Env::new(AMBER);
-    let parent = env.ws.join("plugins");
-    std::fs::create_dir_all(&parent).unwrap();
-    let out = amber(
-        &env,
-        &[
-            "plugin",
-            "new",
-            "stars",
-            "--lang",
-            "rust",
-            "--kind",
-            "tool",
-            "--http",
-            "--dir",
-            parent.to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let dir = parent.join("stars");
+    let dir = scaffold_with(&env, "stars", "rust", "tool", &["--http"]);
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("features = [\"http\"]"), "{manifest}");
 
@@ -382,15 +372,12 @@ fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_netw
     assert_eq!(report["examples"].as_array().unwrap().len(), 2);
 
     // A request no fixture answers is refused, naming it: nothing is sent.
-    let examples = dir.join("tests.toml");
-    let text_now = std::fs::read_to_string(&examples).unwrap();
-    let without = text_now.replace("repos/rust-lang/rust\"", "repos/rust-lang/cargo\"");
-    std::fs::write(&examples, without).unwrap();
-    let out = amber(
+    let out = test_after_edit(
         &env,
-        &["plugin", "test", dir.to_str().unwrap(), "--no-build"],
+        &dir,
+        "repos/rust-lang/rust\"",
+        "repos/rust-lang/cargo\"",
     );
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let shown = text(&out.stdout);
     assert!(
         shown.contains("no [[http]] fixture")
@@ -409,7 +396,7 @@ fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_netw
             "python",
             "--http",
             "--dir",
-            parent.to_str().unwrap(),
+            env.ws.join("plugins").to_str().unwrap(),
         ],
     );
     assert!(!out.status.success());
