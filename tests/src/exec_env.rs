@@ -115,7 +115,14 @@ impl Env {
         } else {
             server.openai_base()
         };
-        let mut args = vec!["exec", "--json", "--provider", provider, "--base-url", &base];
+        let mut args = vec![
+            "exec",
+            "--json",
+            "--provider",
+            provider,
+            "--base-url",
+            &base,
+        ];
         args.extend_from_slice(extra);
         args.push(prompt);
         Run::from(self.run(&args))
@@ -288,10 +295,24 @@ pub fn offered_tools(server: &FakeLlm, n: usize) -> Vec<String> {
         .map(|tools| {
             tools
                 .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string())
+                .map(|t| {
+                    t["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string()
+                })
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A fake-server script: one call of `tool` with `args` (a TOML inline
+/// table), then a turn of `then` (the turn's TOML keys: `reply = {…}`,
+/// and any check such as `expect_images = 1`).
+pub fn one_call_then(tool: &str, args: &str, then: &str) -> String {
+    format!(
+        "[[turns]]\nreply = {{ tool_calls = [{{ id = \"c1\", name = \"{tool}\", arguments = {args} }}] }}\n[[turns]]\n{then}\n"
+    )
 }
 
 /// The text of every message of an OpenAI chat request, role first.

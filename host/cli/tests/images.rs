@@ -15,7 +15,7 @@
 use std::io::Cursor;
 use std::path::Path;
 
-use amber_tests::exec_env::{fake, Env, Run};
+use amber_tests::exec_env::{fake, one_call_then, Env, Run};
 use amber_tests::fake_llm::FakeLlm;
 use base64::Engine;
 use image::{DynamicImage, ImageBuffer, ImageFormat, Rgb};
@@ -152,23 +152,22 @@ fn a_model_without_images_refuses_the_prompt_before_anything_is_sent() {
     assert!(server.received().is_empty());
 }
 
-const READ_PHOTO: &str = r#"
-[[turns]]
-[[turns.reply.tool_calls]]
-id = "c1"
-name = "read_file"
-arguments = { path = "photo.jpg" }
-[[turns]]
-expect_images = IMAGES
-reply = { text = "A photo." }
-"#;
+/// `read_file` of photo.jpg, then a turn whose request must carry
+/// `images` images.
+fn read_photo(images: usize) -> String {
+    one_call_then(
+        "read_file",
+        "{ path = \"photo.jpg\" }",
+        &format!("expect_images = {images}\nreply = {{ text = \"A photo.\" }}"),
+    )
+}
 
 #[test]
 fn read_file_of_a_jpeg_shows_the_model_the_image_in_each_vendors_shape() {
     let env = Env::without_confirm_turn(AMBER);
     write_image(&env.ws.join("photo.jpg"), 320, 200, ImageFormat::Jpeg);
     for provider in ["openai", "openai-responses", "anthropic"] {
-        let server = fake(&READ_PHOTO.replace("IMAGES", "1"));
+        let server = fake(&read_photo(1));
         let run = exec(&env, provider, &server, &[], "describe photo.jpg");
         run.assert_done("A photo.");
         let received = server.received();
@@ -190,7 +189,7 @@ fn read_file_of_a_jpeg_shows_the_model_the_image_in_each_vendors_shape() {
         );
     }
     // A model without images reads its size instead, naming the preset.
-    let server = fake(&READ_PHOTO.replace("IMAGES", "0"));
+    let server = fake(&read_photo(0));
     let run = exec(&env, "lmstudio", &server, &[], "describe photo.jpg");
     run.assert_done("A photo.");
     let result = &run.results()[0];

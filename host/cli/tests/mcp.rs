@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use amber_tests::exec_env::{fake, text, Env, Run};
+use amber_tests::exec_env::{fake, one_call_then, text, Env, Run};
 use serde_json::Value;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
@@ -61,14 +61,7 @@ fn stdio_server(name: &str, args: &[&str], extra: &str) -> String {
 
 /// One call of `tool` with `args` (a TOML inline table), then "done".
 fn call_then_done(tool: &str, args: &str) -> String {
-    format!(
-        r#"
-[[turns]]
-reply = {{ tool_calls = [{{ id = "c1", name = "{tool}", arguments = {args} }}] }}
-[[turns]]
-reply = {{ text = "done" }}
-"#
-    )
+    one_call_then(tool, args, "reply = { text = \"done\" }")
 }
 
 /// The tool names of the `n`th request the model got.

@@ -16,7 +16,7 @@
 use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 
-use amber_tests::exec_env::{fake, offered_tools, text, Env, Run};
+use amber_tests::exec_env::{fake, offered_tools, one_call_then, text, Env, Run};
 use amber_tests::http_fixture::read_head;
 
 const AMBER: &str = env!("CARGO_BIN_EXE_amber");
@@ -136,18 +136,12 @@ fn web_fetch_reads_a_page_as_markdown_without_scripts_once_granted() {
     );
 }
 
-const FETCH_TURN: &str = r#"
-[[turns]]
-[[turns.reply.tool_calls]]
-id = "c1"
-name = "web_fetch"
-arguments = { url = "URL" }
-[[turns]]
-reply = { text = "Read it." }
-"#;
-
 fn fetch_in_mode(env: &Env, url: &str, mode: &str) -> Run {
-    let server = fake(&FETCH_TURN.replace("URL", url));
+    let server = fake(&one_call_then(
+        "web_fetch",
+        &format!("{{ url = \"{url}\" }}"),
+        "reply = { text = \"Read it.\" }",
+    ));
     env.exec(&server, &["--mode", mode], "read the widget guide")
 }
 
