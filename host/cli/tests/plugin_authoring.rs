@@ -352,18 +352,20 @@ reply = { text = "DONE" }
     assert_eq!(run.results()[0].2, "4 words");
 }
 
-#[test]
-fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_network() {
+/// Scaffolds the `--http` tool in `lang`: it builds and passes both its
+/// examples from their recorded `[[http]]` responses; a request no
+/// fixture answers fails, naming it, and nothing is sent. Returns the
+/// env and the folder.
+fn http_scaffold_passes_offline(lang: &str) -> (Env, std::path::PathBuf) {
     let env = Env::new(AMBER);
-    let dir = scaffold_with(&env, "stars", "rust", "tool", &["--http"]);
-    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-    assert!(manifest.contains("features = [\"http\"]"), "{manifest}");
+    let dir = scaffold_with(&env, &format!("stars-{lang}"), lang, "tool", &["--http"]);
+    let descriptor = std::fs::read_to_string(dir.join("amber-plugin.toml")).unwrap();
+    assert!(descriptor.contains("http = true"), "{descriptor}");
 
-    // Both examples pass, their requests answered from [[http]].
     let out = amber(&env, &["plugin", "test", dir.to_str().unwrap(), "--json"]);
     assert!(
         out.status.success(),
-        "{}\n{}",
+        "{lang}: {}\n{}",
         text(&out.stdout),
         text(&out.stderr)
     );
@@ -371,7 +373,6 @@ fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_netw
     assert_eq!(report["failed"], 0, "{report:#}");
     assert_eq!(report["examples"].as_array().unwrap().len(), 2);
 
-    // A request no fixture answers is refused, naming it: nothing is sent.
     let out = test_after_edit(
         &env,
         &dir,
@@ -382,18 +383,26 @@ fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_netw
     assert!(
         shown.contains("no [[http]] fixture")
             && shown.contains("api.github.com/repos/rust-lang/rust"),
-        "{shown}"
+        "{lang}: {shown}"
     );
+    (env, dir)
+}
 
-    // The kinds and languages --http does not cover say so.
+#[test]
+fn an_http_tool_in_rust_passes_its_recorded_responses_without_the_network() {
+    let (env, dir) = http_scaffold_passes_offline("rust");
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("features = [\"http\"]"), "{manifest}");
+
+    // --http makes a tool; another kind is told how to ask for http.
     let out = amber(
         &env,
         &[
             "plugin",
             "new",
             "x",
-            "--lang",
-            "python",
+            "--kind",
+            "command",
             "--http",
             "--dir",
             env.ws.join("plugins").to_str().unwrap(),
@@ -401,8 +410,44 @@ fn an_http_tool_from_the_scaffold_passes_its_recorded_responses_without_the_netw
     );
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("--http makes a Rust tool"),
+        text(&out.stderr).contains("--http makes a tool")
+            && text(&out.stderr).contains("http = true"),
         "{}",
         text(&out.stderr)
+    );
+}
+
+/// Takes `http = true` out of the plugin's descriptor and tests it again
+/// (which builds it again): it must fail, saying so. What it said.
+fn without_http_line(env: &Env, dir: &std::path::Path) -> String {
+    let descriptor = dir.join("amber-plugin.toml");
+    let text_of = std::fs::read_to_string(&descriptor).unwrap();
+    std::fs::write(&descriptor, text_of.replace("http = true\n", "")).unwrap();
+    let out = amber(env, &["plugin", "test", dir.to_str().unwrap()]);
+    assert!(!out.status.success());
+    text(&out.stderr)
+}
+
+#[test]
+fn an_http_tool_in_python_passes_its_recorded_responses_without_the_network() {
+    let (env, dir) = http_scaffold_passes_offline("python");
+    // Without the line the build has no wasi:http bindings: the SDK's
+    // import says which line to add.
+    let said = without_http_line(&env, &dir);
+    assert!(
+        said.contains("amber_sdk.http needs `http = true` under [plugin]"),
+        "{said}"
+    );
+}
+
+#[test]
+fn an_http_tool_in_javascript_passes_its_recorded_responses_without_the_network() {
+    let (env, dir) = http_scaffold_passes_offline("js");
+    // Without the line the build leaves `fetch` out; the check says so
+    // rather than let every request fail.
+    let said = without_http_line(&env, &dir);
+    assert!(
+        said.contains("asks for `http`, but amber-plugin.toml does not say `http = true`"),
+        "{said}"
     );
 }

@@ -36,12 +36,11 @@ fn message_cells(message: Message, cells: &mut Vec<Cell>) {
             (Role::Assistant, Part::Text { text }) if !text.trim().is_empty() => {
                 cells.push(Cell::Assistant(text))
             }
-            (Role::Assistant, Part::Reasoning(reasoning)) if !reasoning.text.is_empty() => {
-                cells.push(Cell::Reasoning {
+            (Role::Assistant, Part::Reasoning(reasoning)) if !reasoning.text.is_empty() => cells
+                .push(Cell::Reasoning {
                     text: reasoning.text,
                     expanded: false,
-                })
-            }
+                }),
             (Role::Assistant, Part::ToolCall(call)) => {
                 cells.push(Cell::Tool(ToolCard::new(
                     call.id,
@@ -84,6 +83,16 @@ fn message_cells(message: Message, cells: &mut Vec<Cell>) {
                     }
                 }
             }
+            // What the image was, not the image: a terminal shows no
+            // pixels, and the bytes stay in the session's image store.
+            (Role::User, Part::Image(image)) => cells.push(Cell::Notice {
+                kind: NoticeKind::Info,
+                text: format!("attached an image: {}", image.describe()),
+            }),
+            (Role::Tool, Part::Image(image)) => cells.push(Cell::Notice {
+                kind: NoticeKind::Info,
+                text: format!("the tool returned an image: {}", image.describe()),
+            }),
             _ => {}
         }
     }
@@ -131,6 +140,42 @@ mod tests {
         }
         assert_eq!(cells[2], Cell::Assistant("it is empty".into()));
         assert!(matches!(cells[3], Cell::Notice { .. }));
+    }
+
+    #[test]
+    fn images_are_said_not_shown() {
+        let image = || {
+            Part::Image(amber_core::ports::Image::new(
+                "image/png",
+                vec![0; 2048],
+                640,
+                480,
+            ))
+        };
+        let cells = cells(vec![
+            Replayed::Message(Message {
+                role: Role::User,
+                parts: vec![image()],
+            }),
+            Replayed::Message(Message {
+                role: Role::Tool,
+                parts: vec![image()],
+            }),
+        ]);
+        let texts: Vec<String> = cells
+            .iter()
+            .map(|c| match c {
+                Cell::Notice { text, .. } => text.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "attached an image: PNG 640×480, 2 KB",
+                "the tool returned an image: PNG 640×480, 2 KB"
+            ]
+        );
     }
 
     #[test]

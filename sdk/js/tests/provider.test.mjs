@@ -1,25 +1,12 @@
 // The provider layer of the JavaScript SDK, run by node (`cargo xtask
 // test` runs `node --test sdk/js/tests`): the glue a provider plugin leans
-// on, tried on the cases a scaffold's examples do not reach. The SDK's one
-// import, amber's host interface, exists only inside a component, so the
-// SDK is loaded with that import pointed at a module that logs nothing.
-import { after, test } from "node:test";
+// on, tried on the cases a scaffold's examples do not reach.
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const source = readFileSync(join(here, "..", "amber-sdk.js"), "utf8");
-// At whatever version the SDK targets: the import names it.
-const host = source.match(/amber:plugin\/host@\d+\.\d+\.\d+/)?.[0];
-assert.ok(host, "the SDK imports amber's host interface");
-const scratch = mkdtempSync(join(tmpdir(), "amber-sdk-test-"));
-after(() => rmSync(scratch, { recursive: true, force: true }));
-writeFileSync(join(scratch, "host.mjs"), "export function log() {}\nexport function setting() { return undefined; }\n");
-writeFileSync(join(scratch, "amber-sdk.mjs"), source.replace(`"${host}"`, '"./host.mjs"'));
-const { defineProvider, chunk } = await import(pathToFileURL(join(scratch, "amber-sdk.mjs")));
+import { loadSdk } from "./load-sdk.mjs";
+
+const { defineProvider, chunk } = await loadSdk();
 
 /** An sse-batch as the host packs it: [name, data] pairs, spans as UTF-8
  * byte ranges in a Uint32Array, as componentize-js hands it over. */

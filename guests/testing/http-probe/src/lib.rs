@@ -96,15 +96,27 @@ fn fetch(url: &str, header: Option<(&str, &str)>) -> Result<String, String> {
 
 impl ToolPlugin for Probe {
     fn tools(&self) -> Vec<ToolSpec> {
-        vec![ToolSpec::new("fetch", "GET a URL and say what came back.")
-            .schema(json!({"type": "object", "properties": {
+        vec![
+            ToolSpec::new("fetch", "GET a URL and say what came back.")
+                .schema(json!({"type": "object", "properties": {
                 "url": {"type": "string"},
                 "header": {"type": "string", "description": "`Name: value`, sent with the request"}
             }, "required": ["url"], "additionalProperties": false}))
-            .read_only()]
+                .read_only(),
+            // The same call without the request: what the bench takes
+            // out of `fetch` to time the request alone.
+            ToolSpec::new("echo", "Say `text` back.")
+                .schema(json!({"type": "object", "properties": {
+                    "text": {"type": "string"}
+                }, "required": ["text"], "additionalProperties": false}))
+                .read_only(),
+        ]
     }
 
-    fn call(&mut self, _tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
+    fn call(&mut self, tool: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        if tool == "echo" {
+            return Ok(ToolOutput::text(args["text"].as_str().unwrap_or_default()));
+        }
         let url = args["url"]
             .as_str()
             .ok_or_else(|| ToolError::InvalidArgs("`url` must be a string".into()))?;

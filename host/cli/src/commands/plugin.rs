@@ -135,7 +135,8 @@ pub enum PluginCommand {
         #[arg(long, value_name = "DIR", default_value = ".")]
         dir: PathBuf,
         /// A tool that calls a web API through the `http` permission, its
-        /// tests answered from recorded `[[http]]` responses (Rust).
+        /// tests answered from recorded `[[http]]` responses (Rust, Python
+        /// or JavaScript; amber-plugin.toml says `http = true`).
         #[arg(long)]
         http: bool,
     },

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::{io_error, Record, SessionError};
-use crate::ports::dialect::{Message, Role};
+use crate::ports::dialect::{Message, Part, Role};
 
 /// One step of a session's conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +68,9 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
             Record::Message { message, .. } => {
                 let shown = match message.role {
                     Role::System => None,
-                    Role::User if has_prompts => None,
+                    // Its text is the prompt recorded apart; its images
+                    // (`@shot.png`, `--image`) are shown after it.
+                    Role::User if has_prompts => attached_images(&message),
                     Role::User => {
                         let typed = user_text(&message);
                         (!typed.trim().is_empty()).then_some(Replayed::Prompt(typed))
@@ -105,6 +107,22 @@ pub fn transcript(path: &Path) -> Result<Vec<Replayed>, SessionError> {
     Ok(steps.into_iter().filter_map(|(_, step)| step).collect())
 }
 
+/// The images a user message carried, as a message of them alone.
+fn attached_images(message: &Message) -> Option<Replayed> {
+    let images: Vec<Part> = message
+        .parts
+        .iter()
+        .filter(|p| matches!(p, Part::Image(_)))
+        .cloned()
+        .collect();
+    (!images.is_empty()).then(|| {
+        Replayed::Message(Message {
+            role: Role::User,
+            parts: images,
+        })
+    })
+}
+
 fn user_text(message: &Message) -> String {
     message.texts().collect::<Vec<_>>().join("\n")
 }
@@ -127,10 +145,12 @@ mod tests {
         let mut w = SessionWriter::open(&path).unwrap();
         w.push(&mut chain, text(Role::System, "sys")).unwrap();
         w.prompt("fix it").unwrap();
-        w.push(&mut chain, text(Role::User, "note\nfix it")).unwrap();
+        w.push(&mut chain, text(Role::User, "note\nfix it"))
+            .unwrap();
         w.push(&mut chain, text(Role::Assistant, "done")).unwrap();
         // The silent confirm turn, taken back.
-        w.push(&mut chain, text(Role::User, "are you finished?")).unwrap();
+        w.push(&mut chain, text(Role::User, "are you finished?"))
+            .unwrap();
         w.push(&mut chain, text(Role::Assistant, "yes")).unwrap();
         w.pop(&mut chain).unwrap();
         w.pop(&mut chain).unwrap();
@@ -141,7 +161,8 @@ mod tests {
         w.end_turn(&chain).unwrap();
         w.prompt("and again").unwrap();
         w.push(&mut chain, text(Role::User, "and again")).unwrap();
-        w.push(&mut chain, text(Role::Assistant, "again done")).unwrap();
+        w.push(&mut chain, text(Role::Assistant, "again done"))
+            .unwrap();
         w.end_turn(&chain).unwrap();
         let replayed = transcript(&path).unwrap();
         assert_eq!(
@@ -153,6 +174,37 @@ mod tests {
                 Replayed::Prompt("and again".into()),
                 Replayed::Message(text(Role::Assistant, "again done")),
             ]
+        );
+    }
+
+    #[test]
+    fn the_images_a_prompt_carried_are_shown_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut chain = ContextChain::new();
+        let mut w = SessionWriter::open(&path).unwrap();
+        let image = Part::Image(crate::ports::Image::new("image/png", b"png".to_vec(), 4, 3));
+        w.prompt("what is this?").unwrap();
+        let asked = Message {
+            role: Role::User,
+            parts: vec![
+                Part::Text {
+                    text: "what is this?".into(),
+                },
+                image,
+            ],
+        };
+        w.push(&mut chain, asked).unwrap();
+        w.end_turn(&chain).unwrap();
+        let replayed = transcript(&path).unwrap();
+        assert_eq!(replayed.len(), 2, "{replayed:?}");
+        assert_eq!(replayed[0], Replayed::Prompt("what is this?".into()));
+        let Replayed::Message(shown) = &replayed[1] else {
+            panic!("{replayed:?}")
+        };
+        assert!(
+            matches!(&shown.parts[..], [Part::Image(i)] if (i.width, i.height) == (4, 3)),
+            "{shown:?}"
         );
     }
 

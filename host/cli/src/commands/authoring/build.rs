@@ -107,11 +107,20 @@ fn python(cache: &Path, dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &P
     }
     let exe = toolchain::componentize_py(cache)?;
     eprintln!("amber: building {} with componentize-py", module.display());
-    run_quiet(
-        Command::new(exe)
+    let mut command = Command::new(exe);
+    // Kept until componentize-py has run: it holds the http world.
+    let http_world = if descriptor.plugin.http {
+        Some(python_http_args(&mut command, descriptor, sdk)?)
+    } else {
+        command
             .arg("-d")
             .arg(sdk::wit(sdk))
-            .args(["-w", &descriptor.plugin.kind.world(), "componentize", entry])
+            .args(["-w", &descriptor.plugin.kind.world()]);
+        None
+    };
+    run_quiet(
+        command
+            .args(["componentize", entry])
             .arg("-p")
             .arg(dir)
             .arg("-p")
@@ -123,7 +132,77 @@ fn python(cache: &Path, dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &P
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .current_dir(dir),
         &format!("componentize-py on {}", module.display()),
+    )?;
+    drop(http_world);
+    Ok(())
+}
+
+/// The WASI packages `wasi:http` needs, `SDK/python/wasi/*.wit`, sorted
+/// by name: each name starts with its place in the order componentize-py
+/// must read them (a package before those that use it).
+fn wasi_wit(sdk: &Path) -> Result<Vec<PathBuf>> {
+    let folder = sdk.join("python/wasi");
+    let incomplete = || {
+        format!(
+            "{} holds no WASI WIT: the SDK folder {} is incomplete (reinstall amber)",
+            folder.display(),
+            sdk.display()
+        )
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .with_context(incomplete)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "wit"))
+        .collect();
+    if files.is_empty() {
+        bail!(incomplete());
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The WASI version of `SDK/python/wasi`: wasmtime's and componentize-py's.
+const WASI_VERSION: &str = "0.2.12";
+
+/// componentize-py's WIT arguments for a Python plugin with `http = true`:
+/// the kind's world merged with `wasi:http/outgoing-handler`, so the
+/// bindings `amber_sdk.http` uses are generated. The merged world is not
+/// part of amber's contract (the host links wasi:http for every plugin,
+/// whatever its version), so it is written for this build only, into a
+/// folder the caller keeps until the build ends. Both `types` interfaces
+/// are named, or componentize-py would rename amber's and break the SDK.
+fn python_http_args(
+    command: &mut Command,
+    descriptor: &Descriptor,
+    sdk: &Path,
+) -> Result<tempfile::TempDir> {
+    for file in wasi_wit(sdk)? {
+        command.arg("-d").arg(file);
+    }
+    let api = amber_runtime::API_VERSION;
+    let world = descriptor.plugin.kind.world();
+    let folder = tempfile::tempdir().context("cannot make a temporary folder for the build")?;
+    std::fs::write(
+        folder.path().join("world.wit"),
+        format!(
+            "package amber:python-build;\n\n\
+             /// The `{world}` world and an HTTP client, for this build only.\n\
+             world {world}-http {{\n  include amber:plugin/{world}@{api};\n  \
+             import wasi:http/outgoing-handler@{WASI_VERSION};\n}}\n"
+        ),
     )
+    .context("cannot write the build's WIT world")?;
+    command
+        .arg("-d")
+        .arg(sdk::wit(sdk))
+        .arg("-d")
+        .arg(folder.path())
+        .args(["-w", &format!("amber:python-build/{world}-http")])
+        .arg("--import-interface-name")
+        .arg(format!("amber:plugin/types@{api}=types"))
+        .arg("--import-interface-name")
+        .arg(format!("wasi:http/types@{WASI_VERSION}=http_types"));
+    Ok(folder)
 }
 
 /// The SDK file a JavaScript plugin imports (`./amber-sdk.js`), and the
@@ -174,23 +253,23 @@ fn js(cache: &Path, dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &Path)
     refresh_js_sdk(dir, sdk)?;
     let cli = toolchain::componentize_js(cache)?;
     eprintln!("amber: building {} with componentize-js", source.display());
-    // http and fetch-event are left out: `fetch` would return a promise
-    // inside a synchronous export, which the SDK does not wait on yet
-    // (docs/sdk-js.md); a plugin's network is Rust's for now.
+    // fetch-event (serving HTTP) is never a plugin's; `fetch` is kept
+    // only for a plugin that says `http = true`, so one without carries
+    // no wasi:http. An export may then be async: componentize-js runs
+    // the event loop until its promise settles (docs/sdk-js.md).
+    let mut disabled = vec!["fetch-event"];
+    if !descriptor.plugin.http {
+        disabled.push("http");
+    }
     run_quiet(
         Command::new("node")
             .arg(cli)
             .arg(&source)
             .arg("--wit")
             .arg(sdk::wit(sdk))
-            .args([
-                "-n",
-                &descriptor.plugin.kind.world(),
-                "-d",
-                "http",
-                "fetch-event",
-                "-o",
-            ])
+            .args(["-n", &descriptor.plugin.kind.world(), "-d"])
+            .args(disabled)
+            .arg("-o")
             .arg(out)
             .current_dir(dir),
         &format!("componentize-js on {}", source.display()),

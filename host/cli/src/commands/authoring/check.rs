@@ -8,12 +8,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use amber_core::CapabilityKind;
-use amber_runtime::manager::PluginManager;
 use amber_runtime::imports::http::fixtures::HttpFixtures;
+use amber_runtime::manager::PluginManager;
 use amber_runtime::{AmberDirs, Grants, PluginStatus};
 use anyhow::{bail, Context, Result};
 
-use super::{Descriptor, Kind};
+use super::{Descriptor, Kind, Lang};
 use amber_app::host::{self, Host};
 
 /// Above this a component is said to be big: it takes seconds to compile
@@ -24,6 +24,8 @@ pub struct Loaded {
     pub manager: PluginManager,
     pub status: PluginStatus,
     pub size: u64,
+    /// The plugin's log in the scratch home: what a failed example shows.
+    pub log: std::path::PathBuf,
     /// The scratch home; gone with this value.
     _scratch: tempfile::TempDir,
 }
@@ -44,9 +46,10 @@ pub fn load(
         .tempdir()?;
     let ws = scratch.path().join("workspace");
     std::fs::create_dir_all(&ws)?;
+    let dirs_data = scratch.path().join("data");
     let dirs = AmberDirs {
         config: scratch.path().to_path_buf(),
-        data: scratch.path().join("data"),
+        data: dirs_data.clone(),
         cache: host.dirs.cache.clone(),
     };
     let config = amber_config::Config::default();
@@ -68,6 +71,7 @@ pub fn load(
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
+    let asks_http = requested.contains(&amber_runtime::Permission::Http);
     let enabled = runtime.enable(&id, Grants::of(requested));
     let status = runtime
         .status(&id)
@@ -84,6 +88,13 @@ pub fn load(
             want.id
         );
     }
+    if asks_http && !want.http && matches!(want.lang, Lang::Python | Lang::Js) {
+        bail!(
+            "plugin `{id}` asks for `http`, but {} does not say `http = true` under [plugin]: \
+             its build left out wasi:http, so every request would fail. Add the line and build again",
+            super::DESCRIPTOR
+        );
+    }
     let kind = capability_kind(want.kind);
     if !status.contributions.iter().any(|c| c.kind == kind) {
         bail!(
@@ -93,10 +104,12 @@ pub fn load(
             want.kind.name()
         );
     }
+    let log = dirs_data.join("plugins").join(&id).join("log");
     Ok(Loaded {
         manager,
         status,
         size,
+        log,
         _scratch: scratch,
     })
 }

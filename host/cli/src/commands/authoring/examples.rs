@@ -175,26 +175,28 @@ pub fn run(examples: &Examples, loaded: &Loaded) -> Vec<Outcome> {
     let mut out = Vec::new();
     for example in &examples.tool {
         let label = format!("tool {} {}", example.name, example.args);
-        let got = match ledger.tool(&example.name) {
+        let (got, logged) = logged_during(&loaded.log, || match ledger.tool(&example.name) {
             Some(tool) => tool
                 .call(&example.args)
                 .map(|o| o.content)
                 .map_err(|e| e.to_string()),
             None => Err(format!("the plugin has no tool `{}`", example.name)),
-        };
-        out.push(judge(label, &example.expect, got));
+        });
+        out.push(judge(label, &example.expect, got).with_log(logged));
     }
     for example in &examples.command {
         let label = format!("command {} {}", example.path.join(" "), example.arg);
-        let got = match ledger.owned_commands().into_iter().next() {
-            Some((_, tree)) => {
-                let mut path = vec![tree.root().root.clone()];
-                path.extend(example.path.iter().cloned());
-                tree.run(&path, &example.arg).map_err(|e| e.to_string())
+        let (got, logged) = logged_during(&loaded.log, || {
+            match ledger.owned_commands().into_iter().next() {
+                Some((_, tree)) => {
+                    let mut path = vec![tree.root().root.clone()];
+                    path.extend(example.path.iter().cloned());
+                    tree.run(&path, &example.arg).map_err(|e| e.to_string())
+                }
+                None => Err("the plugin has no command tree".into()),
             }
-            None => Err("the plugin has no command tree".into()),
-        };
-        out.push(judge(label, &example.expect, got));
+        });
+        out.push(judge(label, &example.expect, got).with_log(logged));
     }
     for example in &examples.prompt {
         let label = format!("prompt {} {:?}", example.block, example.request);
@@ -431,6 +433,44 @@ fn hook_example(
         })
         .map_err(|e| e.to_string());
     (label, got)
+}
+
+/// The lines a failed example shows from the plugin's log at most.
+const LOG_LINES: usize = 8;
+
+/// `call`'s result and the lines the plugin's log gained during it: a
+/// `fetch` that fails says only "NetworkError", while the log says "http
+/// refused: no [[http]] fixture … answers GET …".
+fn logged_during(
+    log: &std::path::Path,
+    call: impl FnOnce() -> Result<String, String>,
+) -> (Result<String, String>, Vec<String>) {
+    let before = std::fs::metadata(log).map(|m| m.len()).unwrap_or(0);
+    let got = call();
+    let lines = std::fs::read(log)
+        .ok()
+        .and_then(|bytes| bytes.get(before as usize..).map(<[u8]>::to_vec))
+        .map(|new| {
+            let text = String::from_utf8_lossy(&new).into_owned();
+            let lines: Vec<String> = text.lines().map(str::to_string).collect();
+            lines[lines.len().saturating_sub(LOG_LINES)..].to_vec()
+        })
+        .unwrap_or_default();
+    (got, lines)
+}
+
+impl Outcome {
+    /// A failure shows what the plugin logged meanwhile.
+    fn with_log(mut self, lines: Vec<String>) -> Outcome {
+        if !self.passed && !lines.is_empty() {
+            self.diff.push_str("\nthe plugin's log meanwhile:");
+            for line in lines {
+                self.diff.push_str("\n  ");
+                self.diff.push_str(&line);
+            }
+        }
+        self
+    }
 }
 
 fn judge(example: String, expect: &Expect, got: Result<String, String>) -> Outcome {

@@ -95,6 +95,12 @@ pub struct Project {
     /// (`plugin.js`); Rust: unused (Cargo.toml says it).
     #[serde(default)]
     pub entry: Option<String>,
+    /// The plugin calls web APIs through the `http` permission: Python
+    /// and JavaScript builds keep `wasi:http` (its bindings, `fetch`),
+    /// which a plugin without it does not carry. Rust says it with the
+    /// SDK's `http` feature instead.
+    #[serde(default)]
+    pub http: bool,
 }
 
 impl Descriptor {

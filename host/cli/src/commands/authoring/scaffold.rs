@@ -24,29 +24,18 @@ use super::{check_id, sdk, Kind, Lang, DESCRIPTOR, EXAMPLES};
 
 /// Writes the plugin `id` into `parent/id`; returns the folder. `http`:
 /// a tool that calls a web API through the `http` permission, with
-/// recorded responses in its tests (Rust).
+/// recorded responses in its tests, in any language but C.
 pub fn create(parent: &Path, id: &str, lang: Lang, kind: Kind, http: bool) -> Result<PathBuf> {
     check_id(id)?;
-    if http && (lang != Lang::Rust || kind != Kind::Tool) {
+    if http && kind != Kind::Tool {
         bail!(
-            "--http makes a Rust tool for now (`--lang rust --kind tool`); in Python or JavaScript, \
-             declare `http` in the manifest and use the wasi:http bindings (docs/permissions.md)"
+            "--http makes a tool (`--kind tool`); a plugin of another kind declares `http` in its \
+             manifest and says `http = true` in {DESCRIPTOR} (docs/permissions.md)"
         );
     }
     let mut files = files(id, lang, kind)?;
     if http {
-        for (path, text) in &mut files {
-            match *path {
-                "src/lib.rs" => *text = fill(RUST_TOOL_HTTP, id),
-                EXAMPLES => *text = fill(TOOL_HTTP_EXAMPLES, id),
-                "Cargo.toml" => {
-                    *text = text
-                        .replace("\"Counts the words of a text.\"", "\"Reads a GitHub repository's star count.\"")
-                        .replace("amber-sdk = { path = ", "amber-sdk = { features = [\"http\"], path = ")
-                }
-                _ => {}
-            }
-        }
+        http_tool(&mut files, id, lang);
     }
     let dir = parent.join(id);
     if dir.exists()
@@ -65,6 +54,38 @@ pub fn create(parent: &Path, id: &str, lang: Lang, kind: Kind, http: bool) -> Re
         std::fs::write(&file, text).with_context(|| format!("cannot write {}", file.display()))?;
     }
     Ok(dir)
+}
+
+/// Turns the word-count tool of `files` into the web API example: its
+/// source, its examples with `[[http]]` responses, the descriptor's
+/// `http = true` (Python and JavaScript build with wasi:http by it) and
+/// the Rust SDK's `http` feature.
+fn http_tool(files: &mut [(&'static str, String)], id: &str, lang: Lang) {
+    let source = match lang {
+        Lang::Rust => RUST_TOOL_HTTP,
+        Lang::Python => PYTHON_TOOL_HTTP,
+        Lang::Js => JS_TOOL_HTTP,
+        Lang::C => return,
+    };
+    for (path, text) in files.iter_mut() {
+        match *path {
+            "src/lib.rs" | "app.py" | "plugin.js" => *text = fill(source, id),
+            EXAMPLES => *text = fill(TOOL_HTTP_EXAMPLES, id),
+            DESCRIPTOR => text.push_str("http = true\n"),
+            "Cargo.toml" => {
+                *text = text
+                    .replace(
+                        "\"Counts the words of a text.\"",
+                        "\"Reads a GitHub repository's star count.\"",
+                    )
+                    .replace(
+                        "amber-sdk = { path = ",
+                        "amber-sdk = { features = [\"http\"], path = ",
+                    )
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `word-count` → `word_count` (a tool name) and `WordCount` (a class).
@@ -223,6 +244,7 @@ const RUST_PROVIDER: &str = include_str!("templates/rust/provider.rs");
 const RUST_PARSER: &str = include_str!("templates/rust/parser.rs");
 
 const PYTHON_TOOL: &str = include_str!("templates/python/tool.py");
+const PYTHON_TOOL_HTTP: &str = include_str!("templates/python/tool_http.py");
 const PYTHON_COMMAND: &str = include_str!("templates/python/command.py");
 const PYTHON_PROMPT: &str = include_str!("templates/python/prompt.py");
 const PYTHON_HOOK: &str = include_str!("templates/python/hook.py");
@@ -230,6 +252,7 @@ const PYTHON_PROVIDER: &str = include_str!("templates/python/provider.py");
 const PYTHON_PARSER: &str = include_str!("templates/python/parser.py");
 
 const JS_TOOL: &str = include_str!("templates/js/tool.js");
+const JS_TOOL_HTTP: &str = include_str!("templates/js/tool_http.js");
 const JS_COMMAND: &str = include_str!("templates/js/command.js");
 const JS_PROMPT: &str = include_str!("templates/js/prompt.js");
 const JS_HOOK: &str = include_str!("templates/js/hook.js");
