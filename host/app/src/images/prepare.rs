@@ -93,7 +93,7 @@ impl NativeImagePrep {
         let mut edge = self.max_edge.min(longest);
         loop {
             let scaled = if longest > edge {
-                decoded.thumbnail(edge, edge)
+                scaled_to(&decoded, edge)
             } else {
                 decoded.clone()
             };
@@ -110,6 +110,24 @@ impl NativeImagePrep {
             }
             edge /= 2;
         }
+    }
+}
+
+/// `image` scaled so its longer side is `edge`, keeping its shape: a
+/// convolution whose filter widens with the scale (so a big shrink
+/// averages every source pixel, as an area average does) on the CPU's
+/// SIMD; `image`'s own thumbnail if that cannot take this pixel type.
+fn scaled_to(image: &DynamicImage, edge: u32) -> DynamicImage {
+    let (width, height) = (image.width(), image.height());
+    let scale = f64::from(edge) / f64::from(width.max(height));
+    let side = |n: u32| ((f64::from(n) * scale).round() as u32).clamp(1, edge);
+    let mut scaled = DynamicImage::new(side(width), side(height), image.color());
+    let options = fast_image_resize::ResizeOptions::new().resize_alg(
+        fast_image_resize::ResizeAlg::Convolution(fast_image_resize::FilterType::Bilinear),
+    );
+    match fast_image_resize::Resizer::new().resize(image, &mut scaled, &options) {
+        Ok(()) => scaled,
+        Err(_) => image.thumbnail(edge, edge),
     }
 }
 
@@ -209,6 +227,27 @@ mod tests {
             let [a, b, c, _] = seed.to_le_bytes();
             Rgb([a, b, c])
         }))
+    }
+
+    #[test]
+    fn a_shrink_averages_every_pixel_and_keeps_the_alpha() {
+        // One-pixel black and white squares: sampling would keep black or
+        // white; an average is grey everywhere.
+        let board = ImageBuffer::from_fn(400, 400, |x, y| {
+            let v = if (x + y) % 2 == 0 { 255 } else { 0 };
+            image::Rgba([v, v, v, 200])
+        });
+        let scaled = scaled_to(&DynamicImage::ImageRgba8(board), 100);
+        assert_eq!((scaled.width(), scaled.height()), (100, 100));
+        let rgba = scaled.as_rgba8().expect("still RGBA");
+        for pixel in rgba.pixels() {
+            assert!((107..=148).contains(&pixel[0]), "{pixel:?}");
+            assert!((195..=205).contains(&pixel[3]), "{pixel:?}");
+        }
+        // A thin strip keeps at least a pixel of its short side.
+        let strip = DynamicImage::ImageRgb8(ImageBuffer::from_fn(4000, 2, |_, _| Rgb([9, 9, 9])));
+        let thin = scaled_to(&strip, 1000);
+        assert_eq!((thin.width(), thin.height()), (1000, 1));
     }
 
     #[test]
