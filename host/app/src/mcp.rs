@@ -378,6 +378,9 @@ pub mod import {
         if v.get("enabled").and_then(Value::as_bool) == Some(false) {
             server.enabled = false;
         }
+        // Neither agent has roots: the folders a server is given in its
+        // arguments (server-filesystem's) are where it means to work.
+        server.roots = server.folder_args();
         server.endpoint()?;
         Ok(server)
     }

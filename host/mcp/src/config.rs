@@ -3,7 +3,7 @@
 //! amber-config embeds them; every key is in docs/config.md.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +52,11 @@ pub struct ServerConfig {
     pub trust_annotations: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_timeout_ms: Option<u64>,
+    /// Folders outside the workspace the server works in (`~/notes`): sent
+    /// to it as its MCP roots, and the only outside paths its tools'
+    /// arguments may name (inside the workspace stays allowed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub roots: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -92,7 +97,55 @@ impl ServerConfig {
             enabled: true,
             trust_annotations: false,
             startup_timeout_ms: None,
+            roots: Vec::new(),
         }
+    }
+
+    /// The folders the server's arguments name by an absolute or `~/`
+    /// path, each an existing folder that is not `/` or the whole home:
+    /// server-filesystem and its like are given the folders they serve
+    /// so. `amber mcp add` and `amber mcp import` make them roots, since
+    /// the server means to work there.
+    pub fn folder_args(&self) -> Vec<String> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let real = |p: &Path| p.canonicalize().ok();
+        let real_home = home.as_deref().and_then(real);
+        self.args
+            .iter()
+            .filter_map(|arg| {
+                let path = match (arg.strip_prefix("~/"), &home) {
+                    (Some(rest), Some(home)) => home.join(rest),
+                    _ => PathBuf::from(arg),
+                };
+                let folder = real(&path).filter(|p| p.is_absolute() && p.is_dir())?;
+                let whole = folder == Path::new("/") || Some(&folder) == real_home.as_ref();
+                (!whole && path.is_absolute()).then(|| path.display().to_string())
+            })
+            .collect()
+    }
+
+    /// `roots` as absolute folders: `~` is the home folder, and a relative
+    /// one is the workspace's (odd for a root, but not wrong). `..` is
+    /// resolved lexically, so a root says what it names.
+    pub fn root_dirs(&self, workspace: &Path) -> Vec<PathBuf> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        self.roots
+            .iter()
+            .filter(|r| !r.trim().is_empty())
+            .filter_map(|root| {
+                let path = match (root.as_str(), root.strip_prefix("~/"), &home) {
+                    ("~", _, Some(home)) => home.clone(),
+                    (_, Some(rest), Some(home)) => home.join(rest),
+                    _ => PathBuf::from(root),
+                };
+                let path = if path.is_absolute() {
+                    path
+                } else {
+                    workspace.join(path)
+                };
+                lexically_normal(&path)
+            })
+            .collect()
     }
 
     /// A streamable HTTP server with defaults.
@@ -152,6 +205,23 @@ impl ServerConfig {
     }
 }
 
+/// `path` with `.` and `..` taken out; `None` when `..` climbs above `/`.
+fn lexically_normal(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                if !out.pop() || out.as_os_str().is_empty() {
+                    return None;
+                }
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    Some(out)
+}
+
 impl McpConfig {
     /// Every check types cannot make: names, endpoints, no two servers of
     /// one name. `Err` is `(index, key, value, reason)` for the config's
@@ -168,6 +238,13 @@ impl McpConfig {
             server
                 .endpoint()
                 .map_err(|reason| (i, "command", server.target(), reason))?;
+            if let Some(root) = server.roots.iter().find(|r| {
+                let r = r.trim_end_matches('/');
+                r.is_empty() || r == "~"
+            }) {
+                let reason = "a root is a folder of its own, not `/` or the whole home folder".to_string();
+                return Err((i, "roots", root.clone(), reason));
+            }
             for key in server.env.keys() {
                 if key.is_empty() || key.contains('=') {
                     let reason = "not a variable name".to_string();
@@ -202,6 +279,55 @@ mod tests {
         assert!(both.endpoint().unwrap_err().contains("both"));
         let ftp = ServerConfig::http("a", "ftp://x");
         assert!(ftp.endpoint().unwrap_err().contains("not an http(s) URL"));
+    }
+
+    #[test]
+    fn roots_are_absolute_folders_with_the_home_expanded() {
+        let home = std::env::var("HOME").unwrap_or_default();
+        let mut server = ServerConfig::stdio("fs", "npx", &[]);
+        server.roots = vec!["~/notes".into(), "/var/tmp/x/../y".into(), "docs".into()];
+        let dirs = server.root_dirs(Path::new("/ws"));
+        assert_eq!(
+            dirs,
+            [
+                PathBuf::from(home).join("notes"),
+                PathBuf::from("/var/tmp/y"),
+                PathBuf::from("/ws/docs")
+            ]
+        );
+        for whole in ["/", "~", "~/"] {
+            let config = McpConfig {
+                servers: vec![ServerConfig {
+                    roots: vec![whole.into()],
+                    ..server.clone()
+                }],
+            };
+            assert_eq!(config.check().unwrap_err().1, "roots", "{whole}");
+        }
+    }
+
+    #[test]
+    fn folders_in_the_arguments_are_found_but_not_the_root_or_the_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let notes = dir.path().join("notes");
+        std::fs::create_dir(&notes).unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "").unwrap();
+        let home = std::env::var("HOME").unwrap_or_else(|_| "/".into());
+        let server = ServerConfig::stdio(
+            "fs",
+            "npx",
+            &[
+                "-y",
+                "@modelcontextprotocol/server-filesystem",
+                notes.to_str().unwrap(),
+                file.to_str().unwrap(),
+                "/",
+                &home,
+                "relative/dir",
+            ],
+        );
+        assert_eq!(server.folder_args(), [notes.display().to_string()]);
     }
 
     #[test]

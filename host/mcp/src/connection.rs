@@ -9,9 +9,9 @@ use std::time::Duration;
 use amber_core::ports::Image;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
-    Implementation, JsonObject, ProtocolVersion, ReadResourceRequestParams,
+    Implementation, JsonObject, ListRootsResult, ProtocolVersion, ReadResourceRequestParams, Root,
 };
-use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
@@ -31,18 +31,52 @@ pub enum Changed {
     Prompts,
 }
 
-/// amber's side of the protocol: who it is, and the `list_changed`
-/// notifications passed on to the hub, which lists again.
+/// amber's side of the protocol: who it is, the server's roots when it
+/// has any, and the `list_changed` notifications passed on to the hub,
+/// which lists again.
 pub struct Handler {
     changed: UnboundedSender<Changed>,
+    /// The server's `roots` as `file://` URIs with their folder names.
+    roots: Vec<Root>,
+}
+
+impl Handler {
+    fn new(changed: UnboundedSender<Changed>, roots: &[std::path::PathBuf]) -> Handler {
+        let roots = roots
+            .iter()
+            .filter_map(|dir| {
+                let uri = reqwest::Url::from_file_path(dir).ok()?;
+                let name = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| dir.display().to_string());
+                Some(Root::new(uri.to_string()).with_name(name))
+            })
+            .collect();
+        Handler { changed, roots }
+    }
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        // Roots are offered only by a server's config naming some: to
+        // every other server amber has no roots to list.
+        let capabilities = if self.roots.is_empty() {
+            ClientCapabilities::default()
+        } else {
+            ClientCapabilities::builder().enable_roots().build()
+        };
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("amber", env!("CARGO_PKG_VERSION")),
         )
+    }
+
+    async fn list_roots(
+        &self,
+        _: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, rmcp::ErrorData> {
+        Ok(ListRootsResult::new(self.roots.clone()))
     }
 
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
@@ -139,7 +173,7 @@ impl Connection {
         timeout: Duration,
     ) -> Result<Connection, McpError> {
         let name = &config.name;
-        let handler = Handler { changed };
+        let handler = Handler::new(changed, &config.root_dirs(launch.workspace));
         let endpoint = config.endpoint().map_err(McpError::Config)?;
         let (service, process) = match endpoint {
             Endpoint::Stdio { command, args } => {

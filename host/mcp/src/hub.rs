@@ -139,6 +139,9 @@ struct OfferPlan {
     offers: Vec<Offer>,
     /// The server's names of the tools held back for a change since pinned.
     held: Vec<String>,
+    /// The server's `roots`: where its tools' paths may lead outside the
+    /// workspace.
+    roots: Vec<PathBuf>,
 }
 
 /// What the hub needs from the host around it.
@@ -632,7 +635,7 @@ impl McpHub {
             let listing = Listing {
                 name: tool.name.clone(),
                 description: sanitize::description(&tool.description),
-                schema: tool.schema.clone(),
+                schema: sanitize::schema(&tool.schema),
             };
             if let Pin::Changed { .. } = pins.check(server, &listing) {
                 held.push(tool.name.clone());
@@ -650,7 +653,10 @@ impl McpHub {
                 read_only(tool.read_only_hint),
             ));
         }
-        pins.save()?;
+        // The tools for resources and prompts carry the server's listing
+        // in their descriptions: pinned as its tools are, so a listing
+        // that changes mid-session is held back the same way.
+        let mut listed = Vec::new();
         if !catalog.resources.is_empty() {
             let description = listing_description(
                 &format!(
@@ -658,30 +664,35 @@ impl McpHub {
                 ),
                 &catalog.resources,
             );
-            specs.push((
-                "read_resource".into(),
-                Target::ReadResource,
-                description,
-                read_resource_schema(),
-                false,
-            ));
+            listed.push(("read_resource", Target::ReadResource, description, read_resource_schema()));
         }
         if !catalog.prompts.is_empty() {
             let description = listing_description(
                 &format!("Gets a prompt of the MCP server `{server}` by name, with its arguments (`?` marks an optional one). Its prompts:"),
                 &catalog.prompts,
             );
-            specs.push((
-                "get_prompt".into(),
-                Target::GetPrompt,
-                description,
-                get_prompt_schema(),
-                false,
-            ));
+            listed.push(("get_prompt", Target::GetPrompt, description, get_prompt_schema()));
         }
+        for (name, target, description, schema) in listed {
+            let listing = Listing {
+                name: name.to_string(),
+                description,
+                schema,
+            };
+            if let Pin::Changed { .. } = pins.check(server, &listing) {
+                held.push(name.to_string());
+                self.note(format!(
+                    "MCP server `{server}` changed what `{name}` lists since it was pinned; it is held back until you approve it: amber mcp approve {server} {name}"
+                ));
+                continue;
+            }
+            specs.push((name.into(), target, listing.description, listing.schema, false));
+        }
+        pins.save()?;
         Ok(OfferPlan {
             offers: specs,
             held,
+            roots: slot.config.root_dirs(&self.setup.workspace),
         })
     }
 
@@ -693,6 +704,7 @@ impl McpHub {
         let OfferPlan {
             offers: specs,
             mut held,
+            roots,
         } = plan;
         // Unchanged: the ledger keeps what it has, and a session reading
         // it in between never sees the server without its tools.
@@ -728,7 +740,7 @@ impl McpHub {
                 approval_group: group.clone(),
             };
             let me: Weak<dyn Servers> = self.me.clone();
-            let adapter = McpTool::new(spec, server, target, me);
+            let adapter = McpTool::new(spec, server, target, me).with_roots(roots.clone());
             match self
                 .setup
                 .ledger

@@ -49,9 +49,68 @@ pub fn description(text: &str) -> String {
     clean(text, MAX_DESCRIPTION)
 }
 
+/// The longest `description` or `title` inside a schema, in characters:
+/// one argument's words, shorter than a tool's.
+pub const MAX_SCHEMA_TEXT: usize = 500;
+
+/// A tool's input schema with every `description` and `title` in it (an
+/// argument's, a nested one's) cleaned and capped as a description is: a
+/// model reads them as much as the tool's own description, so a server
+/// could hide instructions there as well.
+pub fn schema(value: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, v)| {
+                    let v = match (key.as_str(), v) {
+                        ("description" | "title", Value::String(text)) => {
+                            Value::String(clean(text, MAX_SCHEMA_TEXT))
+                        }
+                        _ => schema(v),
+                    };
+                    (key.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(schema).collect()),
+        other => other.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptions_inside_a_schema_are_cleaned_at_any_depth() {
+        let poisoned = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "A path.\u{200B}\u{E0041}"},
+                "opts": {"type": "object", "properties": {
+                    "mode": {"title": "x".repeat(MAX_SCHEMA_TEXT + 3), "enum": ["description"]}
+                }}
+            }
+        });
+        let clean = schema(&poisoned);
+        assert_eq!(
+            clean["properties"]["path"]["description"],
+            "A path. [amber: 2 hidden or control characters removed]"
+        );
+        let title = clean["properties"]["opts"]["properties"]["mode"]["title"]
+            .as_str()
+            .unwrap();
+        assert!(title.ends_with("[amber: 3 more characters cut]"), "{title}");
+        // A property named `description` is a property, not text.
+        assert_eq!(
+            clean["properties"]["opts"]["properties"]["mode"]["enum"],
+            serde_json::json!(["description"])
+        );
+        // A schema with nothing to clean is unchanged, so its pin holds.
+        let plain = serde_json::json!({"type": "object", "properties": {"q": {"type": "string", "description": "Query."}}});
+        assert_eq!(schema(&plain), plain);
+    }
 
     #[test]
     fn hidden_characters_are_removed_and_counted() {

@@ -42,6 +42,7 @@ pub struct McpTool {
     server: String,
     target: Target,
     hub: Weak<dyn Servers>,
+    roots: Vec<std::path::PathBuf>,
 }
 
 impl McpTool {
@@ -51,13 +52,25 @@ impl McpTool {
             server: server.to_string(),
             target,
             hub,
+            roots: Vec::new(),
         }
+    }
+
+    /// The server's `roots`, where its paths may lead outside the
+    /// workspace (docs/mcp.md).
+    pub fn with_roots(mut self, roots: Vec<std::path::PathBuf>) -> McpTool {
+        self.roots = roots;
+        self
     }
 }
 
 impl Tool for McpTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn roots(&self) -> &[std::path::PathBuf] {
+        &self.roots
     }
 
     fn call(&self, args: &Value) -> Result<ToolOutput, ToolError> {

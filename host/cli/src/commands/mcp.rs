@@ -41,6 +41,11 @@ pub enum McpCommand {
         /// How long the first request waits for its tools (default 5000).
         #[arg(long)]
         startup_timeout_ms: Option<u64>,
+        /// A folder outside the workspace the server works in (repeatable):
+        /// sent to it as an MCP root, and the only outside place its
+        /// tools' paths may name.
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
         /// JSON for scripts: the server as written.
         #[arg(long)]
         json: bool,
@@ -126,6 +131,51 @@ pub enum McpCommand {
     },
 }
 
+/// Makes each folder the server's arguments name one of its roots too;
+/// whether any was added.
+pub fn add_folder_args(server: &mut McpServerConfig) -> bool {
+    let mut added = false;
+    for folder in server.folder_args() {
+        if !server.roots.contains(&folder) {
+            server.roots.push(folder);
+            added = true;
+        }
+    }
+    added
+}
+
+/// `--root` folders as config keeps them: absolute (a relative one is
+/// the shell's current folder's, as a person typing it means), each an
+/// existing folder that is not `/` or the whole home folder.
+fn given_roots(roots: &[PathBuf], workspace: &std::path::Path) -> Result<Vec<String>> {
+    let here = std::env::current_dir().unwrap_or_else(|_| workspace.to_path_buf());
+    roots
+        .iter()
+        .map(|root| {
+            let dir = if root.is_absolute() {
+                root.clone()
+            } else {
+                here.join(root)
+            };
+            if !dir.is_dir() {
+                bail!("--root {}: no such folder", dir.display());
+            }
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+            let whole_home = home
+                .and_then(|h| h.canonicalize().ok())
+                .is_some_and(|h| h == real);
+            if real == std::path::Path::new("/") || whole_home {
+                bail!(
+                    "--root {}: a root is a folder of its own, not `/` or the whole home folder",
+                    dir.display()
+                );
+            }
+            Ok(dir.display().to_string())
+        })
+        .collect()
+}
+
 pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectRoot) -> Result<()> {
     let dirs = host.dirs.clone();
     let config = host::load_config(&dirs)?;
@@ -140,6 +190,7 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
             lazy,
             trust_annotations,
             startup_timeout_ms,
+            roots,
             json,
             command,
         } => {
@@ -159,6 +210,8 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
             server.lazy = lazy;
             server.trust_annotations = trust_annotations;
             server.startup_timeout_ms = startup_timeout_ms;
+            server.roots = given_roots(&roots, workspace)?;
+            let inferred = add_folder_args(&mut server);
             config_edit::add(&path, &server)?;
             if json {
                 return print_json(&server);
@@ -168,6 +221,17 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
                 server.target(),
                 path.display()
             );
+            if !server.roots.is_empty() {
+                outln!(
+                    "  roots: {}{}",
+                    server.roots.join(", "),
+                    if inferred {
+                        " (folders it is given are its roots: its tools may use paths there)"
+                    } else {
+                        ""
+                    }
+                );
+            }
             Ok(())
         }
         McpCommand::List { json } => {
@@ -187,6 +251,10 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
                 }
                 if server.trust_annotations {
                     flags.push("trusts annotations");
+                }
+                let roots = format!("roots {}", server.roots.join(", "));
+                if !server.roots.is_empty() {
+                    flags.push(&roots);
                 }
                 let flags = if flags.is_empty() {
                     String::new()

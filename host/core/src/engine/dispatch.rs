@@ -349,7 +349,7 @@ impl Dispatcher {
         }
         let spec = tool.spec();
         let paths = if spec.approval_group.is_some() {
-            confine_only(&args, self.policy.root())
+            confine_within(&args, self.policy.root(), tool.roots())
         } else {
             confine_arguments(&mut args, self.policy.root())
         }
@@ -503,8 +503,52 @@ pub fn confine_only(
     args: &Value,
     root: &std::path::Path,
 ) -> Result<Vec<std::path::PathBuf>, String> {
+    confine_within(args, root, &[])
+}
+
+/// [`confine_only`], where an absolute path may also lead inside one of
+/// `roots`: the folders the user gave an MCP server (docs/mcp.md). A
+/// relative path is the workspace's, as always.
+pub fn confine_within(
+    args: &Value,
+    root: &std::path::Path,
+    roots: &[std::path::PathBuf],
+) -> Result<Vec<std::path::PathBuf>, String> {
     let mut copy = args.clone();
-    confine_arguments(&mut copy, root)
+    let mut confined = Vec::new();
+    let mut refused = None;
+    visit_paths(&mut copy, &mut |path| {
+        let in_a_root = || {
+            std::path::Path::new(path.as_str())
+                .is_absolute()
+                .then(|| roots.iter().find_map(|r| confine(r, path).ok()))
+                .flatten()
+        };
+        match confine(root, path) {
+            Ok(inside) => confined.push(inside),
+            Err(e) => match in_a_root() {
+                Some(inside) => confined.push(inside),
+                None if roots.is_empty() => {
+                    refused.get_or_insert_with(|| format!("path refused: {e}"));
+                }
+                None => {
+                    let listed: Vec<String> =
+                        roots.iter().map(|r| r.display().to_string()).collect();
+                    refused.get_or_insert_with(|| {
+                        format!(
+                            "path refused: `{path}` is outside the workspace `{}` and the server's roots ({})",
+                            root.display(),
+                            listed.join(", ")
+                        )
+                    });
+                }
+            },
+        }
+    });
+    match refused {
+        Some(reason) => Err(reason),
+        None => Ok(confined),
+    }
 }
 
 /// Calls `visit` on every path-like argument of a call, at any depth.

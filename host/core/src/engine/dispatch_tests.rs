@@ -269,3 +269,33 @@ async fn a_cancel_gives_running_calls_an_interrupted_result() {
     assert_eq!(out[0].status, Status::Ok);
     assert_eq!(out[1].output, crate::session::INTERRUPTED);
 }
+
+#[test]
+fn an_outside_servers_paths_may_lead_into_its_roots_and_nowhere_else_out() {
+    use std::path::{Path, PathBuf};
+    let ws = Path::new("/ws");
+    let roots = [PathBuf::from("/home/me/notes")];
+    let args = serde_json::json!({
+        "path": "/home/me/notes/today.md",
+        "paths": ["a.txt", "/ws/b.txt"],
+    });
+    let confined = confine_within(&args, ws, &roots).unwrap();
+    assert_eq!(
+        confined,
+        [
+            PathBuf::from("/home/me/notes/today.md"),
+            PathBuf::from("/ws/a.txt"),
+            PathBuf::from("/ws/b.txt")
+        ]
+    );
+    // Out of both, or climbing out of a root: refused, naming the roots.
+    for path in ["/home/me/.ssh/id_ed25519", "/home/me/notes/../.ssh/x", "../notes/x"] {
+        let refused = confine_within(&serde_json::json!({ "path": path }), ws, &roots).unwrap_err();
+        assert!(refused.starts_with("path refused:"), "{refused}");
+        if path.starts_with('/') {
+            assert!(refused.contains("the server's roots (/home/me/notes)"), "{refused}");
+        }
+    }
+    // Without roots, what it always was.
+    assert!(confine_within(&args, ws, &[]).is_err());
+}

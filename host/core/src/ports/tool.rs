@@ -81,6 +81,14 @@ pub enum ToolError {
 pub trait Tool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     fn call(&self, args: &serde_json::Value) -> Result<ToolOutput, ToolError>;
+
+    /// Folders outside the workspace this tool's path arguments may name
+    /// besides the workspace: an MCP server's `roots`, which the user
+    /// listed for it in config. None for every other tool: a path out of
+    /// the workspace is refused, in every mode.
+    fn roots(&self) -> &[std::path::PathBuf] {
+        &[]
+    }
 }
 
 /// Up to five ways `value` fails `validator`, each with where it fails:
