@@ -49,6 +49,7 @@ fn setup(home: &std::path::Path, ledger: &Arc<Ledger>) -> HubSetup {
             .iter()
             .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
             .collect(),
+        walls: Default::default(),
     }
 }
 

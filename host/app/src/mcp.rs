@@ -28,6 +28,12 @@ pub fn hub(
         workspace: workspace.to_path_buf(),
         data_dir: dirs.data.clone(),
         base_env,
+        // A sandboxed server sees none of amber's own folders, and the
+        // home as commands see it.
+        walls: amber_mcp::ServerWalls {
+            hidden: vec![dirs.config.clone(), dirs.data.clone(), dirs.cache.clone()],
+            home_readable: config.sandbox.home_readable.clone(),
+        },
     };
     Ok(Some(McpHub::new(&config.mcp, setup)?))
 }

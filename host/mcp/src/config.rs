@@ -57,6 +57,14 @@ pub struct ServerConfig {
     /// arguments may name (inside the workspace stays allowed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roots: Vec<String>,
+    /// A stdio server runs in the OS sandbox (docs/mcp.md); `false` runs
+    /// it as any program of the user's, which `amber mcp add` asks about.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub sandbox: bool,
+    /// Its sandbox lets it reach the network (servers call APIs); `false`
+    /// cuts it off.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub network: bool,
 }
 
 fn yes() -> bool {
@@ -98,6 +106,8 @@ impl ServerConfig {
             trust_annotations: false,
             startup_timeout_ms: None,
             roots: Vec::new(),
+            sandbox: true,
+            network: true,
         }
     }
 

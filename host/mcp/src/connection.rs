@@ -143,6 +143,10 @@ pub struct Launch<'a> {
     /// The pid of each server process started, so the hub can kill it
     /// even while its start is still under way.
     pub started: &'a std::sync::Mutex<Vec<amber_sandbox::ChildHandle>>,
+    /// What a sandboxed server must not see.
+    pub walls: &'a crate::hub::ServerWalls,
+    /// Each server's private state folder is `<state_dir>/<name>`.
+    pub state_dir: &'a Path,
 }
 
 /// `sh -c` gets one command line: each word quoted.
@@ -463,20 +467,31 @@ fn start_process(
         None => launch.workspace.to_path_buf(),
     };
     let line = shell_line(command, args);
+    let confinement = if config.sandbox {
+        let (profile, state_env) = sandbox_profile(config, launch, command)?;
+        env.extend(state_env);
+        amber_sandbox::Confinement::Sandboxed(profile)
+    } else {
+        amber_sandbox::Confinement::Unsandboxed
+    };
     let spec = amber_sandbox::CommandSpec {
         command: &line,
         cwd: &cwd,
         env,
         timeout: Duration::MAX,
         output_cap: 0,
-        confinement: amber_sandbox::Confinement::Unsandboxed,
+        confinement,
     };
     let server = launch
         .spawner
         .start_server(&spec, &given, &log_path(launch.log_dir, &config.name))
         .map_err(|e| McpError::Start {
             server: config.name.clone(),
-            reason: e.to_string(),
+            reason: if config.sandbox {
+                format!("{e} (it runs in the sandbox; `sandbox = false` for it in config runs it outside)")
+            } else {
+                e.to_string()
+            },
         })?;
     launch
         .started
@@ -484,6 +499,75 @@ fn start_process(
         .unwrap_or_else(|e| e.into_inner())
         .push(server.handle());
     Ok(server)
+}
+
+/// The package runners whose cache a sandboxed server may write, so that
+/// `npx -y PACKAGE` installs once and starts offline after: each runner's
+/// cache folders under the home.
+const RUNNER_CACHES: &[(&str, &[&str])] = &[
+    ("npx", &[".npm"]),
+    ("bunx", &[".bun/install/cache"]),
+    ("uvx", &[".cache/uv", ".local/share/uv"]),
+    ("pipx", &[".local/share/pipx", ".local/pipx", ".cache/pipx"]),
+];
+
+/// A sandboxed server's walls (docs/mcp.md): the workspace read-only;
+/// its roots read-write; its own state folder, `<data>/mcp/NAME`, which
+/// is its `XDG_DATA_HOME`, `XDG_STATE_HOME` and `XDG_CONFIG_HOME`; its
+/// package runner's cache read-write; the rest of the home hidden as for
+/// commands, and amber's own folders; the network unless `network =
+/// false`. Returns the profile and the variables naming the state folder.
+fn sandbox_profile(
+    config: &ServerConfig,
+    launch: &Launch<'_>,
+    command: &str,
+) -> Result<(amber_sandbox::Profile, Vec<(String, std::ffi::OsString)>), McpError> {
+    let failed = |reason: String| McpError::Start {
+        server: config.name.clone(),
+        reason,
+    };
+    let mut profile = amber_sandbox::Profile::new(launch.workspace, false);
+    profile.network = config.network;
+    profile.hidden = launch.walls.hidden.clone();
+    if let Some(readable) = &launch.walls.home_readable {
+        profile.home_readable = readable.clone();
+    }
+    profile.write_dirs = config.root_dirs(launch.workspace);
+    let runner = Path::new(command)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let (Some((_, caches)), Some(home)) = (
+        RUNNER_CACHES.iter().find(|(name, _)| *name == runner),
+        profile.home.clone(),
+    ) {
+        for cache in *caches {
+            let dir = home.join(cache);
+            // Made now, or the runner could not make it inside.
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| failed(format!("cannot make {}: {e}", dir.display())))?;
+            profile.write_dirs.push(dir);
+        }
+    }
+    let state = launch.state_dir.join(&config.name);
+    let mut env = Vec::new();
+    for (key, sub) in [
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CONFIG_HOME", "config"),
+    ] {
+        let dir = state.join(sub);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| failed(format!("cannot make its state folder {}: {e}", dir.display())))?;
+        env.push((key.to_string(), dir.into_os_string()));
+    }
+    profile.private_dirs = vec![state];
+    profile.check().map_err(|reason| {
+        failed(format!(
+            "{reason} (or set `sandbox = false` for it in config to run it outside the sandbox)"
+        ))
+    })?;
+    Ok((profile, env))
 }
 
 /// Where a server's stderr goes.

@@ -153,6 +153,18 @@ pub struct HubSetup {
     pub data_dir: PathBuf,
     /// The allowlisted variables of amber's environment.
     pub base_env: Vec<(String, std::ffi::OsString)>,
+    /// The walls of a sandboxed stdio server beside the defaults.
+    pub walls: ServerWalls,
+}
+
+/// What a sandboxed stdio server must not see, and may: the same as for
+/// commands (`[sandbox]` in config).
+#[derive(Debug, Clone, Default)]
+pub struct ServerWalls {
+    /// amber's own folders: config, data, cache.
+    pub hidden: Vec<PathBuf>,
+    /// The home's readable folders; `None` keeps the default list.
+    pub home_readable: Option<Vec<PathBuf>>,
 }
 
 pub struct McpHub {
@@ -473,6 +485,8 @@ impl McpHub {
             log_dir: &self.log_dir,
             base_env: self.setup.base_env.clone(),
             started: &self.started,
+            walls: &self.setup.walls,
+            state_dir: &self.setup.data_dir.join("mcp"),
         };
         let opened = Connection::open(&slot.config, &launch, changed, timeout).await;
         let conn = match opened {

@@ -21,7 +21,7 @@ pub mod sanitize;
 pub mod tools;
 
 pub use config::{McpConfig, ServerConfig};
-pub use hub::{HubSetup, McpHub, ServerStatus, State};
+pub use hub::{HubSetup, McpHub, ServerStatus, ServerWalls, State};
 
 /// Why a server could not be reached or used. Each names the server.
 #[derive(Debug, thiserror::Error)]

@@ -43,6 +43,7 @@ fn hub(dir: &Path, ledger: &Arc<Ledger>) -> Arc<McpHub> {
         workspace: dir.to_path_buf(),
         data_dir: dir.join("data"),
         base_env: vec![("PATH".into(), std::env::var_os("PATH").unwrap_or_default())],
+        walls: Default::default(),
     };
     McpHub::new(&config, setup).unwrap()
 }
@@ -105,6 +106,7 @@ fn an_unknown_or_disabled_server_is_named() {
         workspace: dir.path().to_path_buf(),
         data_dir: dir.path().join("data"),
         base_env: Vec::new(),
+        walls: Default::default(),
     };
     let hub = McpHub::new(&config, setup).unwrap();
     let err = hub.connect("off").unwrap_err().to_string();

@@ -106,6 +106,10 @@ pub fn arguments(profile: &Profile, cwd: &Path, protected: &[PathBuf]) -> Vec<Os
             push(&mut args, "--tmpfs", &[dir]);
         }
     }
+    // After the hidden folders: one of them may hold it.
+    for dir in &profile.private_dirs {
+        push(&mut args, "--bind-try", &[dir, dir]);
+    }
     for path in protected {
         // One removed since the walk (by a command running beside this
         // one) is skipped rather than failing this command.
@@ -142,6 +146,25 @@ mod tests {
             .unwrap();
         assert!(tmp < bind && bind < git, "{text}");
         assert!(text.contains("--unshare-net"));
+    }
+
+    #[test]
+    fn a_private_folder_inside_a_hidden_one_is_bound_after_it() {
+        let ws = tempfile::tempdir().unwrap();
+        let amber = tempfile::tempdir().unwrap();
+        let own = amber.path().join("mcp/fs");
+        std::fs::create_dir_all(&own).unwrap();
+        let mut profile = Profile::new(ws.path(), false);
+        profile.hidden = vec![amber.path().to_path_buf()];
+        profile.private_dirs = vec![own.clone()];
+        let text = joined(&arguments(&profile, ws.path(), &[]));
+        let hidden = text
+            .find(&format!("--tmpfs {}", amber.path().display()))
+            .unwrap();
+        let bound = text
+            .find(&format!("--bind-try {} {}", own.display(), own.display()))
+            .unwrap();
+        assert!(hidden < bound, "{text}");
     }
 
     #[test]

@@ -77,6 +77,7 @@ fn readable_roots(profile: &Profile, private_tmp: &Path) -> Vec<PathBuf> {
     readable_except(Path::new("/"), &unreadable(profile), &mut roots, 0);
     roots.extend(profile.home_parts().0);
     roots.extend(profile.read_dirs.iter().cloned());
+    roots.extend(profile.private_dirs.iter().cloned());
     roots.push(profile.workspace.clone());
     roots.push(private_tmp.to_path_buf());
     roots
@@ -88,6 +89,7 @@ fn writable_roots(profile: &Profile, private_tmp: &Path) -> Vec<PathBuf> {
         roots.push(profile.workspace.clone());
     }
     roots.extend(profile.write_dirs.iter().cloned());
+    roots.extend(profile.private_dirs.iter().cloned());
     roots
 }
 

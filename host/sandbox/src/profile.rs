@@ -50,6 +50,10 @@ pub struct Profile {
     /// The home folder, hidden but for `home_readable` (relative to it).
     pub home: Option<PathBuf>,
     pub home_readable: Vec<PathBuf>,
+    /// Folders of amber's own given to this command alone, read-write:
+    /// an MCP server's state folder inside amber's data folder, which
+    /// `hidden` hides from every other command.
+    pub private_dirs: Vec<PathBuf>,
 }
 
 impl Profile {
@@ -67,6 +71,7 @@ impl Profile {
                 .map(PathBuf::from)
                 .filter(|h| h.is_absolute() && h != Path::new("/")),
             home_readable: DEFAULT_HOME_READABLE.iter().map(PathBuf::from).collect(),
+            private_dirs: Vec::new(),
         }
     }
 
@@ -159,6 +164,9 @@ impl Profile {
         }
         for dir in &self.write_dirs {
             parts.push(format!("write access to {}", dir.display()));
+        }
+        for dir in &self.private_dirs {
+            parts.push(format!("its own folder {}", dir.display()));
         }
         parts.join(", ")
     }

@@ -34,7 +34,7 @@ pub fn profile_text(profile: &Profile, private_tmp: &Path) -> String {
     for dir in &profile.hidden {
         lines.push(format!("(deny file-read* (subpath {}))", quoted(dir)));
     }
-    for dir in &profile.read_dirs {
+    for dir in profile.read_dirs.iter().chain(&profile.private_dirs) {
         lines.push(format!("(allow file-read* (subpath {}))", quoted(dir)));
     }
     lines.push(format!(
@@ -46,6 +46,7 @@ pub fn profile_text(profile: &Profile, private_tmp: &Path) -> String {
         writable.push(profile.workspace.clone());
     }
     writable.extend(profile.write_dirs.iter().cloned());
+    writable.extend(profile.private_dirs.iter().cloned());
     for dir in &writable {
         lines.push(format!("(allow file-write* (subpath {}))", quoted(dir)));
     }

@@ -46,6 +46,16 @@ pub enum McpCommand {
         /// tools' paths may name.
         #[arg(long = "root", value_name = "DIR")]
         roots: Vec<PathBuf>,
+        /// Run it outside the sandbox, as any program of yours, with your
+        /// whole home in reach; asked first (or --yes).
+        #[arg(long)]
+        no_sandbox: bool,
+        /// Cut its sandbox off the network (servers that call no API).
+        #[arg(long)]
+        no_network: bool,
+        /// Say yes to --no-sandbox's question.
+        #[arg(long)]
+        yes: bool,
         /// JSON for scripts: the server as written.
         #[arg(long)]
         json: bool,
@@ -191,6 +201,9 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
             trust_annotations,
             startup_timeout_ms,
             roots,
+            no_sandbox,
+            no_network,
+            yes,
             json,
             command,
         } => {
@@ -212,6 +225,16 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
             server.startup_timeout_ms = startup_timeout_ms;
             server.roots = given_roots(&roots, workspace)?;
             let inferred = add_folder_args(&mut server);
+            server.network = !no_network;
+            if no_sandbox {
+                let question = format!(
+                    "run MCP server `{name}` outside the sandbox, as any program of yours, with your whole home and every key in it in reach?"
+                );
+                if !yes && !confirm(&question)? {
+                    bail!("not added: --no-sandbox was not confirmed (answer y, or add --yes)");
+                }
+                server.sandbox = false;
+            }
             config_edit::add(&path, &server)?;
             if json {
                 return print_json(&server);
@@ -255,6 +278,11 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
                 let roots = format!("roots {}", server.roots.join(", "));
                 if !server.roots.is_empty() {
                     flags.push(&roots);
+                }
+                if server.url.is_none() && !server.sandbox {
+                    flags.push("unsandboxed");
+                } else if server.url.is_none() && !server.network {
+                    flags.push("no network");
                 }
                 let flags = if flags.is_empty() {
                     String::new()
