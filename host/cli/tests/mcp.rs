@@ -361,6 +361,65 @@ reply = {{ text = "done" }}
     assert!(log.contains("allowed directories from MCP roots"), "{log}");
 }
 
+/// `amber mcp call SERVER TOOL ARGS` with `HOME` at `home`: what the
+/// tool answered.
+fn call_with_home(env: &Env, home: &Path, server: &str, tool: &str, args: Value) -> String {
+    let out = env
+        .command(&["mcp", "call", server, tool, &args.to_string()])
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn a_stdio_server_runs_in_the_sandbox_unless_its_config_says_otherwise() {
+    let env = env_with("");
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+    let key = home.path().join(".ssh/id_test");
+    std::fs::write(&key, "SECRET KEY").unwrap();
+    // Its tool list sits in the workspace, which it may read.
+    let list = env.ws.join("tools.json");
+    write_tools(&list, serde_json::json!({"tools": []}));
+    let probe = |extra: &str| {
+        let servers = stdio_server("probe", &[&listed_server(), list.to_str().unwrap()], extra);
+        std::fs::write(
+            env.home.join("config.toml"),
+            format!("[agent]\nconfirm_turn = false\n{servers}"),
+        )
+        .unwrap();
+    };
+    probe("");
+    let peek = serde_json::json!({ "which": key });
+    assert!(
+        call_with_home(&env, home.path(), "probe", "peek", peek.clone()).contains("cannot read: ENOENT")
+    );
+    // The workspace is read-only to it; its own state folder is not.
+    let into_ws = serde_json::json!({ "where": env.ws.join("x.txt"), "text": "x" });
+    assert!(call_with_home(&env, home.path(), "probe", "scribble", into_ws).contains("cannot write: EROFS"));
+    let kept = serde_json::json!({ "where": "$XDG_DATA_HOME/note", "text": "kept" });
+    assert!(call_with_home(&env, home.path(), "probe", "scribble", kept).contains("wrote"));
+    let state = env.home.join("data/mcp/probe/data/note");
+    assert_eq!(std::fs::read_to_string(state).unwrap(), "kept");
+
+    // `sandbox = false`: a program of the user's, as before.
+    probe("sandbox = false\n");
+    assert!(call_with_home(&env, home.path(), "probe", "peek", peek).contains("SECRET KEY"));
+    let listed = text(&env.run(&["mcp", "list"]).stdout);
+    assert!(listed.contains("(unsandboxed)"), "{listed}");
+
+    // Adding one unsandboxed asks; with no one to answer, it is not added.
+    let out = env.run(&["mcp", "add", "loose", "--no-sandbox", "--", "node", "x.js"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--no-sandbox was not confirmed"), "{}", text(&out.stderr));
+    let out = env.run(&["mcp", "add", "loose", "--no-sandbox", "--yes", "--", "node", "x.js"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
+    assert!(config.contains("sandbox = false"), "{config}");
+}
+
 #[test]
 fn read_mode_blocks_mcp_tools_and_write_mode_asks_per_server_or_tool() {
     let servers = stdio_server("everything", &[&everything(), "stdio"], "");
