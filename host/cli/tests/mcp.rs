@@ -361,6 +361,44 @@ reply = {{ text = "done" }}
     assert!(log.contains("allowed directories from MCP roots"), "{log}");
 }
 
+#[test]
+fn a_servers_tools_that_arrive_mid_run_are_offered_from_the_next_request() {
+    // The server answers `initialize` 1.5 s after the first request went
+    // without it (startup wait 200 ms); the run's second request offers
+    // its tool, and the model calls it in the same `exec`.
+    let env = env_with("");
+    let tools = env.ws.join("tools.json");
+    write_tools(
+        &tools,
+        serde_json::json!({"tools": [{"name": "lookup", "description": "Looks a word up.", "inputSchema": {"type": "object"}}]}),
+    );
+    let servers = stdio_server(
+        "slow",
+        &[&listed_server(), tools.to_str().unwrap()],
+        "startup_timeout_ms = 200\nenv = { INIT_DELAY_MS = \"1500\" }\n",
+    );
+    let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
+    std::fs::write(env.home.join("config.toml"), config + &servers).unwrap();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "wait", name = "shell", arguments = { command = "sleep 3" } }] }
+[[turns]]
+expect_tools = ["slow__lookup"]
+reply = { tool_calls = [{ id = "late", name = "slow__lookup", arguments = { word = "amber" } }] }
+[[turns]]
+reply = { text = "done" }
+"#,
+    );
+    let run = env.exec(&server, &["--yes"], "Look it up once it is there.");
+    run.assert_done("done");
+    assert!(!offered(&server, 0).contains(&"slow__lookup".to_string()));
+    assert!(offered(&server, 1).contains(&"slow__lookup".to_string()));
+    let results = run.results();
+    assert_eq!(results[1].1, "ok", "{results:?}");
+    assert!(results[1].2.contains("lookup: {\"word\":\"amber\"}"), "{results:?}");
+}
+
 /// `amber mcp call SERVER TOOL ARGS` with `HOME` at `home`: what the
 /// tool answered.
 fn call_with_home(env: &Env, home: &Path, server: &str, tool: &str, args: Value) -> String {

@@ -102,6 +102,18 @@ impl Dispatcher {
         }
     }
 
+    /// Adds `tools` (ones that arrived mid-run); a name it has is kept.
+    pub fn add(&mut self, tools: &[Arc<dyn Tool>]) {
+        for tool in tools {
+            self.tools
+                .entry(tool.spec().name.clone())
+                .or_insert_with(|| Entry {
+                    tool: tool.clone(),
+                    validator: OnceLock::new(),
+                });
+        }
+    }
+
     /// The arguments call `id` of the last dispatch ran with, when hooks
     /// were there to rewrite them.
     pub fn ran_with(&self, id: &str) -> Option<Value> {

@@ -124,6 +124,10 @@ pub struct Agent {
     blocks: Vec<Arc<dyn PromptBlock>>,
     decls: Vec<ToolDecl>,
     dispatcher: Dispatcher,
+    /// The followed ledger's [`crate::Ledger::agent_generation`] when the
+    /// tools were last taken: a later one has tools that arrived since
+    /// (an MCP server that answered late), declared from the next request.
+    tools_seen: u64,
     gate: Arc<dyn CompressionGate>,
     compressor: Option<Arc<dyn Compressor>>,
     learner: Option<Arc<dyn Learner>>,
@@ -214,6 +218,7 @@ impl Agent {
             blocks: ports.blocks,
             decls,
             dispatcher,
+            tools_seen: 0,
             gate: ports.gate,
             compressor: ports.compressor,
             learner: ports.learner,
@@ -412,16 +417,58 @@ impl Agent {
         self.decls = declarations(tools);
         let ledger = self.dispatcher.ledger().cloned();
         let hooks = self.dispatcher.hooks().cloned();
+        if let Some(ledger) = &ledger {
+            self.tools_seen = ledger.agent_generation();
+        }
         self.dispatcher = Dispatcher::new(tools, self.dispatcher.policy().clone())
             .following(ledger)
             .hooked(hooks);
         self.blocks = blocks;
     }
 
+    /// The followed ledger's tools that arrived since the tools were
+    /// taken (an MCP server that answered after the startup wait, or whose
+    /// list changed), declared from the next request of this same run:
+    /// a one-prompt `exec` whose server takes 6 s still reaches them. Only
+    /// tools are added: the app's own (`task`, the todo list) stay as
+    /// they are, and a tool that went is refused when called.
+    fn join_late_tools(&mut self, sink: &mut EventSink<'_>) {
+        let Some(ledger) = self.dispatcher.ledger().cloned() else {
+            return;
+        };
+        let generation = ledger.agent_generation();
+        if generation == self.tools_seen {
+            return;
+        }
+        self.tools_seen = generation;
+        let declared: std::collections::HashSet<String> =
+            self.decls.iter().map(|d| d.name.clone()).collect();
+        let late: Vec<Arc<dyn Tool>> = ledger
+            .tools()
+            .into_iter()
+            .filter(|t| !declared.contains(&t.spec().name))
+            .collect();
+        if late.is_empty() {
+            return;
+        }
+        let names: Vec<String> = late.iter().map(|t| t.spec().name.clone()).collect();
+        self.decls.extend(declarations(&late));
+        self.dispatcher.add(&late);
+        sink(AgentEvent::Warning {
+            message: format!(
+                "{} arrived while this run went on, and {} offered from this request: {}",
+                if names.len() == 1 { "a tool" } else { "tools" },
+                if names.len() == 1 { "is" } else { "are" },
+                names.join(", ")
+            ),
+        });
+    }
+
     /// Its tool calls go to `ledger`'s tool of the same name when there
     /// is one, so a plugin replaced while a turn runs answers from its new
     /// instance; the tools declared to the model change at the next turn.
     pub fn following(mut self, ledger: Arc<crate::Ledger>) -> Self {
+        self.tools_seen = ledger.agent_generation();
         self.dispatcher.follow(Some(ledger));
         self
     }
@@ -738,6 +785,7 @@ impl Agent {
             // the two pops below taking the wrong messages.
             if !confirming {
                 self.compression_gate(sink).await?;
+                self.join_late_tools(sink);
             }
             self.report_spent_elsewhere(report);
             if let Some(reason) = self.over_budget(report) {
