@@ -399,6 +399,56 @@ reply = { text = "done" }
     assert!(results[1].2.contains("lookup: {\"word\":\"amber\"}"), "{results:?}");
 }
 
+#[test]
+fn ctrl_c_during_a_call_cancels_it_at_the_server_and_the_run_ends() {
+    let env = env_with("");
+    let tools = env.ws.join("tools.json");
+    write_tools(
+        &tools,
+        serde_json::json!({"tools": [{"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}}]}),
+    );
+    let servers = stdio_server("stuck", &[&listed_server(), tools.to_str().unwrap()], "");
+    let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
+    std::fs::write(env.home.join("config.toml"), config + &servers).unwrap();
+    let server = fake(&call_then_done("stuck__hang", "{}"));
+    let base = server.openai_base();
+    let amber = env
+        .command(&["exec", "--json", "--yes", "--base-url", &base, "Wait for it."])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = env.home.join("data/logs/mcp/stuck.log");
+    let said = wait_for_file_containing(&log, "hanging");
+    assert!(said.contains("hanging"), "{said}");
+    // SAFETY: kill(2) of the amber this test started.
+    unsafe {
+        libc::kill(amber.id() as i32, libc::SIGINT);
+    }
+    let out = amber.wait_with_output_timeout();
+    let run = Run::from(out);
+    let results = run.results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].2.contains("interrupted"), "{results:?}");
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        said.contains("cancelled ") && said.contains("the user interrupted the run"),
+        "{said}"
+    );
+}
+
+/// The text of `path` once it holds `needle` (10 s at most).
+fn wait_for_file_containing(path: &Path, needle: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.contains(needle) || std::time::Instant::now() > deadline {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// `amber mcp call SERVER TOOL ARGS` with `HOME` at `home`: what the
 /// tool answered.
 fn call_with_home(env: &Env, home: &Path, server: &str, tool: &str, args: Value) -> String {

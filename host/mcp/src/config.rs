@@ -17,6 +17,10 @@ pub struct McpConfig {
 /// The first model request waits this long for a server's tools.
 pub const DEFAULT_STARTUP_TIMEOUT_MS: u64 = 5_000;
 
+/// A call waits this long for the server's answer, unless its config
+/// says `call_timeout_ms`.
+pub const DEFAULT_CALL_TIMEOUT_MS: u64 = 120_000;
+
 /// One server: `command` (with `args`) for stdio, or `url` for streamable
 /// HTTP, never both.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +56,9 @@ pub struct ServerConfig {
     pub trust_annotations: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_timeout_ms: Option<u64>,
+    /// How long a call may wait for the server's answer; default 120 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_timeout_ms: Option<u64>,
     /// Folders outside the workspace the server works in (`~/notes`): sent
     /// to it as its MCP roots, and the only outside paths its tools'
     /// arguments may name (inside the workspace stays allowed).
@@ -105,6 +112,7 @@ impl ServerConfig {
             enabled: true,
             trust_annotations: false,
             startup_timeout_ms: None,
+            call_timeout_ms: None,
             roots: Vec::new(),
             sandbox: true,
             network: true,
@@ -200,6 +208,10 @@ impl ServerConfig {
             self.startup_timeout_ms
                 .unwrap_or(DEFAULT_STARTUP_TIMEOUT_MS),
         )
+    }
+
+    pub fn call_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.call_timeout_ms.unwrap_or(DEFAULT_CALL_TIMEOUT_MS))
     }
 
     /// What `amber mcp list` shows of how it is reached.

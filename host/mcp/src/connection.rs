@@ -8,10 +8,13 @@ use std::time::Duration;
 
 use amber_core::ports::Image;
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, GetPromptRequestParams,
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
+    GetPromptRequestParams, ServerResult,
     Implementation, JsonObject, ListRootsResult, ProtocolVersion, ReadResourceRequestParams, Root,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
+use rmcp::service::{
+    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService,
+};
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
@@ -22,6 +25,17 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::config::{Endpoint, ServerConfig};
 use crate::http::McpHttp;
 use crate::McpError;
+
+/// A call that got no answer.
+#[derive(Debug)]
+pub enum CallFailed {
+    /// The connection failed, or the server answered out of turn.
+    Service(rmcp::ServiceError),
+    /// No answer within the server's `call_timeout_ms`; cancelled.
+    TimedOut(Duration),
+    /// The run was interrupted; cancelled.
+    Cancelled,
+}
 
 /// Which of a server's lists changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -358,17 +372,48 @@ impl Connection {
 
     /// `tools/call`, its result as text for the model and the images it
     /// holds. `Ok(Err)` is the tool's own failure (`isError`); `Err` is
-    /// the connection's.
+    /// the connection's, or the call cut short: past `limit`, or when
+    /// `cut` fires (the run was interrupted). A cut call is cancelled with
+    /// `notifications/cancelled`, sent before this returns.
     pub async fn call_tool(
         &self,
         tool: &str,
         args: &Value,
-    ) -> Result<Result<(String, Vec<Image>), String>, rmcp::ServiceError> {
+        limit: Duration,
+        cut: impl std::future::Future<Output = ()> + Send,
+    ) -> Result<Result<(String, Vec<Image>), String>, CallFailed> {
+        use futures::future::{select, Either};
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let Value::Object(map) = args {
             params = params.with_arguments(map.clone());
         }
-        let result = self.service.peer().call_tool(params).await?;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let mut handle = self
+            .service
+            .peer()
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(CallFailed::Service)?;
+        let ended = Box::pin(async {
+            select(Box::pin(tokio::time::sleep(limit)), Box::pin(cut)).await
+        });
+        let answer = match select(&mut handle.rx, ended).await {
+            Either::Left((answer, _)) => answer,
+            Either::Right((why, _)) => {
+                let (failed, reason) = match why {
+                    Either::Left(_) => (CallFailed::TimedOut(limit), "amber stopped waiting (call_timeout_ms)"),
+                    Either::Right(_) => (CallFailed::Cancelled, "the user interrupted the run"),
+                };
+                let _ = handle.cancel(Some(reason.to_string())).await;
+                return Err(failed);
+            }
+        };
+        let result = match answer {
+            Ok(Ok(ServerResult::CallToolResult(result))) => result,
+            Ok(Ok(_)) => return Err(CallFailed::Service(rmcp::ServiceError::UnexpectedResponse)),
+            Ok(Err(e)) => return Err(CallFailed::Service(e)),
+            Err(_) => return Err(CallFailed::Service(rmcp::ServiceError::TransportClosed)),
+        };
         let value = serde_json::to_value(&result).unwrap_or(Value::Null);
         let text = content_text(&value);
         if value.get("isError").and_then(Value::as_bool) == Some(true) {
@@ -432,13 +477,30 @@ impl Connection {
     /// Shuts down: the transport closed, then the process group killed.
     /// Calls still running get a closed transport.
     pub fn close(&self) {
+        self.begin_close();
+        self.finish_close(std::time::Instant::now());
+    }
+
+    /// The transport closed: the server reads the end of its input (and
+    /// what came before it, a `notifications/cancelled`).
+    pub fn begin_close(&self) {
         self.service.cancellation_token().cancel();
+    }
+
+    /// After [`Self::begin_close`]: the process is given until `deadline`
+    /// to end on its own, then its group is killed.
+    pub fn finish_close(&self, deadline: std::time::Instant) {
         let process = self
             .process
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        drop(process);
+        if let Some(process) = process {
+            while std::time::Instant::now() < deadline && !process.has_ended() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            drop(process);
+        }
     }
 
     /// The process id of a stdio server.

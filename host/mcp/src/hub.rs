@@ -24,7 +24,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{McpConfig, ServerConfig};
-use crate::connection::{Catalog, Changed, Connection, Launch};
+use crate::connection::{CallFailed, Catalog, Changed, Connection, Launch};
 use crate::names::NameTable;
 use crate::pins::{Listing, Pin, PinStore};
 use crate::sanitize;
@@ -38,8 +38,9 @@ pub const MAX_RESTARTS: u32 = 3;
 /// `initialize` before it is given up, whatever the startup wait.
 const BACKGROUND_CONNECT: Duration = Duration::from_secs(60);
 
-/// How long one call may take.
-const CALL_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long servers get to end on their own once their input is closed,
+/// all together, before their groups are killed.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 
 /// The most resources or prompts named in their tool's description.
 const LISTED_ENTRIES: usize = 50;
@@ -856,20 +857,42 @@ impl McpHub {
     ) -> Result<T, ToolError> {
         let (slot, conn) = self.live(server)?;
         let future = call(conn.clone());
+        let limit = slot.config.call_timeout();
+        // The run's cancel, when dispatch runs this call: Ctrl-C drops the
+        // request, and rmcp tells the server `notifications/cancelled`.
+        let cancel = amber_core::policy::scope::current().map(|scope| scope.cancel);
         let outcome = self
-            .block(async move { tokio::time::timeout(CALL_TIMEOUT, future).await })
+            .block(async move {
+                let timed = Box::pin(tokio::time::timeout(limit, future));
+                match cancel {
+                    Some(cancel) => {
+                        let cut = Box::pin(cancel.cancelled_owned());
+                        match futures::future::select(timed, cut).await {
+                            futures::future::Either::Left((answered, _)) => Some(answered),
+                            futures::future::Either::Right(((), _)) => None,
+                        }
+                    }
+                    None => Some(timed.await),
+                }
+            })
             .map_err(|e| ToolError::Crashed(e.to_string()))?;
         match outcome {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(self.lost(&slot, &conn, what, e)),
-            Err(_) => Err(ToolError::Failed(format!(
-                "MCP server `{server}` did not answer {what} within {} s",
-                CALL_TIMEOUT.as_secs()
+            Some(Ok(Ok(value))) => Ok(value),
+            Some(Ok(Err(e))) => Err(self.lost(&slot, &conn, what, e)),
+            Some(Err(_)) => Err(ToolError::Failed(format!(
+                "MCP server `{server}` did not answer {what} within {} s (its `call_timeout_ms`); the request was cancelled",
+                limit.as_secs_f64()
+            ))),
+            None => Err(ToolError::Failed(format!(
+                "cancelled: the run was interrupted during {what}; MCP server `{server}` was told (notifications/cancelled)"
             ))),
         }
     }
 
-    /// `tools/call` of the server's `tool`: its text and its images.
+    /// `tools/call` of the server's `tool`: its text and its images. It
+    /// waits at most the server's `call_timeout_ms`, and no longer than
+    /// the run: an interrupt cancels the request (`notifications/
+    /// cancelled`) rather than hold the call's thread.
     pub fn call_tool(
         &self,
         server: &str,
@@ -878,10 +901,32 @@ impl McpHub {
     ) -> Result<(String, Vec<Image>), ToolError> {
         let (name, args) = (tool.to_string(), args.clone());
         let what = format!("the call of `{tool}`");
-        let result = self.run_call(server, &what, move |conn| {
-            Box::pin(async move { conn.call_tool(&name, &args).await })
-        })?;
-        result.map_err(ToolError::Failed)
+        let (slot, conn) = self.live(server)?;
+        let limit = slot.config.call_timeout();
+        let cancel = amber_core::policy::scope::current().map(|scope| scope.cancel);
+        let task_conn = conn.clone();
+        let outcome = self
+            .block(async move {
+                let cut = async move {
+                    match cancel {
+                        Some(cancel) => cancel.cancelled_owned().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                task_conn.call_tool(&name, &args, limit, cut).await
+            })
+            .map_err(|e| ToolError::Crashed(e.to_string()))?;
+        match outcome {
+            Ok(result) => result.map_err(ToolError::Failed),
+            Err(CallFailed::Service(e)) => Err(self.lost(&slot, &conn, &what, e)),
+            Err(CallFailed::TimedOut(limit)) => Err(ToolError::Failed(format!(
+                "MCP server `{server}` did not answer {what} within {} s (its `call_timeout_ms`); the request was cancelled",
+                limit.as_secs_f64()
+            ))),
+            Err(CallFailed::Cancelled) => Err(ToolError::Failed(format!(
+                "cancelled: the run was interrupted during {what}; MCP server `{server}` was told (notifications/cancelled)"
+            ))),
+        }
     }
 
     pub fn read_resource(&self, server: &str, uri: &str) -> Result<String, ToolError> {
@@ -933,11 +978,20 @@ impl Servers for McpHub {
 
 impl Drop for McpHub {
     fn drop(&mut self) {
-        for slot in self.slots.values() {
-            let conn = slot.lock().conn.take();
-            if let Some(conn) = conn {
-                conn.close();
-            }
+        // Every transport closed at once, then one short wait shared by
+        // all: a server reads to the end of its input (a cancellation
+        // sent just before) and ends on its own, or is killed.
+        let conns: Vec<Arc<Connection>> = self
+            .slots
+            .values()
+            .filter_map(|slot| slot.lock().conn.take())
+            .collect();
+        for conn in &conns {
+            conn.begin_close();
+        }
+        let deadline = Instant::now() + SHUTDOWN_GRACE;
+        for conn in &conns {
+            conn.finish_close(deadline);
         }
         // A server still starting (or one whose connection is busy) is
         // held by a task of the runtime, which may outlive this drop.

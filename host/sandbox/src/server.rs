@@ -57,6 +57,28 @@ impl Server {
         Some(status)
     }
 
+    /// Whether it has ended, without reaping it: [`Self::stop`] still
+    /// kills its group afterwards, so what it left in its group goes too.
+    pub fn has_ended(&self) -> bool {
+        if self.reaped {
+            return true;
+        }
+        // SAFETY: siginfo_t is plain data, zeroed is a valid value.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid on this process's own child; WNOWAIT leaves it
+        // waitable, so its pid stays ours until `stop` reaps it.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                self.child.id() as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        // SAFETY: waitid filled `info` (or left it zeroed: no child ended).
+        r == 0 && unsafe { info.si_pid() } != 0
+    }
+
     /// Kills its whole group and cgroup, reaps it, and kills what it
     /// left behind (a process that left its group).
     pub fn stop(&mut self) {

@@ -233,6 +233,7 @@ impl Dispatcher {
                         call_id: call.id.clone(),
                         agent: self.policy.agent().to_string(),
                         policy: self.policy.clone(),
+                        cancel: cancel.clone(),
                     };
                     Slot::Running(Box::pin(blocking::run(cancel, move || {
                         crate::policy::scope::within(Some(scope), || {

@@ -414,6 +414,7 @@ fn a_view_keeps_its_mode_and_the_gate_routes_a_call_to_it() {
         call_id: "c1".into(),
         agent: "task-1".into(),
         policy: view.clone(),
+        cancel: Default::default(),
     };
     let refused = crate::policy::scope::within(Some(scope), || {
         gate.check("shell", "rm -rf build", Path::new("/ws"))

@@ -44,6 +44,10 @@ pub struct CallScope {
     pub call_id: String,
     pub agent: String,
     pub policy: Arc<dyn AgentPolicy>,
+    /// Fires when the run is interrupted (Ctrl-C, the run's cancel): a
+    /// tool that waits on something outside (an MCP server's answer)
+    /// stops waiting and cancels it, rather than hold its thread.
+    pub cancel: tokio_util::sync::CancellationToken,
 }
 
 thread_local! {
@@ -82,6 +86,7 @@ mod tests {
             call_id: id.into(),
             agent: "main".into(),
             policy: policy.clone(),
+            cancel: Default::default(),
         };
         assert!(current().is_none());
         within(Some(scope("outer")), || {
