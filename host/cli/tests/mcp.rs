@@ -667,12 +667,21 @@ impl WaitWithTimeout for Child {
 
 #[test]
 fn a_server_that_never_answers_initialize_is_named_and_the_run_goes_on() {
-    let env = env_with(
-        "\n[[mcp.servers]]\nname = \"mute\"\ncommand = \"sh\"\nargs = [\"-c\", \"cat > /dev/null\"]\nstartup_timeout_ms = 300\n",
-    );
+    // Found afterwards by an argument no other process has: its own `$$`
+    // is another pid namespace's in the sandbox.
+    let marker = format!("600.{}", std::process::id());
+    let env = env_with(&format!(
+        "\n[[mcp.servers]]\nname = \"mute\"\ncommand = \"sh\"\nargs = [\"-c\", \"exec sleep {marker}\"]\nstartup_timeout_ms = 300\n",
+    ));
     let server = fake("[[turns]]\nreply = { text = \"done\" }\n");
     let run = env.exec(&server, &[], "Hello.");
     run.assert_done("done");
+    // Given up on, and its session over: it is gone, with its group.
+    let left = amber_tests::processes::with_argument(&marker);
+    assert!(
+        left.iter().all(|pid| !amber_tests::processes::still_runs(&pid.to_string())),
+        "{left:?}"
+    );
     let said = warnings(&run);
     assert!(
         said.iter()
