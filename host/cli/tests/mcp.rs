@@ -51,6 +51,13 @@ fn env_with(servers: &str) -> Env {
     env
 }
 
+/// Adds `text` (TOML) to the end of the env's config.
+fn append_to_config(env: &Env, text: &str) {
+    let path = env.home.join("config.toml");
+    let config = std::fs::read_to_string(&path).unwrap_or_default();
+    std::fs::write(path, config + text).unwrap();
+}
+
 fn stdio_server(name: &str, args: &[&str], extra: &str) -> String {
     let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
     format!(
@@ -272,8 +279,7 @@ fn the_filesystem_server_reads_inside_its_scratch_dir_only() {
     let dir = scratch.canonicalize().unwrap().display().to_string();
     let ws = env.ws.canonicalize().unwrap().display().to_string();
     let servers = stdio_server("fs", &[&filesystem(), &dir], "");
-    let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
-    std::fs::write(env.home.join("config.toml"), config + &servers).unwrap();
+    append_to_config(&env, &servers);
     let inside = format!("{dir}/note.txt");
     let beside = format!("{ws}/a.txt");
     let server = fake(&format!(
@@ -322,8 +328,7 @@ fn a_servers_roots_reach_it_and_its_tools_work_there_through_the_model() {
         &[&filesystem(), scratch.to_str().unwrap()],
         &format!("roots = [{notes_dir:?}]\n"),
     );
-    let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
-    std::fs::write(env.home.join("config.toml"), config + &servers).unwrap();
+    append_to_config(&env, &servers);
     let read = format!("{notes_dir}/today.md");
     let write = format!("{notes_dir}/tomorrow.md");
     let escape = format!("{notes_dir}/../../etc/hostname");
@@ -377,8 +382,7 @@ fn a_servers_tools_that_arrive_mid_run_are_offered_from_the_next_request() {
         &[&listed_server(), tools.to_str().unwrap()],
         "startup_timeout_ms = 200\nenv = { INIT_DELAY_MS = \"1500\" }\n",
     );
-    let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
-    std::fs::write(env.home.join("config.toml"), config + &servers).unwrap();
+    append_to_config(&env, &servers);
     let server = fake(
         r#"
 [[turns]]
@@ -408,8 +412,7 @@ fn ctrl_c_during_a_call_cancels_it_at_the_server_and_the_run_ends() {
         serde_json::json!({"tools": [{"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}}]}),
     );
     let servers = stdio_server("stuck", &[&listed_server(), tools.to_str().unwrap()], "");
-    let config = std::fs::read_to_string(env.home.join("config.toml")).unwrap();
-    std::fs::write(env.home.join("config.toml"), config + &servers).unwrap();
+    append_to_config(&env, &servers);
     let server = fake(&call_then_done("stuck__hang", "{}"));
     let base = server.openai_base();
     let amber = env
