@@ -264,7 +264,8 @@ impl McpConfig {
                 let r = r.trim_end_matches('/');
                 r.is_empty() || r == "~"
             }) {
-                let reason = "a root is a folder of its own, not `/` or the whole home folder".to_string();
+                let reason =
+                    "a root is a folder of its own, not `/` or the whole home folder".to_string();
                 return Err((i, "roots", root.clone(), reason));
             }
             for key in server.env.keys() {

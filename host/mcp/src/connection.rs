@@ -7,10 +7,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use amber_core::ports::Image;
+// MCP roots are deprecated by SEP-2577 in rmcp 3.11 (a later protocol
+// version drops them), but servers of today read them (server-filesystem
+// serves exactly the roots it is given), and amber's own confinement of a
+// server's paths does not depend on the protocol's (docs/mcp.md).
+#[allow(deprecated)]
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    GetPromptRequestParams, ServerResult,
-    Implementation, JsonObject, ListRootsResult, ProtocolVersion, ReadResourceRequestParams, Root,
+    GetPromptRequestParams, Implementation, JsonObject, ListRootsResult, ProtocolVersion,
+    ReadResourceRequestParams, Root, ServerResult,
 };
 use rmcp::service::{
     NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService,
@@ -45,6 +50,7 @@ pub enum Changed {
     Prompts,
 }
 
+#[allow(deprecated, reason = "MCP roots: see the note at the imports")]
 /// amber's side of the protocol: who it is, the server's roots when it
 /// has any, and the `list_changed` notifications passed on to the hub,
 /// which lists again.
@@ -54,6 +60,7 @@ pub struct Handler {
     roots: Vec<Root>,
 }
 
+#[allow(deprecated, reason = "MCP roots: see the note at the imports")]
 impl Handler {
     fn new(changed: UnboundedSender<Changed>, roots: &[std::path::PathBuf]) -> Handler {
         let roots = roots
@@ -71,6 +78,7 @@ impl Handler {
     }
 }
 
+#[allow(deprecated, reason = "MCP roots: see the note at the imports")]
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // Roots are offered only by a server's config naming some: to
@@ -394,14 +402,16 @@ impl Connection {
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
             .map_err(CallFailed::Service)?;
-        let ended = Box::pin(async {
-            select(Box::pin(tokio::time::sleep(limit)), Box::pin(cut)).await
-        });
+        let ended =
+            Box::pin(async { select(Box::pin(tokio::time::sleep(limit)), Box::pin(cut)).await });
         let answer = match select(&mut handle.rx, ended).await {
             Either::Left((answer, _)) => answer,
             Either::Right((why, _)) => {
                 let (failed, reason) = match why {
-                    Either::Left(_) => (CallFailed::TimedOut(limit), "amber stopped waiting (call_timeout_ms)"),
+                    Either::Left(_) => (
+                        CallFailed::TimedOut(limit),
+                        "amber stopped waiting (call_timeout_ms)",
+                    ),
                     Either::Right(_) => (CallFailed::Cancelled, "the user interrupted the run"),
                 };
                 let _ = handle.cancel(Some(reason.to_string())).await;
@@ -619,8 +629,12 @@ fn sandbox_profile(
         ("XDG_CONFIG_HOME", "config"),
     ] {
         let dir = state.join(sub);
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| failed(format!("cannot make its state folder {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            failed(format!(
+                "cannot make its state folder {}: {e}",
+                dir.display()
+            ))
+        })?;
         env.push((key.to_string(), dir.into_os_string()));
     }
     profile.private_dirs = vec![state];

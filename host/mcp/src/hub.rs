@@ -679,14 +679,24 @@ impl McpHub {
                 ),
                 &catalog.resources,
             );
-            listed.push(("read_resource", Target::ReadResource, description, read_resource_schema()));
+            listed.push((
+                "read_resource",
+                Target::ReadResource,
+                description,
+                read_resource_schema(),
+            ));
         }
         if !catalog.prompts.is_empty() {
             let description = listing_description(
                 &format!("Gets a prompt of the MCP server `{server}` by name, with its arguments (`?` marks an optional one). Its prompts:"),
                 &catalog.prompts,
             );
-            listed.push(("get_prompt", Target::GetPrompt, description, get_prompt_schema()));
+            listed.push((
+                "get_prompt",
+                Target::GetPrompt,
+                description,
+                get_prompt_schema(),
+            ));
         }
         for (name, target, description, schema) in listed {
             let listing = Listing {
@@ -701,7 +711,13 @@ impl McpHub {
                 ));
                 continue;
             }
-            specs.push((name.into(), target, listing.description, listing.schema, false));
+            specs.push((
+                name.into(),
+                target,
+                listing.description,
+                listing.schema,
+                false,
+            ));
         }
         pins.save()?;
         Ok(OfferPlan {

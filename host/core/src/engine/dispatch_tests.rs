@@ -289,11 +289,18 @@ fn an_outside_servers_paths_may_lead_into_its_roots_and_nowhere_else_out() {
         ]
     );
     // Out of both, or climbing out of a root: refused, naming the roots.
-    for path in ["/home/me/.ssh/id_ed25519", "/home/me/notes/../.ssh/x", "../notes/x"] {
+    for path in [
+        "/home/me/.ssh/id_ed25519",
+        "/home/me/notes/../.ssh/x",
+        "../notes/x",
+    ] {
         let refused = confine_within(&serde_json::json!({ "path": path }), ws, &roots).unwrap_err();
         assert!(refused.starts_with("path refused:"), "{refused}");
         if path.starts_with('/') {
-            assert!(refused.contains("the server's roots (/home/me/notes)"), "{refused}");
+            assert!(
+                refused.contains("the server's roots (/home/me/notes)"),
+                "{refused}"
+            );
         }
     }
     // Without roots, what it always was.

@@ -568,7 +568,11 @@ impl Agent {
     /// Puts the history back to `messages` (a rewind to an earlier
     /// turn's), recorded as a rebuild: a `clear`, the messages and a head,
     /// so the session verifies and nothing before is destroyed.
-    pub fn rewind_history(&mut self, turn: usize, messages: Vec<Message>) -> Result<(), AgentError> {
+    pub fn rewind_history(
+        &mut self,
+        turn: usize,
+        messages: Vec<Message>,
+    ) -> Result<(), AgentError> {
         self.clear()?;
         // Inside the rebuild unit: a rewind cut short leaves no marker.
         if let Some(session) = &mut self.session {
@@ -679,7 +683,9 @@ impl Agent {
             commands |= through_commands;
             if may_write {
                 if let Ok(args) = serde_json::from_str(&call.arguments) {
-                    paths.extend(dispatch::confine_only(&args, self.policy().root()).unwrap_or_default());
+                    paths.extend(
+                        dispatch::confine_only(&args, self.policy().root()).unwrap_or_default(),
+                    );
                 }
             }
         }

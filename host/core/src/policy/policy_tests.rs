@@ -408,7 +408,9 @@ fn a_view_keeps_its_mode_and_the_gate_routes_a_call_to_it() {
     let view = Arc::new(parent.view("task-1", Mode::Read));
     let gate: &dyn CommandGate = parent.as_ref();
     // The parent's own calls: yolo.
-    assert!(gate.check("shell", "rm -rf build", Path::new("/ws")).is_ok());
+    assert!(gate
+        .check("shell", "rm -rf build", Path::new("/ws"))
+        .is_ok());
     // The sub-agent's call: read mode, whatever the parent says.
     let scope = crate::policy::scope::CallScope {
         call_id: "c1".into(),
@@ -419,7 +421,10 @@ fn a_view_keeps_its_mode_and_the_gate_routes_a_call_to_it() {
     let refused = crate::policy::scope::within(Some(scope), || {
         gate.check("shell", "rm -rf build", Path::new("/ws"))
     });
-    assert!(matches!(refused, Err(PolicyError::ReadMode { .. })), "{refused:?}");
+    assert!(
+        matches!(refused, Err(PolicyError::ReadMode { .. })),
+        "{refused:?}"
+    );
     parent.set_mode(Mode::Yolo);
     assert_eq!(view.mode(), Mode::Read);
     // Tightening the parent tightens a running view; loosening does not.
@@ -477,5 +482,8 @@ fn a_background_process_is_asked_unless_read_only_and_runs_with_the_network() {
     let asked = handler.asked.lock().unwrap();
     assert_eq!(asked.len(), 1);
     assert_eq!(asked[0].action, "exec:background");
-    assert_eq!(asked[0].grants.as_deref(), Some("in the sandbox, with network"));
+    assert_eq!(
+        asked[0].grants.as_deref(),
+        Some("in the sandbox, with network")
+    );
 }
