@@ -3,7 +3,7 @@
 //! protocol negotiation, read the capabilities, list tools, resources and
 //! prompts (every page), call tools, hear `list_changed`, shut down.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use amber_core::ports::Image;
@@ -154,6 +154,16 @@ pub struct Connection {
     has_prompts: bool,
 }
 
+/// What a sandboxed stdio server must not see, and may: the same as for
+/// commands (`[sandbox]` in config).
+#[derive(Debug, Clone, Default)]
+pub struct ServerWalls {
+    /// amber's own folders: config, data, cache.
+    pub hidden: Vec<PathBuf>,
+    /// The home's readable folders; `None` keeps the default list.
+    pub home_readable: Option<Vec<PathBuf>>,
+}
+
 /// How a stdio server is started: the spawner's walls, the allowlist.
 pub struct Launch<'a> {
     pub spawner: &'a amber_sandbox::Spawner,
@@ -166,7 +176,7 @@ pub struct Launch<'a> {
     /// even while its start is still under way.
     pub started: &'a std::sync::Mutex<Vec<amber_sandbox::ChildHandle>>,
     /// What a sandboxed server must not see.
-    pub walls: &'a crate::hub::ServerWalls,
+    pub walls: &'a ServerWalls,
     /// Each server's private state folder is `<state_dir>/<name>`.
     pub state_dir: &'a Path,
 }

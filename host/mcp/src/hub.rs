@@ -24,7 +24,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{McpConfig, ServerConfig};
-use crate::connection::{CallFailed, Catalog, Changed, Connection, Launch};
+use crate::connection::{CallFailed, Catalog, Changed, Connection, Launch, ServerWalls};
 use crate::names::NameTable;
 use crate::pins::{Listing, Pin, PinStore};
 use crate::sanitize;
@@ -156,16 +156,6 @@ pub struct HubSetup {
     pub base_env: Vec<(String, std::ffi::OsString)>,
     /// The walls of a sandboxed stdio server beside the defaults.
     pub walls: ServerWalls,
-}
-
-/// What a sandboxed stdio server must not see, and may: the same as for
-/// commands (`[sandbox]` in config).
-#[derive(Debug, Clone, Default)]
-pub struct ServerWalls {
-    /// amber's own folders: config, data, cache.
-    pub hidden: Vec<PathBuf>,
-    /// The home's readable folders; `None` keeps the default list.
-    pub home_readable: Option<Vec<PathBuf>>,
 }
 
 pub struct McpHub {

@@ -21,7 +21,8 @@ pub mod sanitize;
 pub mod tools;
 
 pub use config::{McpConfig, ServerConfig};
-pub use hub::{HubSetup, McpHub, ServerStatus, ServerWalls, State};
+pub use connection::ServerWalls;
+pub use hub::{HubSetup, McpHub, ServerStatus, State};
 
 /// Why a server could not be reached or used. Each names the server.
 #[derive(Debug, thiserror::Error)]
