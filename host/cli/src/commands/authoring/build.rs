@@ -130,6 +130,10 @@ fn python(cache: &Path, dir: &Path, descriptor: &Descriptor, sdk: &Path, out: &P
             // The SDK may sit in a read-only share dir; leave no bytecode
             // beside it.
             .env("PYTHONDONTWRITEBYTECODE", "1")
+            // A Python error is what a user needs; with the user's
+            // RUST_BACKTRACE it would end in componentize-py's own frames,
+            // past the lines of it that are shown.
+            .env("RUST_BACKTRACE", "0")
             .current_dir(dir),
         &format!("componentize-py on {}", module.display()),
     )?;
