@@ -115,12 +115,13 @@ fn attached_images(message: &Message) -> Option<Replayed> {
         .filter(|p| matches!(p, Part::Image(_)))
         .cloned()
         .collect();
-    (!images.is_empty()).then(|| {
-        Replayed::Message(Message {
-            role: Role::User,
-            parts: images,
-        })
-    })
+    if images.is_empty() {
+        return None;
+    }
+    Some(Replayed::Message(Message {
+        role: Role::User,
+        parts: images,
+    }))
 }
 
 fn user_text(message: &Message) -> String {
