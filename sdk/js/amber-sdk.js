@@ -46,6 +46,15 @@ function message(e) {
  * synchronous for the host.
  */
 function settled(handler, shape, error) {
+  // A result that cannot be shaped (images that are not a list) is the
+  // handler's failure too, not a trap.
+  const shaped = (out) => {
+    try {
+      return shape(out);
+    } catch (e) {
+      throw error(e);
+    }
+  };
   let out;
   try {
     out = handler();
@@ -53,11 +62,11 @@ function settled(handler, shape, error) {
     throw error(e);
   }
   if (out && typeof out.then === "function") {
-    return out.then(shape, (e) => {
+    return out.then(shaped, (e) => {
       throw error(e);
     });
   }
-  return shape(out);
+  return shaped(out);
 }
 
 function manifestOf(def) {

@@ -136,8 +136,17 @@ impl ServerConfig {
                     _ => PathBuf::from(arg),
                 };
                 let folder = real(&path).filter(|p| p.is_absolute() && p.is_dir())?;
-                let whole = folder == Path::new("/") || Some(&folder) == real_home.as_ref();
-                (!whole && path.is_absolute()).then(|| path.display().to_string())
+                // A hidden folder of the home (`~/.ssh`, a tool's
+                // `--config ~/.x`) is no folder a server serves.
+                let hidden = real_home
+                    .as_ref()
+                    .and_then(|h| folder.strip_prefix(h).ok())
+                    .is_some_and(|rest| {
+                        rest.components()
+                            .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+                    });
+                (!too_wide(&folder) && !hidden && path.is_absolute())
+                    .then(|| path.display().to_string())
             })
             .collect()
     }
@@ -146,23 +155,9 @@ impl ServerConfig {
     /// one is the workspace's (odd for a root, but not wrong). `..` is
     /// resolved lexically, so a root says what it names.
     pub fn root_dirs(&self, workspace: &Path) -> Vec<PathBuf> {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
         self.roots
             .iter()
-            .filter(|r| !r.trim().is_empty())
-            .filter_map(|root| {
-                let path = match (root.as_str(), root.strip_prefix("~/"), &home) {
-                    ("~", _, Some(home)) => home.clone(),
-                    (_, Some(rest), Some(home)) => home.join(rest),
-                    _ => PathBuf::from(root),
-                };
-                let path = if path.is_absolute() {
-                    path
-                } else {
-                    workspace.join(path)
-                };
-                lexically_normal(&path)
-            })
+            .filter_map(|root| root_dir(root, workspace))
             .collect()
     }
 
@@ -227,6 +222,35 @@ impl ServerConfig {
     }
 }
 
+/// One root as a folder (see [`ServerConfig::root_dirs`]); `None` for an
+/// empty one or one whose `..` climbs above `/`.
+fn root_dir(root: &str, workspace: &Path) -> Option<PathBuf> {
+    if root.trim().is_empty() {
+        return None;
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let path = match (root, root.strip_prefix("~/"), &home) {
+        ("~", _, Some(home)) => home.clone(),
+        (_, Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(root),
+    };
+    let path = if path.is_absolute() {
+        path
+    } else {
+        workspace.join(path)
+    };
+    lexically_normal(&path)
+}
+
+/// Whether a root at `dir` would open too much: `/`, the home folder or a
+/// folder holding it (resolved where it exists, so a link cannot hide it).
+pub fn too_wide(dir: &Path) -> bool {
+    let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let dir = real(dir);
+    let home = std::env::var_os("HOME").map(|h| real(Path::new(&h)));
+    dir == Path::new("/") || home.is_some_and(|h| h.starts_with(&dir))
+}
+
 /// `path` with `.` and `..` taken out; `None` when `..` climbs above `/`.
 fn lexically_normal(path: &Path) -> Option<PathBuf> {
     let mut out = PathBuf::new();
@@ -260,13 +284,13 @@ impl McpConfig {
             server
                 .endpoint()
                 .map_err(|reason| (i, "command", server.target(), reason))?;
-            if let Some(root) = server.roots.iter().find(|r| {
-                let r = r.trim_end_matches('/');
-                r.is_empty() || r == "~"
-            }) {
-                let reason =
-                    "a root is a folder of its own, not `/` or the whole home folder".to_string();
-                return Err((i, "roots", root.clone(), reason));
+            // Checked as amber will use them, expanded and resolved: `/tmp/..`
+            // is `/`, and `~/.` the home.
+            for root in &server.roots {
+                if root_dir(root, Path::new("/")).is_none_or(|dir| too_wide(&dir)) {
+                    let reason = "a root is a folder of its own, not `/`, the home folder or a folder that holds it".to_string();
+                    return Err((i, "roots", root.clone(), reason));
+                }
             }
             for key in server.env.keys() {
                 if key.is_empty() || key.contains('=') {
@@ -318,7 +342,7 @@ mod tests {
                 PathBuf::from("/ws/docs")
             ]
         );
-        for whole in ["/", "~", "~/"] {
+        for whole in ["/", "~", "~/", "/tmp/..", "~/.", "//"] {
             let config = McpConfig {
                 servers: vec![ServerConfig {
                     roots: vec![whole.into()],

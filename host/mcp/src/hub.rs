@@ -689,6 +689,12 @@ impl McpHub {
             ));
         }
         for (name, target, description, schema) in listed {
+            // A tool of the server's own by this name is pinned as its
+            // own; this one is refused at the name's claim anyway.
+            if catalog.tools.iter().any(|t| t.name == name) {
+                specs.push((name.into(), target, description, schema, false));
+                continue;
+            }
             let listing = Listing {
                 name: name.to_string(),
                 description,
@@ -995,7 +1001,11 @@ impl Drop for McpHub {
         for conn in &conns {
             conn.begin_close();
         }
-        let deadline = Instant::now() + SHUTDOWN_GRACE;
+        // On the hub's own thread (a task held the last handle) a wait
+        // would stall the very tasks that close the transports.
+        let own_thread = std::thread::current().name() == Some("amber-mcp");
+        let grace = if own_thread { Duration::ZERO } else { SHUTDOWN_GRACE };
+        let deadline = Instant::now() + grace;
         for conn in &conns {
             conn.finish_close(deadline);
         }

@@ -75,8 +75,12 @@ impl Server {
                 libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
             )
         };
+        #[cfg(target_os = "linux")]
         // SAFETY: waitid filled `info` (or left it zeroed: no child ended).
-        r == 0 && unsafe { info.si_pid() } != 0
+        let pid = unsafe { info.si_pid() };
+        #[cfg(not(target_os = "linux"))]
+        let pid = info.si_pid;
+        r == 0 && pid != 0
     }
 
     /// Kills its whole group and cgroup, reaps it, and kills what it

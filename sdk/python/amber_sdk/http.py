@@ -140,13 +140,19 @@ def get(url: str, headers: Optional[List[Tuple[str, str]]] = None, max_bytes: in
     return request("GET", url, headers=headers, max_bytes=max_bytes)
 
 
-def post_json(url: str, value: Any, headers: Optional[List[Tuple[str, str]]] = None) -> Response:
+def post_json(
+    url: str,
+    value: Any,
+    headers: Optional[List[Tuple[str, str]]] = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Response:
     """``POST url`` with ``value`` as its JSON body."""
     return request(
         "POST",
         url,
         headers=[("content-type", "application/json")] + list(headers or []),
         body=json.dumps(value).encode(),
+        max_bytes=max_bytes,
     )
 
 

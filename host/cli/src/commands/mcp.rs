@@ -170,14 +170,9 @@ fn given_roots(roots: &[PathBuf], workspace: &std::path::Path) -> Result<Vec<Str
             if !dir.is_dir() {
                 bail!("--root {}: no such folder", dir.display());
             }
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-            let whole_home = home
-                .and_then(|h| h.canonicalize().ok())
-                .is_some_and(|h| h == real);
-            if real == std::path::Path::new("/") || whole_home {
+            if amber_mcp::config::too_wide(&dir) {
                 bail!(
-                    "--root {}: a root is a folder of its own, not `/` or the whole home folder",
+                    "--root {}: a root is a folder of its own, not `/`, the home folder or a folder that holds it",
                     dir.display()
                 );
             }
