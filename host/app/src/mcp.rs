@@ -386,7 +386,7 @@ pub mod import {
         }
         // Neither agent has roots: the folders a server is given in its
         // arguments (server-filesystem's) are where it means to work.
-        server.roots = server.folder_args();
+        server.adopt_folder_args();
         server.endpoint()?;
         Ok(server)
     }

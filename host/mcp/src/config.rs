@@ -151,6 +151,20 @@ impl ServerConfig {
             .collect()
     }
 
+    /// Makes each of [`Self::folder_args`] one of its roots too, after
+    /// those it has; whether any was added. `amber mcp add` and `amber mcp
+    /// import` both call it.
+    pub fn adopt_folder_args(&mut self) -> bool {
+        let mut added = false;
+        for folder in self.folder_args() {
+            if !self.roots.contains(&folder) {
+                self.roots.push(folder);
+                added = true;
+            }
+        }
+        added
+    }
+
     /// `roots` as absolute folders: `~` is the home folder, and a relative
     /// one is the workspace's (odd for a root, but not wrong). `..` is
     /// resolved lexically, so a root says what it names.

@@ -888,16 +888,33 @@ impl McpHub {
                 }
             })
             .map_err(|e| ToolError::Crashed(e.to_string()))?;
-        match outcome {
-            Some(Ok(Ok(value))) => Ok(value),
-            Some(Ok(Err(e))) => Err(self.lost(&slot, &conn, what, e)),
-            Some(Err(_)) => Err(ToolError::Failed(format!(
+        let failed = match outcome {
+            Some(Ok(Ok(value))) => return Ok(value),
+            Some(Ok(Err(e))) => CallFailed::Service(e),
+            Some(Err(_)) => CallFailed::TimedOut(limit),
+            None => CallFailed::Cancelled,
+        };
+        Err(self.call_failed(&slot, &conn, server, what, failed))
+    }
+
+    /// A call that got no answer, in words for the model.
+    fn call_failed(
+        &self,
+        slot: &Arc<Slot>,
+        conn: &Arc<Connection>,
+        server: &str,
+        what: &str,
+        failed: CallFailed,
+    ) -> ToolError {
+        match failed {
+            CallFailed::Service(e) => self.lost(slot, conn, what, e),
+            CallFailed::TimedOut(limit) => ToolError::Failed(format!(
                 "MCP server `{server}` did not answer {what} within {} s (its `call_timeout_ms`); the request was cancelled",
                 limit.as_secs_f64()
-            ))),
-            None => Err(ToolError::Failed(format!(
+            )),
+            CallFailed::Cancelled => ToolError::Failed(format!(
                 "cancelled: the run was interrupted during {what}; MCP server `{server}` was told (notifications/cancelled)"
-            ))),
+            )),
         }
     }
 
@@ -930,14 +947,7 @@ impl McpHub {
             .map_err(|e| ToolError::Crashed(e.to_string()))?;
         match outcome {
             Ok(result) => result.map_err(ToolError::Failed),
-            Err(CallFailed::Service(e)) => Err(self.lost(&slot, &conn, &what, e)),
-            Err(CallFailed::TimedOut(limit)) => Err(ToolError::Failed(format!(
-                "MCP server `{server}` did not answer {what} within {} s (its `call_timeout_ms`); the request was cancelled",
-                limit.as_secs_f64()
-            ))),
-            Err(CallFailed::Cancelled) => Err(ToolError::Failed(format!(
-                "cancelled: the run was interrupted during {what}; MCP server `{server}` was told (notifications/cancelled)"
-            ))),
+            Err(failed) => Err(self.call_failed(&slot, &conn, server, &what, failed)),
         }
     }
 
@@ -1004,7 +1014,11 @@ impl Drop for McpHub {
         // On the hub's own thread (a task held the last handle) a wait
         // would stall the very tasks that close the transports.
         let own_thread = std::thread::current().name() == Some("amber-mcp");
-        let grace = if own_thread { Duration::ZERO } else { SHUTDOWN_GRACE };
+        let grace = if own_thread {
+            Duration::ZERO
+        } else {
+            SHUTDOWN_GRACE
+        };
         let deadline = Instant::now() + grace;
         for conn in &conns {
             conn.finish_close(deadline);

@@ -141,19 +141,6 @@ pub enum McpCommand {
     },
 }
 
-/// Makes each folder the server's arguments name one of its roots too;
-/// whether any was added.
-pub fn add_folder_args(server: &mut McpServerConfig) -> bool {
-    let mut added = false;
-    for folder in server.folder_args() {
-        if !server.roots.contains(&folder) {
-            server.roots.push(folder);
-            added = true;
-        }
-    }
-    added
-}
-
 /// `--root` folders as config keeps them: absolute (a relative one is
 /// the shell's current folder's, as a person typing it means), each an
 /// existing folder that is not `/` or the whole home folder.
@@ -219,7 +206,7 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
             server.trust_annotations = trust_annotations;
             server.startup_timeout_ms = startup_timeout_ms;
             server.roots = given_roots(&roots, workspace)?;
-            let inferred = add_folder_args(&mut server);
+            let inferred = server.adopt_folder_args();
             server.network = !no_network;
             if no_sandbox {
                 let question = format!(
