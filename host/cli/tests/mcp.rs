@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use amber_protocol::{AgentEvent, Status};
 use amber_tests::exec_env::{fake, one_call_then, text, Env, Run};
 use serde_json::Value;
 
@@ -366,11 +367,10 @@ reply = {{ text = "done" }}
     assert!(log.contains("allowed directories from MCP roots"), "{log}");
 }
 
-#[test]
-fn a_servers_tools_that_arrive_mid_run_are_offered_from_the_next_request() {
-    // The server answers `initialize` 1.5 s after the first request went
-    // without it (startup wait 200 ms); the run's second request offers
-    // its tool, and the model calls it in the same `exec`.
+/// A workspace whose server `slow` answers `initialize` 1.5 s after it
+/// starts, with its startup wait at 200 ms: its `lookup` tool arrives
+/// while the first run goes on.
+fn env_with_a_slow_server() -> Env {
     let env = env_with("");
     let tools = env.ws.join("tools.json");
     write_tools(
@@ -383,6 +383,15 @@ fn a_servers_tools_that_arrive_mid_run_are_offered_from_the_next_request() {
         "startup_timeout_ms = 200\nenv = { INIT_DELAY_MS = \"1500\" }\n",
     );
     append_to_config(&env, &servers);
+    env
+}
+
+#[test]
+fn a_servers_tools_that_arrive_mid_run_are_offered_from_the_next_request() {
+    // The server answers `initialize` 1.5 s after the first request went
+    // without it (startup wait 200 ms); the run's second request offers
+    // its tool, and the model calls it in the same `exec`.
+    let env = env_with_a_slow_server();
     let server = fake(
         r#"
 [[turns]]
@@ -404,6 +413,50 @@ reply = { text = "done" }
         results[1].2.contains("lookup: {\"word\":\"amber\"}"),
         "{results:?}"
     );
+}
+
+#[test]
+fn a_sub_agent_is_offered_a_servers_tools_that_arrive_while_it_runs() {
+    // The main agent hands a task over at once; the server answers while
+    // the sub-agent waits, and the sub-agent's next request offers the
+    // tool, which it calls.
+    let env = env_with_a_slow_server();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "t1", name = "task", arguments = { prompt = "Look amber up once you can.", description = "look up" } }] }
+[[turns]]
+expect_tool_results = []
+reply = { tool_calls = [{ id = "wait", name = "shell", arguments = { command = "sleep 3" } }] }
+[[turns]]
+expect_tools = ["slow__lookup"]
+reply = { tool_calls = [{ id = "late", name = "slow__lookup", arguments = { word = "amber" } }] }
+[[turns]]
+reply = { text = "looked up" }
+[[turns]]
+expect_tool_results = ["t1"]
+reply = { text = "done" }
+"#,
+    );
+    let run = env.exec(&server, &["--yes"], "Have a sub-agent look it up.");
+    run.assert_done("done");
+    assert!(!offered(&server, 1).contains(&"slow__lookup".to_string()));
+    assert!(offered(&server, 2).contains(&"slow__lookup".to_string()));
+    let late = run.typed.iter().find_map(|e| match e {
+        AgentEvent::SubAgent { event, .. } => match event.as_ref() {
+            AgentEvent::ToolResult {
+                name,
+                status,
+                output,
+                ..
+            } if name == "slow__lookup" => Some((*status, output.clone())),
+            _ => None,
+        },
+        _ => None,
+    });
+    let (status, output) = late.unwrap_or_else(|| panic!("{:#?}", run.events));
+    assert_eq!(status, Status::Ok, "{output}");
+    assert!(output.contains("lookup: {\"word\":\"amber\"}"), "{output}");
 }
 
 #[test]

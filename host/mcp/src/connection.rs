@@ -14,8 +14,8 @@ use amber_core::ports::Image;
 #[allow(deprecated)]
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    GetPromptRequestParams, Implementation, JsonObject, ListRootsResult, ProtocolVersion,
-    ReadResourceRequestParams, Root, ServerResult,
+    GetPromptRequest, GetPromptRequestParams, Implementation, JsonObject, ListRootsResult,
+    ProtocolVersion, ReadResourceRequest, ReadResourceRequestParams, Root, ServerResult,
 };
 use rmcp::service::{
     NotificationContext, PeerRequestOptions, RequestContext, RoleClient, RunningService,
@@ -30,6 +30,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use crate::config::{Endpoint, ServerConfig};
 use crate::http::McpHttp;
 use crate::McpError;
+
+/// What ends a request before its answer: the run's interrupt.
+pub type Cut = futures::future::BoxFuture<'static, ()>;
 
 /// A call that got no answer.
 #[derive(Debug)]
@@ -388,34 +391,30 @@ impl Connection {
         Ok(catalog)
     }
 
-    /// `tools/call`, its result as text for the model and the images it
-    /// holds. `Ok(Err)` is the tool's own failure (`isError`); `Err` is
-    /// the connection's, or the call cut short: past `limit`, or when
-    /// `cut` fires (the run was interrupted). A cut call is cancelled with
-    /// `notifications/cancelled`, sent before this returns.
-    pub async fn call_tool(
+    /// Sends `request` and waits for its answer: at most `limit`, and no
+    /// longer than `cut` (the run was interrupted). A request cut short
+    /// either way is cancelled with `notifications/cancelled`, sent before
+    /// this returns, so the server can stop its work.
+    async fn request(
         &self,
-        tool: &str,
-        args: &Value,
+        request: ClientRequest,
         limit: Duration,
-        cut: impl std::future::Future<Output = ()> + Send,
-    ) -> Result<Result<(String, Vec<Image>), String>, CallFailed> {
+        cut: Cut,
+    ) -> Result<ServerResult, CallFailed> {
         use futures::future::{select, Either};
-        let mut params = CallToolRequestParams::new(tool.to_string());
-        if let Value::Object(map) = args {
-            params = params.with_arguments(map.clone());
-        }
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let mut handle = self
             .service
             .peer()
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
             .map_err(CallFailed::Service)?;
-        let ended =
-            Box::pin(async { select(Box::pin(tokio::time::sleep(limit)), Box::pin(cut)).await });
-        let answer = match select(&mut handle.rx, ended).await {
-            Either::Left((answer, _)) => answer,
+        let ended = Box::pin(async { select(Box::pin(tokio::time::sleep(limit)), cut).await });
+        match select(&mut handle.rx, ended).await {
+            Either::Left((Ok(Ok(answer)), _)) => Ok(answer),
+            Either::Left((Ok(Err(e)), _)) => Err(CallFailed::Service(e)),
+            Either::Left((Err(_), _)) => {
+                Err(CallFailed::Service(rmcp::ServiceError::TransportClosed))
+            }
             Either::Right((why, _)) => {
                 let (failed, reason) = match why {
                     Either::Left(_) => (
@@ -425,14 +424,28 @@ impl Connection {
                     Either::Right(_) => (CallFailed::Cancelled, "the user interrupted the run"),
                 };
                 let _ = handle.cancel(Some(reason.to_string())).await;
-                return Err(failed);
+                Err(failed)
             }
-        };
-        let result = match answer {
-            Ok(Ok(ServerResult::CallToolResult(result))) => result,
-            Ok(Ok(_)) => return Err(CallFailed::Service(rmcp::ServiceError::UnexpectedResponse)),
-            Ok(Err(e)) => return Err(CallFailed::Service(e)),
-            Err(_) => return Err(CallFailed::Service(rmcp::ServiceError::TransportClosed)),
+        }
+    }
+
+    /// `tools/call`, its result as text for the model and the images it
+    /// holds. `Ok(Err)` is the tool's own failure (`isError`); `Err` is
+    /// the connection's, or the call cut short ([`Connection::request`]).
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        args: &Value,
+        limit: Duration,
+        cut: Cut,
+    ) -> Result<Result<(String, Vec<Image>), String>, CallFailed> {
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        if let Value::Object(map) = args {
+            params = params.with_arguments(map.clone());
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let ServerResult::CallToolResult(result) = self.request(request, limit, cut).await? else {
+            return Err(CallFailed::Service(rmcp::ServiceError::UnexpectedResponse));
         };
         let value = serde_json::to_value(&result).unwrap_or(Value::Null);
         let text = content_text(&value);
@@ -443,26 +456,39 @@ impl Connection {
         }
     }
 
-    pub async fn read_resource(&self, uri: &str) -> Result<String, rmcp::ServiceError> {
-        let result = self
-            .service
-            .peer()
-            .read_resource(ReadResourceRequestParams::new(uri))
-            .await?;
+    /// `resources/read`: the resource's contents as text.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        limit: Duration,
+        cut: Cut,
+    ) -> Result<String, CallFailed> {
+        let params = ReadResourceRequestParams::new(uri);
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params));
+        let ServerResult::ReadResourceResult(result) = self.request(request, limit, cut).await?
+        else {
+            return Err(CallFailed::Service(rmcp::ServiceError::UnexpectedResponse));
+        };
         let value = serde_json::to_value(&result).unwrap_or(Value::Null);
         Ok(contents_text(value.get("contents")))
     }
 
+    /// `prompts/get`: the prompt's description and messages as text.
     pub async fn get_prompt(
         &self,
         name: &str,
         arguments: JsonObject,
-    ) -> Result<String, rmcp::ServiceError> {
+        limit: Duration,
+        cut: Cut,
+    ) -> Result<String, CallFailed> {
         let mut params = GetPromptRequestParams::new(name);
         if !arguments.is_empty() {
             params = params.with_arguments(arguments);
         }
-        let result = self.service.peer().get_prompt(params).await?;
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+        let ServerResult::GetPromptResult(result) = self.request(request, limit, cut).await? else {
+            return Err(CallFailed::Service(rmcp::ServiceError::UnexpectedResponse));
+        };
         let value = serde_json::to_value(&result).unwrap_or(Value::Null);
         let mut out = Vec::new();
         if let Some(d) = value.get("description").and_then(Value::as_str) {

@@ -3,9 +3,11 @@
 //! lifecycle".
 //!
 //! The hub runs its own small tokio runtime, so a server's transport keeps
-//! being read (notifications, a dead pipe) whoever calls, and a tool call
-//! from a blocking thread waits on a channel rather than on a runtime it
-//! may not be in. Servers connect in parallel; the first model request
+//! being read (notifications, a dead pipe) whoever calls. A tool call is
+//! made on the caller's own (blocking) thread, inside that runtime's
+//! context, and its answer wakes the caller directly; starting and
+//! stopping servers run as tasks on the hub's runtime, which outlive any
+//! one caller. Servers connect in parallel; the first model request
 //! waits for each up to its `startup_timeout_ms` ([`McpHub::wait_for_startup`]);
 //! a late server's tools join the ledger when it answers, and the front
 //! ends, which take the ledger's tools before each turn, offer them from
@@ -24,7 +26,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use crate::config::{McpConfig, ServerConfig};
-use crate::connection::{CallFailed, Catalog, Changed, Connection, Launch, ServerWalls};
+use crate::connection::{CallFailed, Catalog, Changed, Connection, Cut, Launch, ServerWalls};
 use crate::names::NameTable;
 use crate::pins::{Listing, Pin, PinStore};
 use crate::sanitize;
@@ -44,6 +46,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 
 /// The most resources or prompts named in their tool's description.
 const LISTED_ENTRIES: usize = 50;
+
+/// The name of the hub's one runtime thread: a wait there would stall
+/// the tasks that read the servers' transports.
+const HUB_THREAD: &str = "amber-mcp";
 
 /// Where a server stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -179,7 +185,7 @@ impl McpHub {
     pub fn new(config: &McpConfig, setup: HubSetup) -> Result<Arc<McpHub>, McpError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
-            .thread_name("amber-mcp")
+            .thread_name(HUB_THREAD)
             .enable_all()
             .build()
             .map_err(|e| McpError::Runtime(e.to_string()))?;
@@ -818,6 +824,13 @@ impl McpHub {
                 McpError::Disabled(server.into()).to_string(),
             ));
         }
+        // Connected and alive, as it is for every call but a server's
+        // first: no trip to the hub's runtime. (A disconnect that takes
+        // the connection meanwhile fails this call as a closed transport.)
+        let current = slot.lock().conn.clone();
+        if let Some(conn) = current.filter(|conn| !conn.is_closed()) {
+            return Ok((slot, conn));
+        }
         let hub = self.me();
         let timeout = slot.config.startup_timeout().max(Duration::from_secs(10));
         let task_slot = slot.clone();
@@ -857,46 +870,6 @@ impl McpHub {
         }
     }
 
-    fn run_call<T: Send + 'static>(
-        &self,
-        server: &str,
-        what: &str,
-        call: impl FnOnce(
-            Arc<Connection>,
-        ) -> std::pin::Pin<
-            Box<dyn Future<Output = Result<T, rmcp::ServiceError>> + Send>,
-        >,
-    ) -> Result<T, ToolError> {
-        let (slot, conn) = self.live(server)?;
-        let future = call(conn.clone());
-        let limit = slot.config.call_timeout();
-        // The run's cancel, when dispatch runs this call: Ctrl-C drops the
-        // request, and rmcp tells the server `notifications/cancelled`.
-        let cancel = amber_core::policy::scope::current().map(|scope| scope.cancel);
-        let outcome = self
-            .block(async move {
-                let timed = Box::pin(tokio::time::timeout(limit, future));
-                match cancel {
-                    Some(cancel) => {
-                        let cut = Box::pin(cancel.cancelled_owned());
-                        match futures::future::select(timed, cut).await {
-                            futures::future::Either::Left((answered, _)) => Some(answered),
-                            futures::future::Either::Right(((), _)) => None,
-                        }
-                    }
-                    None => Some(timed.await),
-                }
-            })
-            .map_err(|e| ToolError::Crashed(e.to_string()))?;
-        let failed = match outcome {
-            Some(Ok(Ok(value))) => return Ok(value),
-            Some(Ok(Err(e))) => CallFailed::Service(e),
-            Some(Err(_)) => CallFailed::TimedOut(limit),
-            None => CallFailed::Cancelled,
-        };
-        Err(self.call_failed(&slot, &conn, server, what, failed))
-    }
-
     /// A call that got no answer, in words for the model.
     fn call_failed(
         &self,
@@ -918,44 +891,63 @@ impl McpHub {
         }
     }
 
-    /// `tools/call` of the server's `tool`: its text and its images. It
-    /// waits at most the server's `call_timeout_ms`, and no longer than
-    /// the run: an interrupt cancels the request (`notifications/
-    /// cancelled`) rather than hold the call's thread.
+    /// One request of a tool's to `server`, made and waited for on the
+    /// caller's thread: the future is polled here, inside the hub's
+    /// runtime context (its timer, its transports, which the hub's own
+    /// thread keeps reading), so an answer wakes the caller directly
+    /// rather than a task on the hub's runtime that then wakes the caller
+    /// through a channel. It waits at most the server's `call_timeout_ms`
+    /// and no longer than the run: an interrupt cancels the request
+    /// (`notifications/cancelled`) rather than hold the call's thread.
+    fn request<T, F>(
+        &self,
+        server: &str,
+        what: &str,
+        send: impl FnOnce(Arc<Connection>, Duration, Cut) -> F,
+    ) -> Result<T, ToolError>
+    where
+        F: Future<Output = Result<T, CallFailed>>,
+    {
+        if std::thread::current().name() == Some(HUB_THREAD) {
+            return Err(ToolError::Crashed(format!(
+                "{what} was asked of MCP server `{server}` from the MCP host's own thread, which would then wait on itself"
+            )));
+        }
+        let (slot, conn) = self.live(server)?;
+        let limit = slot.config.call_timeout();
+        // The run's cancel, when dispatch runs this call.
+        let cancel = amber_core::policy::scope::current().map(|scope| scope.cancel);
+        let cut: Cut = Box::pin(async move {
+            match cancel {
+                Some(cancel) => cancel.cancelled_owned().await,
+                None => std::future::pending().await,
+            }
+        });
+        let outcome = {
+            let _inside = self.handle.enter();
+            futures::executor::block_on(send(conn.clone(), limit, cut))
+        };
+        outcome.map_err(|failed| self.call_failed(&slot, &conn, server, what, failed))
+    }
+
+    /// `tools/call` of the server's `tool`: its text and its images.
     pub fn call_tool(
         &self,
         server: &str,
         tool: &str,
         args: &Value,
     ) -> Result<(String, Vec<Image>), ToolError> {
-        let (name, args) = (tool.to_string(), args.clone());
         let what = format!("the call of `{tool}`");
-        let (slot, conn) = self.live(server)?;
-        let limit = slot.config.call_timeout();
-        let cancel = amber_core::policy::scope::current().map(|scope| scope.cancel);
-        let task_conn = conn.clone();
-        let outcome = self
-            .block(async move {
-                let cut = async move {
-                    match cancel {
-                        Some(cancel) => cancel.cancelled_owned().await,
-                        None => std::future::pending().await,
-                    }
-                };
-                task_conn.call_tool(&name, &args, limit, cut).await
-            })
-            .map_err(|e| ToolError::Crashed(e.to_string()))?;
-        match outcome {
-            Ok(result) => result.map_err(ToolError::Failed),
-            Err(failed) => Err(self.call_failed(&slot, &conn, server, &what, failed)),
-        }
+        self.request(server, &what, |conn, limit, cut| async move {
+            conn.call_tool(tool, args, limit, cut).await
+        })?
+        .map_err(ToolError::Failed)
     }
 
     pub fn read_resource(&self, server: &str, uri: &str) -> Result<String, ToolError> {
-        let uri = uri.to_string();
         let what = format!("reading `{uri}`");
-        self.run_call(server, &what, move |conn| {
-            Box::pin(async move { conn.read_resource(&uri).await })
+        self.request(server, &what, |conn, limit, cut| async move {
+            conn.read_resource(uri, limit, cut).await
         })
     }
 
@@ -965,10 +957,9 @@ impl McpHub {
         name: &str,
         arguments: serde_json::Map<String, Value>,
     ) -> Result<String, ToolError> {
-        let name = name.to_string();
         let what = format!("getting the prompt `{name}`");
-        self.run_call(server, &what, move |conn| {
-            Box::pin(async move { conn.get_prompt(&name, arguments).await })
+        self.request(server, &what, |conn, limit, cut| async move {
+            conn.get_prompt(name, arguments, limit, cut).await
         })
     }
 }
@@ -1013,7 +1004,7 @@ impl Drop for McpHub {
         }
         // On the hub's own thread (a task held the last handle) a wait
         // would stall the very tasks that close the transports.
-        let own_thread = std::thread::current().name() == Some("amber-mcp");
+        let own_thread = std::thread::current().name() == Some(HUB_THREAD);
         let grace = if own_thread {
             Duration::ZERO
         } else {

@@ -431,7 +431,10 @@ impl Agent {
     /// list changed), declared from the next request of this same run:
     /// a one-prompt `exec` whose server takes 6 s still reaches them. Only
     /// tools are added: the app's own (`task`, the todo list) stay as
-    /// they are, and a tool that went is refused when called.
+    /// they are, and a tool that went is refused when called. A tool the
+    /// policy's narrowing (a skill in force, a custom agent's list) does
+    /// not allow is not offered, and is looked at again at the next
+    /// request, when the narrowing may have ended.
     fn join_late_tools(&mut self, sink: &mut EventSink<'_>) {
         let Some(ledger) = self.dispatcher.ledger().cloned() else {
             return;
@@ -440,14 +443,17 @@ impl Agent {
         if generation == self.tools_seen {
             return;
         }
-        self.tools_seen = generation;
         let declared: std::collections::HashSet<String> =
             self.decls.iter().map(|d| d.name.clone()).collect();
-        let late: Vec<Arc<dyn Tool>> = ledger
+        let narrowing = self.policy().narrowing();
+        let (late, held): (Vec<_>, Vec<_>) = ledger
             .tools()
             .into_iter()
             .filter(|t| !declared.contains(&t.spec().name))
-            .collect();
+            .partition(|t| narrowing.as_ref().is_none_or(|n| n.allows(&t.spec().name)));
+        if held.is_empty() {
+            self.tools_seen = generation;
+        }
         if late.is_empty() {
             return;
         }

@@ -62,6 +62,10 @@ pub struct TaskContext {
     pub model: Arc<dyn ModelClient>,
     /// The parent's tools (the `task` tool is never among them).
     pub tools: Vec<Arc<dyn Tool>>,
+    /// The ledger the parent follows, when it does: a sub-agent is also
+    /// offered the ledger's tools that arrived after `tools` were taken
+    /// (an MCP server that answered late), and follows it through its run.
+    pub ledger: Option<Arc<crate::Ledger>>,
     pub blocks: Vec<Arc<dyn PromptBlock>>,
     /// The parent's policy: each sub-agent takes a view of it.
     pub policy: Arc<Policy>,
@@ -231,6 +235,24 @@ impl TaskTool {
         Ok((found.client, config, found.provider))
     }
 
+    /// The tools a sub-agent starts with: the parent's, and the ledger's
+    /// that arrived since they were taken.
+    fn offered(&self) -> Vec<Arc<dyn Tool>> {
+        let ctx = &self.context;
+        let mut tools = ctx.tools.clone();
+        if let Some(ledger) = &ctx.ledger {
+            let known: std::collections::HashSet<String> =
+                tools.iter().map(|t| t.spec().name.clone()).collect();
+            tools.extend(
+                ledger
+                    .tools()
+                    .into_iter()
+                    .filter(|t| !known.contains(&t.spec().name)),
+            );
+        }
+        tools
+    }
+
     /// Runs one sub-agent under `token`, the token of the run that called
     /// the tool (taken when it was called: a call still waiting for its
     /// permit when the run is interrupted must not start under the next
@@ -294,15 +316,14 @@ impl TaskTool {
             );
         }
         let narrowing = policy.narrowing();
-        let tools: Vec<Arc<dyn Tool>> = ctx
-            .tools
-            .iter()
+        let tools: Vec<Arc<dyn Tool>> = self
+            .offered()
+            .into_iter()
             .filter(|t| {
                 let name = &t.spec().name;
                 profile.is_none_or(|p| p.allows(name))
                     && narrowing.as_ref().is_none_or(|n| n.allows(name))
             })
-            .cloned()
             .collect();
         let session = self.child_session(&request, &id, &provider, &config.model)?;
         let (session_id, path) = match &session {
@@ -334,7 +355,11 @@ impl TaskTool {
             compressor: None,
             learner: None,
         };
-        let mut agent = Agent::new(config, ports, ContextChain::new(), session)
+        let mut agent = Agent::new(config, ports, ContextChain::new(), session);
+        if let Some(ledger) = &ctx.ledger {
+            agent = agent.following(ledger.clone());
+        }
+        let mut agent = agent
             .with_cancel(token.child_token())
             .with_reads(ctx.reads.clone(), id.clone())
             .with_hooks(ctx.hooks.clone(), true)

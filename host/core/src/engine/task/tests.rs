@@ -72,50 +72,14 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
         10,
     ));
     let (events, mut received) = side_channel();
-    let profile = AgentProfile {
-        name: "auditor".into(),
-        description: "reads".into(),
-        tools: None,
-        model: None,
-        mode: Some(Mode::Read),
-        max_iterations: None,
-        from_workspace: true,
-        commands: None,
-        system_prompt: "Audit.".into(),
-        source: "auditor.md".into(),
-    };
-    let context = TaskContext {
-        config: AgentConfig {
-            model: "m".into(),
-            flavor: "openai-chat".into(),
-            context_window: 1000,
-            max_tool_iterations: 10,
-            confirm: None,
-            max_tokens: None,
-            temperature: None,
-            system_prompt: String::new(),
-            workspace: None,
-            price: None,
-            max_budget_usd: None,
-            images: false,
-            preset: "test".into(),
-        },
+    let auditor = profile("auditor", None, Some(Mode::Read));
+    let context = context(
         model,
-        tools: vec![loosen, poke],
-        blocks: Vec::new(),
-        policy: parent.clone(),
-        gate: Arc::new(ThresholdGate { threshold: 0.8 }),
-        max_iterations: 5,
-        interrupt: Interrupt::default(),
-        reads: None,
-        hooks: None,
-        profiles: vec![profile],
-        models: None,
-        sessions: None,
+        vec![loosen, poke],
+        parent.clone(),
+        vec![auditor],
         events,
-        started: Default::default(),
-        image_prep: None,
-    };
+    );
     let task = Arc::new(TaskTool::new(context, Execution::Serial));
     let args = json!({"prompt": "poke it", "agent": "auditor"});
     let out = tokio::task::spawn_blocking(move || task.call(&args))
@@ -152,4 +116,120 @@ async fn a_parent_switched_to_yolo_does_not_loosen_a_running_read_only_sub_agent
         seen.last(),
         Some(AgentEvent::SubAgentFinished { outcome, .. }) if outcome == "done"
     ));
+}
+
+/// A task context over `model` and `tools`, with settings any test takes.
+fn context(
+    model: Arc<FakeModel>,
+    tools: Vec<Arc<dyn Tool>>,
+    policy: Arc<Policy>,
+    profiles: Vec<AgentProfile>,
+    events: SideSender,
+) -> TaskContext {
+    TaskContext {
+        config: AgentConfig {
+            model: "m".into(),
+            flavor: "openai-chat".into(),
+            context_window: 1000,
+            max_tool_iterations: 10,
+            confirm: None,
+            max_tokens: None,
+            temperature: None,
+            system_prompt: String::new(),
+            workspace: None,
+            price: None,
+            max_budget_usd: None,
+            images: false,
+            preset: "test".into(),
+        },
+        model,
+        tools,
+        ledger: None,
+        blocks: Vec::new(),
+        policy,
+        gate: Arc::new(ThresholdGate { threshold: 0.8 }),
+        max_iterations: 5,
+        interrupt: Interrupt::default(),
+        reads: None,
+        hooks: None,
+        profiles,
+        models: None,
+        sessions: None,
+        events,
+        started: Default::default(),
+        image_prep: None,
+    }
+}
+
+fn profile(name: &str, tools: Option<&[&str]>, mode: Option<Mode>) -> AgentProfile {
+    AgentProfile {
+        name: name.into(),
+        description: "reads".into(),
+        tools: tools.map(|t| t.iter().map(|n| n.to_string()).collect()),
+        model: None,
+        mode,
+        max_iterations: None,
+        from_workspace: true,
+        commands: None,
+        system_prompt: "Audit.".into(),
+        source: format!("{name}.md"),
+    }
+}
+
+fn declared(request: &crate::ports::dialect::ChatRequest) -> Vec<String> {
+    request.tools.iter().map(|t| t.name.clone()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sub_agent_is_offered_the_ledgers_late_tools_its_agent_file_allows() {
+    // Installed before the task starts, and while it runs: the sub-agent
+    // is offered each from its next request, but never the one its
+    // file's `tools` leave out.
+    let ledger = Arc::new(crate::Ledger::new());
+    let owner = crate::ledger::Owner::Mcp("slow".into());
+    let install = |name: &'static str| {
+        let ledger = ledger.clone();
+        let owner = owner.clone();
+        move || {
+            ledger
+                .install(
+                    &owner,
+                    crate::ledger::Service::Tool(doing(name, true, || {})),
+                )
+                .unwrap();
+        }
+    };
+    ledger
+        .install(
+            &owner,
+            crate::ledger::Service::Tool(doing("early", true, || {})),
+        )
+        .unwrap();
+    let arrive = doing("arrive", true, {
+        let (late, refused) = (install("late"), install("refused"));
+        move || {
+            late();
+            refused();
+        }
+    });
+    let model = Arc::new(FakeModel::new(
+        vec![call("c1", "arrive"), call("c2", "late"), text("looked")],
+        10,
+    ));
+    let policy = Arc::new(Policy::new(Mode::Write, "/ws".into(), Vec::new(), None));
+    let narrow = profile("reader", Some(&["arrive", "early", "late"]), None);
+    let (events, _received) = side_channel();
+    let mut context = context(model.clone(), vec![arrive], policy, vec![narrow], events);
+    context.ledger = Some(ledger.clone());
+    let task = Arc::new(TaskTool::new(context, Execution::Serial));
+    let args = json!({"prompt": "look", "agent": "reader"});
+    let out = tokio::task::spawn_blocking(move || task.call(&args))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.content, "looked");
+    let sent = model.sent();
+    assert_eq!(declared(&sent[0]), ["arrive", "early"]);
+    assert_eq!(declared(&sent[1]), ["arrive", "early", "late"]);
+    assert_eq!(declared(&sent[2]), ["arrive", "early", "late"]);
 }
