@@ -11,7 +11,6 @@
 
 mod authoring;
 mod checkpoints;
-mod web;
 mod commands;
 mod compile;
 mod compression;
@@ -23,6 +22,7 @@ mod first_run;
 mod hooks;
 mod mcp;
 mod mcp_quick;
+mod mcp_serve;
 mod measure;
 mod memory;
 mod parsers;
@@ -34,6 +34,7 @@ mod rusage;
 mod sandbox;
 mod tools;
 mod tui;
+mod web;
 mod wire;
 
 // The OpenAI dialect's own decoder source, compiled natively: the baseline
@@ -71,6 +72,7 @@ const GROUPS: &[(&[&str], Group)] = &[
     (&["reload", "tui"], reload::run),
     (&["hooks"], hooks::run),
     (&["mcp"], mcp::run),
+    (&["mcp_serve", "tool_search"], mcp_serve::run),
     (&["authoring"], authoring::run),
     (&["peers"], peers::run),
     (&["sandbox"], sandbox::run),

@@ -159,7 +159,10 @@ pub fn run(rows: &mut Rows) -> Result<()> {
         .map(|_| HttpServer::start(&js))
         .collect::<Result<_>>()?;
     let urls: Vec<String> = servers.iter().map(HttpServer::url).collect();
-    let (hub, bare) = startup_pairs(home.path(), &urls, "echo")?;
+    // A home of its own: the quick servers' pins, under the same names,
+    // would hold these servers' listings back.
+    let everything_home = tempfile::tempdir()?;
+    let (hub, bare) = startup_pairs(everything_home.path(), &urls, "echo")?;
     rows.push(pair_row(
         ("mcp_three_everything_servers_started_by_the_hub", &hub),
         ("bare_rmcp_clients_same_servers", &bare),

@@ -151,7 +151,12 @@ pub fn store(dirs: &AmberDirs) -> SessionStore {
 /// an id (an older amber left an empty session for each TUI opened and
 /// quit; none of those is picked).
 pub fn latest_in_workspace(dirs: &AmberDirs, project: &ProjectRoot) -> Result<Option<String>> {
-    let workspace = project.root.display().to_string();
+    latest_at(dirs, &project.root)
+}
+
+/// [`latest_in_workspace`] of the workspace at `root` (canonical).
+pub fn latest_at(dirs: &AmberDirs, root: &std::path::Path) -> Result<Option<String>> {
+    let workspace = root.display().to_string();
     let sessions = store(dirs).list()?;
     Ok(sessions
         .into_iter()
@@ -493,6 +498,14 @@ pub fn start(
         workspace,
         dirs.data.join("jobs").join(&info.id),
     );
+    // Which tools wait behind `tool_search`: the session's and its
+    // sub-agents' alike.
+    let tool_search = crate::tool_search::settings(
+        dirs,
+        &config.tools,
+        ledger.clone(),
+        manager.bundled_ids().clone(),
+    );
     let tools = main_tools(
         MainTools {
             config,
@@ -507,6 +520,7 @@ pub fn start(
             model: model.clone(),
             tools: ledger.tools(),
             ledger: Some(ledger.clone()),
+            tool_search: Some(tool_search.clone()),
             blocks: blocks.clone(),
             policy: policy.clone(),
             gate: gate.clone(),
@@ -543,6 +557,7 @@ pub fn start(
         .with_side_channel((side_tx, side_rx))
         .with_todos(Some(todo_list))
         .with_image_prep(Some(crate::images::prep()))
+        .with_tool_search(tool_search.clone())
         .with_checkpoints(
             // A session's checkpoints are of its own workspace's files:
             // resumed elsewhere, they are left alone (said above).
@@ -650,6 +665,7 @@ pub fn sync_tools(live: &mut Live, ledger: &Arc<Ledger>, config: &Config, force:
             model: agent.model_client().clone(),
             tools: ledger.tools(),
             ledger: Some(ledger.clone()),
+            tool_search: agent.tool_search_settings(),
             blocks: blocks.clone(),
             policy: agent.policy().clone(),
             gate: agent.gate().clone(),

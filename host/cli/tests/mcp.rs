@@ -503,15 +503,20 @@ fn ctrl_c_during_a_call_cancels_it_at_the_server_and_the_run_ends() {
     );
 }
 
-/// The text of `path` once it holds `needle` (10 s at most).
+/// The text of `path` once it holds `needle`, trimmed (30 s at most).
 fn wait_for_file_containing(path: &Path, needle: &str) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        if text.contains(needle) || std::time::Instant::now() > deadline {
-            return text;
+        if text.contains(needle) && !text.trim().is_empty() {
+            return text.trim().to_string();
         }
-        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            Instant::now() < deadline,
+            "{} never held {needle:?}: {text}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -649,20 +654,7 @@ fn readable_tempdir() -> tempfile::TempDir {
 
 /// The pid file a server started through `sh` writes.
 fn wait_for_file(path: &Path) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path) {
-            if !text.trim().is_empty() {
-                return text.trim().to_string();
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_file_containing(path, "")
 }
 
 #[test]
@@ -1226,4 +1218,129 @@ fn a_lazy_server_starts_after_the_first_request_and_prompts_reach_the_user() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// A home whose server `many` lists 300 tools with long descriptions and
+/// one that opens a ticket, in a window of 128k tokens.
+fn env_with_300_tools() -> Env {
+    let env = env_with("[providers.openai]\ncontext_window = 128000\n");
+    let tools = env.ws.join("tools.json");
+    let mut listed: Vec<Value> = (0..300)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("op_{i}"),
+                "description": format!("Runs warehouse operation number {i} on the inventory: counts the pallets of aisle {i}, reconciles them with the ledger of stock, and reports every difference with its bin and its last movement."),
+                "inputSchema": {"type": "object", "properties": {"aisle": {"type": "integer", "description": "The aisle to work on."}}}
+            })
+        })
+        .collect();
+    listed.push(serde_json::json!({
+        "name": "create_ticket",
+        "description": "Open a new ticket in the support tracker, with a title.",
+        "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+    }));
+    write_tools(&tools, serde_json::json!({"tools": listed}));
+    append_to_config(
+        &env,
+        &stdio_server("many", &[&listed_server(), tools.to_str().unwrap()], ""),
+    );
+    env
+}
+
+#[test]
+fn three_hundred_tools_wait_behind_tool_search_and_a_found_one_is_offered_next() {
+    let env = env_with_300_tools();
+    let server = fake(
+        r#"
+[[turns]]
+expect_tools = ["tool_search", "read_file"]
+reply = { tool_calls = [{ id = "s1", name = "tool_search", arguments = { query = "open a support ticket" } }] }
+[[turns]]
+expect_tools = ["many__create_ticket"]
+reply = { tool_calls = [{ id = "c1", name = "many__create_ticket", arguments = { title = "printer on fire" } }] }
+[[turns]]
+reply = { text = "done" }
+"#,
+    );
+    let run = env.exec(
+        &server,
+        &["--yes"],
+        "Open a ticket: the printer is on fire.",
+    );
+    run.assert_done("done");
+    let first = offered(&server, 0);
+    assert!(
+        !first.iter().any(|t| t.starts_with("many__")),
+        "no server tool is declared before a search: {first:?}"
+    );
+    // What the first request's tools cost, estimated as amber estimates
+    // (four bytes of JSON a token): at most 10 % of the window.
+    let tools_json = server.received()[0].body["tools"].to_string();
+    let tokens = tools_json.len() / 4;
+    assert!(tokens <= 12_800, "{tokens} tokens of tools");
+    let results = run.results();
+    assert!(
+        results[0].2.contains("## many__create_ticket") && results[0].2.contains("\"title\""),
+        "{results:?}"
+    );
+    let second = offered(&server, 1);
+    assert!(
+        second.contains(&"many__create_ticket".to_string()),
+        "{second:?}"
+    );
+    assert!(!second.contains(&"many__op_7".to_string()), "{second:?}");
+    assert_eq!(results[1].1, "ok", "{results:?}");
+    assert!(
+        results[1]
+            .2
+            .contains("create_ticket: {\"title\":\"printer on fire\"}"),
+        "{results:?}"
+    );
+    // The use is counted across sessions: the ticket tool is the most
+    // used now, and a next session declares it in full.
+    let uses: Value =
+        serde_json::from_slice(&std::fs::read(env.home.join("data/tool-usage.json")).unwrap())
+            .unwrap();
+    assert_eq!(uses["many__create_ticket"], 1, "{uses}");
+    let server = fake("[[turns]]\nexpect_tools = [\"many__create_ticket\", \"tool_search\"]\nreply = { text = \"ok\" }\n");
+    env.exec(&server, &["--yes"], "Anything.").assert_done("ok");
+    assert!(!offered(&server, 0).contains(&"many__op_7".to_string()));
+
+    // Off: every tool is declared.
+    append_to_config(&env, "[tools]\ndefer_over = 0\n");
+    let server = fake("[[turns]]\nexpect_tools = [\"many__op_7\"]\nreply = { text = \"all\" }\n");
+    env.exec(&server, &["--yes"], "Anything.")
+        .assert_done("all");
+    assert!(!offered(&server, 0).contains(&"tool_search".to_string()));
+}
+
+#[test]
+fn the_tui_shows_which_tools_wait_behind_tool_search() {
+    let env = env_with_300_tools();
+    let server = fake(
+        r#"
+[[turns]]
+reply = { tool_calls = [{ id = "s1", name = "tool_search", arguments = { query = "support ticket" } }] }
+[[turns]]
+reply = { text = "found it" }
+"#,
+    );
+    let tui = amber_tests::tmux::Tmux::start(&env, &server, "amber-tools", "");
+    tui.wait_for("mode write");
+    tui.type_line("Find the ticket tool.");
+    tui.wait_for("found it");
+    tui.type_line("/tools");
+    // The server's 300 others wait, and so do the 4 of the plugin the
+    // test home added (a plugin the user added, not the bundle's).
+    let screen = tui.wait_for("waiting behind tool_search (304)");
+    assert!(
+        screen.contains("found by tool_search (1): many__create_ticket"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("many__op_0") && screen.contains("… and 292 more"),
+        "{screen}"
+    );
+    tui.keys(&["C-d"]);
+    tui.wait_for("amber exited 0");
 }

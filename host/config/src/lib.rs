@@ -49,6 +49,29 @@ pub struct Config {
     pub secrets: BTreeMap<String, SecretConfig>,
     /// The web tools (docs/web.md).
     pub web: WebConfig,
+    /// Tool search, when many tools would fill the window (docs/mcp.md).
+    pub tools: ToolsConfig,
+}
+
+/// `[tools]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ToolsConfig {
+    /// Tools an MCP server or an added plugin offers wait behind
+    /// `tool_search` when all the declarations would take more than this
+    /// share of the model's window; 0 declares every tool always.
+    pub defer_over: f64,
+    /// How many of the most used of those tools stay declared in full.
+    pub keep_most_used: usize,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        ToolsConfig {
+            defer_over: 0.10,
+            keep_most_used: 8,
+        }
+    }
 }
 
 /// `[web]`.
@@ -399,8 +422,9 @@ impl SecretConfig {
     /// store's lookup, not the process environment's.
     pub fn read(&self, name: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, String> {
         if let Some(var) = &self.env {
-            return env(var)
-                .ok_or_else(|| format!("secret `{name}`: the environment variable {var} is not set"));
+            return env(var).ok_or_else(|| {
+                format!("secret `{name}`: the environment variable {var} is not set")
+            });
         }
         if let Some(file) = &self.file {
             return std::fs::read_to_string(file)
@@ -595,13 +619,31 @@ impl Config {
                 }
             }
             if !key.contains('/') {
-                let reason = "a price's key is \"provider/model\", e.g. \"anthropic/claude-sonnet-4-5\"".to_string();
-                return Err(ConfigError::invalid(path, text, &format!("prices.\"{key}\""), key, reason));
+                let reason =
+                    "a price's key is \"provider/model\", e.g. \"anthropic/claude-sonnet-4-5\""
+                        .to_string();
+                return Err(ConfigError::invalid(
+                    path,
+                    text,
+                    &format!("prices.\"{key}\""),
+                    key,
+                    reason,
+                ));
             }
         }
-        if let Some(budget) = self.agent.max_budget_usd.filter(|b| !b.is_finite() || *b <= 0.0) {
+        if let Some(budget) = self
+            .agent
+            .max_budget_usd
+            .filter(|b| !b.is_finite() || *b <= 0.0)
+        {
             let reason = "a budget is a number of US dollars above 0".to_string();
-            return Err(ConfigError::invalid(path, text, "agent.max_budget_usd", &budget.to_string(), reason));
+            return Err(ConfigError::invalid(
+                path,
+                text,
+                "agent.max_budget_usd",
+                &budget.to_string(),
+                reason,
+            ));
         }
         for (i, hook) in self.hooks.command.iter().enumerate() {
             let key = format!("hooks.command[{i}]");
@@ -753,6 +795,16 @@ impl Config {
                 self.agent.subagent_max_iterations >= 1,
                 "agent.subagent_max_iterations",
                 "must be at least 1",
+            ),
+            (
+                (0.0..=1.0).contains(&self.tools.defer_over),
+                "tools.defer_over",
+                "must be between 0 (never defer) and 1",
+            ),
+            (
+                self.tools.keep_most_used <= 100,
+                "tools.keep_most_used",
+                "must be at most 100",
             ),
             (
                 (1..=4096).contains(&self.wire.max_reply_mib),

@@ -19,6 +19,8 @@ const SHOW_MAX_BYTES: usize = 64 << 10;
 const CALLERS_MAX: usize = 200;
 /// The most files `callers` lists as not searched.
 const SKIPPED_MAX: usize = 20;
+/// The most hits `grep` lists.
+const GREP_MAX: usize = 200;
 
 /// What every code tool needs: the root, the parsers and the cache.
 #[derive(Clone)]
@@ -69,6 +71,7 @@ fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
 fn failed(e: IndexError) -> ToolError {
     match e {
         IndexError::Selector(_)
+        | IndexError::Pattern(_)
         | IndexError::NoSymbol(_)
         | IndexError::OutsideRoot(_)
         | IndexError::NoParser { .. }
@@ -224,6 +227,122 @@ impl Tool for CallersTool {
         Ok(ToolOutput {
             content,
             meta: Some(json!({"calls": total, "partly_searched": found.partial.len()})),
+            images: Vec::new(),
+        })
+    }
+}
+
+/// A regex search whose every hit names the symbol it is in: what
+/// `amber grep` does, as a tool. Not installed for amber's own model
+/// (its built-in `grep` serves it); `amber mcp serve` offers it.
+pub struct GrepTool {
+    spec: ToolSpec,
+    context: CodeContext,
+}
+
+impl GrepTool {
+    pub fn new(context: CodeContext) -> Self {
+        let spec = spec(
+            "grep",
+            "Search the workspace's files for a regular expression (Rust regex syntax). Each hit is `path:line: text  [symbol id]`, the id being the innermost symbol holding it (`src/app.rs::App/new`), which `show` takes. At most 200 hits.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string", "description": "A regex, e.g. `fn parse_\\w+` or `TODO`."},
+                    "ignore_case": {"type": "boolean", "description": "Match case-insensitively."}
+                },
+                "required": ["pattern"],
+                "additionalProperties": false
+            }),
+        );
+        GrepTool { spec, context }
+    }
+}
+
+impl Tool for GrepTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, args: &Value) -> Result<ToolOutput, ToolError> {
+        let pattern = text_arg(args, "pattern")?;
+        let ignore_case = args["ignore_case"].as_bool().unwrap_or(false);
+        let (hits, skipped) = self
+            .context
+            .index()
+            .grep(pattern, ignore_case)
+            .map_err(failed)?;
+        let total = hits.len();
+        let mut content = match total {
+            0 => format!("no line matches `{pattern}`\n"),
+            n => format!("{n} matching lines:\n"),
+        };
+        content.push_str(&render::grep(&hits[..total.min(GREP_MAX)]));
+        if total > GREP_MAX {
+            content.push_str(&format!("… and {} more\n", total - GREP_MAX));
+        }
+        note_files(&mut content, "not searched", &skipped);
+        Ok(ToolOutput {
+            content,
+            meta: Some(json!({"hits": total, "not_searched": skipped.len()})),
+            images: Vec::new(),
+        })
+    }
+}
+
+/// How much of the workspace the index holds, indexing what changed:
+/// what `amber index` reports, as a tool.
+pub struct IndexStatusTool {
+    spec: ToolSpec,
+    context: CodeContext,
+}
+
+impl IndexStatusTool {
+    pub fn new(context: CodeContext) -> Self {
+        let spec = spec(
+            "index_status",
+            "How much of the workspace the symbol index covers: files and symbols per language, and the files skipped with why. It indexes what changed since the last call first (outlines are cached by content), so a first call on a big tree can take seconds.",
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        );
+        IndexStatusTool { spec, context }
+    }
+}
+
+impl Tool for IndexStatusTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, _args: &Value) -> Result<ToolOutput, ToolError> {
+        let (_, report) = self.context.index().build(&|_| {});
+        let languages: Vec<String> = report
+            .languages
+            .iter()
+            .map(|(language, files)| format!("{language} {files}"))
+            .collect();
+        let mut content = format!(
+            "{} files indexed ({}), {} symbols; {} parsed now, {} from the cache\n",
+            report.files,
+            if languages.is_empty() {
+                "no language a parser serves".to_string()
+            } else {
+                languages.join(", ")
+            },
+            report.symbols,
+            report.parsed,
+            report.cached
+        );
+        note_files(&mut content, "skipped", &report.skipped);
+        for dropped in &report.dropped_languages {
+            content.push_str(&format!(
+                "({} left out: {} files, {})\n",
+                dropped.language, dropped.files, dropped.reason
+            ));
+        }
+        let meta = serde_json::to_value(&report).unwrap_or(Value::Null);
+        Ok(ToolOutput {
+            content,
+            meta: Some(meta),
             images: Vec::new(),
         })
     }

@@ -6,6 +6,9 @@
 //! ([`tools`]), under the names of [`names`], their descriptions cleaned
 //! by [`sanitize`], and each tool pinned by [`pins`] so that a changed
 //! description or schema is held back until the user approves it.
+//!
+//! [`serve`] is the other side: amber as an MCP server of the tools the
+//! host gives it (`amber mcp serve`).
 
 // A library reports what happened; its front end decides what to print.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -18,6 +21,7 @@ mod legacy;
 pub mod names;
 pub mod pins;
 pub mod sanitize;
+pub mod serve;
 pub mod tools;
 
 pub use config::{McpConfig, ServerConfig};
@@ -61,4 +65,6 @@ pub enum McpError {
     Pins(#[from] pins::PinError),
     #[error("the MCP host cannot run: {0}")]
     Runtime(String),
+    #[error("serving MCP failed: {0}")]
+    Serve(String),
 }

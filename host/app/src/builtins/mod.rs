@@ -50,6 +50,7 @@ const HANDLERS: &[(&str, Builtin)] = &[
     ("sessions.show", session::show),
     ("get.rules", settings::get_rules),
     ("status", session::status),
+    ("tools", session::tools),
     ("cost", cost::cost),
     ("jobs", jobs::jobs),
     ("rewind", rewind::rewind),

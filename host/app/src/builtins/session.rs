@@ -66,6 +66,70 @@ pub fn show_session(app: &mut App, id: &str) -> Handled {
     })))
 }
 
+/// The first names of a list, and how many more: a screen's worth
+/// (`--json` has them all).
+fn some_names(names: &[String]) -> String {
+    const SHOWN: usize = 12;
+    let mut shown = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        shown.push_str(&format!(", … and {} more", names.len() - SHOWN));
+    }
+    shown
+}
+
+/// `/tools`: what the next request declares, and what waits behind
+/// `tool_search`.
+pub fn tools(app: &mut App, _inv: &Invocation<'_>) -> Handled {
+    let Some(live) = app.live() else {
+        let names: Vec<String> = app
+            .manager()
+            .runtime()
+            .ledger()
+            .tools()
+            .iter()
+            .map(|t| t.spec().name.clone())
+            .collect();
+        return Ok(Reply::text(format!(
+            "no session is open; the plugins and servers offer {} tools: {}",
+            names.len(),
+            names.join(", ")
+        ))
+        .with_data(json!({"offered": names, "found": [], "deferred": []})));
+    };
+    let offer = live.agent.tool_offer();
+    let mut lines = vec![format!(
+        "declared in full ({}): {}",
+        offer.offered.len(),
+        some_names(&offer.offered)
+    )];
+    if !offer.found.is_empty() {
+        lines.push(format!(
+            "found by tool_search ({}): {}",
+            offer.found.len(),
+            some_names(&offer.found)
+        ));
+    }
+    if offer.deferred.is_empty() {
+        lines.push("none waits behind tool_search".to_string());
+    } else {
+        lines.push(format!(
+            "waiting behind tool_search ({}): {}",
+            offer.deferred.len(),
+            some_names(&offer.deferred)
+        ));
+    }
+    Ok(Reply::text(lines.join("\n")).with_data(json!({
+        "offered": offer.offered,
+        "found": offer.found,
+        "deferred": offer.deferred,
+    })))
+}
+
 /// `/status`: model, mode, tokens and context use.
 pub fn status(app: &mut App, _inv: &Invocation<'_>) -> Handled {
     let settings = app.settings();
@@ -215,11 +279,14 @@ pub fn fork(app: &mut App, inv: &Invocation<'_>) -> Handled {
     let at = match inv.arg.trim() {
         "" => None,
         turn => Some(turn.parse::<usize>().map_err(|_| {
-            super::invalid(format!("usage: /fork [TURN] (`{turn}` is not a turn number)"))
+            super::invalid(format!(
+                "usage: /fork [TURN] (`{turn}` is not a turn number)"
+            ))
         })?),
     };
     let store = crate::session::store(&app.dirs);
-    let forked = amber_core::session::fork::fork(&store, &old, at).map_err(|e| failed(e.to_string()))?;
+    let forked =
+        amber_core::session::fork::fork(&store, &old, at).map_err(|e| failed(e.to_string()))?;
     app.resume_session(&forked.id)
         .map_err(|e| failed(format!("{e:#}")))?;
     Ok(Reply::text(format!(

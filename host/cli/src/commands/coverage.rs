@@ -5,13 +5,10 @@
 
 use std::io::Read as _;
 
-use amber_app::coverage::{journal_path, tree_files, IndexSymbols, TreeSymbols};
-use amber_app::{host, session};
+use amber_app::coverage::{journal_path, IndexSymbols};
+use amber_app::{coverage_query, host, session};
 use amber_core::project::ProjectRoot;
-use amber_coverage::journal;
-use amber_coverage::report::report;
-use amber_coverage::{classify, ContextLedger, Digest, Freshness, Record, MAIN};
-use amber_index::Index;
+use amber_coverage::{classify, Freshness};
 use amber_runtime::AmberDirs;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -109,7 +106,11 @@ fn session_id(
         .context("no session in this workspace yet (start one with `amber` or `amber exec`)")
 }
 
-pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &ProjectRoot) -> Result<()> {
+pub fn run(
+    host: &amber_app::host::Host,
+    mut args: CoverageArgs,
+    project: &ProjectRoot,
+) -> Result<()> {
     let dirs = &host.dirs;
     let workspace = project.root.as_path();
     let hook = matches!(
@@ -120,11 +121,7 @@ pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &Proje
         })
     );
     let id = session_id(dirs, &args, project, hook)?;
-    if id.is_empty() || id.contains('/') || id.contains("..") {
-        bail!("`{id}` is not a session id (see `amber sessions list`)");
-    }
-    let path = journal_path(dirs, workspace, &id);
-    if !path.exists() {
+    let Some(journaled) = coverage_query::journaled(dirs, workspace, &id)? else {
         if hook {
             // Another agent's session amber never saw: nothing to restore,
             // and nothing the hook should inject.
@@ -132,14 +129,11 @@ pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &Proje
         }
         bail!(
             "session {id} has no read coverage in this workspace (no {})",
-            path.display()
+            journal_path(dirs, workspace, &id).display()
         );
-    }
-    let read = journal::read(&path)?;
-    let ledger = ContextLedger::replay(&read.records);
+    };
     let manager = amber_app::host::loaded(host, workspace)?;
     let parsers = host::parsers(&manager)?;
-    let fallback = IndexSymbols::new(workspace, parsers.clone(), &dirs.cache);
     if args.json {
         args.format = ReportFormat::Json;
         if let Some(CoverageAction::Digest { format, .. }) = &mut args.action {
@@ -147,11 +141,8 @@ pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &Proje
         }
     }
     if let Some(CoverageAction::Digest { format, budget }) = args.action {
-        let reads: Vec<_> = classify(&ledger, Some(MAIN), &fallback)
-            .into_iter()
-            .filter(|r| r.agent == MAIN)
-            .collect();
-        let digest = Digest::build(&reads, budget);
+        let fallback = IndexSymbols::new(workspace, parsers.clone(), &dirs.cache);
+        let digest = coverage_query::digest(&journaled, &fallback, budget);
         return match format {
             DigestFormat::Md => {
                 print!("{}", digest.markdown());
@@ -166,20 +157,13 @@ pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &Proje
     if matches!(args.format, ReportFormat::Json) {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let (tree, _) = Index::new(workspace, parsers.as_ref(), &dirs.cache).build(&|p| {
+    let (files, source) = coverage_query::indexed(workspace, parsers, &dirs.cache, &|p| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
     });
     bar.finish_and_clear();
-    let files = tree_files(&tree);
-    let source = TreeSymbols::new(&files, fallback);
-    let unmapped = read
-        .records
-        .iter()
-        .filter(|r| matches!(r, Record::Unmapped { .. }))
-        .count();
     if args.stale {
-        let stale: Vec<_> = classify(&ledger, args.agent.as_deref(), &source)
+        let stale: Vec<_> = classify(&journaled.ledger, args.agent.as_deref(), &source)
             .into_iter()
             .filter(|r| r.freshness != Freshness::Fresh)
             .collect();
@@ -204,25 +188,8 @@ pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &Proje
         }
         return Ok(());
     }
-    // Files read that the build does not hold (no parser for them) count
-    // too, as one unit each.
-    let mut known: std::collections::BTreeSet<String> =
-        files.iter().map(|f| f.path.clone()).collect();
-    let mut all = files;
-    let read_paths = ledger
-        .agents()
-        .iter()
-        .filter(|(name, _)| args.agent.as_deref().is_none_or(|p| name.starts_with(p)))
-        .flat_map(|(_, entries)| entries.values().map(|e| e.path.clone()));
-    for path in read_paths {
-        if known.insert(path.clone()) {
-            // Gone files have nothing to count.
-            if let Some(file) = amber_coverage::SymbolSource::file(&source, &path) {
-                all.push(file);
-            }
-        }
-    }
-    let mut rows = report(&ledger, &all, args.agent.as_deref());
+    let mut rows = coverage_query::file_rows(&journaled, files, &source, args.agent.as_deref());
+    let (malformed, unmapped) = (journaled.malformed, journaled.unmapped);
     if matches!(args.sort, SortBy::Path) {
         rows.sort_by(|a, b| a.path.cmp(&b.path));
     }
@@ -239,9 +206,9 @@ pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &Proje
             .collect();
         return print_json(&json!({
             "session": id,
-            "journal": path,
+            "journal": journaled.journal,
             "files": files,
-            "malformed_lines": read.malformed,
+            "malformed_lines": malformed,
             "unmapped_calls": unmapped,
         }));
     }
@@ -259,7 +226,7 @@ pub fn run(host: &amber_app::host::Host, mut args: CoverageArgs, project: &Proje
     println!(
         "session {id}: {} files; {} malformed journal lines skipped, {} calls of unmapped tools",
         rows.len(),
-        read.malformed,
+        malformed,
         unmapped
     );
     Ok(())

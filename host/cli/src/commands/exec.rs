@@ -227,8 +227,12 @@ fn prepare(
                 .filter(|block| !block.is_empty());
         }
     }
-    let resume =
-        super::session_flags::session_to_resume(host, args.resume.clone(), args.continue_latest, project)?;
+    let resume = super::session_flags::session_to_resume(
+        host,
+        args.resume.clone(),
+        args.continue_latest,
+        project,
+    )?;
     let mut app = App::open_session(host, project.clone(), args.session_options(resume))?;
     if let (Some(block), Some(live)) = (piped_block, app.live_mut()) {
         live.agent.note_before_next_prompt(block);
@@ -300,6 +304,7 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
         }
     };
     let Prepared { mut app, prompt } = prepared;
+    let dirs = app.dirs.clone();
     let mcp = app.mcp_hub();
     // The first request waits for the MCP servers' tools; what it goes on
     // without is said where the session's start is.
@@ -348,7 +353,10 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
             // Whether the last tool result was a denial, and why: a run
             // that ends right after one did not get what it asked for.
             if let AgentEvent::ToolResult {
-                name, status, output, ..
+                name,
+                status,
+                output,
+                ..
             } = &event
             {
                 if let Ok(mut last) = last_denied.lock() {
@@ -375,6 +383,11 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
         if let Err(e) = agent.end_session(reason, &mut sink).await {
             sink(AgentEvent::Warning {
                 message: format!("the session-end hooks' outcome was not recorded: {e}"),
+            });
+        }
+        if let Err(e) = amber_app::tool_search::record(&dirs, agent.tool_uses()) {
+            sink(AgentEvent::Warning {
+                message: format!("the tools' use was not counted: {e:#}"),
             });
         }
         result

@@ -63,6 +63,9 @@ pub enum McpCommand {
         #[arg(last = true)]
         command: Vec<String>,
     },
+    /// Serve this workspace's symbol index, read coverage and memory to
+    /// another agent over MCP (stdio, or `--http ADDR`).
+    Serve(super::mcp_serve::ServeArgs),
     /// The configured servers (no server is started).
     List {
         /// JSON for scripts.
@@ -174,6 +177,7 @@ pub fn run(host: &amber_app::host::Host, command: McpCommand, project: &ProjectR
     let path = host::config_path(&dirs);
     let workspace = project.root.as_path();
     match command {
+        McpCommand::Serve(args) => super::mcp_serve::run(host, args, project),
         McpCommand::Add {
             name,
             url,

@@ -63,9 +63,31 @@ mod tests {
         assert_eq!(
             builtin_roots(),
             [
-                "agents", "clear", "commands", "compact", "cost", "diff", "fork", "get", "help",
-                "hooks", "jobs", "mcp", "memory", "model", "permissions", "plan", "plugins",
-                "quit", "rewind", "sessions", "set", "skills", "status", "todos"
+                "agents",
+                "clear",
+                "commands",
+                "compact",
+                "cost",
+                "diff",
+                "fork",
+                "get",
+                "help",
+                "hooks",
+                "jobs",
+                "mcp",
+                "memory",
+                "model",
+                "permissions",
+                "plan",
+                "plugins",
+                "quit",
+                "rewind",
+                "sessions",
+                "set",
+                "skills",
+                "status",
+                "todos",
+                "tools"
             ]
         );
         assert!(is_builtin_root("set"));

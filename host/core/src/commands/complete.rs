@@ -82,8 +82,8 @@ mod tests {
     fn after_a_space_every_child_is_a_candidate() {
         assert_eq!(names("/set policy "), ["plan", "read", "write", "yolo"]);
         assert_eq!(names("/plugins\t"), ["disable", "enable", "info", "list"]);
-        assert_eq!(names("").len(), 24);
-        assert_eq!(names("/").len(), 24);
+        assert_eq!(names("").len(), 25);
+        assert_eq!(names("/").len(), 25);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod recovery;
 pub mod side_events;
 pub mod task;
 pub mod todo;
+pub mod tool_search;
 
 use std::sync::Arc;
 
@@ -184,10 +185,24 @@ pub struct Agent {
     todos: Option<Arc<todo::TodoList>>,
     /// Keeps what a turn's calls change, for rewind.
     checkpoints: Option<Arc<dyn crate::ports::Checkpoints>>,
+    /// Tool search, when the host defers tools that do not fit.
+    deferral: Option<Deferral>,
+    /// Successful calls per tool this session: what the host counts as
+    /// most used.
+    tool_uses: std::collections::BTreeMap<String, u64>,
+}
+
+/// Tool search in force: how to arrange, the shelf and its tool, and the
+/// declarations the last arrangement kept in full (`None`: all fit).
+struct Deferral {
+    settings: tool_search::DeferralSettings,
+    shelf: Arc<tool_search::Shelf>,
+    tool: Arc<tool_search::ToolSearchTool>,
+    offered: Option<Vec<ToolDecl>>,
 }
 
 /// What the model is told of `tools`.
-fn declarations(tools: &[Arc<dyn Tool>]) -> Vec<ToolDecl> {
+pub fn declarations(tools: &[Arc<dyn Tool>]) -> Vec<ToolDecl> {
     tools
         .iter()
         .map(|t| {
@@ -250,6 +265,8 @@ impl Agent {
             side_rx,
             todos: None,
             checkpoints: None,
+            deferral: None,
+            tool_uses: Default::default(),
         }
     }
 
@@ -331,6 +348,83 @@ impl Agent {
     pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
         self.interrupt = interrupt;
         self
+    }
+
+    /// Tools the host may defer wait behind `tool_search` whenever the
+    /// declarations would take more than `settings.defer_over` of the
+    /// window ([`tool_search`]).
+    pub fn with_tool_search(mut self, settings: tool_search::DeferralSettings) -> Self {
+        let shelf = Arc::new(tool_search::Shelf::default());
+        let tool = Arc::new(tool_search::ToolSearchTool::new(shelf.clone()));
+        self.dispatcher.add(&[tool.clone() as Arc<dyn Tool>]);
+        self.deferral = Some(Deferral {
+            settings,
+            shelf,
+            tool,
+            offered: None,
+        });
+        self.arrange_tools();
+        self
+    }
+
+    /// Splits the declarations anew (the tools or the window changed).
+    fn arrange_tools(&mut self) {
+        let window = self.config.context_window;
+        if let Some(deferral) = self.deferral.as_mut() {
+            deferral.offered = deferral
+                .shelf
+                .arrange(&self.decls, window, &deferral.settings);
+        }
+    }
+
+    /// What the next request declares: every tool, or those kept in full,
+    /// `tool_search`, and what searches found.
+    fn declared(&self) -> Vec<ToolDecl> {
+        match &self.deferral {
+            Some(Deferral {
+                offered: Some(offered),
+                shelf,
+                tool,
+                ..
+            }) => {
+                let mut declared = offered.clone();
+                declared.push(tool.decl());
+                declared.extend(shelf.found());
+                declared
+            }
+            _ => self.decls.clone(),
+        }
+    }
+
+    /// Which tools the next request declares in full, which a search
+    /// brought in, and which wait (`/tools`).
+    pub fn tool_offer(&self) -> tool_search::ToolOffer {
+        let names = |decls: &[ToolDecl]| decls.iter().map(|d| d.name.clone()).collect();
+        match &self.deferral {
+            Some(Deferral {
+                offered: Some(offered),
+                shelf,
+                ..
+            }) => tool_search::ToolOffer {
+                offered: names(offered),
+                found: names(&shelf.found()),
+                deferred: shelf.deferred(),
+            },
+            _ => tool_search::ToolOffer {
+                offered: names(&self.decls),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// How it defers tools, when it does: what its sub-agents defer by.
+    pub fn tool_search_settings(&self) -> Option<tool_search::DeferralSettings> {
+        self.deferral.as_ref().map(|d| d.settings.clone())
+    }
+
+    /// Successful calls per tool name in this session.
+    pub fn tool_uses(&self) -> &std::collections::BTreeMap<String, u64> {
+        &self.tool_uses
     }
 
     /// Its tool calls' reads go to `reads`, as `agent_id`'s.
@@ -423,7 +517,12 @@ impl Agent {
         self.dispatcher = Dispatcher::new(tools, self.dispatcher.policy().clone())
             .following(ledger)
             .hooked(hooks);
+        if let Some(deferral) = &self.deferral {
+            self.dispatcher
+                .add(&[deferral.tool.clone() as Arc<dyn Tool>]);
+        }
         self.blocks = blocks;
+        self.arrange_tools();
     }
 
     /// The followed ledger's tools that arrived since the tools were
@@ -460,13 +559,34 @@ impl Agent {
         let names: Vec<String> = late.iter().map(|t| t.spec().name.clone()).collect();
         self.decls.extend(declarations(&late));
         self.dispatcher.add(&late);
-        sink(AgentEvent::Warning {
-            message: format!(
+        self.arrange_tools();
+        let waiting: std::collections::HashSet<String> =
+            self.tool_offer().deferred.into_iter().collect();
+        let (shelved, offered): (Vec<String>, Vec<String>) =
+            names.into_iter().partition(|name| waiting.contains(name));
+        let mut said = Vec::new();
+        if !offered.is_empty() {
+            said.push(format!(
                 "{} arrived while this run went on, and {} offered from this request: {}",
-                if names.len() == 1 { "a tool" } else { "tools" },
-                if names.len() == 1 { "is" } else { "are" },
-                names.join(", ")
-            ),
+                if offered.len() == 1 {
+                    "a tool"
+                } else {
+                    "tools"
+                },
+                if offered.len() == 1 { "is" } else { "are" },
+                offered.join(", ")
+            ));
+        }
+        if !shelved.is_empty() {
+            said.push(format!(
+                "{} more arrived and {} behind tool_search: {}",
+                shelved.len(),
+                if shelved.len() == 1 { "waits" } else { "wait" },
+                shelved.join(", ")
+            ));
+        }
+        sink(AgentEvent::Warning {
+            message: said.join("; "),
         });
     }
 
@@ -1026,11 +1146,11 @@ impl Agent {
             rendered.tail.push(plan::PLAN_MODE_PROMPT.to_string());
         }
         // `exit_plan` is offered only while there is a plan to propose.
+        self.arrange_tools();
         let tools = self
-            .decls
-            .iter()
+            .declared()
+            .into_iter()
             .filter(|d| planning || d.name != plan::PLAN_TOOL)
-            .cloned()
             .collect();
         ChatRequest {
             flavor: self.config.flavor.clone(),
@@ -1210,6 +1330,9 @@ impl Agent {
                 self.image_prep.as_deref(),
                 &mut envelope.output,
             );
+            if envelope.status == Status::Ok {
+                *self.tool_uses.entry(call.name.clone()).or_default() += 1;
+            }
             sink(AgentEvent::ToolResult {
                 turn,
                 id: call.id.clone(),

@@ -447,6 +447,11 @@ impl PluginManager {
         self.manifest(id)
     }
 
+    /// The ids of the bundled plugins found at load.
+    pub fn bundled_ids(&self) -> &BTreeSet<String> {
+        &self.bundled_ids
+    }
+
     /// Every plugin with its state.
     pub fn list(&self) -> Result<Vec<ListedPlugin>, LoadError> {
         let installed = self.state.read_installed()?;

@@ -1,14 +1,12 @@
 //! `amber memory compile`: recall, governed assembly and the context
 //! compiler, with required state and session notes from the command line.
 
-use amber_memory::compiler::input::{CompileInput, SessionItem, StateItem};
-use amber_memory::compiler::{compile, CompileError};
+use amber_memory::compiler::input::{SessionItem, StateItem};
 use amber_memory::RecallQuery;
 use amber_runtime::AmberDirs;
 use anyhow::{bail, Result};
 use serde_json::json;
 
-use super::open;
 use crate::commands::print_json;
 
 /// `KEY=VALUE` as required state, read now from the command line.
@@ -33,13 +31,8 @@ pub fn compile_task(
     manifest: bool,
     json: bool,
 ) -> Result<()> {
-    let mut store = open(dirs)?;
-    let recall = super::recall_configured(dirs, &mut store, query)?;
-    let mut input = CompileInput::new(&query.text);
-    input.budget = budget;
-    input.memory = store.task_memory(query, &recall)?;
-    input.required = state.iter().map(|s| state_item(s)).collect::<Result<_>>()?;
-    input.session = notes
+    let required = state.iter().map(|s| state_item(s)).collect::<Result<_>>()?;
+    let session = notes
         .iter()
         .enumerate()
         .map(|(i, text)| SessionItem {
@@ -47,12 +40,9 @@ pub fn compile_task(
             text: text.clone(),
         })
         .collect();
-    let compiled = compile(&input).map_err(|e| match e {
-        CompileError::RequiredDoesNotFit { .. } | CompileError::RequiredUnusable { .. } => {
-            anyhow::anyhow!("the compile failed closed: {e}")
-        }
-        CompileError::Tokens(e) => anyhow::Error::from(e),
-    })?;
+    let (recall, compiled) =
+        amber_app::memory::compile_context(dirs, query, budget, required, session)?;
+    super::semantic::explain_recall(dirs, &query.namespace, &recall)?;
     if json {
         return print_json(&json!({
             "receipt": recall.receipt,

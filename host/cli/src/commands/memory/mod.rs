@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use amber_memory::compiler::input::DEFAULT_BUDGET;
 use amber_memory::semantic::Embed;
 use amber_memory::{
-    namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Semantic, Status, Store, Verdict,
+    namespace, EdgeKind, ListFilter, RecallQuery, RecordType, Status, Store, Verdict,
 };
 use amber_runtime::AmberDirs;
 use anyhow::{bail, Context, Result};
@@ -271,7 +271,7 @@ pub enum MemoryCommand {
 pub use amber_app::recall::database;
 
 fn open(dirs: &AmberDirs) -> Result<Store> {
-    Ok(Store::open_in(&dirs.data)?)
+    amber_app::memory::open(dirs)
 }
 
 fn read_text(arg: &str, what: &str) -> Result<String> {
@@ -483,29 +483,9 @@ fn add(dirs: &AmberDirs, ns: &str, fields: RecordFields, content: &str, json: bo
     Ok(())
 }
 
-/// Recalls with the configured model, if any, after embedding a few new
-/// records; also what `compile` recalls with.
-fn recall_configured(
-    dirs: &AmberDirs,
-    store: &mut Store,
-    query: &RecallQuery,
-) -> Result<amber_memory::Recall> {
-    let model = semantic::configured(dirs)?;
-    let recall = store.recall_with(
-        query,
-        model.as_ref().map(|model| Semantic {
-            model,
-            embed_first: semantic::EMBEDS_PER_COMMAND,
-        }),
-    )?;
-    if model.is_some() {
-        semantic::explain(&query.namespace, recall.unembedded);
-    }
-    Ok(recall)
-}
-
 fn recall(dirs: &AmberDirs, query: &RecallQuery, json: bool) -> Result<()> {
-    let recall = recall_configured(dirs, &mut open(dirs)?, query)?;
+    let recall = amber_app::memory::recall(dirs, &mut open(dirs)?, query)?;
+    semantic::explain_recall(dirs, &query.namespace, &recall)?;
     if json {
         return print_json(&recall);
     }

@@ -5,13 +5,9 @@ use std::path::PathBuf;
 
 use amber_memory::semantic::minilm::MiniLm;
 use amber_runtime::AmberDirs;
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 
 use amber_app::host::load_config;
-
-/// Records a command embeds before it recalls: enough for what was added
-/// since the last one, few enough (about a second) not to stall it.
-pub const EMBEDS_PER_COMMAND: usize = 32;
 
 /// The configured model's directory: `AMBER_EMBEDDING_MODEL`, else
 /// `[memory] embedding_model` (relative to the config file's folder).
@@ -25,9 +21,20 @@ pub use amber_app::recall::resolved_dir;
 /// The configured model, loaded; `None` when none is configured. A
 /// configured model that cannot be loaded is an error naming its file.
 pub fn configured(dirs: &AmberDirs) -> Result<Option<MiniLm>> {
-    configured_dir(dirs)?
-        .map(|dir| MiniLm::load(&dir).map_err(|e| anyhow!(e)))
-        .transpose()
+    amber_app::memory::model(dirs)
+}
+
+/// Says on stderr where a recall went by words only though a model is
+/// configured.
+pub fn explain_recall(
+    dirs: &AmberDirs,
+    namespace: &str,
+    recall: &amber_memory::Recall,
+) -> Result<()> {
+    if configured_dir(dirs)?.is_some() {
+        explain(namespace, recall.unembedded);
+    }
+    Ok(())
 }
 
 /// Says on stderr where a recall with a model went by words only:

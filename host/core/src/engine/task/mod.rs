@@ -66,6 +66,8 @@ pub struct TaskContext {
     /// offered the ledger's tools that arrived after `tools` were taken
     /// (an MCP server that answered late), and follows it through its run.
     pub ledger: Option<Arc<crate::Ledger>>,
+    /// The parent's tool search: a sub-agent defers the same tools.
+    pub tool_search: Option<crate::engine::tool_search::DeferralSettings>,
     pub blocks: Vec<Arc<dyn PromptBlock>>,
     /// The parent's policy: each sub-agent takes a view of it.
     pub policy: Arc<Policy>,
@@ -358,6 +360,9 @@ impl TaskTool {
         let mut agent = Agent::new(config, ports, ContextChain::new(), session);
         if let Some(ledger) = &ctx.ledger {
             agent = agent.following(ledger.clone());
+        }
+        if let Some(settings) = &ctx.tool_search {
+            agent = agent.with_tool_search(settings.clone());
         }
         let mut agent = agent
             .with_cancel(token.child_token())

@@ -145,6 +145,7 @@ fn context(
         model,
         tools,
         ledger: None,
+        tool_search: None,
         blocks: Vec::new(),
         policy,
         gate: Arc::new(ThresholdGate { threshold: 0.8 }),
