@@ -115,7 +115,7 @@ pub fn run(rows: &mut Rows) -> Result<()> {
     };
     let shelf = Arc::new(Shelf::default());
     let offered = shelf
-        .arrange(&decls, 128_000, &settings)
+        .arrange(&decls, 128_000, &settings, None)
         .context("300 tools did not go behind tool_search")?;
     let search = amber_core::engine::tool_search::ToolSearchTool::new(shelf).decl();
     std::env::remove_var("AMBER_BUNDLE_DIR");

@@ -233,7 +233,7 @@ impl App {
                     message: format!("the session-end hooks' outcome was not recorded: {e}"),
                 });
             }
-            if let Err(e) = crate::tool_search::record(&self.dirs, live.agent.tool_uses()) {
+            if let Err(e) = crate::tool_search::record(&self.dirs, &live.agent.tool_uses()) {
                 events.push(AgentEvent::Warning {
                     message: format!("the tools' use was not counted: {e:#}"),
                 });

@@ -506,6 +506,7 @@ pub fn start(
         ledger.clone(),
         manager.bundled_ids().clone(),
     );
+    let tool_uses = amber_core::engine::tool_search::ToolUses::default();
     let tools = main_tools(
         MainTools {
             config,
@@ -521,6 +522,7 @@ pub fn start(
             tools: ledger.tools(),
             ledger: Some(ledger.clone()),
             tool_search: Some(tool_search.clone()),
+            tool_uses: Some(tool_uses.clone()),
             blocks: blocks.clone(),
             policy: policy.clone(),
             gate: gate.clone(),
@@ -558,6 +560,7 @@ pub fn start(
         .with_todos(Some(todo_list))
         .with_image_prep(Some(crate::images::prep()))
         .with_tool_search(tool_search.clone())
+        .with_tool_uses(tool_uses)
         .with_checkpoints(
             // A session's checkpoints are of its own workspace's files:
             // resumed elsewhere, they are left alone (said above).
@@ -666,6 +669,7 @@ pub fn sync_tools(live: &mut Live, ledger: &Arc<Ledger>, config: &Config, force:
             tools: ledger.tools(),
             ledger: Some(ledger.clone()),
             tool_search: agent.tool_search_settings(),
+            tool_uses: Some(agent.tool_uses_shared()),
             blocks: blocks.clone(),
             policy: agent.policy().clone(),
             gate: agent.gate().clone(),

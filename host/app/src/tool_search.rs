@@ -21,17 +21,25 @@ fn usage_file(dirs: &AmberDirs) -> PathBuf {
     dirs.data.join("tool-usage.json")
 }
 
-/// The counts so far; none when the file is missing or unreadable (the
-/// counts only order what stays declared).
+/// The counts so far; none when the file is missing or unreadable (they
+/// only order what stays declared, so a session never fails for them).
 pub fn uses(dirs: &AmberDirs) -> Uses {
-    std::fs::read(usage_file(dirs))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+    read_uses(&usage_file(dirs)).unwrap_or_default()
+}
+
+/// The file's counts; none when it is missing, an error when it cannot
+/// be read or parsed (then it is left as it is, never overwritten).
+fn read_uses(path: &std::path::Path) -> Result<Uses> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a map of counts", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Uses::new()),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
 }
 
 /// Adds a session's counts, under the file's lock: two sessions ending
-/// at once both count.
+/// at once both count. A file that cannot be read is left as it is.
 pub fn record(dirs: &AmberDirs, session: &Uses) -> Result<()> {
     if session.is_empty() {
         return Ok(());
@@ -39,7 +47,7 @@ pub fn record(dirs: &AmberDirs, session: &Uses) -> Result<()> {
     let path = usage_file(dirs);
     let _lock =
         FileLock::for_file(&path).with_context(|| format!("cannot lock {}", path.display()))?;
-    let mut all = uses(dirs);
+    let mut all = read_uses(&path)?;
     for (name, n) in session {
         *all.entry(name.clone()).or_default() += n;
     }

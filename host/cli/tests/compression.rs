@@ -25,13 +25,15 @@ type Env = amber_tests::exec_env::Env;
 /// A window of 1000 tokens with compression's defaults, no confirm turn,
 /// one attempt per model call and a short first-byte timeout, so a failure
 /// of the fake server is one failure of the cycle. `agent` is more of the
-/// `[agent]` table.
+/// `[agent]` table. Every tool is declared: in so small a window the test
+/// plugin's would otherwise wait behind `tool_search`.
 fn env(agent: &str) -> Env {
     let env = Env::new(AMBER);
     std::fs::write(
         env.home.join("config.toml"),
         format!(
-            "[providers.openai]\ncontext_window = 1000\n\n[agent]\nconfirm_turn = false\n{agent}\n\
+            "[providers.openai]\ncontext_window = 1000\n\n[tools]\ndefer_over = 0\n\n\
+             [agent]\nconfirm_turn = false\n{agent}\n\
              [wire]\nmax_attempts = 1\nfirst_byte_timeout_ms = 1500\n"
         ),
     )

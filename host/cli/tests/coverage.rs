@@ -93,7 +93,11 @@ reply = { text = "Read everything." }
     let all = coverage(&env, &[]);
     // `--json` is `--format json`, as for every command with JSON output.
     let out = env.run(&["coverage", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), all);
     // Read whole, grep before and after: every symbol full.
     assert_eq!(row(&all, "src/lib.rs"), (2, 2, 2));
@@ -128,7 +132,9 @@ reply = { text = "Read everything." }
 #[test]
 fn a_compacted_session_is_told_what_it_read_and_a_re_read_is_annotated() {
     // A window of 1000 tokens: the second read crosses the threshold.
-    let env = env("compress_target = 1.0\n[providers.openai]\ncontext_window = 1000\n");
+    let env = env(
+        "compress_target = 1.0\n[providers.openai]\ncontext_window = 1000\n[tools]\ndefer_over = 0\n",
+    );
     let classify = r#"{\"prune\": [], \"summary\": \"The user asked to read two files.\"}"#;
     let extract = r#"{\"memories\": [], \"skills\": []}"#;
     let server = fake(&format!(

@@ -237,7 +237,8 @@ async fn read_mode_serves_no_store() {
 fn amber_as_a_client_calls_amber_served_over_http() {
     let served = Served::new();
     let mut server = served
-        .command(&["mcp", "serve", "--http", "127.0.0.1:0", "--mode", "read"])
+        // Over HTTP it serves in read mode unless told otherwise.
+        .command(&["mcp", "serve", "--http", "127.0.0.1:0"])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();

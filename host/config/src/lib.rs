@@ -58,8 +58,8 @@ pub struct Config {
 #[serde(deny_unknown_fields, default)]
 pub struct ToolsConfig {
     /// Tools an MCP server or an added plugin offers wait behind
-    /// `tool_search` when all the declarations would take more than this
-    /// share of the model's window; 0 declares every tool always.
+    /// `tool_search` when they would take more than this share of the
+    /// model's window; 0 declares every tool always.
     pub defer_over: f64,
     /// How many of the most used of those tools stay declared in full.
     pub keep_most_used: usize,

@@ -34,6 +34,27 @@ use crate::McpError;
 /// What ends a request before its answer: the run's interrupt.
 pub type Cut = futures::future::BoxFuture<'static, ()>;
 
+/// The longest a cut request waits for its `notifications/cancelled` to
+/// be written.
+const CANCEL_WAIT: Duration = Duration::from_secs(1);
+
+/// Why a request was given up: its time limit or the run's interrupt;
+/// the failure, and the reason the server is told.
+fn ended_by<A, B>(
+    why: futures::future::Either<A, B>,
+    limit: Duration,
+) -> (CallFailed, &'static str) {
+    match why {
+        futures::future::Either::Left(_) => (
+            CallFailed::TimedOut(limit),
+            "amber stopped waiting (call_timeout_ms)",
+        ),
+        futures::future::Either::Right(_) => {
+            (CallFailed::Cancelled, "the user interrupted the run")
+        }
+    }
+}
+
 /// A call that got no answer.
 #[derive(Debug)]
 pub enum CallFailed {
@@ -402,31 +423,29 @@ impl Connection {
         cut: Cut,
     ) -> Result<ServerResult, CallFailed> {
         use futures::future::{select, Either};
-        let mut handle = self
-            .service
-            .peer()
-            .send_cancellable_request(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(CallFailed::Service)?;
-        let ended = Box::pin(async { select(Box::pin(tokio::time::sleep(limit)), cut).await });
-        match select(&mut handle.rx, ended).await {
-            Either::Left((Ok(Ok(answer)), _)) => Ok(answer),
-            Either::Left((Ok(Err(e)), _)) => Err(CallFailed::Service(e)),
+        // Ended by the time limit or the cut, whichever comes first; the
+        // same wait covers the send, the answer and the cancellation.
+        let mut ended = Box::pin(async { select(Box::pin(tokio::time::sleep(limit)), cut).await });
+        let peer = self.service.peer();
+        let send = peer.send_cancellable_request(request, PeerRequestOptions::no_options());
+        let mut handle = match select(Box::pin(send), &mut ended).await {
+            Either::Left((sent, _)) => sent.map_err(CallFailed::Service)?,
+            Either::Right((why, _)) => return Err(ended_by(why, limit).0),
+        };
+        let why = match select(&mut handle.rx, &mut ended).await {
+            Either::Left((Ok(Ok(answer)), _)) => return Ok(answer),
+            Either::Left((Ok(Err(e)), _)) => return Err(CallFailed::Service(e)),
             Either::Left((Err(_), _)) => {
-                Err(CallFailed::Service(rmcp::ServiceError::TransportClosed))
+                return Err(CallFailed::Service(rmcp::ServiceError::TransportClosed))
             }
-            Either::Right((why, _)) => {
-                let (failed, reason) = match why {
-                    Either::Left(_) => (
-                        CallFailed::TimedOut(limit),
-                        "amber stopped waiting (call_timeout_ms)",
-                    ),
-                    Either::Right(_) => (CallFailed::Cancelled, "the user interrupted the run"),
-                };
-                let _ = handle.cancel(Some(reason.to_string())).await;
-                Err(failed)
-            }
-        }
+            Either::Right((why, _)) => why,
+        };
+        let (failed, reason) = ended_by(why, limit);
+        // Told before this returns, but never waited for long: a server
+        // whose input is full would hold the call's thread.
+        let cancel = Box::pin(handle.cancel(Some(reason.to_string())));
+        let _ = select(cancel, Box::pin(tokio::time::sleep(CANCEL_WAIT))).await;
+        Err(failed)
     }
 
     /// `tools/call`, its result as text for the model and the images it

@@ -385,7 +385,7 @@ pub fn run(host: &amber_app::host::Host, args: ExecArgs, project: &ProjectRoot) 
                 message: format!("the session-end hooks' outcome was not recorded: {e}"),
             });
         }
-        if let Err(e) = amber_app::tool_search::record(&dirs, agent.tool_uses()) {
+        if let Err(e) = amber_app::tool_search::record(&dirs, &agent.tool_uses()) {
             sink(AgentEvent::Warning {
                 message: format!("the tools' use was not counted: {e:#}"),
             });

@@ -20,9 +20,11 @@ use clap::{Args, ValueEnum};
 #[derive(Args)]
 pub struct ServeArgs {
     /// read: only the tools that change nothing (no `store`); write: also
-    /// `store`, which adds a candidate memory.
-    #[arg(long, value_enum, default_value = "write")]
-    mode: Mode,
+    /// `store`, which adds a candidate memory. Default: write over stdio
+    /// (the agent that starts it is yours), read over HTTP (any local
+    /// program can reach a port).
+    #[arg(long, value_enum)]
+    mode: Option<Mode>,
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio. ADDR is
     /// a loopback address and port (`127.0.0.1:7341`) or a port alone:
     /// the server has no authentication, so it never listens beyond this
@@ -53,12 +55,17 @@ enum Agent {
 )]
 pub fn run(host: &amber_app::host::Host, args: ServeArgs, project: &ProjectRoot) -> Result<()> {
     let workspace = project.root.as_path();
-    let mode = match args.mode {
+    let chosen = args.mode.unwrap_or(if args.http.is_some() {
+        Mode::Read
+    } else {
+        Mode::Write
+    });
+    let mode = match chosen {
         Mode::Read => ServeMode::Read,
         Mode::Write => ServeMode::Write,
     };
     if let Some(agent) = args.print_config {
-        print!("{}", config_for(agent, workspace, args.mode)?);
+        print!("{}", config_for(agent, workspace, chosen)?);
         return Ok(());
     }
     let address = args.http.as_deref().map(loopback).transpose()?;
@@ -101,6 +108,9 @@ pub fn run(host: &amber_app::host::Host, args: ServeArgs, project: &ProjectRoot)
 }
 
 /// `ADDR` as a loopback socket address: a port alone is 127.0.0.1's.
+/// Only 127.0.0.1 and ::1: the server answers only requests whose `Host`
+/// is a loopback name it knows (rmcp's guard against DNS rebinding), and
+/// another 127.x address is not among them.
 fn loopback(text: &str) -> Result<SocketAddr> {
     let address: SocketAddr = match text.parse::<u16>() {
         Ok(port) => SocketAddr::from(([127, 0, 0, 1], port)),
@@ -108,7 +118,11 @@ fn loopback(text: &str) -> Result<SocketAddr> {
             format!("--http {text}: give a loopback address and port (127.0.0.1:7341) or a port")
         })?,
     };
-    if !address.ip().is_loopback() {
+    let known = [
+        std::net::IpAddr::from([127, 0, 0, 1]),
+        std::net::IpAddr::from(std::net::Ipv6Addr::LOCALHOST),
+    ];
+    if !known.contains(&address.ip()) {
         bail!(
             "--http {text}: amber serves MCP on loopback only (127.0.0.1 or ::1): the server has no authentication"
         );
@@ -162,6 +176,7 @@ mod tests {
         let refused = loopback("0.0.0.0:7341").unwrap_err().to_string();
         assert!(refused.contains("loopback only"), "{refused}");
         assert!(loopback("localhost:1").is_err());
+        assert!(loopback("127.0.0.2:1").is_err());
     }
 
     #[test]

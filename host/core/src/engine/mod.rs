@@ -187,9 +187,9 @@ pub struct Agent {
     checkpoints: Option<Arc<dyn crate::ports::Checkpoints>>,
     /// Tool search, when the host defers tools that do not fit.
     deferral: Option<Deferral>,
-    /// Successful calls per tool this session: what the host counts as
-    /// most used.
-    tool_uses: std::collections::BTreeMap<String, u64>,
+    /// Successful calls per tool this session, its sub-agents' too: what
+    /// the host counts as most used.
+    tool_uses: tool_search::ToolUses,
 }
 
 /// Tool search in force: how to arrange, the shelf and its tool, and the
@@ -368,12 +368,18 @@ impl Agent {
     }
 
     /// Splits the declarations anew (the tools or the window changed).
+    /// A narrowing in force (a skill, a custom agent's list) limits what
+    /// a search finds to what it allows.
     fn arrange_tools(&mut self) {
         let window = self.config.context_window;
+        let narrowing = self.policy().narrowing();
+        let allows = |name: &str| narrowing.as_ref().is_none_or(|n| n.allows(name));
+        let visible: Option<&dyn Fn(&str) -> bool> = narrowing.as_ref().map(|_| &allows as _);
         if let Some(deferral) = self.deferral.as_mut() {
-            deferral.offered = deferral
-                .shelf
-                .arrange(&self.decls, window, &deferral.settings);
+            deferral.offered =
+                deferral
+                    .shelf
+                    .arrange(&self.decls, window, &deferral.settings, visible);
         }
     }
 
@@ -423,8 +429,22 @@ impl Agent {
     }
 
     /// Successful calls per tool name in this session.
-    pub fn tool_uses(&self) -> &std::collections::BTreeMap<String, u64> {
-        &self.tool_uses
+    pub fn tool_uses(&self) -> std::collections::BTreeMap<String, u64> {
+        self.tool_uses
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Its calls are counted in `uses` (a sub-agent's, in its parent's).
+    pub fn with_tool_uses(mut self, uses: tool_search::ToolUses) -> Self {
+        self.tool_uses = uses;
+        self
+    }
+
+    /// Where its calls are counted.
+    pub fn tool_uses_shared(&self) -> tool_search::ToolUses {
+        self.tool_uses.clone()
     }
 
     /// Its tool calls' reads go to `reads`, as `agent_id`'s.
@@ -1331,7 +1351,8 @@ impl Agent {
                 &mut envelope.output,
             );
             if envelope.status == Status::Ok {
-                *self.tool_uses.entry(call.name.clone()).or_default() += 1;
+                let mut uses = self.tool_uses.lock().unwrap_or_else(|e| e.into_inner());
+                *uses.entry(call.name.clone()).or_default() += 1;
             }
             sink(AgentEvent::ToolResult {
                 turn,

@@ -16,6 +16,10 @@ use serde_json::{json, Value};
 use crate::ports::dialect::ToolDecl;
 use crate::ports::{Tool, ToolError, ToolOutput, ToolSpec};
 
+/// Successful calls per tool name, shared by an agent and its
+/// sub-agents: what the host counts as most used.
+pub type ToolUses = Arc<Mutex<std::collections::BTreeMap<String, u64>>>;
+
 /// The search tool's name.
 pub const TOOL_SEARCH: &str = "tool_search";
 
@@ -61,6 +65,10 @@ pub struct Shelf {
 struct Shelved {
     waiting: Vec<ToolDecl>,
     found: BTreeSet<String>,
+    /// The waiting tools a narrowing in force lets through (a skill's
+    /// `allowed-tools`, a custom agent's list): what a search may find.
+    /// `None`: no narrowing.
+    visible: Option<BTreeSet<String>>,
 }
 
 /// Which tools a request declares, and which wait.
@@ -80,34 +88,47 @@ impl Shelf {
     }
 
     /// Splits `decls` as `settings` and the `window` say: the ones
-    /// declared in full, and (kept here) the ones that wait. `None`: all
-    /// fit, nothing waits. A tool found before that still waits stays
-    /// found.
+    /// declared in full, and (kept here) the ones that wait. Tools wait
+    /// when the ones that may (the host says which) would take more than
+    /// `defer_over` of the window. `None`: they fit, nothing waits; and
+    /// so when a tool of the host's is itself named `tool_search`. A
+    /// tool found before that still waits stays found. `visible` is what
+    /// a narrowing in force allows: the only tools a search finds.
     pub fn arrange(
         &self,
         decls: &[ToolDecl],
         window: u64,
         settings: &DeferralSettings,
+        visible: Option<&dyn Fn(&str) -> bool>,
     ) -> Option<Vec<ToolDecl>> {
-        let total: u64 = decls.iter().map(decl_tokens).sum();
-        let budget = (settings.defer_over * window as f64) as u64;
         let mut shelved = self.lock();
-        if settings.defer_over <= 0.0 || window == 0 || total <= budget {
+        let names: Vec<&str> = decls.iter().map(|d| d.name.as_str()).collect();
+        if settings.defer_over <= 0.0 || window == 0 || names.contains(&TOOL_SEARCH) {
             *shelved = Shelved::default();
             return None;
         }
-        let names: Vec<&str> = decls.iter().map(|d| d.name.as_str()).collect();
         let deferrable = (settings.may_defer)(&names);
         let (waiting, offered): (Vec<ToolDecl>, Vec<ToolDecl>) = decls
             .iter()
             .cloned()
-            .partition(|d| d.name != TOOL_SEARCH && deferrable.contains(&d.name));
-        if waiting.is_empty() {
+            .partition(|d| deferrable.contains(&d.name));
+        let weight: u64 = waiting.iter().map(decl_tokens).sum();
+        let budget = (settings.defer_over * window as f64) as u64;
+        if waiting.is_empty() || weight <= budget {
             *shelved = Shelved::default();
             return None;
         }
-        let names: BTreeSet<&str> = waiting.iter().map(|d| d.name.as_str()).collect();
-        shelved.found.retain(|name| names.contains(name.as_str()));
+        let waiting_names: BTreeSet<&str> = waiting.iter().map(|d| d.name.as_str()).collect();
+        shelved
+            .found
+            .retain(|name| waiting_names.contains(name.as_str()));
+        shelved.visible = visible.map(|allows| {
+            waiting
+                .iter()
+                .filter(|d| allows(&d.name))
+                .map(|d| d.name.clone())
+                .collect()
+        });
         shelved.waiting = waiting;
         Some(offered)
     }
@@ -141,8 +162,14 @@ impl Shelf {
         let ranked = rank(&shelved.waiting, query);
         let best: Vec<ToolDecl> = ranked
             .into_iter()
-            .take(limit)
             .map(|i| shelved.waiting[i].clone())
+            .filter(|d| {
+                shelved
+                    .visible
+                    .as_ref()
+                    .is_none_or(|visible| visible.contains(&d.name))
+            })
+            .take(limit)
             .collect();
         for decl in &best {
             shelved.found.insert(decl.name.clone());
@@ -151,13 +178,33 @@ impl Shelf {
     }
 }
 
-/// A text's search words: lower case, split at anything not a letter or
-/// digit (`github__create_issue` is `github`, `create`, `issue`).
+/// A text's search words: split at anything not a letter or digit and
+/// where a lower-case letter meets a capital (`github__create_issue` and
+/// `createIssue` both hold `create` and `issue`), lower case, a plural's
+/// `s` dropped (`issues` finds `issue`).
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut last_lower = false;
+    for c in text.chars() {
+        let starts_word = c.is_uppercase() && last_lower;
+        if (!c.is_alphanumeric() || starts_word) && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        if c.is_alphanumeric() {
+            word.extend(c.to_lowercase());
+        }
+        last_lower = c.is_lowercase();
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    for word in &mut words {
+        if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
+            word.pop();
+        }
+    }
+    words
 }
 
 /// BM25 over each declaration's name (its words counted three times: a
@@ -260,12 +307,14 @@ impl Tool for ToolSearchTool {
             .as_str()
             .filter(|q| !q.trim().is_empty())
             .ok_or_else(|| ToolError::InvalidArgs("`query` must be a non-empty string".into()))?;
+        // A model writes `5`, `5.0` or `"5"`: each is five.
         let limit = match &args["limit"] {
             Value::Null => FOUND_DEFAULT,
             v => v
-                .as_u64()
+                .as_f64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                .filter(|n| n.fract() == 0.0 && (1.0..=FOUND_MAX as f64).contains(n))
                 .map(|n| n as usize)
-                .filter(|n| (1..=FOUND_MAX).contains(n))
                 .ok_or_else(|| {
                     ToolError::InvalidArgs(format!("`limit` must be 1 to {FOUND_MAX}"))
                 })?,
@@ -346,9 +395,13 @@ mod tests {
             "Open a new issue in a GitHub repository.",
         ));
         let shelf = Shelf::default();
-        assert!(shelf.arrange(&decls, 1_000_000, &settings(0.10)).is_none());
+        assert!(shelf
+            .arrange(&decls, 1_000_000, &settings(0.10), None)
+            .is_none());
         assert!(shelf.deferred().is_empty());
-        let offered = shelf.arrange(&decls, 20_000, &settings(0.10)).unwrap();
+        let offered = shelf
+            .arrange(&decls, 20_000, &settings(0.10), None)
+            .unwrap();
         assert_eq!(offered.len(), 1, "only read_file is declared");
         assert_eq!(shelf.deferred().len(), 301);
         let (found, waiting) = shelf.search("create an issue on github", 3);
@@ -357,13 +410,17 @@ mod tests {
         assert_eq!(shelf.found()[0].name, "github__create_issue");
         assert_eq!(shelf.deferred().len(), 301 - found.len());
         // Arranged again (a late tool came): what was found stays found.
-        shelf.arrange(&decls, 20_000, &settings(0.10)).unwrap();
+        shelf
+            .arrange(&decls, 20_000, &settings(0.10), None)
+            .unwrap();
         assert!(shelf
             .found()
             .iter()
             .any(|d| d.name == "github__create_issue"));
         // Off: everything declared.
-        assert!(shelf.arrange(&decls, 20_000, &settings(0.0)).is_none());
+        assert!(shelf
+            .arrange(&decls, 20_000, &settings(0.0), None)
+            .is_none());
     }
 
     #[test]
@@ -372,7 +429,7 @@ mod tests {
         let decls: Vec<ToolDecl> = (0..100)
             .map(|i| decl(&format!("srv__t{i}"), "Widgets."))
             .collect();
-        shelf.arrange(&decls, 1_000, &settings(0.10)).unwrap();
+        shelf.arrange(&decls, 1_000, &settings(0.10), None).unwrap();
         let tool = ToolSearchTool::new(shelf.clone());
         let out = tool.call(&json!({"query": "zebra"})).unwrap();
         assert!(
@@ -385,5 +442,33 @@ mod tests {
         assert!(out.content.contains("## srv__t7"), "{}", out.content);
         assert!(tool.call(&json!({"query": ""})).is_err());
         assert!(tool.call(&json!({"query": "x", "limit": 99})).is_err());
+    }
+
+    #[test]
+    fn words_split_camel_case_and_drop_a_plurals_s() {
+        assert_eq!(words("github__createIssue"), ["github", "create", "issue"]);
+        assert_eq!(words("List open Issues"), ["list", "open", "issue"]);
+        assert_eq!(words("class access"), ["class", "access"]);
+    }
+
+    #[test]
+    fn under_a_narrowing_a_search_finds_only_what_it_allows_and_a_taken_name_turns_deferral_off() {
+        let decls: Vec<ToolDecl> = ["srv__open_ticket", "srv__close_ticket"]
+            .iter()
+            .map(|n| decl(n, "A ticket tool of the tracker."))
+            .collect();
+        let shelf = Shelf::default();
+        let allows = |name: &str| name == "srv__close_ticket";
+        shelf
+            .arrange(&decls, 100, &settings(0.10), Some(&allows))
+            .unwrap();
+        let (found, waiting) = shelf.search("ticket", 5);
+        assert_eq!(waiting, 2);
+        let names: Vec<&str> = found.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["srv__close_ticket"]);
+        let mut clash = decls.clone();
+        clash.push(decl(TOOL_SEARCH, "A plugin's own search."));
+        assert!(shelf.arrange(&clash, 100, &settings(0.10), None).is_none());
+        assert!(shelf.deferred().is_empty());
     }
 }

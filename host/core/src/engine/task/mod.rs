@@ -68,6 +68,9 @@ pub struct TaskContext {
     pub ledger: Option<Arc<crate::Ledger>>,
     /// The parent's tool search: a sub-agent defers the same tools.
     pub tool_search: Option<crate::engine::tool_search::DeferralSettings>,
+    /// Where the parent counts its tools' use: a sub-agent's calls count
+    /// there too.
+    pub tool_uses: Option<crate::engine::tool_search::ToolUses>,
     pub blocks: Vec<Arc<dyn PromptBlock>>,
     /// The parent's policy: each sub-agent takes a view of it.
     pub policy: Arc<Policy>,
@@ -309,7 +312,12 @@ impl TaskTool {
         if let Some(p) = profile.filter(|p| p.tools.is_some() || p.commands.is_some()) {
             let allowed: Vec<String> = match &p.tools {
                 Some(tools) => tools.clone(),
-                None => ctx.tools.iter().map(|t| t.spec().name.clone()).collect(),
+                // Its commands only: every tool it is offered, late ones too.
+                None => self
+                    .offered()
+                    .iter()
+                    .map(|t| t.spec().name.clone())
+                    .collect(),
             };
             policy.narrow(
                 &format!("agent {}", p.name),
@@ -363,6 +371,9 @@ impl TaskTool {
         }
         if let Some(settings) = &ctx.tool_search {
             agent = agent.with_tool_search(settings.clone());
+        }
+        if let Some(uses) = &ctx.tool_uses {
+            agent = agent.with_tool_uses(uses.clone());
         }
         let mut agent = agent
             .with_cancel(token.child_token())

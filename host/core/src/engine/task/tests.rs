@@ -146,6 +146,7 @@ fn context(
         tools,
         ledger: None,
         tool_search: None,
+        tool_uses: None,
         blocks: Vec::new(),
         policy,
         gate: Arc::new(ThresholdGate { threshold: 0.8 }),
