@@ -1341,6 +1341,9 @@ reply = { text = "found it" }
         screen.contains("many__op_0") && screen.contains("… and 292 more"),
         "{screen}"
     );
-    tui.keys(&["C-d"]);
+    // `/quit` ends the session as Ctrl-D does: the search is counted.
+    tui.type_line("/quit");
     tui.wait_for("amber exited 0");
+    let uses = std::fs::read_to_string(env.home.join("data/tool-usage.json")).unwrap_or_default();
+    assert!(uses.contains("\"tool_search\": 1"), "{uses}");
 }

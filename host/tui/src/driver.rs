@@ -268,6 +268,9 @@ impl Driver {
                     }
                     crate::terminal::repair(term)?;
                     if self.quit_after_turn {
+                        // `/quit` ends the session as Ctrl-D does: its
+                        // end hooks run and its tools' use is counted.
+                        self.app.end_session("exit");
                         return Ok(());
                     }
                 }

@@ -65,6 +65,13 @@ pub enum McpCommand {
     },
     /// Serve this workspace's symbol index, read coverage and memory to
     /// another agent over MCP (stdio, or `--http ADDR`).
+    ///
+    /// Tools: outline, show, callers, grep, index_status, coverage_report,
+    /// coverage_digest, recall, compile, and store in write mode. All are
+    /// confined to the workspace (`-C DIR`, or the one found from here).
+    /// Over stdio nothing but MCP reaches stdout; notes go to stderr.
+    /// `--print-config claude|codex` prints what makes those agents
+    /// start it (docs/mcp.md, "Serving").
     Serve(super::mcp_serve::ServeArgs),
     /// The configured servers (no server is started).
     List {

@@ -11,12 +11,7 @@ use amber_mcp::serve::ToolServer;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 
-/// Serve this workspace's symbol index, read coverage and memory over MCP.
-///
-/// Tools: outline, show, callers, grep, index_status, coverage_report,
-/// coverage_digest, recall, compile, and store unless `--mode read`. All
-/// are confined to the workspace (`-C DIR`, or the one found from here).
-/// Over stdio nothing but MCP is written to stdout; notes go to stderr.
+/// `amber mcp serve`'s flags (its help is the subcommand's, in mcp.rs).
 #[derive(Args)]
 pub struct ServeArgs {
     /// read: only the tools that change nothing (no `store`); write: also
